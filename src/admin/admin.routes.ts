@@ -1,0 +1,10 @@
+// /admin/v1/...: every operator route, behind one credential check.
+import { createRouter } from "../http/create-router";
+import { adminOnly } from "./admin-auth";
+import { maintenanceRoutes } from "./maintenance.routes";
+import { storesRoutes } from "./stores.routes";
+
+export const adminRoutes = createRouter()
+  .use("*", adminOnly)
+  .route("/", storesRoutes)
+  .route("/", maintenanceRoutes);

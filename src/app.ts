@@ -1,0 +1,44 @@
+// The root app: rules every request meets, then one router per resource, then one error path.
+// Order of checks (issue 3): HTTPS, Accept, route, token signature, throttle.
+import { HTTPException } from "hono/http-exception";
+import { createRouter } from "./http/create-router";
+import { ApiError } from "./http/errors";
+import { failure } from "./http/envelope";
+import { unmatched } from "./http/fallbacks";
+import { acceptJson, httpsOnly, limitBody, maintenanceSwitch, MiB } from "./http/transport";
+import { authorizationRoutes } from "./auth/authorization.routes";
+import { ordersRoutes } from "./orders/orders.routes";
+import { adminRoutes } from "./admin/admin.routes";
+
+const app = createRouter();
+
+app.use("*", httpsOnly, acceptJson);
+app.use("/v1/*", maintenanceSwitch, limitBody(MiB));
+app.use("/admin/*", limitBody(100 * MiB));
+
+app.route("/v1/authorization", authorizationRoutes);
+app.route("/v1/:token/orders", ordersRoutes);
+app.route("/admin/v1", adminRoutes);
+
+const fallback = unmatched(app);
+
+app.notFound((c) => {
+  throw fallback(c.req.path, c.req.method);
+});
+
+app.onError((error, c) => {
+  if (error instanceof ApiError) {
+    for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+    return c.json(failure(error.message), error.status);
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    // Raised by Hono's own validators (e.g. a body that is not JSON).
+    const message = error.message === "Malformed JSON in request body" ? "The request body is not valid JSON." : error.message;
+    return c.json(failure(message), error.status);
+  }
+  // A 500 says nothing of its cause to the client; the log keeps it.
+  console.error("unhandled error", c.req.method, c.req.path, error);
+  return c.json(failure("Internal server error; try again later."), 500);
+});
+
+export { app };

@@ -1,0 +1,41 @@
+// PUT /v1/Authorization: a consumer key in, a signed token out.
+import { and, eq, isNull } from "drizzle-orm";
+import { z } from "zod";
+import { getDb } from "../db/client";
+import { consumerKeys, stores } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { ok } from "../http/envelope";
+import { createRouter } from "../http/create-router";
+import { validate } from "../http/validate";
+import { sha256Hex, timingSafeEqual } from "../lib/crypto";
+import { toWireDate } from "../lib/dates";
+import { throttleAddress } from "./authorize";
+import { expiryOf, issueToken, type Lifespan } from "./tokens";
+
+const INVALID_KEY = "The consumer key is not valid. Check it in the store's API settings, or ask the operator for a new one.";
+
+const authorizationBody = z.object({
+  ConsumerKey: z.string().min(1).max(200),
+});
+
+export const authorizationRoutes = createRouter().put("/", async (c, next) => {
+  // Throttled per address before the body is even read, so keys cannot be guessed at speed.
+  await throttleAddress(c);
+  await next();
+}, validate("json", authorizationBody), async (c) => {
+  const { ConsumerKey } = c.req.valid("json");
+  const keyHash = await sha256Hex(ConsumerKey);
+  const row = await getDb(c.env)
+    .select({ key: consumerKeys })
+    .from(consumerKeys)
+    .innerJoin(stores, eq(stores.id, consumerKeys.storeId))
+    .where(and(eq(consumerKeys.keyHash, keyHash), isNull(consumerKeys.revokedAt), isNull(stores.deletedAt)))
+    .get();
+  // The lookup is by hash, so its timing says nothing about the key; the comparison is
+  // constant-time all the same.
+  if (!row || !timingSafeEqual(row.key.keyHash, keyHash)) throw new ApiError(401, INVALID_KEY);
+  const issuedAt = Date.now();
+  const expiresAt = expiryOf(row.key.lifespan as Lifespan, issuedAt);
+  const token = await issueToken(c.env.TOKEN_SIGNING_SECRET, { consumerKeyId: row.key.id, issuedAt, expiresAt });
+  return ok(c, { Token: token, TokenExpirationDate: toWireDate(expiresAt) });
+});

@@ -1,0 +1,93 @@
+// requireScope(scope) is the only gate in front of a /v1 resource route. Checks, in order:
+// the token's signature and expiry (no I/O), then one RPC to the key's RateLimiter, which checks
+// revocation and scope and takes one call from the bucket. A request refused before the RPC
+// never drains a key's bucket; a bad token drains its sender's IP bucket instead, so tokens
+// cannot be guessed at speed.
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { ApiError, DENIED } from "../http/errors";
+import type { AppEnv } from "../http/create-router";
+import type { Admission } from "../throttle/rate-limiter";
+import { verifyToken } from "./tokens";
+import type { Scope } from "./scopes";
+
+/**
+ * Keys refused for overflow, with the time the refusal holds until. An isolate may answer 429
+ * from here without the RPC: the value only moves forward. An allow is never cached.
+ */
+const deniedUntil = new Map<string, { until: number; limit: number }>();
+const DENIED_CACHE_MAX = 10_000;
+
+export function requireScope(scope: Scope) {
+  return createMiddleware<AppEnv>(async function authorize(c, next) {
+    const token = c.req.param("token") ?? "";
+    const claims = await verifyToken(c.env.TOKEN_SIGNING_SECRET, token);
+    if (!claims) {
+      await throttleAddress(c);
+      throw new ApiError(401, "The access token is invalid. Generate a token with PUT /v1/Authorization.");
+    }
+    const now = Date.now();
+    if (claims.expiresAt !== null && claims.expiresAt <= now) {
+      await throttleAddress(c);
+      throw new ApiError(
+        401,
+        `The access token expired at ${new Date(claims.expiresAt).toISOString()}. Generate a new one with PUT /v1/Authorization.`,
+      );
+    }
+    const denial = deniedUntil.get(claims.consumerKeyId);
+    if (denial && denial.until > now) throw tooMany(c, denial.limit, denial.until - now);
+    const admission = await callLimiter(() =>
+      c.env.RATE_LIMITER.getByName(claims.consumerKeyId).admitKey(claims.consumerKeyId, scope),
+    );
+    applyLimitHeaders(c, admission);
+    if (!admission.allowed) {
+      if (admission.reason === "throttled") {
+        rememberDenial(claims.consumerKeyId, { until: now + admission.retryAfterMs, limit: admission.limit });
+        throw tooMany(c, admission.limit, admission.retryAfterMs);
+      }
+      if (admission.reason === "scope") throw new ApiError(401, DENIED);
+      throw new ApiError(401, "The consumer key of this token has been revoked or no longer exists.");
+    }
+    c.set("caller", { storeId: admission.storeId, consumerKeyId: claims.consumerKeyId });
+    await next();
+  });
+}
+
+/** Throttle by client address: PUT /v1/Authorization and every failed token. */
+export async function throttleAddress(c: Context<AppEnv>): Promise<void> {
+  const address = c.req.header("cf-connecting-ip") ?? "unknown";
+  const admission = await callLimiter(() => c.env.RATE_LIMITER.getByName(`ip:${address}`).admitAnonymous());
+  applyLimitHeaders(c, admission);
+  if (!admission.allowed) throw tooMany(c, admission.limit, admission.retryAfterMs);
+}
+
+/** Fail closed: if the limiter cannot answer, the call is not let through unthrottled. */
+async function callLimiter(call: () => Promise<Admission>): Promise<Admission> {
+  try {
+    return await call();
+  } catch (error) {
+    console.error("rate limiter unreachable", error);
+    throw new ApiError(503, "The service cannot check its call limit right now; try again shortly.", {
+      "Retry-After": "1",
+    });
+  }
+}
+
+function applyLimitHeaders(c: Context<AppEnv>, admission: Admission): void {
+  c.header("X-RateLimit-Limit", String(admission.limit));
+  c.header("X-RateLimit-Remaining", String(admission.remaining));
+}
+
+function tooMany(c: Context<AppEnv>, limit: number, retryAfterMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  c.header("X-RateLimit-Limit", String(limit));
+  c.header("X-RateLimit-Remaining", "0");
+  return new ApiError(429, `The call limit was exceeded; retry after ${seconds} second${seconds === 1 ? "" : "s"}.`, {
+    "Retry-After": String(seconds),
+  });
+}
+
+function rememberDenial(consumerKeyId: string, denial: { until: number; limit: number }): void {
+  if (deniedUntil.size >= DENIED_CACHE_MAX) deniedUntil.clear();
+  deniedUntil.set(consumerKeyId, denial);
+}

@@ -1,0 +1,174 @@
+// The only description of the database. `npm run db:generate` turns changes here into SQL under
+// migrations/. Times are integer milliseconds since the epoch (UTC), so they sort and index as
+// numbers and render as ISO 8601 in one place (src/lib/dates.ts).
+import { sql } from "drizzle-orm";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const ms = (name: string) => integer(name, { mode: "number" });
+
+export const stores = sqliteTable("stores", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  maskBuyerPii: integer("mask_buyer_pii", { mode: "boolean" }).notNull().default(false),
+  createdAt: ms("created_at").notNull(),
+  deletedAt: ms("deleted_at"),
+});
+
+export const consumerKeys = sqliteTable(
+  "consumer_keys",
+  {
+    id: text("id").primaryKey(),
+    storeId: text("store_id")
+      .notNull()
+      .references(() => stores.id),
+    name: text("name").notNull(),
+    /** SHA-256 of the key, hex. The key itself is shown once and never stored. */
+    keyHash: text("key_hash").notNull(),
+    /** JSON array of scope names. */
+    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    lifespan: text("lifespan").notNull(),
+    bucketSize: integer("bucket_size"),
+    leakRatePerSecond: real("leak_rate_per_second"),
+    createdAt: ms("created_at").notNull(),
+    revokedAt: ms("revoked_at"),
+  },
+  (t) => [uniqueIndex("consumer_keys_key_hash").on(t.keyHash), index("consumer_keys_store").on(t.storeId)],
+);
+
+export const sources = sqliteTable(
+  "sources",
+  {
+    id: text("id").primaryKey(),
+    storeId: text("store_id")
+      .notNull()
+      .references(() => stores.id),
+    type: text("type").notNull(),
+    name: text("name").notNull(),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    /** AES-GCM ciphertext of the Settings JSON (src/lib/crypto.ts); never returned. */
+    settingsCiphertext: text("settings_ciphertext").notNull(),
+    /** Import cursor: orders changed at or after this time (minus an overlap) are fetched. */
+    cursorAt: ms("cursor_at"),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("sources_store_name").on(t.storeId, t.name)],
+);
+
+export const orders = sqliteTable(
+  "orders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    storeId: text("store_id")
+      .notNull()
+      .references(() => stores.id),
+    /** The source this order syncs with; null for an inserted order no source claims. */
+    sourceId: text("source_id"),
+    orderSource: text("order_source").notNull(),
+    orderSourceOrderNumber: text("order_source_order_number").notNull(),
+    orderSourceCustomerOrderNumber: text("order_source_customer_order_number"),
+    orderDestinationOrderNumber: text("order_destination_order_number"),
+    status: text("status").notNull(),
+    sourceOrderStatus: text("source_order_status").notNull().default(""),
+    buyerEmailAddress: text("buyer_email_address").notNull(),
+    buyerPhoneNumber: text("buyer_phone_number").notNull(),
+    buyerUserId: text("buyer_user_id"),
+    firstName: text("first_name").notNull(),
+    lastName: text("last_name").notNull(),
+    shipToCompanyName: text("ship_to_company_name"),
+    street1: text("street1").notNull(),
+    street2: text("street2").notNull().default(""),
+    city: text("city").notNull(),
+    stateOrProvince: text("state_or_province").notNull(),
+    postalCode: text("postal_code").notNull(),
+    country: text("country").notNull(),
+    shippingMethod: text("shipping_method").notNull(),
+    shippingServiceName: text("shipping_service_name").notNull().default(""),
+    shippingServiceValue: text("shipping_service_value").notNull().default(""),
+    destinationShippingCarrier: text("destination_shipping_carrier").notNull().default(""),
+    paymentType: text("payment_type"),
+    paymentTransactionId: text("payment_transaction_id"),
+    isMarketplacePrime: integer("is_marketplace_prime", { mode: "boolean" }).notNull().default(false),
+    grandTotal: real("grand_total").notNull(),
+    subTotal: real("sub_total").notNull(),
+    shippingTotal: real("shipping_total").notNull().default(0),
+    shippingTaxTotal: real("shipping_tax_total").notNull().default(0),
+    giftWrapTotal: real("gift_wrap_total").notNull().default(0),
+    giftWrapTaxTotal: real("gift_wrap_tax_total").notNull().default(0),
+    shipmentTrackingNumber: text("shipment_tracking_number"),
+    syncUserErrorMessage: text("sync_user_error_message"),
+    cancelReason: text("cancel_reason"),
+    dateCreatedInOrderSource: ms("date_created_in_order_source").notNull(),
+    dateCreatedInDestination: ms("date_created_in_destination"),
+    dateShipped: ms("date_shipped"),
+    dateUpdated: ms("date_updated").notNull(),
+  },
+  (t) => [
+    // Enforces "one order per marketplace order number" even under concurrent inserts.
+    uniqueIndex("orders_store_source_number").on(t.storeId, t.orderSource, t.orderSourceOrderNumber),
+    // One index per list/count filter shape; id last so the tie-break needs no sort.
+    index("orders_store_created").on(t.storeId, t.dateCreatedInOrderSource, t.id),
+    index("orders_store_status_created").on(t.storeId, t.status, t.dateCreatedInOrderSource, t.id),
+    index("orders_store_updated").on(t.storeId, t.dateUpdated, t.id),
+    index("orders_store_status_updated").on(t.storeId, t.status, t.dateUpdated, t.id),
+  ],
+);
+
+export const orderItems = sqliteTable(
+  "order_items",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id),
+    /** The marketplace's own line id; what a shipment or cancellation names. */
+    sourceLineId: text("source_line_id"),
+    sku: text("sku").notNull(),
+    name: text("name").notNull(),
+    quantity: integer("quantity").notNull(),
+    unitPrice: real("unit_price").notNull(),
+    saleTaxCost: real("sale_tax_cost").notNull().default(0),
+    discount: text("discount").notNull().default("0"),
+  },
+  (t) => [index("order_items_order").on(t.orderId, t.id)],
+);
+
+/**
+ * What must reach a marketplace: written in the same batch as the order change that causes it,
+ * delivered by the sync. Rows are never deleted, so a delivery history stays readable.
+ */
+export const outbox = sqliteTable(
+  "outbox",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    storeId: text("store_id").notNull(),
+    sourceId: text("source_id").notNull(),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id),
+    kind: text("kind", { enum: ["acknowledge", "ship", "cancel"] }).notNull(),
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    state: text("state", { enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ms("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    createdAt: ms("created_at").notNull(),
+    deliveredAt: ms("delivered_at"),
+  },
+  (t) => [
+    index("outbox_source_due").on(t.sourceId, t.state, t.nextAttemptAt, t.id),
+    index("outbox_order").on(t.orderId, t.id),
+  ],
+);
+
+/** Operator switches (maintenance) that must change without a redeploy. */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value", { mode: "json" }).notNull(),
+  updatedAt: ms("updated_at")
+    .notNull()
+    .default(sql`(unixepoch() * 1000)`),
+});
+
+export type OrderRow = typeof orders.$inferSelect;
+export type OrderItemRow = typeof orderItems.$inferSelect;

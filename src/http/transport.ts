@@ -1,0 +1,65 @@
+// Rules every request meets before it reaches a route: HTTPS, Accept, maintenance, body size.
+import { createMiddleware } from "hono/factory";
+import { bodyLimit } from "hono/body-limit";
+import { ApiError } from "./errors";
+import type { AppEnv } from "./create-router";
+import { readMaintenance } from "../admin/maintenance";
+
+export const httpsOnly = createMiddleware<AppEnv>(async function httpsOnly(c, next) {
+  if (new URL(c.req.url).protocol !== "https:") {
+    // No redirect: a client that sent its token in clear must learn it.
+    throw new ApiError(403, "HTTPS is required. Send the request to the https:// address; plain HTTP is refused.");
+  }
+  await next();
+});
+
+const JSON_TYPES = ["application/json", "application/*", "*/*"];
+export const FILE_TYPES = ["text/csv", "text/tab-separated-values", "text/plain", "text/*", "*/*"];
+
+/** Whether an Accept header admits one of `types` (a missing header admits everything). */
+export function accepts(header: string | undefined, types: string[]): boolean {
+  if (!header || !header.trim()) return true;
+  return header.split(",").some((part) => {
+    const [type = "", ...params] = part.split(";").map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith("q="));
+    if (q && !(Number(q.slice(2)) > 0)) return false;
+    return types.includes(type);
+  });
+}
+
+/** A feed download answers a file; every other route answers JSON. */
+const DOWNLOAD_PATH = /^\/v1\/[^/]+\/feeds\/[^/]+\/download\/?$/;
+
+export const acceptJson = createMiddleware<AppEnv>(async function acceptJson(c, next) {
+  const header = c.req.header("accept");
+  const wanted = DOWNLOAD_PATH.test(c.req.path) ? FILE_TYPES : JSON_TYPES;
+  if (!accepts(header, wanted)) {
+    throw new ApiError(
+      406,
+      `This endpoint answers ${wanted === FILE_TYPES ? "text/csv or text/tab-separated-values" : "application/json"} only; the Accept header '${header}' admits neither.`,
+    );
+  }
+  await next();
+});
+
+export const maintenanceSwitch = createMiddleware<AppEnv>(async function maintenanceSwitch(c, next) {
+  const state = await readMaintenance(c.env);
+  if (state.enabled) {
+    const retryAfter = String(Number(c.env.MAINTENANCE_RETRY_AFTER_SECONDS) || 60);
+    throw new ApiError(503, state.message || "The service is offline for maintenance; try again later.", {
+      "Retry-After": retryAfter,
+    });
+  }
+  await next();
+});
+
+export const MiB = 1024 * 1024;
+
+export function limitBody(maxSize: number) {
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ApiError(413, `The request body is larger than ${maxSize / MiB} MiB.`);
+    },
+  });
+}

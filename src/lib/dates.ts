@@ -1,0 +1,52 @@
+// Every date that enters or leaves the service passes through here.
+import { z } from "zod";
+
+/** Response form: YYYY-MM-DDTHH:MM:SS.sssZ, always UTC; null stays null. */
+export function toWireDate(ms: number | null | undefined): string | null {
+  return ms == null ? null : new Date(ms).toISOString();
+}
+
+const isoDate = z.iso.date();
+const isoDateTime = z.iso.datetime({ offset: true, local: true });
+
+/**
+ * ISO 8601 date or date-time, with Z or an offset, to epoch ms. A date alone is midnight UTC;
+ * a date-time without a zone is read as UTC (the service stores and answers UTC only).
+ * Returns null for anything else, including impossible calendar dates (2025-02-30).
+ */
+export function parseIsoDate(input: string): number | null {
+  const value = input.trim();
+  if (isoDate.safeParse(value).success) {
+    const ms = Date.parse(`${value}T00:00:00Z`);
+    return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value ? null : ms;
+  }
+  if (!isoDateTime.safeParse(value).success) return null;
+  const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value);
+  const ms = Date.parse(hasZone ? value : `${value}Z`);
+  if (Number.isNaN(ms)) return null;
+  // Date.parse rolls 2025-02-30 over to March; refuse it instead of guessing.
+  const day = value.slice(0, 10);
+  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+  const probe = new Date(Date.UTC(y, m - 1, d));
+  if (probe.getUTCMonth() !== m - 1 || probe.getUTCDate() !== d) return null;
+  return ms;
+}
+
+/** A zod schema for an ISO 8601 date/date-time field, producing epoch ms. */
+export const isoDateField = z
+  .string({ error: "must be an ISO 8601 date or date-time string" })
+  .transform((value, ctx) => {
+    const ms = parseIsoDate(value);
+    if (ms === null) {
+      ctx.addIssue({
+        code: "custom",
+        message: `'${truncate(value)}' is not an ISO 8601 date or date-time (e.g. 2026-03-01 or 2026-03-01T14:30:00Z)`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+export function truncate(value: string, max = 60): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}

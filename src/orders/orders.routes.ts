@@ -1,0 +1,101 @@
+// /v1/{token}/Orders/... (spec 4.2 to 4.7). Each route names the scope it needs; the handler
+// reads the caller's store from the context, so no query can reach another store's orders.
+import { getDb } from "../db/client";
+import { requireScope } from "../auth/authorize";
+import { ApiError } from "../http/errors";
+import { ok } from "../http/envelope";
+import { createRouter } from "../http/create-router";
+import { validate } from "../http/validate";
+import { acknowledge, cancel, ship, type Move } from "./order-moves";
+import { applyMove, countOrders, findOrder, insertOrder, listOrders } from "./orders.queries";
+import {
+  acknowledgeQuery,
+  insertOrderBody,
+  MAX_PAGE_SIZE,
+  orderCountQuery,
+  orderIdParam,
+  orderListQuery,
+  updateStatusBody,
+} from "./orders.schemas";
+import { toWireOrder } from "./orders.wire";
+import type { Db } from "../db/client";
+import type { OrderRow } from "../db/schema";
+
+const orderNotFound = (orderId: string) =>
+  new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' exists in this store.`);
+
+/** Read, decide, write with a guard; on a lost race, read and decide again. */
+async function moveOrder(db: Db, storeId: string, orderId: string, decide: (order: OrderRow, now: number) => Move) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const found = await findOrder(db, storeId, orderId);
+    if (!found) throw orderNotFound(orderId);
+    const now = Date.now();
+    if (await applyMove(db, found.order, decide(found.order, now), now)) return;
+  }
+  throw new ApiError(503, `Order ${orderId} is being changed by other requests; try again.`, { "Retry-After": "1" });
+}
+
+export const ordersRoutes = createRouter()
+  .get("/count", requireScope("OrdersRead"), validate("query", orderCountQuery), async (c) => {
+    const count = await countOrders(getDb(c.env), c.get("caller").storeId, c.req.valid("query"));
+    return ok(c, { Count: count });
+  })
+  .put("/insertorder", requireScope("OrdersCreate"), validate("json", insertOrderBody), async (c) => {
+    const result = await insertOrder(getDb(c.env), c.get("caller").storeId, c.req.valid("json"), Date.now());
+    if (!result.inserted) {
+      const body = c.req.valid("json");
+      throw new ApiError(
+        400,
+        `An order with OrderSource '${body.OrderSource}' and OrderSourceOrderNumber '${body.OrderSourceOrderNumber}' already exists: OrderId ${result.existingOrderId}. Nothing was inserted.`,
+      );
+    }
+    return ok(c, { OrderId: String(result.orderId) });
+  })
+  .get("/", requireScope("OrdersRead"), validate("query", orderListQuery), async (c) => {
+    const query = c.req.valid("query");
+    const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
+    const page = await listOrders(getDb(c.env), c.get("caller").storeId, query, pageSize);
+    return ok(c, {
+      Orders: page.orders.map((v) =>
+        toWireOrder(v.order, v.items, { maskBuyerPii: page.maskBuyerPii, sourceEnabled: v.sourceEnabled }),
+      ),
+      Paging: { Page: query.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE },
+      Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
+    });
+  })
+  .get("/:orderId", requireScope("OrdersRead"), validate("param", orderIdParam), async (c) => {
+    const { orderId } = c.req.valid("param");
+    const found = await findOrder(getDb(c.env), c.get("caller").storeId, orderId);
+    if (!found) throw orderNotFound(orderId);
+    return ok(c, {
+      Orders: [toWireOrder(found.order, found.items, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled })],
+    });
+  })
+  .put(
+    "/:orderId/acknowledgeorder",
+    requireScope("OrdersUpdate"),
+    validate("param", orderIdParam),
+    validate("query", acknowledgeQuery),
+    async (c) => {
+      const { orderDestinationOrderNumber } = c.req.valid("query");
+      await moveOrder(getDb(c.env), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
+        acknowledge(order, orderDestinationOrderNumber, now),
+      );
+      return ok(c);
+    },
+  )
+  .put(
+    "/:orderId/updatestatus",
+    requireScope("OrdersUpdate"),
+    validate("param", orderIdParam),
+    validate("json", updateStatusBody),
+    async (c) => {
+      const body = c.req.valid("json");
+      await moveOrder(getDb(c.env), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
+        body.OrderStatus === "Shipped"
+          ? ship(order, { trackingNumber: body.ShipmentTrackingNumber, dateShipped: body.DateShipped, carrier: body.DestinationShippingCarrier }, now)
+          : cancel(order),
+      );
+      return ok(c);
+    },
+  );

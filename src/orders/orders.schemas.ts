@@ -1,0 +1,181 @@
+// The single description of every order query and body. Field names are the wire's (PascalCase
+// in bodies, camelCase in queries); src/http/validate.ts turns a failure into a 400 naming them.
+import { z } from "zod";
+import { isoDateField, truncate } from "../lib/dates";
+
+export const ORDER_STATUSES = ["New", "Processing", "Shipped", "Canceled"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const MAX_PAGE_SIZE = 100;
+
+/** A fixed set of words, matched without regard to case, mapped to their canonical value. */
+export function caseInsensitiveEnum<T extends string>(allowed: Record<string, T>, shown: string) {
+  return z.string().transform((value, ctx) => {
+    const hit = allowed[value.trim().toLowerCase()];
+    if (hit === undefined) {
+      ctx.addIssue({ code: "custom", message: `'${truncate(value)}' is not allowed; use one of ${shown}` });
+      return z.NEVER;
+    }
+    return hit;
+  });
+}
+
+const statusFilter = caseInsensitiveEnum<OrderStatus>(
+  { new: "New", processing: "Processing", shipped: "Shipped", canceled: "Canceled", cancelled: "Canceled" },
+  "NEW, PROCESSING, SHIPPED, CANCELED",
+);
+
+const dateField = caseInsensitiveEnum({ created: "created", updated: "updated" } as const, "created, updated");
+
+export function positiveInt(what: string) {
+  return z
+    .string({ error: "is required" })
+    .refine((v) => /^\s*\d{1,9}\s*$/.test(v) && Number(v) >= 1, {
+      error: (issue) => `must be a whole number of 1 or more (${what}); got '${truncate(String(issue.input))}'`,
+    })
+    .transform(Number);
+}
+
+export const pagingQuery = {
+  page: positiveInt("pages start at 1"),
+  pageSize: positiveInt(`at most ${MAX_PAGE_SIZE}; larger sizes are clamped`),
+};
+
+export function sortingQuery<T extends string>(fields: readonly T[], fallback: T) {
+  return {
+    sortBy: caseInsensitiveEnum(Object.fromEntries(fields.map((f) => [f.toLowerCase(), f])) as Record<string, T>, fields.join(", "))
+      .optional()
+      .transform((v) => v ?? fallback),
+    sortDirection: caseInsensitiveEnum({ asc: "asc", desc: "desc" } as const, "asc, desc")
+      .optional()
+      .transform((v) => v ?? "asc"),
+  };
+}
+
+const dateRange = {
+  fromDate: isoDateField,
+  toDate: isoDateField,
+  status: statusFilter.optional(),
+  dateField: dateField.optional().transform((v) => v ?? "created"),
+};
+
+function fromNotAfterTo<T extends { fromDate: number; toDate: number }>(value: T, ctx: z.RefinementCtx) {
+  if (value.fromDate > value.toDate) {
+    ctx.addIssue({ code: "custom", path: ["fromDate"], message: "must not be after toDate" });
+  }
+}
+
+export const ORDER_SORT_FIELDS = ["DateCreatedInOrderSource", "OrderId", "GrandTotal", "OrderStatus"] as const;
+export type OrderSortField = (typeof ORDER_SORT_FIELDS)[number];
+
+export const orderCountQuery = z.object(dateRange).superRefine(fromNotAfterTo);
+export const orderListQuery = z
+  .object({ ...dateRange, ...pagingQuery, ...sortingQuery(ORDER_SORT_FIELDS, "DateCreatedInOrderSource") })
+  .superRefine(fromNotAfterTo);
+export type OrderFilter = z.infer<typeof orderCountQuery>;
+export type OrderListQuery = z.infer<typeof orderListQuery>;
+
+export const orderIdParam = z.object({ orderId: z.string() });
+
+export const acknowledgeQuery = z.object({
+  orderDestinationOrderNumber: z
+    .string({ error: "is required: the seller's own order number" })
+    .trim()
+    .min(1, { error: "must not be empty" })
+    .max(100, { error: "must be at most 100 characters" }),
+});
+
+const text = (max = 500) => z.string().max(max, { error: `must be at most ${max} characters` });
+const optionalText = (max = 500) => text(max).nullish();
+const money = z
+  .number()
+  .refine(Number.isFinite, { error: "must be a finite number" })
+  .refine((n) => Math.abs(n) <= 1e12, { error: "is out of range" });
+const nonNegativeMoney = money.refine((n) => n >= 0, { error: "must not be negative" });
+const decimalString = z
+  .union([z.string(), z.number()])
+  .transform((v) => String(v).trim())
+  .refine((v) => /^-?\d{1,12}(\.\d{1,6})?$/.test(v), { error: "must be a decimal amount such as \"1.50\"" });
+const emptyId = (what: string) =>
+  z
+    .union([z.string(), z.number(), z.null()])
+    .optional()
+    .refine((v) => v === undefined || v === null || v === "" || v === 0, {
+      error: `is assigned by the service; send it empty or leave it out (${what})`,
+    });
+
+const insertStatus = caseInsensitiveEnum<OrderStatus>(
+  { new: "New", processing: "Processing", shipped: "Shipped", canceled: "Canceled", cancelled: "Canceled" },
+  "NEW, PROCESSING, SHIPPED, CANCELED",
+);
+
+export const insertOrderItem = z.object({
+  OrderItemId: emptyId("OrderItemId"),
+  Sku: text(200).trim().min(1, { error: "must not be empty" }),
+  Name: text(1000).min(1, { error: "must not be empty" }),
+  Quantity: z.number().int().min(1).max(1_000_000),
+  UnitPrice: nonNegativeMoney,
+  SaleTaxCost: nonNegativeMoney.optional(),
+  Discount: decimalString.optional(),
+});
+
+export const insertOrderBody = z.object({
+  OrderId: emptyId("OrderId"),
+  BuyerEmailAddress: text(320),
+  BuyerPhoneNumber: text(50),
+  BuyerUserId: optionalText(200),
+  OrderSource: text(100).trim().min(1, { error: "must not be empty" }),
+  OrderSourceOrderNumber: text(100).trim().min(1, { error: "must not be empty" }),
+  OrderSourceCustomerOrderNumber: optionalText(100),
+  OrderDestinationOrderNumber: optionalText(100),
+  OrderStatus: insertStatus.optional(),
+  DateCreatedInOrderSource: isoDateField,
+  DateCreatedInDestination: isoDateField.nullish(),
+  DateShipped: isoDateField.nullish(),
+  ShipmentTrackingNumber: optionalText(100),
+  ShipToCompanyName: text(200).nullable(),
+  FirstName: text(200),
+  LastName: text(200),
+  Street1: text(300),
+  Street2: optionalText(300),
+  City: text(200),
+  StateOrProvince: text(100),
+  Country: text(100),
+  PostalCode: text(40),
+  ShippingMethod: text(200),
+  ShippingServiceName: optionalText(200),
+  ShippingServiceValue: optionalText(200),
+  DestinationShippingCarrier: optionalText(200),
+  PaymentType: optionalText(100),
+  PaymentTransactionId: optionalText(200),
+  SyncUserErrorMessage: optionalText(2000),
+  IsMarketplacePrime: z.boolean().optional(),
+  GrandTotal: nonNegativeMoney,
+  SubTotal: nonNegativeMoney,
+  ShippingTotal: nonNegativeMoney.optional(),
+  ShippingTaxTotal: nonNegativeMoney.optional(),
+  GiftWrapTotal: nonNegativeMoney.optional(),
+  GiftWrapTaxTotal: nonNegativeMoney.optional(),
+  OrderItems: z
+    .array(insertOrderItem)
+    .min(1, { error: "must hold at least one item" })
+    .max(500, { error: "must hold at most 500 items" }),
+});
+export type InsertOrderBody = z.infer<typeof insertOrderBody>;
+
+export const updateStatusBody = z.object({
+  OrderStatus: z.string({ error: "is required: SHIPPED or CANCELLED" }).transform((value, ctx) => {
+    const v = value.trim().toUpperCase();
+    if (v === "SHIPPED") return "Shipped" as const;
+    if (v === "CANCELED" || v === "CANCELLED") return "Canceled" as const;
+    ctx.addIssue({
+      code: "custom",
+      message: `only CANCELLED or SHIPPED status updates are allowed; got '${truncate(value)}'`,
+    });
+    return z.NEVER;
+  }),
+  ShipmentTrackingNumber: optionalText(100),
+  DateShipped: isoDateField.nullish(),
+  DestinationShippingCarrier: optionalText(200),
+});
+export type UpdateStatusBody = z.infer<typeof updateStatusBody>;

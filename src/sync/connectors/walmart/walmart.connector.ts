@@ -1,0 +1,250 @@
+// Walmart Marketplace (US) Orders API v3. Built from Walmart's published descriptions
+// (orders.openapi.json and auth.openapi.json 0.6.3, see /work/shared/reference/walmart).
+import { z } from "zod";
+import { MarketplaceError, type Connector, type ConnectorContext, type OrderPage } from "../../connector";
+import { cancellationRequest, mapWalmartOrder, shipmentRequest } from "./walmart.mapping";
+import {
+  WALMART_CANCELLATION_REASONS,
+  type WalmartError,
+  type WalmartErrorBody,
+  type WalmartOrderList,
+  type WalmartTokenResponse,
+} from "./walmart.types";
+
+export const WALMART_DEFAULT_BASE_URL = "https://marketplace.walmartapis.com";
+
+export const walmartSettingsSchema = z.strictObject({
+  clientId: z.string().trim().min(1, "clientId is required"),
+  clientSecret: z.string().min(1, "clientSecret is required"),
+  // https only: the client secret travels with every token request.
+  baseUrl: z
+    .url({ protocol: /^https$/, error: "baseUrl must be an https URL" })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .default(WALMART_DEFAULT_BASE_URL),
+  serviceName: z.string().trim().min(1).default("Walmart Marketplace"),
+  // The cancel call needs a reason and Connector.cancel carries none. Walmart's description says
+  // CUSTOMER_REQUESTED_SELLER_TO_CANCEL is only for orders the customer asked to cancel, which
+  // the service cannot tell, so a seller-side reason is the default.
+  cancellationReason: z.enum(WALMART_CANCELLATION_REASONS).default("SELLER_CANCEL_OUT_OF_STOCK"),
+});
+export type WalmartSettings = z.output<typeof walmartSettingsSchema>;
+
+const TIMEOUT_MS = 10_000;
+const PAGE_SIZE = 100;
+// Tokens live 900 s; renewing a minute early keeps a call from carrying a token that dies in flight.
+const TOKEN_RENEW_EARLY_MS = 60_000;
+// GET /v3/orders only reaches orders created in the last 180 days.
+const HISTORY_MS = 180 * 24 * 60 * 60 * 1000;
+
+export function createWalmartConnector(ctx: ConnectorContext): Connector {
+  const parsed = walmartSettingsSchema.safeParse(ctx.settings);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "settings"}: ${i.message}`).join("; ");
+    throw new MarketplaceError(`Walmart settings of source ${ctx.sourceId} are invalid: ${detail}`, null, false);
+  }
+  const settings = parsed.data;
+
+  let token: { value: string; renewAt: number } | null = null;
+  let tokenInFlight: Promise<string> | null = null;
+
+  function serviceHeaders(): Record<string, string> {
+    return {
+      Accept: "application/json",
+      "WM_SVC.NAME": settings.serviceName,
+      "WM_QOS.CORRELATION_ID": crypto.randomUUID(),
+    };
+  }
+
+  async function send(method: string, path: string, headers: Record<string, string>, body?: string) {
+    try {
+      return await ctx.fetch(`${settings.baseUrl}${path}`, {
+        method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw transportError(method, path, error);
+    }
+  }
+
+  async function fetchToken(): Promise<string> {
+    const requestedAt = ctx.now().getTime();
+    const response = await send(
+      "POST",
+      "/v3/token",
+      {
+        ...serviceHeaders(),
+        Authorization: `Basic ${base64(`${settings.clientId}:${settings.clientSecret}`)}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      new URLSearchParams({ grant_type: "client_credentials" }).toString(),
+    );
+    if (!response.ok) throw await httpError(response);
+    const body = (await readJson(response, "POST", "/v3/token")) as Partial<WalmartTokenResponse> | null;
+    if (typeof body?.access_token !== "string" || body.access_token === "") {
+      throw new MarketplaceError("Walmart token answer carries no access_token", response.status, true);
+    }
+    const lifetimeMs = (typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : 900) * 1000;
+    token = {
+      value: body.access_token,
+      renewAt: requestedAt + lifetimeMs - Math.min(TOKEN_RENEW_EARLY_MS, lifetimeMs / 2),
+    };
+    return token.value;
+  }
+
+  function accessToken(): Promise<string> {
+    if (token && ctx.now().getTime() < token.renewAt) return Promise.resolve(token.value);
+    // Calls that start together share one token request.
+    tokenInFlight ??= fetchToken().finally(() => {
+      tokenInFlight = null;
+    });
+    return tokenInFlight;
+  }
+
+  async function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
+    for (let attempt = 1; ; attempt++) {
+      const used = await accessToken();
+      const headers: Record<string, string> = { ...serviceHeaders(), "WM_SEC.ACCESS_TOKEN": used };
+      if (body !== undefined) headers["Content-Type"] = "application/json";
+      const response = await send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
+      // A token can be revoked or expire early on Walmart's side: one fresh token, one retry.
+      if (response.status === 401 && attempt === 1) {
+        await response.body?.cancel();
+        if (token?.value === used) token = null;
+        continue;
+      }
+      return response;
+    }
+  }
+
+  async function post(path: string, body?: unknown): Promise<void> {
+    const response = await call("POST", path, body);
+    if (!response.ok) throw await httpError(response);
+    // The answer is the updated order, which the service does not need; drain it.
+    await response.body?.cancel();
+  }
+
+  function transportError(method: string, path: string, error: unknown): MarketplaceError {
+    const name = typeof error === "object" && error !== null && "name" in error ? String(error.name) : "";
+    const reason =
+      name === "TimeoutError" || name === "AbortError"
+        ? `no answer within ${TIMEOUT_MS / 1000} s`
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    return new MarketplaceError(`Walmart ${method} ${path.split("?")[0]} failed: ${reason}`, null, true);
+  }
+
+  async function readJson(response: Response, method: string, path: string): Promise<unknown> {
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw transportError(method, path, error);
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // A truncated or HTML answer from a proxy in between is worth another try.
+      throw new MarketplaceError(`Walmart ${response.status} answer to ${method} ${path.split("?")[0]} is not JSON`, response.status, true);
+    }
+  }
+
+  async function httpError(response: Response): Promise<MarketplaceError> {
+    const text = await response.text().catch(() => "");
+    const detail = describeErrors(text) ?? (text.trim().slice(0, 200) || response.statusText || "no details");
+    const status = response.status;
+    return new MarketplaceError(
+      `Walmart ${status} ${detail}`,
+      status,
+      status === 401 || status === 429 || status >= 500,
+      retryAfterMs(response.headers.get("Retry-After"), ctx.now()),
+    );
+  }
+
+  return {
+    async fetchOrders(since: Date, cursor: string | null): Promise<OrderPage> {
+      // GET /v3/orders rather than /v3/orders/released: "released" only lists lines still in
+      // Created, so a later cancellation or shipment would never reach the service, whereas
+      // lastModifiedStartDate ("modified after this date") returns new orders and changed ones.
+      // createdStartDate goes along because its documented default is "current date - 7 days",
+      // which would hide an older order that changed recently; 180 days is all Walmart serves.
+      const path = cursor
+        ? `/v3/orders${cursor.startsWith("?") ? cursor : `?${cursor}`}`
+        : `/v3/orders?${new URLSearchParams({
+            lastModifiedStartDate: since.toISOString(),
+            createdStartDate: new Date(ctx.now().getTime() - HISTORY_MS).toISOString().slice(0, 10),
+            limit: String(PAGE_SIZE),
+          })}`;
+      const response = await call("GET", path);
+      if (response.status === 404) {
+        // Walmart answers an empty result with 404 CONTENT_NOT_FOUND rather than an empty list.
+        const error = await httpError(response);
+        if (/CONTENT_NOT_FOUND/.test(error.message)) return { orders: [], nextCursor: null };
+        throw error;
+      }
+      if (!response.ok) throw await httpError(response);
+      const body = (await readJson(response, "GET", path)) as WalmartOrderList | null;
+      const list = body?.list;
+      if (!list) throw new MarketplaceError("Walmart order list answer has no list", response.status, true);
+      const nextCursor = list.meta?.nextCursor;
+      return {
+        orders: (list.elements?.order ?? []).map(mapWalmartOrder),
+        nextCursor: typeof nextCursor === "string" && nextCursor.trim() !== "" ? nextCursor : null,
+      };
+    },
+
+    async acknowledge(order) {
+      await post(`/v3/orders/${encodeURIComponent(order.sourceOrderNumber)}/acknowledge`);
+    },
+
+    async ship(order, shipment) {
+      await post(`/v3/orders/${encodeURIComponent(order.sourceOrderNumber)}/shipping`, shipmentRequest(order, shipment));
+    },
+
+    async cancel(order) {
+      await post(
+        `/v3/orders/${encodeURIComponent(order.sourceOrderNumber)}/cancel`,
+        cancellationRequest(order, settings.cancellationReason),
+      );
+    },
+  };
+}
+
+/** "CODE: description" for each Walmart error; null when the body is not Walmart's error shape. */
+function describeErrors(text: string): string | null {
+  let body: WalmartErrorBody;
+  try {
+    body = JSON.parse(text) as WalmartErrorBody;
+  } catch {
+    return null;
+  }
+  // Older Walmart answers wrap the list as {errors: {error: [...]}}.
+  const raw = body?.errors;
+  const errors: WalmartError[] = Array.isArray(raw) ? raw : Array.isArray(raw?.error) ? raw.error : [];
+  const parts = errors
+    .map((e) => {
+      const code = e.code ?? "";
+      const text = e.description || e.info || "";
+      const field = e.field && !code.startsWith(e.field) ? ` (${e.field})` : "";
+      return [code, `${text}${field}`].filter(Boolean).join(": ");
+    })
+    .filter(Boolean);
+  return parts.length > 0 ? parts.join("; ") : null;
+}
+
+function retryAfterMs(header: string | null, now: Date): number | null {
+  if (header === null || header.trim() === "") return null;
+  const value = header.trim();
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
+}
+
+function base64(text: string): string {
+  // btoa takes Latin-1 only; credentials go out as UTF-8 bytes.
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}

@@ -1,0 +1,99 @@
+// One Durable Object per consumer key (named by its id) and one per client IP (named "ip:<addr>").
+// A key's object holds what authorizing a call needs (store, scopes, revocation, bucket size),
+// so that one RPC both authorizes and throttles and the hot path reads nothing from D1.
+// The bucket arithmetic is src/throttle/gcra.ts; this class only loads, calls and stores, with
+// synchronous storage so that no other call can interleave between the read and the write.
+import { DurableObject } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { getDb } from "../db/client";
+import { consumerKeys, stores } from "../db/schema";
+import { type BucketConfig, DEFAULT_BUCKET, decide } from "./gcra";
+
+export interface KeyGrant {
+  storeId: string;
+  scopes: string[];
+  revoked: boolean;
+  bucket: BucketConfig;
+}
+
+export type Admission =
+  | { allowed: true; storeId: string; limit: number; remaining: number }
+  | {
+      allowed: false;
+      reason: "throttled" | "unknown" | "revoked" | "scope";
+      limit: number;
+      remaining: number;
+      retryAfterMs: number;
+    };
+
+const GRANT = "grant";
+const TAT = "tat";
+
+export class RateLimiter extends DurableObject<Env> {
+  /** Authorize a call of a consumer key for `scope`, then take one unit from its bucket. */
+  async admitKey(consumerKeyId: string, scope: string): Promise<Admission> {
+    const grant = this.ctx.storage.kv.get<KeyGrant>(GRANT) ?? (await this.loadGrant(consumerKeyId));
+    if (!grant) return refuse("unknown", DEFAULT_BUCKET);
+    if (grant.revoked) return refuse("revoked", grant.bucket);
+    if (!grant.scopes.includes(scope)) return refuse("scope", grant.bucket);
+    const admission = this.take(grant.bucket);
+    return admission.allowed ? { ...admission, storeId: grant.storeId } : admission;
+  }
+
+  /** Throttle an unauthenticated caller (token exchange, failed tokens) by its address. */
+  async admitAnonymous(): Promise<Admission> {
+    const admission = this.take(DEFAULT_BUCKET);
+    return admission.allowed ? { ...admission, storeId: "" } : admission;
+  }
+
+  /** Written by the admin API when a key is created or changed; revocation takes effect at once. */
+  async setGrant(grant: KeyGrant): Promise<void> {
+    this.ctx.storage.kv.put(GRANT, grant);
+  }
+
+  private take(bucket: BucketConfig): Admission {
+    const now = Date.now();
+    const decision = decide(this.ctx.storage.kv.get<number>(TAT) ?? 0, now, bucket);
+    if (!decision.allowed) return refuse("throttled", bucket, decision.retryAfterMs);
+    this.ctx.storage.kv.put(TAT, decision.tat);
+    return { allowed: true, storeId: "", limit: bucket.capacity, remaining: decision.remaining };
+  }
+
+  /**
+   * A key's object that has never been told its grant (created before this object existed, or
+   * its storage was reset) reads it from D1 once. blockConcurrencyWhile keeps concurrent calls
+   * from each loading it, and from touching the bucket before the grant is known.
+   */
+  private async loadGrant(consumerKeyId: string): Promise<KeyGrant | null> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const known = this.ctx.storage.kv.get<KeyGrant>(GRANT);
+      if (known) return known;
+      const row = await getDb(this.env)
+        .select({ key: consumerKeys, storeDeletedAt: stores.deletedAt })
+        .from(consumerKeys)
+        .innerJoin(stores, eq(stores.id, consumerKeys.storeId))
+        .where(eq(consumerKeys.id, consumerKeyId))
+        .get();
+      if (!row) return null;
+      const grant = grantOf(row.key, row.storeDeletedAt !== null);
+      this.ctx.storage.kv.put(GRANT, grant);
+      return grant;
+    });
+  }
+}
+
+export function grantOf(key: typeof consumerKeys.$inferSelect, storeDeleted = false): KeyGrant {
+  return {
+    storeId: key.storeId,
+    scopes: key.scopes,
+    revoked: key.revokedAt !== null || storeDeleted,
+    bucket: {
+      capacity: key.bucketSize ?? DEFAULT_BUCKET.capacity,
+      ratePerSecond: key.leakRatePerSecond ?? DEFAULT_BUCKET.ratePerSecond,
+    },
+  };
+}
+
+function refuse(reason: "throttled" | "unknown" | "revoked" | "scope", bucket: BucketConfig, retryAfterMs = 0): Admission {
+  return { allowed: false, reason, limit: bucket.capacity, remaining: 0, retryAfterMs };
+}
