@@ -2,7 +2,7 @@
 // through the routes. Reads that need several statements go in one db.batch (one round trip);
 // writes that change several rows go in one db.batch (all or nothing).
 import { and, asc, count, desc, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { SQLiteAsyncDialect, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { orderItems, orders, outbox, sources, stores, type OrderItemRow, type OrderRow } from "../db/schema";
 import type { Move } from "./order-moves";
@@ -212,9 +212,17 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
   }
   // The outbox row is written only if the update happened: changes() still reports it here,
   // inside the same batch (one transaction, one connection).
-  const enqueue = db.run(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, created_at)
+  const enqueue = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, created_at)
     select ${order.storeId}, ${order.sourceId}, ${order.id}, ${move.delivery.kind}, ${JSON.stringify(move.delivery.payload)}, 'pending', 0, ${updatedAt}, ${updatedAt}
     where changes() = 1`);
-  const [result] = await db.batch([update, enqueue]);
-  return result.meta.changes === 1;
+  // Straight to D1: drizzle's batch cannot carry a raw `db.run(sql)` statement (it has no
+  // prepared statement to bind, and the whole batch failed with a TypeError).
+  const [result] = await db.$client.batch([statement(db, update.toSQL()), statement(db, enqueue)]);
+  return result!.meta.changes === 1;
+}
+
+const dialect = new SQLiteAsyncDialect();
+
+function statement(db: Db, query: { sql: string; params: unknown[] }): D1PreparedStatement {
+  return db.$client.prepare(query.sql).bind(...query.params);
 }
