@@ -18,8 +18,12 @@ function filterOf(storeId: string, filter: OrderFilter): SQL {
   )!;
 }
 
+export function countQuery(db: Db, storeId: string, filter: OrderFilter) {
+  return db.select({ n: count() }).from(orders).where(filterOf(storeId, filter));
+}
+
 export async function countOrders(db: Db, storeId: string, filter: OrderFilter): Promise<number> {
-  const row = await db.select({ n: count() }).from(orders).where(filterOf(storeId, filter)).get();
+  const row = await countQuery(db, storeId, filter).get();
   return row?.n ?? 0;
 }
 
