@@ -103,6 +103,20 @@ describe("AcknowledgeOrder", () => {
     expect((await outboxOf(id)).map((r) => r.kind)).toEqual(["cancel"]);
   });
 
+  it("records a seller number on a Shipped order that has none, and refuses to change it afterwards", async () => {
+    const { token } = await marketplaceStore();
+    const id = await insert(token, { OrderSource: "Mall" });
+    expectOk(await updateStatus(token, id, { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "1Z" }));
+    expectOk(await acknowledge(token, id, "ERP-1"));
+    expect(await read(token, id)).toMatchObject({ OrderStatus: "Shipped", OrderDestinationOrderNumber: "ERP-1" });
+    expectOk(await acknowledge(token, id, "ERP-1"));
+    const res = await acknowledge(token, id, "ERP-2");
+    expect(res.status).toBe(400);
+    expect(res.json.Message).toMatch(/Shipped/);
+    expect((await read(token, id)).OrderDestinationOrderNumber).toBe("ERP-1");
+    expect((await outboxOf(id)).map((r) => r.kind)).toEqual(["ship", "acknowledge"]);
+  });
+
   it("answers 400 naming orderDestinationOrderNumber when it is missing or blank, and 404 for an unknown order", async () => {
     const { token } = await storeWithToken();
     const id = await insert(token);
