@@ -1,6 +1,6 @@
 // Table of bad inputs (decisions 1 and 2): each is a 400 envelope whose Message names the field,
 // and nothing is stored.
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { call, sampleOrder, storeWithToken } from "./helpers/api";
 import { countRows } from "./helpers/db";
 
@@ -133,12 +133,18 @@ function expectRefused(res: { status: number; json: { Success: boolean; Message:
 }
 
 describe("bad input table", () => {
+  // One store for every refused case: since none may store anything, its counts stay at zero.
+  let store: Awaited<ReturnType<typeof storeWithToken>>;
+  beforeAll(async () => {
+    store = await storeWithToken();
+  });
+
   it("has at least 40 cases", () => {
     expect(INSERT_CASES.length + FILTER_CASES.length * 2 + PAGING_CASES.length).toBeGreaterThanOrEqual(40);
   });
 
   it.each(INSERT_CASES)("InsertOrder with %s: 400 naming %s, nothing stored", async (_, field, body) => {
-    const { storeId, token } = await storeWithToken();
+    const { storeId, token } = store;
     const res = await call("PUT", `/v1/${token}/Orders/InsertOrder`, { body });
     expectRefused(res, field);
     expect(await countRows("orders", storeId)).toBe(0);
@@ -146,14 +152,14 @@ describe("bad input table", () => {
   });
 
   it.each(FILTER_CASES)("count and list with %s: 400 naming %s", async (_, field, query) => {
-    const { storeId, token } = await storeWithToken();
+    const { storeId, token } = store;
     expectRefused(await call("GET", `/v1/${token}/Orders/count?${query}`), field);
     expectRefused(await call("GET", `/v1/${token}/Orders?${query}&${PAGE}`), field);
     expect(await countRows("orders", storeId)).toBe(0);
   });
 
   it.each(PAGING_CASES)("list with %s: 400 naming %s", async (_, field, query) => {
-    const { token } = await storeWithToken();
+    const { token } = store;
     expectRefused(await call("GET", `/v1/${token}/Orders?${query}`), field);
   });
 

@@ -2,7 +2,7 @@
 // drizzle generates must not scan the orders table. SEARCH is fine; so is a temp b-tree for a
 // sort on a column the index does not order by.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
 import { countQuery, listQuery } from "../src/orders/orders.queries";
 import { ORDER_SORT_FIELDS, type OrderListQuery } from "../src/orders/orders.schemas";
@@ -22,9 +22,14 @@ const shapes = ["created", "updated"].flatMap((dateField) =>
 );
 
 describe("query plans", () => {
+  let storeId: string;
+  beforeAll(async () => {
+    const store = await storeWithToken();
+    for (let i = 0; i < 3; i++) await insert(store.token);
+    storeId = store.storeId;
+  });
+
   it.each(shapes)("count with dateField=$dateField, status=$status searches an index", async (shape) => {
-    const { storeId, token } = await storeWithToken();
-    for (let i = 0; i < 3; i++) await insert(token);
     const plan = await planOf(countQuery(getDb(env), storeId, { fromDate: 0, toDate: Date.now(), ...shape }).toSQL());
     expect(plan.join("\n")).not.toMatch(FULL_SCAN);
     expect(plan.join("\n")).toMatch(/SEARCH orders USING (COVERING )?INDEX/);
@@ -35,8 +40,6 @@ describe("query plans", () => {
   );
 
   it.each(listCases)("list with dateField=$dateField, status=$status, sortBy=$sortBy $sortDirection searches an index", async (shape) => {
-    const { storeId, token } = await storeWithToken();
-    for (let i = 0; i < 3; i++) await insert(token);
     const query: OrderListQuery = { fromDate: 0, toDate: Date.now(), page: 3, pageSize: 50, ...shape };
     const plan = await planOf(listQuery(getDb(env), storeId, query, 50).toSQL());
     expect(plan.join("\n"), plan.join("\n")).not.toMatch(FULL_SCAN);
