@@ -87,6 +87,9 @@ const INSERT_CASES: [string, string, Body][] = [
   ["BuyerEmailAddress over 320 characters", "BuyerEmailAddress", sampleOrder({ BuyerEmailAddress: long(321) })],
   ["Sku over 200 characters", "OrderItems[0].Sku", withItem({ Sku: long(201) })],
   ["more than 500 items", "OrderItems", sampleOrder({ OrderItems: Array.from({ length: 501 }, () => ({ Sku: "A", Name: "B", Quantity: 1, UnitPrice: 1 })) })],
+  // Stored as UTF-8, an unpaired surrogate would come back as replacement characters.
+  ["FirstName with an unpaired surrogate", "FirstName", sampleOrder({ FirstName: "a\ud800b" })],
+  ["item Name with an unpaired low surrogate", "OrderItems[0].Name", withItem({ Name: "\udfff" })],
   ["a non-empty OrderId", "OrderId", sampleOrder({ OrderId: "123" })],
   ["a numeric OrderId", "OrderId", sampleOrder({ OrderId: 5 })],
   ["a non-empty OrderItemId", "OrderItems[0].OrderItemId", withItem({ OrderItemId: "9" })],

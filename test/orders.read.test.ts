@@ -151,6 +151,9 @@ describe("paging", () => {
       pages.push(res.orders.map((o) => o.OrderId));
     }
     expect(pages).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4), []]);
+    const far = await list(token, `${range}&page=999999999&pageSize=100`);
+    expect(far.orders).toEqual([]);
+    expect(far.paging).toEqual({ Page: 999999999, PageSize: 100, MaxPageSize: 100 });
   });
 
   it("clamps pageSize above 100 to 100 and says so in Paging", async () => {

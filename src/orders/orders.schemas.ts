@@ -85,7 +85,13 @@ export const acknowledgeQuery = z.object({
     .max(100, { error: "must be at most 100 characters" }),
 });
 
-const text = (max = 500) => z.string().max(max, { error: `must be at most ${max} characters` });
+/** A UTF-16 half without its other half: JSON can carry it (\ud800), UTF-8 storage cannot. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const text = (max = 500) =>
+  z
+    .string()
+    .max(max, { error: `must be at most ${max} characters` })
+    .refine((v) => !LONE_SURROGATE.test(v), { error: "is not valid Unicode text (it holds an unpaired surrogate)" });
 /**
  * A required field an order cannot be shipped without; kept verbatim but never blank. LastName,
  * StateOrProvince, PostalCode and the buyer's contact may be empty: mononyms, countries without
