@@ -13,7 +13,12 @@ function compile(path: string): RegExp {
   const body = path
     .replace(/\/+$/, "")
     .split("/")
-    .map((part) => (part.startsWith(":") ? "[^/]+" : part === "*" ? ".*" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .map((part) => {
+      // A parameter with a pattern (`:orderId{[0-9]+}`) matches only what its route matches.
+      const pattern = /^:\w+\{(.+)\}$/.exec(part)?.[1];
+      if (pattern) return `(?:${pattern})`;
+      return part.startsWith(":") ? "[^/]+" : part === "*" ? ".*" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    })
     .join("/");
   return new RegExp(`^${body}/?$`);
 }

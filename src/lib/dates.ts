@@ -15,7 +15,8 @@ const isoDateTime = z.iso.datetime({ offset: true, local: true });
  * Returns null for anything else, including impossible calendar dates (2025-02-30).
  */
 export function parseIsoDate(input: string): number | null {
-  const value = input.trim();
+  // An unencoded "+" in a query string arrives as a space: "...T10:00:00 02:00" means +02:00.
+  const value = input.trim().replace(/(T[\d:.]+) (\d{2}:?\d{2})$/, "$1+$2");
   if (isoDate.safeParse(value).success) {
     const ms = Date.parse(`${value}T00:00:00Z`);
     return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value ? null : ms;

@@ -63,7 +63,8 @@ export const ordersRoutes = createRouter()
       Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
     });
   })
-  .get("/:orderId", requireScope("OrdersRead"), validate("param", orderIdParam), async (c) => {
+  // Ids are numeric, so GET on a fixed word (InsertOrder) is a wrong method (405), not an order id.
+  .get("/:orderId{[0-9]+}", requireScope("OrdersRead"), validate("param", orderIdParam), async (c) => {
     const { orderId } = c.req.valid("param");
     const found = await findOrder(getDb(c.env), c.get("caller").storeId, orderId);
     if (!found) throw orderNotFound(orderId);

@@ -85,7 +85,19 @@ export const acknowledgeQuery = z.object({
     .max(100, { error: "must be at most 100 characters" }),
 });
 
-const text = (max = 500) => z.string().max(max, { error: `must be at most ${max} characters` });
+/** A UTF-16 half without its other half: JSON can carry it (\ud800), UTF-8 storage cannot. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const text = (max = 500) =>
+  z
+    .string()
+    .max(max, { error: `must be at most ${max} characters` })
+    .refine((v) => !LONE_SURROGATE.test(v), { error: "is not valid Unicode text (it holds an unpaired surrogate)" });
+/**
+ * A required field an order cannot be shipped without; kept verbatim but never blank. LastName,
+ * StateOrProvince, PostalCode and the buyer's contact may be empty: mononyms, countries without
+ * states or postal codes, marketplaces that withhold the buyer's contact.
+ */
+const nonBlank = (max = 500) => text(max).refine((v) => v.trim().length > 0, { error: "must not be empty" });
 const optionalText = (max = 500) => text(max).nullish();
 const money = z
   .number()
@@ -112,7 +124,7 @@ const insertStatus = caseInsensitiveEnum<OrderStatus>(
 export const insertOrderItem = z.object({
   OrderItemId: emptyId("OrderItemId"),
   Sku: text(200).trim().min(1, { error: "must not be empty" }),
-  Name: text(1000).min(1, { error: "must not be empty" }),
+  Name: nonBlank(1000),
   Quantity: z.number().int().min(1).max(1_000_000),
   UnitPrice: nonNegativeMoney,
   SaleTaxCost: nonNegativeMoney.optional(),
@@ -134,15 +146,15 @@ export const insertOrderBody = z.object({
   DateShipped: isoDateField.nullish(),
   ShipmentTrackingNumber: optionalText(100),
   ShipToCompanyName: text(200).nullable(),
-  FirstName: text(200),
+  FirstName: nonBlank(200),
   LastName: text(200),
-  Street1: text(300),
+  Street1: nonBlank(300),
   Street2: optionalText(300),
-  City: text(200),
+  City: nonBlank(200),
   StateOrProvince: text(100),
-  Country: text(100),
+  Country: nonBlank(100),
   PostalCode: text(40),
-  ShippingMethod: text(200),
+  ShippingMethod: nonBlank(200),
   ShippingServiceName: optionalText(200),
   ShippingServiceValue: optionalText(200),
   DestinationShippingCarrier: optionalText(200),
