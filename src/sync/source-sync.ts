@@ -1,0 +1,42 @@
+// One Durable Object per source (named by its id) runs that source's cycles. Why a Durable
+// Object rather than Queues or Workflows: a single instance per name is exactly "cycles of one
+// source never overlap", each cycle is its own invocation with its own CPU budget (the cron only
+// dispatches), it runs in workerd under vitest like everything else, and its storage is the
+// natural home for per-source state that is not the service's data (Retry-After pauses, what the
+// simulated marketplace received).
+import { DurableObject } from "cloudflare:workers";
+import { kvStorage } from "./connectors/storage";
+import { receivedCalls, type ReceivedCall } from "./connectors/simulated/simulated.connector";
+import { runSourceCycle, type CycleSummary } from "./cycle";
+
+export class SourceSync extends DurableObject<Env> {
+  /** The cycle running now (or the last one); the next waits for it. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Runs one cycle after any cycle already running has ended. Input gates do not cover the
+   * awaits on D1 and the marketplace, so without this chain two calls would interleave.
+   */
+  runCycle(sourceId: string, scheduledTime?: number): Promise<CycleSummary> {
+    const next = this.tail.then(() =>
+      runSourceCycle(sourceId, {
+        env: this.env,
+        storage: kvStorage(this.ctx.storage.kv),
+        now: Math.max(Date.now(), scheduledTime ?? 0),
+      }),
+    );
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  /** What the simulated marketplace of this source received, oldest first. */
+  received(): ReceivedCall[] {
+    return receivedCalls(kvStorage(this.ctx.storage.kv));
+  }
+
+  /** The source was deleted: drop its per-source state once no cycle runs. */
+  async forget(): Promise<void> {
+    await this.tail;
+    await this.ctx.storage.deleteAll();
+  }
+}
