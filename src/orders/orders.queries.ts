@@ -208,10 +208,13 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
     return result.meta.changes === 1;
   }
   // The outbox row is written only if the update happened: changes() still reports it here,
-  // inside the same batch (one transaction, one connection).
-  const enqueue = db.run(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, created_at)
-    select ${order.storeId}, ${order.sourceId}, ${order.id}, ${move.delivery.kind}, ${JSON.stringify(move.delivery.payload)}, 'pending', 0, ${updatedAt}, ${updatedAt}
-    where changes() = 1`);
+  // inside the same batch (one transaction, one connection). An insert…select builder rather than
+  // db.run(sql`…`): drizzle 0.45's batch cannot carry a raw statement with parameters (it throws
+  // "reading 'bind'"). The select lists every outbox column in table order, id (null) first.
+  const enqueue = db.insert(outbox).select(
+    sql`select null, ${order.storeId}, ${order.sourceId}, ${order.id}, ${move.delivery.kind}, ${JSON.stringify(move.delivery.payload)}, 'pending', 0, ${updatedAt}, null, ${updatedAt}, null
+    where changes() = 1`,
+  );
   const [result] = await db.batch([update, enqueue]);
   return result.meta.changes === 1;
 }
