@@ -15,7 +15,7 @@ export interface ConnectorEntry {
 
 export const CONNECTORS = {
   simulated: { settingsSchema: simulatedSettingsSchema, secretFields: [], create: createSimulatedConnector },
-  walmart: { settingsSchema: walmartSettingsSchema, secretFields: ["clientSecret"], create: createWalmartConnector },
+  walmart: { settingsSchema: walmartSettingsSchema, secretFields: ["clientId", "clientSecret"], create: createWalmartConnector },
 } satisfies Record<string, ConnectorEntry>;
 
 export type SourceType = keyof typeof CONNECTORS;
