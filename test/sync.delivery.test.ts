@@ -217,4 +217,15 @@ describe("delivery to the marketplace", () => {
     expect(calls).toHaveLength(6);
     expect(new Set(calls.map((r) => r.OrderSourceOrderNumber)).size).toBe(6);
   });
+
+  it("delivers more rows than one round in a cycle (regression: 100 ids bound one by one broke D1's 100-parameter limit)", async () => {
+    const { storeId, token, sourceId, orders } = await importedStore(130);
+    for (let i = 0; i < orders.length; i += 20) {
+      await Promise.all(orders.slice(i, i + 20).map((order, j) => ack(token, order, `PO-${i + j}`)));
+    }
+    const summary = await cycleAt(sourceId, Date.now());
+    expect(summary.error).toBeNull();
+    expect(summary.delivered).toBe(130);
+    expect(await received(storeId, sourceId)).toHaveLength(130);
+  });
 });

@@ -136,6 +136,8 @@ describe("import from the simulated marketplace", () => {
 
     expect((await admin("POST", "/sync?sourceId=src_nope")).status).toBe(404);
     expect((await call("POST", "/admin/v1/sync")).status).toBe(403);
+    // The benchmark's routes exist only when the Worker runs with BENCH=1.
+    expect((await admin("POST", `/bench/baseline-import?sourceId=${sourceId}`)).status).toBe(404);
   });
 
   it("records the marketplace's error on the source when listing fails, and imports once it recovers", async () => {

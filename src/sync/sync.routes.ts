@@ -10,6 +10,7 @@ import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
 import { toWireDate } from "../lib/dates";
 import type { CycleSummary } from "./cycle";
+import { benchRoutes } from "./bench.routes";
 import { runSync } from "./run-sync";
 
 const syncQuery = z.object({ sourceId: z.string().min(1).optional() });
@@ -34,7 +35,9 @@ export function toWireCycle(s: CycleSummary) {
   };
 }
 
-export const syncRoutes = createRouter().post("/sync", validate("query", syncQuery), async (c) => {
+export const syncRoutes = createRouter()
+  .route("/bench", benchRoutes)
+  .post("/sync", validate("query", syncQuery), async (c) => {
   const { sourceId } = c.req.valid("query");
   if (sourceId !== undefined) {
     const source = await getDb(c.env).select().from(sources).where(eq(sources.id, sourceId)).get();

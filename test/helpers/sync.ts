@@ -85,8 +85,14 @@ export interface WireOrder {
   [field: string]: unknown;
 }
 
-export async function listOrders(token: string, query = "page=1&pageSize=100&fromDate=2000-01-01&toDate=2100-01-01"): Promise<WireOrder[]> {
-  const res = await call("GET", `/v1/${token}/Orders?${query}`);
-  if (res.status !== 200) throw new Error(`listOrders: ${res.status} ${res.text}`);
-  return res.json.Orders as WireOrder[];
+/** Every order of the token's store (all pages), or the one page `query` asks for. */
+export async function listOrders(token: string, query?: string): Promise<WireOrder[]> {
+  const all: WireOrder[] = [];
+  for (let page = 1; ; page++) {
+    const res = await call("GET", `/v1/${token}/Orders?${query ?? `page=${page}&pageSize=100&fromDate=2000-01-01&toDate=2100-01-01`}`);
+    if (res.status !== 200) throw new Error(`listOrders: ${res.status} ${res.text}`);
+    const orders = res.json.Orders as WireOrder[];
+    all.push(...orders);
+    if (query !== undefined || orders.length < 100) return all;
+  }
 }
