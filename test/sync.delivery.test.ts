@@ -160,6 +160,22 @@ describe("delivery to the marketplace", () => {
     expect(byId.get(a.OrderId)!.SyncUserErrorMessage).toMatch(/^Simulated marketplace 400 INVALID_REQUEST: order .* cannot be updated/);
     expect(byId.get(b.OrderId)!.SyncUserErrorMessage).toBeNull();
     expect((await received(probe.storeId, probe.sourceId)).map((r) => r.Operation)).toEqual(["acknowledge", "acknowledge"]);
+
+    // The operator sorts it out with the marketplace and retries: both of the order's rows go, in order.
+    await patchSource(probe.storeId, probe.sourceId, { Settings: { rejectOrderNumbers: [] } });
+    const retry = await call("POST", `/admin/v1/stores/${probe.storeId}/sources/${probe.sourceId}/deliveries/retry`, {
+      headers: { authorization: "Bearer test-admin-key" },
+    });
+    expect(retry.json).toMatchObject({ Success: true, Retried: 1 });
+    expect((await listOrders(probe.token)).every((o) => o.SyncUserErrorMessage === null)).toBe(true);
+    await cycleAt(probe.sourceId, Date.now());
+    expect((await deliveries(probe.storeId, probe.sourceId)).every((d) => d.Status === "delivered")).toBe(true);
+    expect((await received(probe.storeId, probe.sourceId)).map((r) => `${r.Operation}:${r.Answer}`)).toEqual([
+      "acknowledge:400",
+      "acknowledge:200",
+      "acknowledge:200",
+      "ship:200",
+    ]);
   });
 
   it("loses nothing and sends nothing twice when the marketplace fails for several cycles and then recovers", async () => {

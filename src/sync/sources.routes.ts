@@ -228,6 +228,26 @@ export const sourcesRoutes = createRouter()
       })),
     });
   })
+  // An operator fixed what the marketplace refused (or it is back): failed deliveries go out again
+  // on the next cycle, each order's in their original order, and the orders' messages clear.
+  .post("/stores/:storeId/sources/:sourceId/deliveries/retry", validate("param", sourceParam), async (c) => {
+    const { storeId, sourceId } = c.req.valid("param");
+    const row = await requireSource(c.env, storeId, sourceId);
+    const db = getDb(c.env);
+    const now = Date.now();
+    const failedOrders = sql`(select ${outbox.orderId} from ${outbox} where ${outbox.sourceId} = ${row.id} and ${outbox.state} = 'failed')`;
+    const [, retried] = await db.batch([
+      db
+        .update(orders)
+        .set({ syncUserErrorMessage: null, dateUpdated: sql`max(${orders.dateUpdated} + 1, ${now})` })
+        .where(sql`${orders.id} in ${failedOrders}`),
+      db
+        .update(outbox)
+        .set({ state: "pending", attempts: 0, nextAttemptAt: now, lastError: null })
+        .where(and(eq(outbox.sourceId, row.id), eq(outbox.state, "failed"))),
+    ]);
+    return ok(c, { Retried: retried.meta.changes, Source: await answerSource(c.env, row) });
+  })
   .get("/stores/:storeId/sources/:sourceId/received", validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
@@ -237,7 +257,8 @@ export const sourcesRoutes = createRouter()
     // The RPC type of an open Record body is `never`; the value is plain structured-clone data.
     const calls = (await c.env.SOURCE_SYNC.getByName(row.id).received()) as unknown as ReceivedCall[];
     return ok(c, {
-      Received: calls.map((r) => ({
+      // The latest 1,000 (the object keeps up to 20,000).
+      Received: calls.slice(-1000).map((r) => ({
         Seq: r.seq,
         Date: toWireDate(r.at),
         Operation: r.operation,
