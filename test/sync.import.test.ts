@@ -1,3 +1,4 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
@@ -154,5 +155,29 @@ describe("import from the simulated marketplace", () => {
     const ok = await cycleAt(sourceId, Date.now());
     expect(ok.error).toBeNull();
     expect(await listOrders(token)).toHaveLength(3);
+  });
+});
+
+describe("an import larger than one invocation", () => {
+  it("stops after its page budget, schedules the next invocation, and that one resumes where it stopped", async () => {
+    const { storeId, token } = await storeWithToken();
+    // 230 orders one per page: 200 pages fit one invocation.
+    const sourceId = await createSource(storeId, { Settings: { ...simulatedWindow(230), pageSize: 1 } });
+    const stub = env.SOURCE_SYNC.getByName(sourceId);
+    const first = await stub.runCycle(sourceId);
+    expect(first).toMatchObject({ more: true, imported: 200, fetched: 200 });
+    const source = (await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { Cursor: string | null } };
+    expect(source.Status.Cursor).toBeNull();
+
+    // The continuation runs as the object's alarm; run it now (false if it already fired by itself).
+    await runDurableObjectAlarm(stub);
+    // A cycle asked for now runs after the alarm's and finds the import finished: the alarm did it.
+    expect(await stub.runCycle(sourceId)).toMatchObject({ imported: 0, more: false });
+    const orders = await listOrders(token);
+    expect(orders).toHaveLength(230);
+    expect(new Set(orders.map((o) => o.OrderSourceOrderNumber)).size).toBe(230);
+    const after = (await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { Cursor: string | null; ImportedTotal: number } };
+    expect(after.Status.ImportedTotal).toBe(230);
+    expect(after.Status.Cursor).not.toBeNull();
   });
 });

@@ -10,7 +10,7 @@ import { MarketplaceError } from "./connector";
 import { connectorEntry } from "./connectors";
 import type { SourceStorage } from "./connectors/storage";
 import { deliverPending } from "./delivery";
-import { importOrders } from "./importer";
+import { importOrders, type ImportProgress } from "./importer";
 
 export interface CycleSummary {
   sourceId: string;
@@ -20,6 +20,8 @@ export interface CycleSummary {
   endedAt: number;
   /** False when the cycle did nothing: the source is disabled or gone. */
   ran: boolean;
+  /** The import did not fit this invocation; the next one (an alarm, right away) continues it. */
+  more: boolean;
   fetched: number;
   imported: number;
   delivered: number;
@@ -33,6 +35,8 @@ export interface CycleSummary {
   error: string | null;
 }
 
+/** Where an import that did not fit one invocation stands. */
+const IMPORT_PROGRESS = "sync:importProgress";
 /** Until when the marketplace asked not to be called (a 429's Retry-After), per source. */
 const PAUSED_UNTIL = "sync:pausedUntil";
 
@@ -57,6 +61,7 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
     startedAt: now,
     endedAt: now,
     ran: false,
+    more: false,
     fetched: 0,
     imported: 0,
     delivered: 0,
@@ -99,18 +104,30 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   if (connector && pausedUntil > now) {
     errors.push(`The marketplace asked to wait until ${new Date(pausedUntil).toISOString()} (Retry-After); nothing was sent.`);
   } else if (connector) {
+    const resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
+    let imported = 0;
     try {
-      const imported = await importOrders(db, source, connector, now);
-      summary.fetched = imported.fetched;
-      summary.imported = imported.imported;
-      await db
-        .update(sources)
-        .set({ cursorAt: imported.cursorAt, importedTotal: sql`${sources.importedTotal} + ${imported.imported}` })
-        .where(eq(sources.id, sourceId));
+      const result = await importOrders(db, source, connector, now, {
+        resume,
+        // Saved after every page, so even an invocation killed mid-import resumes past it.
+        onProgress: (progress) => (progress ? storage.put(IMPORT_PROGRESS, progress) : storage.delete(IMPORT_PROGRESS)),
+        onImported: (n) => (imported += n),
+      });
+      summary.fetched = result.fetched;
+      summary.more = result.unfinished !== null;
+      if (!result.unfinished) {
+        await db.update(sources).set({ cursorAt: result.cursorAt }).where(eq(sources.id, sourceId));
+      }
     } catch (error) {
       // Orders already written stay; the cursor does not move, so the next cycle fetches them
-      // again and the upsert leaves each once.
+      // again and the upsert leaves each once. A resumed page cursor the marketplace refuses is
+      // dropped: the next cycle starts the window over.
+      if (resume && error instanceof MarketplaceError && !error.retryable) storage.delete(IMPORT_PROGRESS);
       note("import", error);
+    }
+    summary.imported = imported;
+    if (imported > 0) {
+      await db.update(sources).set({ importedTotal: sql`${sources.importedTotal} + ${imported}` }).where(eq(sources.id, sourceId));
     }
     // Delivery does not depend on the import: an acknowledgement can go out while listing fails,
     // unless the marketplace just asked to be left alone.

@@ -18,28 +18,72 @@ export interface ImportSource {
   cursorAt: number | null;
 }
 
+/** Where an unfinished import stands: the window it fetches and the marketplace's next page. */
+export interface ImportProgress {
+  since: number;
+  cursor: string;
+  /** The cursor the source takes once this import completes. */
+  cursorAt: number;
+}
+
 export interface ImportResult {
   fetched: number;
   imported: number;
   pages: number;
-  /** The new cursor: the time the fetch started (orders changed later are the next cycle's). */
+  /** Set when the page budget ran out first: the next invocation resumes from here. */
+  unfinished: ImportProgress | null;
+  /** The new cursor once complete: the time the fetch started (orders changed later are the next cycle's). */
   cursorAt: number;
 }
+
+/** Pages one invocation imports (100 orders each by default) before handing over to the next. */
+export const MAX_PAGES_PER_INVOCATION = 200;
 
 export function importSince(cursorAt: number | null, now: number): number {
   return cursorAt === null ? now - FIRST_LOOKBACK_MS : cursorAt - OVERLAP_MS;
 }
 
-export async function importOrders(db: Db, source: ImportSource, connector: Connector, now: number): Promise<ImportResult> {
-  const since = new Date(importSince(source.cursorAt, now));
-  const result: ImportResult = { fetched: 0, imported: 0, pages: 0, cursorAt: now };
-  let cursor: string | null = null;
+export interface ImportOptions {
+  /** Continue an import an earlier invocation left unfinished. */
+  resume?: ImportProgress | null;
+  /** Called after each page is written, with where the next invocation would resume. */
+  onProgress?: (progress: ImportProgress | null) => void;
+  /** Called with each page's count of new orders (they count even if a later page fails). */
+  onImported?: (count: number) => void;
+  maxPages?: number;
+}
+
+/**
+ * Fetches and writes pages until the marketplace has no more, or the page budget is spent (a
+ * backlog larger than one invocation's CPU then spreads over several, each resuming where the
+ * last one wrote its last page).
+ */
+export async function importOrders(
+  db: Db,
+  source: ImportSource,
+  connector: Connector,
+  now: number,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
+  const resume = options.resume ?? null;
+  const since = resume ? resume.since : importSince(source.cursorAt, now);
+  const result: ImportResult = { fetched: 0, imported: 0, pages: 0, unfinished: null, cursorAt: resume ? resume.cursorAt : now };
+  let cursor: string | null = resume ? resume.cursor : null;
   do {
-    const page: OrderPage = await connector.fetchOrders(since, cursor);
+    if (result.pages >= (options.maxPages ?? MAX_PAGES_PER_INVOCATION)) {
+      result.unfinished = { since, cursor: cursor!, cursorAt: result.cursorAt };
+      return result;
+    }
+    const page: OrderPage = await connector.fetchOrders(new Date(since), cursor);
     result.pages += 1;
     result.fetched += page.orders.length;
-    if (page.orders.length > 0) result.imported += await writePage(db, source, page.orders, now);
+    if (page.orders.length > 0) {
+      const count = await writePage(db, source, page.orders, now);
+      result.imported += count;
+      options.onImported?.(count);
+    }
     cursor = page.nextCursor;
+    options.onProgress?.(cursor === null ? null : { since, cursor, cursorAt: result.cursorAt });
   } while (cursor !== null);
   return result;
 }

@@ -42,6 +42,7 @@ function failedCycle(sourceId: string, at: number, reason: unknown): CycleSummar
     startedAt: at,
     endedAt: at,
     ran: false,
+    more: false,
     fetched: 0,
     imported: 0,
     delivered: 0,

@@ -9,6 +9,8 @@ import { kvStorage } from "./connectors/storage";
 import { receivedCalls, type ReceivedCall } from "./connectors/simulated/simulated.connector";
 import { runSourceCycle, type CycleSummary } from "./cycle";
 
+const SOURCE_ID = "sync:sourceId";
+
 export class SourceSync extends DurableObject<Env> {
   /** The cycle running now (or the last one); the next waits for it. */
   private tail: Promise<unknown> = Promise.resolve();
@@ -18,15 +20,27 @@ export class SourceSync extends DurableObject<Env> {
    * awaits on D1 and the marketplace, so without this chain two calls would interleave.
    */
   runCycle(sourceId: string, scheduledTime?: number): Promise<CycleSummary> {
-    const next = this.tail.then(() =>
-      runSourceCycle(sourceId, {
+    const next = this.tail.then(async () => {
+      const summary = await runSourceCycle(sourceId, {
         env: this.env,
         storage: kvStorage(this.ctx.storage.kv),
         now: cycleTime(scheduledTime, Date.now()),
-      }),
-    );
+      });
+      if (summary.more) {
+        // The import did not fit this invocation: the next one continues it right away.
+        this.ctx.storage.kv.put(SOURCE_ID, sourceId);
+        await this.ctx.storage.setAlarm(Date.now());
+      }
+      return summary;
+    });
     this.tail = next.catch(() => undefined);
     return next;
+  }
+
+  /** Continues an import that did not fit one invocation (an alarm is its own invocation). */
+  override async alarm(): Promise<void> {
+    const sourceId = this.ctx.storage.kv.get<string>(SOURCE_ID);
+    if (sourceId) await this.runCycle(sourceId);
   }
 
   /** What the simulated marketplace of this source received, oldest first. */

@@ -25,6 +25,8 @@ export function toWireCycle(s: CycleSummary) {
     DateEnded: toWireDate(s.endedAt),
     OrdersFetched: s.fetched,
     OrdersImported: s.imported,
+    /** The import continues in the next invocation (it did not fit this one). */
+    ImportContinues: s.more,
     Delivered: s.delivered,
     DeliveriesRetrying: s.retrying,
     DeliveriesFailed: s.failed,
