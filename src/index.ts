@@ -1,11 +1,16 @@
 // The Worker's entry point: HTTP requests, the Cron Trigger, and the Durable Object classes.
 import { app } from "./app";
 import { normalizeRequest } from "./http/normalize";
+import { runSync } from "./sync/run-sync";
 
 export { RateLimiter } from "./throttle/rate-limiter";
+export { SourceSync } from "./sync/source-sync";
 
 export default {
   fetch(request, env, ctx) {
     return app.fetch(normalizeRequest(request), env, ctx);
+  },
+  scheduled(controller, env, ctx) {
+    ctx.waitUntil(runSync(env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

@@ -3,8 +3,12 @@ import { createRouter } from "../http/create-router";
 import { adminOnly } from "./admin-auth";
 import { maintenanceRoutes } from "./maintenance.routes";
 import { storesRoutes } from "./stores.routes";
+import { sourcesRoutes } from "../sync/sources.routes";
+import { syncRoutes } from "../sync/sync.routes";
 
 export const adminRoutes = createRouter()
   .use("*", adminOnly)
   .route("/", storesRoutes)
-  .route("/", maintenanceRoutes);
+  .route("/", maintenanceRoutes)
+  .route("/", sourcesRoutes)
+  .route("/", syncRoutes);

@@ -49,6 +49,13 @@ export const sources = sqliteTable(
     settingsCiphertext: text("settings_ciphertext").notNull(),
     /** Import cursor: orders changed at or after this time (minus an overlap) are fetched. */
     cursorAt: ms("cursor_at"),
+    /** The last cycle (src/sync/cycle.ts), for the status view. */
+    lastCycleStartedAt: ms("last_cycle_started_at"),
+    lastCycleEndedAt: ms("last_cycle_ended_at"),
+    lastCycleImported: integer("last_cycle_imported").notNull().default(0),
+    importedTotal: integer("imported_total").notNull().default(0),
+    /** What went wrong in the last cycle (import or delivery), null when it went through. */
+    lastError: text("last_error"),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
   },

@@ -1,0 +1,138 @@
+// Benchmark-only routes (bench/sync.bench.mjs), answered only when the Worker runs with the var
+// BENCH=1, which only the benchmark sets (`wrangler dev --var BENCH:1`). Elsewhere they are 404.
+import { eq, sql } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { z } from "zod";
+import { getDb } from "../db/client";
+import { orderItems, orders, sources, stores } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { ok } from "../http/envelope";
+import { createRouter, type AppEnv } from "../http/create-router";
+import { validate } from "../http/validate";
+import { decryptJson, randomId } from "../lib/crypto";
+import type { ImportedOrder } from "./connector";
+import { createSimulatedConnector } from "./connectors/simulated/simulated.connector";
+import { memoryStorage } from "./connectors/storage";
+import { countStatements } from "./cycle";
+import { importSince } from "./importer";
+
+const benchOnly = createMiddleware<AppEnv>(async function benchOnly(c, next) {
+  if ((c.env as { BENCH?: string }).BENCH !== "1") throw new ApiError(404, "Not found.");
+  await next();
+});
+
+const sourceQuery = z.object({ sourceId: z.string(), count: z.coerce.number().int().min(1).max(100_000).optional() });
+
+/** Orders per db.batch in the baseline: two statements each (the order, then its lines). */
+const BASELINE_BATCH = 50;
+
+export const benchRoutes = createRouter()
+  .use("*", benchOnly)
+  // The baseline: the same simulated orders as one import cycle of the source, inserted into a
+  // fresh store with plain drizzle inserts in db.batch (no upsert, no JSON packing).
+  .post("/baseline-import", validate("query", sourceQuery), async (c) => {
+    const { sourceId } = c.req.valid("query");
+    const source = await getDb(c.env).select().from(sources).where(eq(sources.id, sourceId)).get();
+    if (!source || source.type !== "simulated") throw new ApiError(404, `No simulated source '${sourceId}'.`);
+    const settings = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
+    const connector = createSimulatedConnector({ sourceId, settings, fetch, now: () => new Date() }, memoryStorage());
+    const counted = countStatements(c.env.DB);
+    const db = getDb({ DB: counted.d1 });
+    const storeId = randomId("st");
+    await db.insert(stores).values({ id: storeId, name: "bench baseline", createdAt: Date.now() });
+    const since = new Date(importSince(null, Date.now()));
+    let cursor: string | null = null;
+    let inserted = 0;
+    do {
+      const page: { orders: ImportedOrder[]; nextCursor: string | null } = await connector.fetchOrders(since, cursor);
+      for (let i = 0; i < page.orders.length; i += BASELINE_BATCH) {
+        const part = page.orders.slice(i, i + BASELINE_BATCH);
+        const statements = part.flatMap((o) => {
+          const head = db.insert(orders).values(orderValues(storeId, source.name, o));
+          // As InsertOrder does it (src/orders/orders.queries.ts): lines find their order by key.
+          const orderId = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} and ${orders.orderSource} = ${source.name} and ${orders.orderSourceOrderNumber} = ${o.sourceOrderNumber})`;
+          return [
+            head,
+            db.insert(orderItems).values(
+              o.items.map((item) => ({
+                orderId,
+                sourceLineId: item.sourceLineId,
+                sku: item.sku,
+                name: item.name,
+                quantity: item.quantity,
+                unitPrice: item.unitPrice,
+                saleTaxCost: item.saleTaxCost,
+                discount: item.discount,
+              })),
+            ),
+          ];
+        });
+        await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+        inserted += part.length;
+      }
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    return ok(c, { Inserted: inserted, D1Statements: counted.count() });
+  })
+  // Puts `count` imported orders of the source in Processing with a pending acknowledgement each,
+  // as `count` AcknowledgeOrder calls would, without paying for the calls.
+  .post("/enqueue-acknowledgements", validate("query", sourceQuery), async (c) => {
+    const { sourceId, count = 1000 } = c.req.valid("query");
+    const now = Date.now();
+    const d1 = c.env.DB;
+    await d1.batch([
+      d1
+        .prepare(
+          `update orders set status = 'Processing', order_destination_order_number = 'BENCH-' || id, date_updated = ?1
+           where id in (select id from orders where source_id = ?2 and status = 'New' order by id limit ?3)`,
+        )
+        .bind(now, sourceId, count),
+      d1
+        .prepare(
+          `insert into outbox (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, created_at)
+           select store_id, source_id, id, 'acknowledge', json_object('sellerOrderNumber', order_destination_order_number), 'pending', 0, ?1, ?1
+           from orders where source_id = ?2 and date_updated = ?1 and status = 'Processing' order by id`,
+        )
+        .bind(now, sourceId),
+    ]);
+    const row = await d1.prepare(`select count(*) as n from outbox where source_id = ?1 and state = 'pending'`).bind(sourceId).first<{ n: number }>();
+    return ok(c, { Pending: row?.n ?? 0 });
+  });
+
+function orderValues(storeId: string, name: string, o: ImportedOrder) {
+  const now = Date.now();
+  return {
+    storeId,
+    orderSource: name,
+    orderSourceOrderNumber: o.sourceOrderNumber,
+    orderSourceCustomerOrderNumber: o.sourceCustomerOrderNumber,
+    status: "New",
+    sourceOrderStatus: o.sourceOrderStatus,
+    buyerEmailAddress: o.buyerEmail,
+    buyerPhoneNumber: o.buyerPhone,
+    buyerUserId: o.buyerUserId,
+    firstName: o.shipTo.firstName,
+    lastName: o.shipTo.lastName,
+    shipToCompanyName: o.shipTo.companyName,
+    street1: o.shipTo.street1,
+    street2: o.shipTo.street2,
+    city: o.shipTo.city,
+    stateOrProvince: o.shipTo.stateOrProvince,
+    postalCode: o.shipTo.postalCode,
+    country: o.shipTo.country,
+    shippingMethod: o.shippingMethod,
+    shippingServiceName: o.shippingServiceName,
+    shippingServiceValue: o.shippingServiceValue,
+    paymentType: o.paymentType,
+    paymentTransactionId: o.paymentTransactionId,
+    isMarketplacePrime: o.isPrime,
+    grandTotal: o.grandTotal,
+    subTotal: o.subTotal,
+    shippingTotal: o.shippingTotal,
+    shippingTaxTotal: o.shippingTaxTotal,
+    giftWrapTotal: o.giftWrapTotal,
+    giftWrapTaxTotal: o.giftWrapTaxTotal,
+    dateCreatedInOrderSource: o.createdAt.getTime(),
+    dateUpdated: now,
+  };
+}

@@ -1,0 +1,26 @@
+// The connector registry: a source's Type picks one entry. Each entry validates its Settings
+// (the admin routes answer 400 naming the field) and builds a Connector for one cycle.
+import type { z } from "zod";
+import type { Connector, ConnectorContext } from "../connector";
+import { createSimulatedConnector, simulatedSettingsSchema } from "./simulated/simulated.connector";
+import type { SourceStorage } from "./storage";
+import { createWalmartConnector, walmartSettingsSchema } from "./walmart/walmart.connector";
+
+export interface ConnectorEntry {
+  settingsSchema: z.ZodType<Record<string, unknown>>;
+  /** Which Settings fields are secrets: kept encrypted like the rest, but masked in answers. */
+  secretFields: string[];
+  create(ctx: ConnectorContext, storage: SourceStorage): Connector;
+}
+
+export const CONNECTORS = {
+  simulated: { settingsSchema: simulatedSettingsSchema, secretFields: [], create: createSimulatedConnector },
+  walmart: { settingsSchema: walmartSettingsSchema, secretFields: ["clientId", "clientSecret"], create: createWalmartConnector },
+} satisfies Record<string, ConnectorEntry>;
+
+export type SourceType = keyof typeof CONNECTORS;
+export const SOURCE_TYPES = Object.keys(CONNECTORS) as [SourceType, ...SourceType[]];
+
+export function connectorEntry(type: string): ConnectorEntry | null {
+  return Object.hasOwn(CONNECTORS, type) ? (CONNECTORS[type as SourceType] as ConnectorEntry) : null;
+}

@@ -1,0 +1,186 @@
+// One sync cycle of one source: import what changed since the cursor, then deliver what is
+// pending. Runs inside the source's SourceSync Durable Object, which keeps cycles of one source
+// from overlapping; this module only needs a database, a clock and the source's storage.
+import { and, count, eq, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import * as schema from "../db/schema";
+import { outbox, sources } from "../db/schema";
+import { decryptJson } from "../lib/crypto";
+import { MarketplaceError } from "./connector";
+import { connectorEntry } from "./connectors";
+import type { SourceStorage } from "./connectors/storage";
+import { deliverPending } from "./delivery";
+import { importOrders, type ImportProgress } from "./importer";
+
+export interface CycleSummary {
+  sourceId: string;
+  name: string;
+  type: string;
+  startedAt: number;
+  endedAt: number;
+  /** False when the cycle did nothing: the source is disabled or gone. */
+  ran: boolean;
+  /** The import did not fit this invocation; the next one (an alarm, right away) continues it. */
+  more: boolean;
+  fetched: number;
+  imported: number;
+  delivered: number;
+  retrying: number;
+  failed: number;
+  /** Deliveries still waiting (due later, or behind an earlier one) and failed for good, after the cycle. */
+  pendingDeliveries: number;
+  failedDeliveries: number;
+  /** D1 statements the cycle issued. */
+  statements: number;
+  error: string | null;
+}
+
+/** Where an import that did not fit one invocation stands. */
+const IMPORT_PROGRESS = "sync:importProgress";
+/** Until when the marketplace asked not to be called (a 429's Retry-After), per source. */
+const PAUSED_UNTIL = "sync:pausedUntil";
+
+export interface CycleDeps {
+  env: Env;
+  storage: SourceStorage;
+  /** The cycle's clock: the cron's scheduled time, or now. */
+  now: number;
+  fetch?: typeof fetch;
+}
+
+export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise<CycleSummary> {
+  const { now, storage } = deps;
+  const counted = countStatements(deps.env.DB);
+  const db = drizzle(counted.d1, { schema });
+  const startedReal = Date.now();
+  const clock = () => new Date(now + (Date.now() - startedReal));
+  const summary: CycleSummary = {
+    sourceId,
+    name: "",
+    type: "",
+    startedAt: now,
+    endedAt: now,
+    ran: false,
+    more: false,
+    fetched: 0,
+    imported: 0,
+    delivered: 0,
+    retrying: 0,
+    failed: 0,
+    pendingDeliveries: 0,
+    failedDeliveries: 0,
+    statements: 0,
+    error: null,
+  };
+  const source = await db
+    .select()
+    .from(sources)
+    .where(eq(sources.id, sourceId))
+    .get();
+  if (!source || !source.enabled) {
+    summary.error = source ? "The source is disabled." : "The source no longer exists.";
+    summary.statements = counted.count();
+    return summary;
+  }
+  summary.name = source.name;
+  summary.type = source.type;
+  summary.ran = true;
+  await db.update(sources).set({ lastCycleStartedAt: now }).where(eq(sources.id, sourceId));
+
+  const errors: string[] = [];
+  const note = (stage: string, error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    errors.push(`${stage}: ${message}`);
+    if (error instanceof MarketplaceError && error.retryAfterMs) {
+      storage.put(PAUSED_UNTIL, clock().getTime() + error.retryAfterMs);
+    }
+  };
+
+  const connector = await createConnector(deps, source, clock).catch((error: unknown) => {
+    note("settings", error);
+    return null;
+  });
+  const pausedUntil = storage.get<number>(PAUSED_UNTIL) ?? 0;
+  if (connector && pausedUntil > now) {
+    errors.push(`The marketplace asked to wait until ${new Date(pausedUntil).toISOString()} (Retry-After); nothing was sent.`);
+  } else if (connector) {
+    const resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
+    let imported = 0;
+    try {
+      const result = await importOrders(db, source, connector, now, {
+        resume,
+        // Saved after every page, so even an invocation killed mid-import resumes past it.
+        onProgress: (progress) => (progress ? storage.put(IMPORT_PROGRESS, progress) : storage.delete(IMPORT_PROGRESS)),
+        onImported: (n) => (imported += n),
+      });
+      summary.fetched = result.fetched;
+      summary.more = result.unfinished !== null;
+      if (!result.unfinished) {
+        await db.update(sources).set({ cursorAt: result.cursorAt }).where(eq(sources.id, sourceId));
+      }
+    } catch (error) {
+      // Orders already written stay; the cursor does not move, so the next cycle fetches them
+      // again and the upsert leaves each once. A resumed page cursor the marketplace refuses is
+      // dropped: the next cycle starts the window over.
+      if (resume && error instanceof MarketplaceError && !error.retryable) storage.delete(IMPORT_PROGRESS);
+      note("import", error);
+    }
+    summary.imported = imported;
+    if (imported > 0) {
+      await db.update(sources).set({ importedTotal: sql`${sources.importedTotal} + ${imported}` }).where(eq(sources.id, sourceId));
+    }
+    // Delivery does not depend on the import: an acknowledgement can go out while listing fails,
+    // unless the marketplace just asked to be left alone.
+    if ((storage.get<number>(PAUSED_UNTIL) ?? 0) <= now) {
+      const delivered = await deliverPending(db, sourceId, connector, now);
+      summary.delivered = delivered.delivered;
+      summary.retrying = delivered.retrying;
+      summary.failed = delivered.failed;
+      if (delivered.stoppedBy) note("delivery", delivered.stoppedBy);
+    }
+  }
+
+  const [pending, failed] = await db.batch([
+    db.select({ n: count() }).from(outbox).where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "pending"))),
+    db.select({ n: count() }).from(outbox).where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "failed"))),
+  ]);
+  summary.pendingDeliveries = pending[0]?.n ?? 0;
+  summary.failedDeliveries = failed[0]?.n ?? 0;
+  summary.error = errors.length > 0 ? errors.join(" ") : null;
+  summary.endedAt = clock().getTime();
+  await db
+    .update(sources)
+    .set({ lastCycleEndedAt: summary.endedAt, lastCycleImported: summary.imported, lastError: summary.error })
+    .where(eq(sources.id, sourceId));
+  summary.statements = counted.count();
+  return summary;
+}
+
+async function createConnector(deps: CycleDeps, source: typeof sources.$inferSelect, clock: () => Date) {
+  const entry = connectorEntry(source.type);
+  if (!entry) throw new MarketplaceError(`No connector for Type '${source.type}'.`, null, false);
+  const settings = await decryptJson<Record<string, unknown>>(deps.env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
+  const fetchImpl = deps.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  return entry.create(
+    { sourceId: source.id, settings, fetch: fetchImpl as typeof fetch, now: clock },
+    deps.storage,
+  );
+}
+
+/** A D1Database that counts the statements prepared through it (what the benchmark reports). */
+export function countStatements(d1: D1Database): { d1: D1Database; count: () => number } {
+  let n = 0;
+  const proxy = new Proxy(d1, {
+    get(target, prop) {
+      if (prop === "prepare") {
+        return (query: string) => {
+          n += 1;
+          return target.prepare(query);
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { d1: proxy, count: () => n };
+}

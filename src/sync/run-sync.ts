@@ -1,0 +1,56 @@
+// What the Cron Trigger and POST /admin/v1/sync run: one cycle per enabled source, each in its
+// source's own Durable Object (its own invocation), all at once. This function only dispatches
+// and collects the summaries.
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { getDb } from "../db/client";
+import { sources, stores } from "../db/schema";
+import type { CycleSummary } from "./cycle";
+
+export interface SyncSummary {
+  startedAt: number;
+  sources: CycleSummary[];
+}
+
+export async function runSync(env: Env, scheduledTime: number, options: { sourceIds?: string[] } = {}): Promise<SyncSummary> {
+  const ids = options.sourceIds ?? (await enabledSourceIds(env));
+  const settled = await Promise.allSettled(ids.map((id) => env.SOURCE_SYNC.getByName(id).runCycle(id, scheduledTime)));
+  return {
+    startedAt: scheduledTime,
+    sources: settled.map((outcome, i) =>
+      outcome.status === "fulfilled" ? (outcome.value as CycleSummary) : failedCycle(ids[i]!, scheduledTime, outcome.reason),
+    ),
+  };
+}
+
+async function enabledSourceIds(env: Env): Promise<string[]> {
+  const rows = await getDb(env)
+    .select({ id: sources.id })
+    .from(sources)
+    .innerJoin(stores, eq(stores.id, sources.storeId))
+    .where(and(eq(sources.enabled, true), isNull(stores.deletedAt)))
+    .orderBy(asc(sources.createdAt), asc(sources.id));
+  return rows.map((r) => r.id);
+}
+
+/** A cycle that threw (its object crashed, D1 was unreachable): the others still report. */
+function failedCycle(sourceId: string, at: number, reason: unknown): CycleSummary {
+  console.error("sync cycle failed", sourceId, reason);
+  return {
+    sourceId,
+    name: "",
+    type: "",
+    startedAt: at,
+    endedAt: at,
+    ran: false,
+    more: false,
+    fetched: 0,
+    imported: 0,
+    delivered: 0,
+    retrying: 0,
+    failed: 0,
+    pendingDeliveries: 0,
+    failedDeliveries: 0,
+    statements: 0,
+    error: "The cycle did not complete; it is retried on the next run.",
+  };
+}

@@ -1,0 +1,64 @@
+// One Durable Object per source (named by its id) runs that source's cycles. Why a Durable
+// Object rather than Queues or Workflows: a single instance per name is exactly "cycles of one
+// source never overlap", each cycle is its own invocation with its own CPU budget (the cron only
+// dispatches), it runs in workerd under vitest like everything else, and its storage is the
+// natural home for per-source state that is not the service's data (Retry-After pauses, what the
+// simulated marketplace received).
+import { DurableObject } from "cloudflare:workers";
+import { kvStorage } from "./connectors/storage";
+import { receivedCalls, type ReceivedCall } from "./connectors/simulated/simulated.connector";
+import { runSourceCycle, type CycleSummary } from "./cycle";
+
+const SOURCE_ID = "sync:sourceId";
+
+export class SourceSync extends DurableObject<Env> {
+  /** The cycle running now (or the last one); the next waits for it. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Runs one cycle after any cycle already running has ended. Input gates do not cover the
+   * awaits on D1 and the marketplace, so without this chain two calls would interleave.
+   */
+  runCycle(sourceId: string, scheduledTime?: number): Promise<CycleSummary> {
+    const next = this.tail.then(async () => {
+      const summary = await runSourceCycle(sourceId, {
+        env: this.env,
+        storage: kvStorage(this.ctx.storage.kv),
+        now: cycleTime(scheduledTime, Date.now()),
+      });
+      if (summary.more) {
+        // The import did not fit this invocation: the next one continues it right away.
+        this.ctx.storage.kv.put(SOURCE_ID, sourceId);
+        await this.ctx.storage.setAlarm(Date.now());
+      }
+      return summary;
+    });
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Continues an import that did not fit one invocation (an alarm is its own invocation). */
+  override async alarm(): Promise<void> {
+    const sourceId = this.ctx.storage.kv.get<string>(SOURCE_ID);
+    if (sourceId) await this.runCycle(sourceId);
+  }
+
+  /** What the simulated marketplace of this source received, oldest first. */
+  received(): ReceivedCall[] {
+    return receivedCalls(kvStorage(this.ctx.storage.kv));
+  }
+
+  /** The source was deleted: drop its per-source state once no cycle runs. */
+  async forget(): Promise<void> {
+    await this.tail;
+    await this.ctx.storage.deleteAll();
+  }
+}
+
+/**
+ * The cycle's clock: the time the cron was scheduled for (so a test, or a replay, can run a cycle
+ * "at" a given time), unless that is long past because the cycle waited behind another.
+ */
+export function cycleTime(scheduledTime: number | undefined, now: number): number {
+  return scheduledTime !== undefined && scheduledTime > now - 60_000 ? scheduledTime : now;
+}

@@ -1,0 +1,98 @@
+// Sources and cycles for the sync tests, through the admin API and the Worker's own handlers.
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import worker from "../../src/index";
+import { admin, call } from "./api";
+
+export const HOUR = 3_600_000;
+export const MINUTE = 60_000;
+
+/** A window of exactly `count` simulated orders at 12 an hour, ending a little before now. */
+export function simulatedWindow(count: number, endsBefore = HOUR) {
+  const interval = 5 * MINUTE;
+  const end = Math.floor((Date.now() - endsBefore) / interval) * interval;
+  const start = end - (count - 1) * interval;
+  return { ordersPerHour: 12, startAt: new Date(start).toISOString(), endAt: new Date(end).toISOString() };
+}
+
+export async function createSource(storeId: string, body: { Type?: string; Name?: string; Settings?: Record<string, unknown> } = {}) {
+  const res = await admin("POST", `/stores/${storeId}/sources`, {
+    Type: body.Type ?? "simulated",
+    Name: body.Name ?? "SimMarket",
+    Settings: body.Settings ?? simulatedWindow(5),
+  });
+  if (res.status !== 200) throw new Error(`createSource: ${res.status} ${res.text}`);
+  return (res.json.Source as { SourceId: string }).SourceId;
+}
+
+export async function patchSource(storeId: string, sourceId: string, body: Record<string, unknown>) {
+  const res = await admin("PATCH", `/stores/${storeId}/sources/${sourceId}`, body);
+  if (res.status !== 200) throw new Error(`patchSource: ${res.status} ${res.text}`);
+  return res.json.Source as Record<string, unknown>;
+}
+
+/** Fires the Cron Trigger as the runtime would, and waits for everything it dispatched. */
+export async function fireCron(scheduledTime = Date.now()) {
+  const controller = createScheduledController({ scheduledTime: new Date(scheduledTime), cron: "*/15 * * * *" });
+  const ctx = createExecutionContext();
+  worker.scheduled(controller, env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+/** One cycle of one source at a chosen time, through its Durable Object (what the cron dispatches). */
+export function cycleAt(sourceId: string, at: number) {
+  return env.SOURCE_SYNC.getByName(sourceId).runCycle(sourceId, at);
+}
+
+export interface Received {
+  Seq: number;
+  Operation: string;
+  OrderSourceOrderNumber: string | null;
+  Body: Record<string, unknown>;
+  Answer: number | string;
+}
+
+export async function received(storeId: string, sourceId: string): Promise<Received[]> {
+  const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/received`);
+  if (res.status !== 200) throw new Error(`received: ${res.status} ${res.text}`);
+  return res.json.Received as Received[];
+}
+
+export interface Delivery {
+  OrderId: string;
+  Kind: string;
+  Status: string;
+  Attempts: number;
+  DateNextAttempt: string | null;
+  LastError: string | null;
+}
+
+export async function deliveries(storeId: string, sourceId: string): Promise<Delivery[]> {
+  const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/deliveries`);
+  if (res.status !== 200) throw new Error(`deliveries: ${res.status} ${res.text}`);
+  return res.json.Deliveries as Delivery[];
+}
+
+export interface WireOrder {
+  OrderId: string;
+  OrderSource: string;
+  OrderSourceOrderNumber: string;
+  OrderStatus: string;
+  SourceOrderStatus: string;
+  SyncStatus: string;
+  SyncUserErrorMessage: string | null;
+  OrderItems: { Sku: string; Quantity: number }[];
+  [field: string]: unknown;
+}
+
+/** Every order of the token's store (all pages), or the one page `query` asks for. */
+export async function listOrders(token: string, query?: string): Promise<WireOrder[]> {
+  const all: WireOrder[] = [];
+  for (let page = 1; ; page++) {
+    const res = await call("GET", `/v1/${token}/Orders?${query ?? `page=${page}&pageSize=100&fromDate=2000-01-01&toDate=2100-01-01`}`);
+    if (res.status !== 200) throw new Error(`listOrders: ${res.status} ${res.text}`);
+    const orders = res.json.Orders as WireOrder[];
+    all.push(...orders);
+    if (query !== undefined || orders.length < 100) return all;
+  }
+}
