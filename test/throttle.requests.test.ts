@@ -37,7 +37,7 @@ async function repeat(times: number, request: () => ReturnType<typeof call>) {
 }
 
 /** The app with an environment whose limiter cannot be reached (every RPC throws). */
-async function callWithBrokenLimiter(method: string, path: string, body?: unknown) {
+async function callWithBrokenLimiter(method: string, path: string, body?: unknown, ip = nextIp()) {
   const broken = {
     getByName: () =>
       new Proxy({}, { get: () => () => Promise.reject(new Error("Durable Object reset because its code was updated.")) }),
@@ -47,7 +47,7 @@ async function callWithBrokenLimiter(method: string, path: string, body?: unknow
   const ctx = createExecutionContext();
   const request = new Request(BASE + path, {
     method,
-    headers: { "content-type": "application/json", "cf-connecting-ip": nextIp() },
+    headers: { "content-type": "application/json", "cf-connecting-ip": ip },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const response = await app.fetch(normalizeRequest(request), { ...env, RATE_LIMITER: broken }, ctx);
@@ -169,6 +169,11 @@ describe("throttle on /v1 requests", () => {
     const elsewhere = await call("PUT", "/v1/Authorization", { body: { ConsumerKey: key.Key }, headers: { "cf-connecting-ip": nextIp() } });
     expect(elsewhere.status).toBe(200);
     expect(limits(elsewhere)).toEqual({ limit: "50", remaining: "49" });
+
+    // The refusal is remembered by the isolate: more guesses from the address cost no RPC.
+    expect((await callWithBrokenLimiter("PUT", "/v1/Authorization", { ConsumerKey: "ofh_guess" }, ip)).status).toBe(429);
+    vi.setSystemTime(NOW + 500);
+    expect((await callWithBrokenLimiter("PUT", "/v1/Authorization", { ConsumerKey: "ofh_guess" }, ip)).status).toBe(503);
   });
 
   it("answers a garbage or forged token 401 without touching the key's bucket, and throttles its sender", async () => {

@@ -13,8 +13,9 @@ import { verifyToken } from "./tokens";
 import type { Scope } from "./scopes";
 
 /**
- * Keys refused for overflow, with the time the refusal holds until. An isolate may answer 429
- * from here without the RPC: the value only moves forward. An allow is never cached.
+ * Keys (and addresses, "ip:...") refused for overflow, with the time the refusal holds until.
+ * An isolate may answer 429 from here without the RPC: the value only moves forward. An allow
+ * is never cached.
  */
 const deniedUntil = new Map<string, { until: number; limit: number }>();
 const DENIED_CACHE_MAX = 10_000;
@@ -71,11 +72,22 @@ export function requireScope(scope: Scope) {
   });
 }
 
-/** Throttle by client address: PUT /v1/Authorization and every failed token. */
+/**
+ * Throttle by client address: PUT /v1/Authorization and every failed token. An address refused
+ * for overflow is answered from the denied-cache too, so a guesser costs no RPC until it may
+ * try again.
+ */
 export async function throttleAddress(c: Context<AppEnv>): Promise<void> {
-  const admission = await callLimiter(() => addressLimiter(c).admitAnonymous());
+  const name = addressName(c);
+  const now = Date.now();
+  const denial = deniedUntil.get(name);
+  if (denial && denial.until > now) throw tooMany(c, denial.limit, denial.until - now);
+  const admission = await callLimiter(() => c.env.RATE_LIMITER.getByName(name).admitAnonymous());
   applyLimitHeaders(c, admission);
-  if (!admission.allowed) throw tooMany(c, admission.limit, admission.retryAfterMs);
+  if (!admission.allowed) {
+    rememberDenial(name, { until: now + admission.retryAfterMs, limit: admission.limit });
+    throw tooMany(c, admission.limit, admission.retryAfterMs);
+  }
 }
 
 /**
@@ -89,7 +101,7 @@ export const rateLimitHeaders = createMiddleware<AppEnv>(async function rateLimi
   if (c.res.headers.has("X-RateLimit-Limit")) return;
   let bucket = { limit: DEFAULT_BUCKET.capacity, remaining: 0 };
   try {
-    bucket = await addressLimiter(c).peekAnonymous();
+    bucket = await c.env.RATE_LIMITER.getByName(addressName(c)).peekAnonymous();
   } catch (error) {
     // The answer stands; "0 remaining" promises nothing the limiter could not confirm.
     console.error("rate limiter unreachable for headers", error);
@@ -98,8 +110,9 @@ export const rateLimitHeaders = createMiddleware<AppEnv>(async function rateLimi
   c.header("X-RateLimit-Remaining", String(bucket.remaining));
 });
 
-function addressLimiter(c: Context<AppEnv>) {
-  return c.env.RATE_LIMITER.getByName(`ip:${c.req.header("cf-connecting-ip") ?? "unknown"}`);
+/** The address object's name; consumer key ids start with "ck_", so the two never meet. */
+function addressName(c: Context<AppEnv>): string {
+  return `ip:${c.req.header("cf-connecting-ip") ?? "unknown"}`;
 }
 
 /** Fail closed: if the limiter cannot answer, the call is not let through unthrottled. */
