@@ -98,6 +98,7 @@ function startServer(name, args) {
   return child;
 }
 
+const stateDirs = [];
 let stopping = false;
 function stopServers() {
   stopping = true;
@@ -106,6 +107,7 @@ function stopServers() {
       process.kill(-child.pid, "SIGTERM");
     } catch {}
   }
+  for (const dir of stateDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 process.on("exit", stopServers);
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
@@ -123,6 +125,7 @@ async function waitFor(port, urlPath, headers) {
 
 function prepareState(name) {
   const dir = mkdtempSync(path.join(STATE_ROOT, `ofh-bench-${name}-`));
+  stateDirs.push(dir);
   const envFile = path.join(dir, "bench.env");
   writeFileSync(envFile, Object.entries(secrets).map(([k, v]) => `${k}=${v}`).join("\n") + "\n");
   const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { cwd: root, env: toolEnv, encoding: "utf8" });
@@ -297,6 +300,7 @@ async function main() {
   const service = prepareState("service");
   const bypass = prepareState("bypass");
   const bareDir = mkdtempSync(path.join(STATE_ROOT, "ofh-bench-bare-"));
+  stateDirs.push(bareDir);
   startServer("service", ["--persist-to", service.dir, "--env-file", service.envFile]);
   startServer("bypass", ["--persist-to", bypass.dir, "--env-file", bypass.envFile, "--define", "__BENCH_BYPASS_AUTH__:true"]);
   startServer("bare", ["--config", "bench/bare-worker.toml", "--persist-to", bareDir]);
@@ -358,7 +362,6 @@ async function main() {
     JSON.stringify({ at: new Date().toISOString(), seconds: SECONDS, concurrency: CONCURRENCY, loadAverage: load1, results, costP50, pairedCostP50, ratio, exact }, null, 2),
   );
   stopServers();
-  for (const dir of [service.dir, bypass.dir, bareDir]) rmSync(dir, { recursive: true, force: true });
   process.exit(exact.ok ? 0 : 1);
 }
 

@@ -143,8 +143,9 @@ describe("throttle on /v1 requests", () => {
       await call("POST", "/v1/anything/Orders/count", { headers }),
       await call("GET", "/v1/anything/Orders/count", { headers: { ...headers, accept: "text/html" } }),
       await call("GET", "http://hub.test/v1/anything/Orders/count", { headers }),
+      await call("PUT", "/v1/anything/Orders/InsertOrder", { headers, raw: "x".repeat(1024 * 1024 + 1) }),
     ];
-    expect(answers.map((r) => r.status)).toEqual([404, 405, 406, 403]);
+    expect(answers.map((r) => r.status)).toEqual([404, 405, 406, 403, 413]);
     for (const answer of answers) expect(limits(answer)).toEqual({ limit: "50", remaining: "50" });
   });
 
