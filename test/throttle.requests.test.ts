@@ -36,12 +36,8 @@ async function repeat(times: number, request: () => ReturnType<typeof call>) {
   return out;
 }
 
-/** The app with an environment whose limiter cannot be reached (every RPC throws). */
-async function callWithBrokenLimiter(method: string, path: string, body?: unknown, ip = nextIp()) {
-  const broken = {
-    getByName: () =>
-      new Proxy({}, { get: () => () => Promise.reject(new Error("Durable Object reset because its code was updated.")) }),
-  } as unknown as Env["RATE_LIMITER"];
+/** The app with another RATE_LIMITER binding: one that fails, or one that records its use. */
+async function callWithLimiter(limiter: Env["RATE_LIMITER"], method: string, path: string, body?: unknown, ip = nextIp()) {
   // The Worker logs the failure it hides from the client; keep the test output clean.
   const logged = vi.spyOn(console, "error").mockImplementation(() => {});
   const ctx = createExecutionContext();
@@ -50,10 +46,29 @@ async function callWithBrokenLimiter(method: string, path: string, body?: unknow
     headers: { "content-type": "application/json", "cf-connecting-ip": ip },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const response = await app.fetch(normalizeRequest(request), { ...env, RATE_LIMITER: broken }, ctx);
+  const response = await app.fetch(normalizeRequest(request), { ...env, RATE_LIMITER: limiter }, ctx);
   await waitOnExecutionContext(ctx);
   logged.mockRestore();
   return { status: response.status, headers: response.headers, json: (await response.json()) as { Success: boolean; Message: string } };
+}
+
+/** A limiter that cannot be reached: every RPC throws. */
+const brokenLimiter = {
+  getByName: () => new Proxy({}, { get: () => () => Promise.reject(new Error("Durable Object reset because its code was updated.")) }),
+} as unknown as Env["RATE_LIMITER"];
+
+function callWithBrokenLimiter(method: string, path: string, body?: unknown, ip?: string) {
+  return callWithLimiter(brokenLimiter, method, path, body, ip);
+}
+
+/** The real limiter, noting the name of every object the request calls. */
+function recordingLimiter(names: string[]) {
+  return {
+    getByName: (name: string) => {
+      names.push(name);
+      return env.RATE_LIMITER.getByName(name);
+    },
+  } as unknown as Env["RATE_LIMITER"];
 }
 
 describe("throttle on /v1 requests", () => {
@@ -197,6 +212,21 @@ describe("throttle on /v1 requests", () => {
     await repeat(47, () => call("GET", `/v1/not-a-token${COUNT}`, { headers }));
     const refused = await call("GET", `/v1/not-a-token${COUNT}`, { headers });
     expect(refused.status).toBe(429);
+  });
+
+  it("costs exactly one Durable Object call per authorized request, and none of a key's for a bad token", async () => {
+    const { key, token } = await storeWithToken(defaultBucket);
+    const names: string[] = [];
+    const ok = await callWithLimiter(recordingLimiter(names), "GET", `/v1/${token}${COUNT}`);
+    expect(ok.status).toBe(200);
+    expect(names).toEqual([key.ConsumerKeyId]);
+
+    names.length = 0;
+    const forged = `${key.ConsumerKeyId}.${token.split(".")[1]}.0.${"A".repeat(43)}`;
+    const ip = nextIp();
+    expect((await callWithLimiter(recordingLimiter(names), "GET", `/v1/${forged}${COUNT}`, undefined, ip)).status).toBe(401);
+    expect((await callWithLimiter(recordingLimiter(names), "GET", `/v1/garbage${COUNT}`, undefined, ip)).status).toBe(401);
+    expect(names).toEqual([`ip:${ip}`, `ip:${ip}`]);
   });
 
   it("answers 401 to a revoked key's token on its next call, and charges the attempt to its sender", async () => {
