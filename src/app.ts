@@ -7,11 +7,14 @@ import { failure } from "./http/envelope";
 import { unmatched } from "./http/fallbacks";
 import { acceptJson, httpsOnly, limitBody, maintenanceSwitch, MiB } from "./http/transport";
 import { authorizationRoutes } from "./auth/authorization.routes";
+import { rateLimitHeaders } from "./auth/authorize";
 import { ordersRoutes } from "./orders/orders.routes";
 import { adminRoutes } from "./admin/admin.routes";
 
 const app = createRouter();
 
+// Outermost on /v1, so that every answer there, refusals included, carries X-RateLimit-*.
+app.use("/v1/*", rateLimitHeaders);
 app.use("*", httpsOnly, acceptJson);
 app.use("/v1/*", maintenanceSwitch, limitBody(MiB));
 app.use("/admin/*", limitBody(100 * MiB));

@@ -28,7 +28,8 @@ const createKeyBody = z.object({
   Scopes: z.array(z.enum(SCOPES)).min(1).transform((s) => [...new Set(s)]),
   Lifespan: z.enum(LIFESPANS),
   BucketSize: z.number().int().min(1).max(100_000).optional(),
-  LeakRatePerSecond: z.number().positive().max(10_000).optional(),
+  // From 0.001/s up the bucket arithmetic stays exact in integers (src/throttle/gcra.ts).
+  LeakRatePerSecond: z.number().min(0.001).max(10_000).optional(),
 });
 
 const storeParam = z.object({ storeId: z.string() });

@@ -7,7 +7,7 @@ import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { getDb } from "../db/client";
 import { consumerKeys, stores } from "../db/schema";
-import { type BucketConfig, DEFAULT_BUCKET, decide } from "./gcra";
+import { type BucketConfig, DEFAULT_BUCKET, decide, rebase, remainingAt, sameBucket } from "./gcra";
 
 export interface KeyGrant {
   storeId: string;
@@ -20,22 +20,26 @@ export type Admission =
   | { allowed: true; storeId: string; limit: number; remaining: number }
   | {
       allowed: false;
-      reason: "throttled" | "unknown" | "revoked" | "scope";
+      reason: Reason;
       limit: number;
       remaining: number;
       retryAfterMs: number;
     };
 
+type Reason = "throttled" | "unknown" | "revoked" | "scope";
+
 const GRANT = "grant";
-const TAT = "tat";
+/** The bucket's one value, the GCRA theoretical arrival time in µs (src/throttle/gcra.ts). */
+const TAT = "tatUs";
 
 export class RateLimiter extends DurableObject<Env> {
   /** Authorize a call of a consumer key for `scope`, then take one unit from its bucket. */
   async admitKey(consumerKeyId: string, scope: string): Promise<Admission> {
     const grant = this.ctx.storage.kv.get<KeyGrant>(GRANT) ?? (await this.loadGrant(consumerKeyId));
-    if (!grant) return refuse("unknown", DEFAULT_BUCKET);
-    if (grant.revoked) return refuse("revoked", grant.bucket);
-    if (!grant.scopes.includes(scope)) return refuse("scope", grant.bucket);
+    // Refusals before the bucket leave it as it was; their headers show what it still holds.
+    if (!grant) return this.refuse("unknown", DEFAULT_BUCKET);
+    if (grant.revoked) return this.refuse("revoked", grant.bucket);
+    if (!grant.scopes.includes(scope)) return this.refuse("scope", grant.bucket);
     const admission = this.take(grant.bucket);
     return admission.allowed ? { ...admission, storeId: grant.storeId } : admission;
   }
@@ -46,17 +50,39 @@ export class RateLimiter extends DurableObject<Env> {
     return admission.allowed ? { ...admission, storeId: "" } : admission;
   }
 
-  /** Written by the admin API when a key is created or changed; revocation takes effect at once. */
+  /** What the caller's address bucket holds, without taking from it (headers of early refusals). */
+  async peekAnonymous(): Promise<{ limit: number; remaining: number }> {
+    const tat = this.ctx.storage.kv.get<number>(TAT) ?? 0;
+    return { limit: DEFAULT_BUCKET.capacity, remaining: remainingAt(tat, Date.now(), DEFAULT_BUCKET) };
+  }
+
+  /**
+   * Written by the admin API when a key is created or changed; revocation takes effect at once.
+   * A new BucketSize or LeakRatePerSecond keeps the calls the bucket already holds.
+   */
   async setGrant(grant: KeyGrant): Promise<void> {
-    this.ctx.storage.kv.put(GRANT, grant);
+    const kv = this.ctx.storage.kv;
+    const previous = kv.get<KeyGrant>(GRANT);
+    const tat = kv.get<number>(TAT);
+    if (previous && tat !== undefined && !sameBucket(previous.bucket, grant.bucket)) {
+      kv.put(TAT, rebase(tat, Date.now(), previous.bucket, grant.bucket));
+    }
+    kv.put(GRANT, grant);
   }
 
   private take(bucket: BucketConfig): Admission {
     const now = Date.now();
     const decision = decide(this.ctx.storage.kv.get<number>(TAT) ?? 0, now, bucket);
-    if (!decision.allowed) return refuse("throttled", bucket, decision.retryAfterMs);
+    if (!decision.allowed) {
+      return { allowed: false, reason: "throttled", limit: bucket.capacity, remaining: 0, retryAfterMs: decision.retryAfterMs };
+    }
     this.ctx.storage.kv.put(TAT, decision.tat);
     return { allowed: true, storeId: "", limit: bucket.capacity, remaining: decision.remaining };
+  }
+
+  private refuse(reason: Reason, bucket: BucketConfig): Admission {
+    const remaining = remainingAt(this.ctx.storage.kv.get<number>(TAT) ?? 0, Date.now(), bucket);
+    return { allowed: false, reason, limit: bucket.capacity, remaining, retryAfterMs: 0 };
   }
 
   /**
@@ -92,8 +118,4 @@ export function grantOf(key: typeof consumerKeys.$inferSelect, storeDeleted = fa
       ratePerSecond: key.leakRatePerSecond ?? DEFAULT_BUCKET.ratePerSecond,
     },
   };
-}
-
-function refuse(reason: "throttled" | "unknown" | "revoked" | "scope", bucket: BucketConfig, retryAfterMs = 0): Admission {
-  return { allowed: false, reason, limit: bucket.capacity, remaining: 0, retryAfterMs };
 }
