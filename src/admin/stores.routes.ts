@@ -63,7 +63,14 @@ export async function requireStore(env: Env, storeId: string): Promise<StoreRow>
 
 /** Tells a key's RateLimiter what it now may do; revocation reaches it before the answer. */
 async function publishGrant(env: Env, key: KeyRow, storeDeleted = false): Promise<void> {
-  await env.RATE_LIMITER.getByName(key.id).setGrant(grantOf(key, storeDeleted));
+  try {
+    await env.RATE_LIMITER.getByName(key.id).setGrant(grantOf(key, storeDeleted));
+  } catch (error) {
+    console.error("publishing a grant failed", key.id, error);
+    throw new ApiError(503, "The key's rate limiter could not be reached; nothing was changed in the database. Try again.", {
+      "Retry-After": "1",
+    });
+  }
 }
 
 export const storesRoutes = createRouter()
@@ -90,10 +97,12 @@ export const storesRoutes = createRouter()
   .delete("/stores/:storeId", validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const db = getDb(c.env);
-    await db.update(stores).set({ deletedAt: Date.now() }).where(eq(stores.id, store.id));
-    // Every token of the store's keys stops working on its next call.
+    // Every token of the store's keys stops working on its next call. The limiters are told
+    // first: if one cannot be reached the store is not yet marked deleted, so a retry of this
+    // DELETE finds it and finishes the job (revocation is idempotent).
     const keys = await db.select().from(consumerKeys).where(eq(consumerKeys.storeId, store.id));
     await Promise.all(keys.map((key) => publishGrant(c.env, key, true)));
+    await db.update(stores).set({ deletedAt: Date.now() }).where(eq(stores.id, store.id));
     return ok(c);
   })
   .post("/stores/:storeId/consumer-keys", validate("param", storeParam), validate("json", createKeyBody), async (c) => {
@@ -113,7 +122,8 @@ export const storesRoutes = createRouter()
       revokedAt: null,
     };
     await getDb(c.env).insert(consumerKeys).values(key);
-    await publishGrant(c.env, key);
+    // If the limiter cannot be told now it reads the grant from D1 on the key's first call.
+    await publishGrant(c.env, key).catch(() => undefined);
     // The key itself is shown here once; only its hash is kept.
     return ok(c, { ConsumerKey: { ...wireKey(key), Key: secret } });
   })
@@ -128,7 +138,9 @@ export const storesRoutes = createRouter()
     const key = await db.select().from(consumerKeys).where(eq(consumerKeys.id, consumerKeyId)).get();
     if (!key) throw new ApiError(404, `No consumer key with ConsumerKeyId '${consumerKeyId.slice(0, 40)}'.`);
     const revoked = { ...key, revokedAt: key.revokedAt ?? Date.now() };
-    await db.update(consumerKeys).set({ revokedAt: revoked.revokedAt }).where(eq(consumerKeys.id, key.id));
+    // The limiter first: it is what refuses the key's tokens. D1 second, for token exchange and
+    // for a limiter that ever has to reload the grant.
     await publishGrant(c.env, revoked);
+    await db.update(consumerKeys).set({ revokedAt: revoked.revokedAt }).where(eq(consumerKeys.id, key.id));
     return ok(c, { ConsumerKey: wireKey(revoked) });
   });
