@@ -3,6 +3,7 @@ import { app } from "./app";
 import { normalizeRequest } from "./http/normalize";
 
 export { RateLimiter } from "./throttle/rate-limiter";
+export { FeedCompiler } from "./feeds/feed-compiler";
 
 export default {
   fetch(request, env, ctx) {

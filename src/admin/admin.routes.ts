@@ -3,8 +3,10 @@ import { createRouter } from "../http/create-router";
 import { adminOnly } from "./admin-auth";
 import { maintenanceRoutes } from "./maintenance.routes";
 import { storesRoutes } from "./stores.routes";
+import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 
 export const adminRoutes = createRouter()
   .use("*", adminOnly)
   .route("/", storesRoutes)
-  .route("/", maintenanceRoutes);
+  .route("/", maintenanceRoutes)
+  .route("/", feedsAdminRoutes);
