@@ -77,7 +77,7 @@ const text = (max: number) =>
 
 const productSchema = z.object({
   Sku: z
-    .union([z.string(), z.number()], { error: "is required" })
+    .union([z.string(), z.number()], { error: "must be a string or a number" })
     .transform((v) => String(v).trim())
     .refine((v) => v.length >= 1, { error: "must not be empty" })
     .refine((v) => v.length <= 100, { error: "must be at most 100 characters" })
@@ -92,7 +92,8 @@ const productSchema = z.object({
     .transform((v, ctx) => {
       if (v == null || (typeof v === "string" && v.trim() === "")) return null;
       // A catalog may write the price with its currency ("12.50 USD"); the amount is what counts.
-      const n = typeof v === "number" ? v : Number(v.trim().replace(/\s*[A-Za-z]{3}$/, ""));
+      const amount = typeof v === "number" ? "" : (/^(-?\d+(?:\.\d+)?)(?:\s*[A-Za-z]{3})?$/.exec(v.trim())?.[1] ?? "");
+      const n = typeof v === "number" ? v : amount === "" ? NaN : Number(amount);
       if (!Number.isFinite(n) || Math.abs(n) > 1e12) {
         ctx.addIssue({ code: "custom", message: `'${String(v).slice(0, 40)}' is not a number` });
         return z.NEVER;
@@ -139,6 +140,7 @@ export function parseProduct(record: Record<string, unknown>): { ok: true; produ
       attributes[name.slice(0, 100)] = s;
     }
   }
+  if (known.Sku === undefined || known.Sku === null) return { ok: false, message: "'Sku' is required" };
   const parsed = productSchema.safeParse(known);
   if (!parsed.success) return { ok: false, message: describeIssues(parsed.error.issues as z.core.$ZodIssue[], "json") };
   const v = parsed.data;
