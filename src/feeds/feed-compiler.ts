@@ -197,12 +197,16 @@ export class FeedCompiler extends DurableObject<Env> {
     this.ctx.storage.kv.put(JOB, job);
     try {
       const done = await this.work(job, budgetMs);
+      if (done) {
+        await this.finish(job);
+        return;
+      }
       if (job.attempts > 0) {
+        // A slice went through: the next failure starts a fresh count.
         job.attempts = 0;
         this.ctx.storage.kv.put(JOB, job);
       }
-      if (done) await this.finish(job);
-      else await this.ctx.storage.setAlarm(Date.now());
+      await this.ctx.storage.setAlarm(Date.now());
     } catch (error) {
       this.run = null;
       job.attempts++;
@@ -224,7 +228,10 @@ export class FeedCompiler extends DurableObject<Env> {
     const upload = this.env.FEEDS.resumeMultipartUpload(job.objectKey, job.uploadId);
     const template = TEMPLATES[job.template]!;
     const { format, columns } = job;
+    // Work of an earlier slice was lost (eviction, crash) if this one starts from the checkpoint.
+    const fromCheckpoint = job.slices > 1 && this.run?.jobId !== job.jobId;
     const run = this.resume(job, limits);
+    const partsAtStart = run.parts.length;
     const checkpoint = async (afterSku: string | null) => {
       job.checkpoint = {
         afterSku,
@@ -244,7 +251,10 @@ export class FeedCompiler extends DurableObject<Env> {
       }
     };
     let pages = 0;
-    while (!run.exhausted && Date.now() < deadline && pages < limits.pagesPerSlice) {
+    // A slice rebuilt from its checkpoint runs at least to the next one, so that evictions, however
+    // frequent, cannot keep a compile from making progress.
+    const mayStop = () => !fromCheckpoint || run.parts.length > partsAtStart;
+    while (!run.exhausted && ((Date.now() < deadline && pages < limits.pagesPerSlice) || !mayStop())) {
       const page = await pageProducts(db, job.storeId, run.cursor, limits.pageRows);
       pages++;
       for (const product of page) {
