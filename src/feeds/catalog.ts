@@ -1,7 +1,7 @@
 // The catalog: upserts by (store, Sku), deletes, keyset pages for the compiler, and the two
 // import paths (a JSON array, or a CSV upload streamed record by record so that a million rows
 // never sit in memory at once).
-import { and, asc, count, eq, gt, sql } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { products, type ProductRow } from "../db/schema";
 import { ApiError } from "../http/errors";
@@ -60,14 +60,40 @@ export async function countProducts(db: Db, storeId: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-/** The next page after `afterSku` (null: from the start), in Sku order; the primary key serves it. */
-export function pageProducts(db: Db, storeId: string, afterSku: string | null, limit: number): Promise<ProductRow[]> {
-  return db
-    .select()
-    .from(products)
-    .where(afterSku === null ? eq(products.storeId, storeId) : and(eq(products.storeId, storeId), gt(products.sku, afterSku)))
-    .orderBy(asc(products.sku))
-    .limit(limit);
+const PAGE_COLUMNS =
+  "sku, title, description, link, image_link, price, currency, availability, brand, gtin, attributes, updated_at";
+
+/**
+ * The next page after `afterSku` (null: from the start), in Sku order; the primary key serves it.
+ * The compile's hot read: plain D1 with rows as arrays, mapped here, skips the ORM's generic
+ * per-column mapping, which cost about as much as the query itself on a million rows.
+ */
+export async function pageProducts(d1: D1Database, storeId: string, afterSku: string | null, limit: number): Promise<ProductRow[]> {
+  const statement =
+    afterSku === null
+      ? d1.prepare(`select ${PAGE_COLUMNS} from products where store_id = ?1 order by sku limit ?2`).bind(storeId, limit)
+      : d1.prepare(`select ${PAGE_COLUMNS} from products where store_id = ?1 and sku > ?3 order by sku limit ?2`).bind(storeId, limit, afterSku);
+  const rows = await statement.raw<[string, string | null, string | null, string | null, string | null, number | null, string | null, string | null, string | null, string | null, string | null, number]>();
+  const out = new Array<ProductRow>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    out[i] = {
+      storeId,
+      sku: r[0],
+      title: r[1],
+      description: r[2],
+      link: r[3],
+      imageLink: r[4],
+      price: r[5],
+      currency: r[6],
+      availability: r[7],
+      brand: r[8],
+      gtin: r[9],
+      attributes: r[10] === null ? null : (JSON.parse(r[10]) as Record<string, string>),
+      updatedAt: r[11],
+    };
+  }
+  return out;
 }
 
 export interface Rejection {

@@ -83,6 +83,8 @@ export interface CompileJob {
 interface Run {
   jobId: string;
   buffer: PartBuffer;
+  /** The part being uploaded while `buffer` fills. */
+  spare: PartBuffer;
   cursor: string | null;
   counts: Counts;
   issues: FeedIssue[];
@@ -224,60 +226,92 @@ export class FeedCompiler extends DurableObject<Env> {
   private async work(job: CompileJob, budgetMs: number): Promise<boolean> {
     const limits = this.limits();
     const deadline = Date.now() + budgetMs;
-    const db = getDb(this.env);
     const upload = this.env.FEEDS.resumeMultipartUpload(job.objectKey, job.uploadId);
     const template = TEMPLATES[job.template]!;
     const { format, columns } = job;
     // Work of an earlier slice was lost (eviction, crash) if this one starts from the checkpoint.
     const fromCheckpoint = job.slices > 1 && this.run?.jobId !== job.jobId;
     const run = this.resume(job, limits);
-    const partsAtStart = run.parts.length;
-    const checkpoint = async (afterSku: string | null) => {
-      job.checkpoint = {
-        afterSku,
-        tail: run.buffer.filled().slice(),
-        counts: { ...run.counts },
-        issues: [...run.issues],
-        parts: [...run.parts],
-      };
-      this.ctx.storage.kv.put(JOB, job);
+    let partsFilled = 0;
+
+    // A full part goes to R2 in the background while rows fill the other buffer; at most one
+    // upload is in flight. Its checkpoint (taken at the part's boundary) is stored once R2 has it.
+    let inFlight: Promise<void> | null = null;
+    const settle = async () => {
+      const pending = inFlight;
+      inFlight = null;
+      if (pending) await pending;
     };
-    const uploadFull = async (rest: Uint8Array | null, afterSku: string | null) => {
-      while (rest !== null) {
-        const part = await upload.uploadPart(run.parts.length + 1, run.buffer.bytes);
+    const partFull = async (rest: Uint8Array, afterSku: string) => {
+      partsFilled++;
+      await settle();
+      const full = run.buffer;
+      run.buffer = run.spare;
+      run.spare = full;
+      // Rows are at most a few tens of KiB and parts at least 5 MiB: a tail always fits.
+      if (run.buffer.reset(rest) !== null) throw new Error("a row is longer than a multipart part");
+      const boundary = { afterSku, tail: run.buffer.filled().slice(), counts: { ...run.counts }, issues: [...run.issues] };
+      const partNumber = run.parts.length + 1;
+      inFlight = upload.uploadPart(partNumber, full.bytes).then((part) => {
         run.parts.push(part);
-        rest = run.buffer.reset(rest);
-        if (rest === null) await checkpoint(afterSku);
-      }
+        job.checkpoint = { ...boundary, parts: [...run.parts] };
+        this.ctx.storage.kv.put(JOB, job);
+      });
+      // Awaited by settle(); this only keeps a failure from being reported as unhandled first.
+      inFlight.catch(() => {});
     };
+
     let pages = 0;
     // A slice rebuilt from its checkpoint runs at least to the next one, so that evictions, however
     // frequent, cannot keep a compile from making progress.
-    const mayStop = () => !fromCheckpoint || run.parts.length > partsAtStart;
-    while (!run.exhausted && ((Date.now() < deadline && pages < limits.pagesPerSlice) || !mayStop())) {
-      const page = await pageProducts(db, job.storeId, run.cursor, limits.pageRows);
-      pages++;
-      for (const product of page) {
-        const verdict = template.check(product);
-        run.counts.total++;
-        if (verdict.errors.length > 0) {
-          run.counts.error++;
-        } else {
-          run.counts.valid++;
-          if (verdict.warnings.length > 0) run.counts.warning++;
-          const values = new Array<string>(columns.length);
-          for (let i = 0; i < columns.length; i++) values[i] = productValue(product, columns[i]!.field);
-          const rest = run.buffer.write(formatRow(format, values));
-          if (rest !== null) await uploadFull(rest, product.sku);
+    const mayStop = () => !fromCheckpoint || partsFilled > 0;
+    const goOn = () => !run.exhausted && ((Date.now() < deadline && pages < limits.pagesPerSlice) || !mayStop());
+    // The next page is read while this one is written.
+    let next = goOn() ? pageProducts(this.env.DB, job.storeId, run.cursor, limits.pageRows) : null;
+    try {
+      while (next) {
+        const page = await next;
+        pages++;
+        next = null;
+        if (page.length < limits.pageRows) run.exhausted = true;
+        else if (goOn()) next = pageProducts(this.env.DB, job.storeId, page[page.length - 1]!.sku, limits.pageRows);
+        for (const product of page) {
+          const verdict = template.check(product);
+          run.counts.total++;
+          if (verdict.errors.length > 0) {
+            run.counts.error++;
+          } else {
+            run.counts.valid++;
+            if (verdict.warnings.length > 0) run.counts.warning++;
+            const values = new Array<string>(columns.length);
+            for (let i = 0; i < columns.length; i++) values[i] = productValue(product, columns[i]!.field);
+            const rest = run.buffer.write(formatRow(format, values));
+            if (rest !== null) await partFull(rest, product.sku);
+          }
+          if ((verdict.errors.length > 0 || verdict.warnings.length > 0) && run.issues.length < MAX_ISSUES) {
+            run.issues.push({ sku: product.sku, errors: verdict.errors, warnings: verdict.warnings });
+          }
+          run.cursor = product.sku;
         }
-        if ((verdict.errors.length > 0 || verdict.warnings.length > 0) && run.issues.length < MAX_ISSUES) {
-          run.issues.push({ sku: product.sku, errors: verdict.errors, warnings: verdict.warnings });
-        }
-        run.cursor = product.sku;
+        if (!next && goOn()) next = pageProducts(this.env.DB, job.storeId, run.cursor, limits.pageRows);
       }
-      if (page.length < limits.pageRows) run.exhausted = true;
+    } finally {
+      // Nothing is left running when the slice ends; a read begun for a slice that stopped is dropped.
+      next?.catch(() => {});
+      await settle();
     }
     return run.exhausted;
+  }
+
+  private checkpoint(job: CompileJob, run: Run, afterSku: string | null, parts: R2UploadedPart[]): void {
+    job.checkpoint = {
+      afterSku,
+      tail: run.buffer.filled().slice(),
+      counts: { ...run.counts },
+      issues: [...run.issues],
+      parts: [...parts],
+    };
+    this.ctx.storage.kv.put(JOB, job);
   }
 
   /** The in-memory run of this job, or a new one rebuilt from its checkpoint. */
@@ -291,6 +325,7 @@ export class FeedCompiler extends DurableObject<Env> {
     this.run = {
       jobId: job.jobId,
       buffer,
+      spare: new PartBuffer(limits.partBytes),
       cursor: c.afterSku,
       counts: { ...c.counts },
       issues: [...c.issues],

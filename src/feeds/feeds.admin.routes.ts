@@ -105,6 +105,14 @@ export const feedsAdminRoutes = createRouter()
     if (feed.fileKey) await c.env.FEEDS.delete(feed.fileKey);
     return ok(c);
   })
+  .get("/feeds/:feedId/compile", validate("param", feedIdParam), async (c) => {
+    // Progress of the running compile (or the last one): how many slices and parts so far.
+    const feed = await requireFeed(c.env, c.req.valid("param").feedId);
+    const progress = await c.env.FEED_COMPILER.getByName(feed.id).progress();
+    return ok(c, {
+      Compile: progress && { Running: progress.running, Slices: progress.slices, Parts: progress.parts, AfterSku: progress.afterSku },
+    });
+  })
   .post("/feeds/:feedId/compile", validate("param", feedIdParam), async (c) => {
     const feed = await requireFeed(c.env, c.req.valid("param").feedId);
     // Runs the first slice before answering: a small catalog answers Completed (or Failed),

@@ -47,7 +47,8 @@ async function drain(feedId: string, evictEvery = 0): Promise<number> {
 }
 
 describe("FeedCompiler", () => {
-  it("a compile cut off half way, evicted and resumed by alarms writes the same file as one run", async () => {
+  // Three 5 MiB parts of rows take a while to write into the local R2: a generous timeout.
+  it("a compile cut off half way, evicted and resumed by alarms writes the same file as one run", { timeout: 60_000 }, async () => {
     const { storeId, token } = await storeWithToken();
     await putProducts(storeId, catalog(3000, 1800));
     const whole = await createFeed(storeId, { Name: "Whole" });
