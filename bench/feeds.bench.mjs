@@ -85,8 +85,8 @@ function baseline(n) {
 }
 
 // ---------------------------------------------------------------------------- the server
-async function freePort() {
-  for (let port = 8811; port <= 8819; port++) {
+async function freePort(from = 8811) {
+  for (let port = from; port <= 8819; port++) {
     const free = await new Promise((resolve) => {
       const server = net.createServer().once("error", () => resolve(false));
       server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
@@ -200,36 +200,56 @@ async function main() {
   if (migrate.status !== 0) throw new Error(`migrations: ${migrate.stderr || migrate.stdout}`);
 
   const varArgs = Object.entries(VARS).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const dev = spawn(
-    NODE22,
-    [WRANGLER, "dev", "--port", String(port), "--ip", "127.0.0.1", "--local-protocol", "https", "--persist-to", persist, "--inspector-port", String(port + 1000), ...varArgs],
-    { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let log = "";
-  dev.stdout.on("data", (d) => { log += d; if (process.env.BENCH_LOG) process.stderr.write(d); });
-  dev.stderr.on("data", (d) => (log += d));
+  const dev = startDev(["--port", String(port), "--local-protocol", "https", ...varArgs], port, env);
+  const bare = await freePort(port + 1);
+  const bareDev = startDev(["-c", "bench/feeds-baseline/wrangler.toml", "--port", String(bare)], bare, env);
+  bareBase = `http://127.0.0.1:${bare}`;
   const stop = () => {
-    try {
-      process.kill(dev.pid, "SIGTERM");
-    } catch {}
+    for (const child of [dev, bareDev]) {
+      try {
+        process.kill(child.pid, "SIGTERM");
+      } catch {}
+    }
   };
   process.on("exit", stop);
   try {
     for (let i = 0; ; i++) {
-      if (dev.exitCode !== null) throw new Error(`wrangler dev exited:\n${log}`);
+      if (dev.exitCode !== null) throw new Error(`wrangler dev exited:\n${dev.log()}`);
+      if (bareDev.exitCode !== null) throw new Error(`wrangler dev (baseline Worker) exited:\n${bareDev.log()}`);
       try {
-        if ((await adminCall("GET", "/stores")).status === 200) break;
+        if ((await adminCall("GET", "/stores")).status === 200 && (await fetch(`${bareBase}/?store=none`)).ok) break;
       } catch {}
-      if (i > 240) throw new Error(`wrangler dev did not answer within 120 s:\n${log}`);
+      if (i > 240) throw new Error(`wrangler dev did not answer within 120 s:\n${dev.log()}\n${bareDev.log()}`);
       await sleep(500);
     }
     const results = await run(dev.pid);
     report(results, port);
+    if (process.env.FEEDS_BENCH_HOLD) {
+      // Keeps the servers up for manual probing (curl -k the download URL printed above).
+      console.log(`holding ${process.env.FEEDS_BENCH_HOLD} s: ${lastDownload}`);
+      await sleep(Number(process.env.FEEDS_BENCH_HOLD) * 1000);
+    }
   } finally {
     stop();
     await sleep(500);
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+let bareBase = "";
+let lastDownload = "";
+
+function startDev(args, port, env) {
+  const child = spawn(NODE22, [WRANGLER, "dev", "--ip", "127.0.0.1", "--persist-to", persist, "--inspector-port", String(port + 1000), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  child.log = () => log;
+  return child;
 }
 
 async function run(devPid) {
@@ -278,6 +298,7 @@ async function run(devPid) {
 
     // Download: streamed to a file, then the same file read back from disk.
     const file = path.join(tmp, `feed-${size}.csv`);
+    lastDownload = `${base}/v1/${token}/feeds/${feedId}/download`;
     const dlStart = performance.now();
     const dl = await request("GET", `/v1/${token}/feeds/${feedId}/download`, { headers: { accept: "text/csv" }, sink: createWriteStream(file) });
     const dlSeconds = (performance.now() - dlStart) / 1000;
@@ -287,7 +308,10 @@ async function run(devPid) {
     const diskSeconds = (performance.now() - diskStart) / 1000;
     rmSync(file);
 
-    const base = baseline(size);
+    const serial = baseline(size);
+    // The bare Worker: the same D1 pages, serialized in memory; no Durable Object, no R2.
+    const bare = await (await fetch(`${bareBase}/?store=${store}&pageRows=1000`)).json();
+    if (bare.rows !== size) throw new Error(`baseline Worker read ${bare.rows} rows`);
     results.push({
       size,
       importRowsPerSecond: imported / importSeconds,
@@ -299,8 +323,10 @@ async function run(devPid) {
       counts: `${feed.CompilationValidCount} valid (${feed.CompilationWarningCount} warned), ${feed.CompilationErrorCount} errors, Score ${feed.Score}`,
       rssBefore,
       rssPeak,
-      baselineRowsPerSecond: base.rowsPerSecond,
-      baselineBytes: base.bytes,
+      baselineRowsPerSecond: serial.rowsPerSecond,
+      baselineBytes: serial.bytes,
+      bareRowsPerSecond: size / (bare.totalMs / 1000),
+      bareReadRowsPerSecond: size / (bare.readMs / 1000),
       downloadMiBps: dl.size / 1048576 / dlSeconds,
       diskMiBps: disk / 1048576 / diskSeconds,
     });
@@ -316,6 +342,9 @@ function report(results, port) {
     ["compile, rows/s", ...results.map((r) => fmt(r.compileRowsPerSecond))],
     ["baseline (serialize only), rows/s", ...results.map((r) => fmt(r.baselineRowsPerSecond))],
     ["compile / baseline", ...results.map((r) => `${fmt((100 * r.compileRowsPerSecond) / r.baselineRowsPerSecond, 1)} %`)],
+    ["bare Worker: D1 pages + CSV in memory, rows/s", ...results.map((r) => fmt(r.bareRowsPerSecond))],
+    ["  of which D1 reads alone, rows/s", ...results.map((r) => fmt(r.bareReadRowsPerSecond))],
+    ["compile / bare Worker", ...results.map((r) => `${fmt((100 * r.compileRowsPerSecond) / r.bareRowsPerSecond, 1)} %`)],
     ["invocations (request + alarms)", ...results.map((r) => fmt(r.slices))],
     ["multipart parts", ...results.map((r) => fmt(r.parts))],
     ["file, MiB", ...results.map((r) => fmt(r.fileBytes / 1048576, 1))],

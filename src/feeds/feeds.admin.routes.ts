@@ -10,8 +10,8 @@ import { describeIssues, isJsonContentType, validate } from "../http/validate";
 import { randomId } from "../lib/crypto";
 import { requireStore } from "../admin/stores.routes";
 import { countProducts, deleteProduct, importCsv, importJson } from "./catalog";
-import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds } from "./feeds.queries";
-import { createFeedBody, feedIdParam, productsBody } from "./feeds.schemas";
+import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds, updateFeed } from "./feeds.queries";
+import { createFeedBody, feedIdParam, productsBody, updateFeedBody } from "./feeds.schemas";
 import { fileNameOf, toAdminFeed } from "./feeds.wire";
 
 const storeParam = z.object({ storeId: z.string() });
@@ -97,6 +97,24 @@ export const feedsAdminRoutes = createRouter()
   })
   .get("/feeds/:feedId", validate("param", feedIdParam), async (c) => {
     return ok(c, { Feed: toAdminFeed(await requireFeed(c.env, c.req.valid("param").feedId)) });
+  })
+  .patch("/feeds/:feedId", validate("param", feedIdParam), validate("json", updateFeedBody), async (c) => {
+    const feed = await requireFeed(c.env, c.req.valid("param").feedId);
+    const body = c.req.valid("json");
+    const changes: Partial<FeedRow> = {};
+    if (body.Name !== undefined) {
+      Object.assign(changes, { name: body.Name, nameKey: body.Name.toLowerCase(), fileName: fileNameOf(body.Name, feed.format, feed.id) });
+    }
+    if (body.Columns !== undefined) changes.columns = body.Columns?.map((col) => ({ header: col.Header, field: col.Field })) ?? null;
+    if (body.Template !== undefined) changes.template = body.Template;
+    if (body.CompileIntervalMinutes !== undefined) changes.compileIntervalMinutes = body.CompileIntervalMinutes;
+    // Columns and rules take effect at the next compile; the schedule at once.
+    const updated = Object.keys(changes).length ? await updateFeed(getDb(c.env), feed.id, changes) : feed;
+    if (!updated) throw new ApiError(404, `No feed with FeedId '${feed.id}'.`);
+    if (body.CompileIntervalMinutes !== undefined) {
+      await c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, updated.compileIntervalMinutes);
+    }
+    return ok(c, { Feed: toAdminFeed(updated) });
   })
   .delete("/feeds/:feedId", validate("param", feedIdParam), async (c) => {
     const feed = await requireFeed(c.env, c.req.valid("param").feedId);

@@ -49,6 +49,11 @@ export function listFeeds(db: Db, storeId: string, query: FeedListQuery, pageSiz
     .offset((query.page - 1) * pageSize);
 }
 
+export async function updateFeed(db: Db, feedId: string, changes: Partial<FeedRow>): Promise<FeedRow | undefined> {
+  const rows = await db.update(feeds).set(changes).where(eq(feeds.id, feedId)).returning();
+  return rows[0];
+}
+
 export function listStoreFeeds(db: Db, storeId: string): Promise<FeedRow[]> {
   return db.select().from(feeds).where(eq(feeds.storeId, storeId)).orderBy(asc(feeds.nameKey), asc(feeds.id));
 }

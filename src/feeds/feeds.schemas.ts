@@ -42,6 +42,12 @@ export const createFeedBody = z.object({
 });
 export type CreateFeedBody = z.infer<typeof createFeedBody>;
 
+/** Format stays: a file already compiled as CSV must not be served as TSV. */
+export const updateFeedBody = createFeedBody.omit({ Format: true }).partial().extend({
+  Columns: createFeedBody.shape.Columns.nullable(),
+  Format: z.undefined({ error: "cannot change: create a new feed for the other format" }).optional(),
+});
+
 export const productsBody = z.object({
   Products: z.array(z.unknown()).max(100_000, { error: "must hold at most 100000 products a request; use a CSV upload for more" }),
 });

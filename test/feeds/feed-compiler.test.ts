@@ -158,4 +158,24 @@ describe("FeedCompiler", () => {
     const next = await runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
     expect(next).toBeGreaterThan(Date.now() + 59 * 60_000);
   });
+
+  it("follows a schedule changed or removed through PATCH", async () => {
+    const { storeId } = await storeWithToken();
+    const feed = await createFeed(storeId);
+    const stub = stubOf(feed.FeedId);
+    expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).toBeNull();
+
+    const every = await admin("PATCH", `/feeds/${feed.FeedId}`, { CompileIntervalMinutes: 30, Name: "Renamed feed" });
+    expect(every.status).toBe(200);
+    expect(every.json.Feed).toMatchObject({ CompileIntervalMinutes: 30, Name: "Renamed feed", FileName: "renamed-feed.csv" });
+    const armed = await runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
+    expect(armed).toBeGreaterThan(Date.now() + 29 * 60_000);
+    expect(armed).toBeLessThanOrEqual(Date.now() + 30 * 60_000);
+
+    expect((await admin("PATCH", `/feeds/${feed.FeedId}`, { CompileIntervalMinutes: null })).status).toBe(200);
+    expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).toBeNull();
+    const format = await admin("PATCH", `/feeds/${feed.FeedId}`, { Format: "tsv" });
+    expect(format.status).toBe(400);
+    expect(format.json.Message).toBe("'Format': cannot change: create a new feed for the other format");
+  });
 });
