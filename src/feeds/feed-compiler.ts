@@ -46,6 +46,8 @@ export const DEFAULT_LIMITS: CompileLimits = {
 /** Retries of a slice that threw (R2 or D1 unavailable) before the compile is marked Failed. */
 const MAX_ATTEMPTS = 3;
 const MAX_ISSUES = 20;
+/** How long after a slice's budget its watchdog alarm fires, should the slice never finish. */
+const WATCHDOG_MS = 60_000;
 
 export interface Counts {
   total: number;
@@ -109,6 +111,7 @@ export function columnsOf(feed: Pick<FeedRow, "columns" | "template">): FeedColu
 
 export class FeedCompiler extends DurableObject<Env> {
   private run: Run | null = null;
+  private sliceRunning = false;
 
   /** Starts a compile unless one is running, and runs its first slice before answering. */
   async compile(feedId: string): Promise<void> {
@@ -195,9 +198,18 @@ export class FeedCompiler extends DurableObject<Env> {
   private async slice(budgetMs: number): Promise<void> {
     const job = this.job();
     if (!job) return;
+    if (this.sliceRunning) {
+      // The watchdog fired while a long slice is still at work here: look again later.
+      await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+      return;
+    }
+    this.sliceRunning = true;
     job.slices++;
     this.ctx.storage.kv.put(JOB, job);
     try {
+      // If this object dies mid-slice (eviction, crash, deploy), this alarm resumes the job from
+      // its checkpoint; a slice that ends normally replaces it with the next one.
+      await this.ctx.storage.setAlarm(Date.now() + budgetMs + WATCHDOG_MS);
       const done = await this.work(job, budgetMs);
       if (done) {
         await this.finish(job);
@@ -219,6 +231,8 @@ export class FeedCompiler extends DurableObject<Env> {
       } else {
         await this.fail(job, `The compile stopped after ${MAX_ATTEMPTS} attempts: ${String((error as Error)?.message ?? error).slice(0, 300)}`);
       }
+    } finally {
+      this.sliceRunning = false;
     }
   }
 

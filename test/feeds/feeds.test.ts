@@ -169,6 +169,9 @@ describe("download", () => {
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="google-us.csv"');
     expect(res.headers.get("etag")).toMatch(/^"[^"]+"$/);
     expect(res.headers.get("accept-ranges")).toBe("bytes");
+    // Like every /v1 answer, the file carries the caller's call limit.
+    expect(res.headers.get("x-ratelimit-limit")).toBe("10000");
+    expect(Number(res.headers.get("x-ratelimit-remaining"))).toBeGreaterThan(0);
     const text = await res.text();
     expect(res.headers.get("content-length")).toBe(String(new TextEncoder().encode(text).length));
     expect(text.startsWith("id,title,")).toBe(true);
