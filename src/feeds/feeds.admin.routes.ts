@@ -135,6 +135,12 @@ export const feedsAdminRoutes = createRouter()
     const feed = await requireFeed(c.env, c.req.valid("param").feedId);
     // Runs the first slice before answering: a small catalog answers Completed (or Failed),
     // a large one Compiling, and alarms carry on.
-    await c.env.FEED_COMPILER.getByName(feed.id).compile(feed.id);
+    try {
+      await c.env.FEED_COMPILER.getByName(feed.id).compile(feed.id);
+    } catch (error) {
+      // Only storage can fail here (R2 refusing to start the upload, the object unreachable).
+      console.error("compile could not start", feed.id, error);
+      throw new ApiError(503, "The compile could not be started (file storage unavailable); try again shortly.", { "Retry-After": "5" });
+    }
     return ok(c, { Feed: toAdminFeed(await requireFeed(c.env, feed.id)) });
   });
