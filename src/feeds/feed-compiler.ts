@@ -116,12 +116,7 @@ export class FeedCompiler extends DurableObject<Env> {
   /** Starts a compile unless one is running, and runs its first slice before answering. */
   async compile(feedId: string): Promise<void> {
     this.ctx.storage.kv.put(FEED_ID, feedId);
-    if (this.job()) return;
-    const db = getDb(this.env);
-    const feed = await findFeedById(db, feedId);
-    if (!feed) return;
-    await this.start(db, feed);
-    await this.slice(this.limits().firstSliceMs);
+    if (await this.startIfIdle(feedId, false)) await this.slice(this.limits().firstSliceMs);
   }
 
   /** Arms the schedule of a feed that compiles every N minutes (no effect while a job runs). */
@@ -151,12 +146,22 @@ export class FeedCompiler extends DurableObject<Env> {
     }
     // Idle: this alarm is the feed's schedule.
     const feedId = this.ctx.storage.kv.get<string>(FEED_ID);
-    if (!feedId) return;
-    const db = getDb(this.env);
-    const feed = await findFeedById(db, feedId);
-    if (!feed?.compileIntervalMinutes) return;
-    await this.start(db, feed);
-    await this.slice(this.limits().sliceMs);
+    if (feedId && (await this.startIfIdle(feedId, true))) await this.slice(this.limits().sliceMs);
+  }
+
+  /**
+   * Starts a job unless one exists. Other calls wait meanwhile: without that, two compile
+   * requests arriving together would both find no job while the feed is read and start two.
+   */
+  private startIfIdle(feedId: string, scheduled: boolean): Promise<boolean> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      if (this.job()) return false;
+      const db = getDb(this.env);
+      const feed = await findFeedById(db, feedId);
+      if (!feed || (scheduled && !feed.compileIntervalMinutes)) return false;
+      await this.start(db, feed);
+      return true;
+    });
   }
 
   private limits(): CompileLimits {

@@ -100,16 +100,31 @@ describe("FeedCompiler", () => {
     await stubOf(feed.FeedId).configure({ pageRows: 5, pagesPerSlice: 1 });
     const running = await compile(feed.FeedId);
     expect(running.Status).toBe("Compiling");
-    // A second request while it runs starts nothing new.
-    expect((await compile(feed.FeedId)).Status).toBe("Compiling");
+    // Further requests while it runs, even at the same moment, start nothing new.
+    const again = await Promise.all([compile(feed.FeedId), compile(feed.FeedId)]);
+    expect(again.map((f) => f.Status)).toEqual(["Compiling", "Compiling"]);
     expect(await download(token, feed.FeedId)).toBe(oldText);
+    const before = (await stubOf(feed.FeedId).progress())!.slices;
     await drain(feed.FeedId);
+    expect(before).toBe(1);
 
     const newText = await download(token, feed.FeedId);
     expect(newText).toContain("Added later");
     const keys = (await env.FEEDS.list({ prefix: `feeds/${storeId}/${feed.FeedId}/` })).objects.map((o) => o.key);
     expect(keys).toHaveLength(1);
     expect(keys[0]).not.toBe(oldKeys[0]);
+  });
+
+  it("starts one job when two compile requests arrive together", async () => {
+    const { storeId } = await storeWithToken();
+    await putProducts(storeId, catalog(30));
+    const feed = await createFeed(storeId);
+    await stubOf(feed.FeedId).configure({ pageRows: 5, pagesPerSlice: 1 });
+    const both = await Promise.all([compile(feed.FeedId), compile(feed.FeedId)]);
+    expect(both.map((f) => f.Status)).toEqual(["Compiling", "Compiling"]);
+    expect(await stubOf(feed.FeedId).progress()).toMatchObject({ running: true, slices: 1 });
+    await drain(feed.FeedId);
+    expect(await adminFeed(feed.FeedId)).toMatchObject({ Status: "Completed", CompilationTotalCount: 30 });
   });
 
   it("retries a slice that R2 refuses, then marks the compile Failed and keeps the previous file", async () => {
