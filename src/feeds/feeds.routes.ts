@@ -75,6 +75,11 @@ async function serveFile(c: Context<AppEnv>, feed: FeedRow, key: string): Promis
   // Recorded after the answer, so the client does not wait for the write.
   const pulled = () => c.executionCtx.waitUntil(markPulled(getDb(c.env), feed.id, Date.now()).catch((e) => console.error("DateLastPulled", e)));
 
+  // HEAD: the headers of the whole file; nothing is read and nothing counts as a pull.
+  if (c.req.raw.method === "HEAD") {
+    headers.set("Content-Length", String(head.size));
+    return new Response(null, { status: 200, headers });
+  }
   if (etagMatches(c.req.header("if-none-match"), etag)) {
     pulled();
     return new Response(null, { status: 304, headers });

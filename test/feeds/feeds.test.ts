@@ -175,6 +175,11 @@ describe("download", () => {
     const text = await res.text();
     expect(res.headers.get("content-length")).toBe(String(new TextEncoder().encode(text).length));
     expect(text.startsWith("id,title,")).toBe(true);
+    const headOnly = await call("HEAD", `/v1/${token}/feeds/${feed.FeedId}/download`);
+    expect(headOnly.status).toBe(200);
+    expect(headOnly.text).toBe("");
+    expect(headOnly.headers.get("etag")).toBe(res.headers.get("etag"));
+    expect(headOnly.headers.get("content-length")).toBe(res.headers.get("content-length"));
     await vi.waitFor(async () => {
       const row = await admin("GET", `/feeds/${feed.FeedId}`);
       expect((row.json.Feed as { DateLastPulled: string | null }).DateLastPulled).toMatch(/Z$/);
