@@ -260,6 +260,10 @@ describe("count, list and get", () => {
     expect(await count("?FILTERQUERY=émile")).toBe(1);
     expect(await count("?filterQuery=%C3%A9CLAIR")).toBe(1);
     expect(await count("?filterQuery=nothing")).toBe(0);
+    // The reference's token-less form, with the token as a Bearer header (decisions 4).
+    const bearer = await call("GET", "/api/v1/Feeds/Count?filterQuery=google", { headers: { authorization: `Bearer ${token}` } });
+    expect(bearer.status).toBe(200);
+    expect(bearer.json.Count).toBe(3);
 
     const page1 = await call("GET", `/v1/${token}/Feeds?page=1&pageSize=2&filterQuery=google`);
     expect(page1.status).toBe(200);
