@@ -5,7 +5,7 @@ import { and, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { products, type ProductRow } from "../db/schema";
 import { ApiError } from "../http/errors";
-import { CsvRecordReader } from "./csv";
+import { CsvFieldTooLong, CsvRecordReader } from "./csv";
 import { parseProduct, type ProductInput } from "./product-fields";
 
 /** D1 binds at most 100 parameters a statement; a product row binds 13. */
@@ -194,13 +194,20 @@ export async function importCsv(db: Db, storeId: string, body: ReadableStream<Ui
     batch.add(row, object);
   };
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parser.push(value, onRecord);
-    await batch.flush(false);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.push(value, onRecord);
+      await batch.flush(false);
+    }
+    parser.end(onRecord);
+  } catch (error) {
+    if (!(error instanceof CsvFieldTooLong)) throw error;
+    // What was read before is kept; the rest cannot be split into rows reliably.
+    await reader.cancel().catch(() => {});
+    batch.reject(error.record, null, `${error.message}; the upload was not read past this row`);
   }
-  parser.end(onRecord);
   if (!header) throw new ApiError(400, "The CSV upload is empty: send a header row and one row per product.");
   await batch.flush(true);
   return batch.summary;

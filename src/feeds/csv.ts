@@ -48,7 +48,11 @@ export class CsvRecordReader {
   /** Records completed, so a caller can say which record a problem is in. */
   recordCount = 0;
 
-  constructor(private readonly delimiter = ",") {}
+  constructor(
+    private readonly delimiter = ",",
+    /** A longer field is refused (a quote left open would otherwise swallow the whole upload). */
+    private readonly maxFieldLength = 1 << 20,
+  ) {}
 
   push(chunk: string, onRecord: (record: string[]) => void): void {
     let i = 0;
@@ -73,9 +77,11 @@ export class CsvRecordReader {
         const close = chunk.indexOf('"', i);
         if (close < 0) {
           this.field += chunk.slice(i);
+          this.checkLength();
           return;
         }
         this.field += chunk.slice(i, close);
+        this.checkLength();
         this.quotePending = true;
         i = close + 1;
         continue;
@@ -108,6 +114,7 @@ export class CsvRecordReader {
           j++;
         }
         this.field += chunk.slice(i, j);
+        this.checkLength();
         this.fieldStarted = true;
         i = j;
       }
@@ -127,6 +134,10 @@ export class CsvRecordReader {
     if (this.fieldStarted || this.record.length > 0) this.endRecord(onRecord);
   }
 
+  private checkLength(): void {
+    if (this.field.length > this.maxFieldLength) throw new CsvFieldTooLong(this.recordCount + 1, this.maxFieldLength);
+  }
+
   private endField(): void {
     this.record.push(this.field);
     this.field = "";
@@ -141,5 +152,15 @@ export class CsvRecordReader {
     if (record.length === 1 && record[0] === "") return;
     this.recordCount++;
     onRecord(record);
+  }
+}
+
+export class CsvFieldTooLong extends Error {
+  constructor(
+    readonly record: number,
+    readonly maxLength: number,
+  ) {
+    super(`a field is longer than ${maxLength} characters (is a quote left open?)`);
+    this.name = "CsvFieldTooLong";
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CsvRecordReader, formatRow } from "../../src/feeds/csv";
+import { CsvFieldTooLong, CsvRecordReader, formatRow } from "../../src/feeds/csv";
 import { PartBuffer } from "../../src/feeds/part-buffer";
 
 function readAll(text: string, chunkSize = text.length || 1): string[][] {
@@ -44,6 +44,13 @@ describe("CSV reader", () => {
 
   it("gives the same records whatever the chunk boundaries (a quote or CRLF split across chunks)", () => {
     for (let size = 1; size <= text.length; size++) expect(readAll(text, size)).toEqual(expected);
+  });
+
+  it("refuses a field longer than its limit, naming the record", () => {
+    const reader = new CsvRecordReader(",", 10);
+    const rows: string[][] = [];
+    expect(() => reader.push('a,b\n"12345678901', (r) => rows.push(r))).toThrow(CsvFieldTooLong);
+    expect(rows).toEqual([["a", "b"]]);
   });
 
   it("counts records so a problem can be reported by row", () => {

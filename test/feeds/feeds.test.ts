@@ -371,6 +371,17 @@ describe("catalog import", () => {
     expect(file.text).toBe('id,title,description,price,color\r\nC1,"Mug, ""large""","two\nlines",12.50 USD,red\r\nC6,Fine,d,6.00 EUR,\r\n');
   });
 
+  it("stops at a quote left open, keeping the rows before it", async () => {
+    const { storeId } = await storeWithToken();
+    const csv = `sku,title\nOK1,fine\nBAD,"never closed\n${"x,".repeat(600_000)}`;
+    const res = await putCsv(storeId, csv);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ RowsUpserted: 1, RowsRejected: 1 });
+    expect(res.json.Rejections).toEqual([
+      { Row: 3, Sku: null, Message: "a field is longer than 1048576 characters (is a quote left open?); the upload was not read past this row" },
+    ]);
+  });
+
   it("deletes a Sku, and 404s an unknown one", async () => {
     const { storeId } = await storeWithToken();
     await putProducts(storeId, [product("Z1"), product("Z/2")]);
