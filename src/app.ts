@@ -10,6 +10,7 @@ import { authorizationRoutes } from "./auth/authorization.routes";
 import { rateLimitHeaders } from "./auth/authorize";
 import { ordersRoutes } from "./orders/orders.routes";
 import { adminRoutes } from "./admin/admin.routes";
+import { feedsRoutes } from "./feeds/feeds.routes";
 
 const app = createRouter();
 
@@ -21,6 +22,7 @@ app.use("/admin/*", limitBody(100 * MiB));
 
 app.route("/v1/authorization", authorizationRoutes);
 app.route("/v1/:token/orders", ordersRoutes);
+app.route("/v1/:token/feeds", feedsRoutes);
 app.route("/admin/v1", adminRoutes);
 
 const fallback = unmatched(app);

@@ -5,6 +5,7 @@ import { runSync } from "./sync/run-sync";
 
 export { RateLimiter } from "./throttle/rate-limiter";
 export { SourceSync } from "./sync/source-sync";
+export { FeedCompiler } from "./feeds/feed-compiler";
 
 export default {
   fetch(request, env, ctx) {

@@ -5,10 +5,12 @@ import { maintenanceRoutes } from "./maintenance.routes";
 import { storesRoutes } from "./stores.routes";
 import { sourcesRoutes } from "../sync/sources.routes";
 import { syncRoutes } from "../sync/sync.routes";
+import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 
 export const adminRoutes = createRouter()
   .use("*", adminOnly)
   .route("/", storesRoutes)
   .route("/", maintenanceRoutes)
   .route("/", sourcesRoutes)
-  .route("/", syncRoutes);
+  .route("/", syncRoutes)
+  .route("/", feedsAdminRoutes);

@@ -2,7 +2,7 @@
 // migrations/. Times are integer milliseconds since the epoch (UTC), so they sort and index as
 // numbers and render as ISO 8601 in one place (src/lib/dates.ts).
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const ms = (name: string) => integer(name, { mode: "number" });
 
@@ -179,3 +179,80 @@ export const settings = sqliteTable("settings", {
 
 export type OrderRow = typeof orders.$inferSelect;
 export type OrderItemRow = typeof orderItems.$inferSelect;
+
+/**
+ * A store's product catalog: the input of its feeds. Keyed by (store, Sku), which is also the
+ * order a compile reads it in (keyset pages: sku > last sku seen).
+ */
+export const products = sqliteTable(
+  "products",
+  {
+    storeId: text("store_id")
+      .notNull()
+      .references(() => stores.id),
+    sku: text("sku").notNull(),
+    title: text("title"),
+    description: text("description"),
+    link: text("link"),
+    imageLink: text("image_link"),
+    price: real("price"),
+    currency: text("currency"),
+    availability: text("availability"),
+    brand: text("brand"),
+    gtin: text("gtin"),
+    /** Any other columns of an import, by name: what a feed's Columns may also name. */
+    attributes: text("attributes", { mode: "json" }).$type<Record<string, string>>(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.storeId, t.sku] })],
+);
+
+/**
+ * A feed definition and what its last successful compile produced. The counts, FileName and
+ * file key always describe the file that is downloadable now; Status and statusMessage describe
+ * the latest compile (which may be running or have failed while the previous file stays).
+ */
+export const feeds = sqliteTable(
+  "feeds",
+  {
+    id: text("id").primaryKey(),
+    storeId: text("store_id")
+      .notNull()
+      .references(() => stores.id),
+    name: text("name").notNull(),
+    /** name.toLowerCase(): what filterQuery searches and Name sorts by (SQLite's lower() is ASCII only). */
+    nameKey: text("name_key").notNull(),
+    format: text("format", { enum: ["csv", "tsv"] }).notNull(),
+    template: text("template").notNull(),
+    /** [{header, field}] in order; null = the template's columns. */
+    columns: text("columns", { mode: "json" }).$type<{ header: string; field: string }[]>(),
+    compileIntervalMinutes: integer("compile_interval_minutes"),
+    status: text("status").notNull(),
+    statusMessage: text("status_message").notNull().default(""),
+    fileName: text("file_name").notNull(),
+    /** R2 key of the downloadable file; null until a compile has completed. */
+    fileKey: text("file_key"),
+    fileSize: integer("file_size"),
+    totalCount: integer("total_count").notNull().default(0),
+    validCount: integer("valid_count").notNull().default(0),
+    warningCount: integer("warning_count").notNull().default(0),
+    errorCount: integer("error_count").notNull().default(0),
+    score: integer("score").notNull().default(0),
+    /** A sample of the last compile's problems: [{sku, errors, warnings}]. */
+    issues: text("issues", { mode: "json" }).$type<FeedIssue[]>(),
+    dateLastCompiled: ms("date_last_compiled"),
+    dateLastSubmitted: ms("date_last_submitted"),
+    dateLastPulled: ms("date_last_pulled"),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [index("feeds_store_name").on(t.storeId, t.nameKey, t.id), index("feeds_store_compiled").on(t.storeId, t.dateLastCompiled, t.id)],
+);
+
+export interface FeedIssue {
+  sku: string;
+  errors: string[];
+  warnings: string[];
+}
+
+export type ProductRow = typeof products.$inferSelect;
+export type FeedRow = typeof feeds.$inferSelect;

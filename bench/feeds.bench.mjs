@@ -1,0 +1,366 @@
+#!/usr/bin/env node
+// Feed compilation benchmark: generated catalogs of 100,000 and 1,000,000 products, compiled by
+// the service running under `wrangler dev` (local D1, R2 and Durable Objects in workerd), against
+// a baseline in the same run that only serializes the same rows to CSV in memory. Also the catalog
+// import (CSV upload) and the download speed, against reading the same file from disk.
+//
+//   node bench/feeds.bench.mjs                 # both sizes
+//   FEEDS_BENCH_SIZES=20000 node bench/feeds.bench.mjs
+//
+// wrangler needs Node 22: it is started with the `node` devDependency whatever runs this script.
+import { spawn, spawnSync } from "node:child_process";
+import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import https from "node:https";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const NODE22 = path.join(ROOT, "node_modules/node/bin/node");
+const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
+const SIZES = (process.env.FEEDS_BENCH_SIZES ?? "100000,1000000").split(",").map(Number);
+const UPLOAD_ROWS = 50_000;
+const ADMIN_KEY = "bench-admin-key";
+const VARS = {
+  ADMIN_API_KEY: ADMIN_KEY,
+  TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789abcdef",
+  SOURCE_SETTINGS_KEY: "YmVuY2gtc291cmNlLXNldHRpbmdzLWtleS0zMmJ5dGVzISE=",
+};
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), "feeds-bench-"));
+const persist = path.join(tmp, "state");
+mkdirSync(persist);
+
+// ---------------------------------------------------------------------------- the products
+const HEADER = "Sku,Title,Description,Link,ImageLink,Price,Currency,Availability,Brand,Gtin";
+
+/** Product i, the same in the upload and in the baseline. About 1 in 97 has an error, 1 in 10 a warning. */
+function productOf(i) {
+  const sku = `SKU-${String(i).padStart(7, "0")}`;
+  return {
+    sku,
+    title: `Widget ${i} – "Deluxe", size ${i % 13}`,
+    description: `A sturdy widget, model ${i}, made of recycled material; ships in 2-3 days. Fits most uses, including ${i % 7} others.`,
+    link: `https://shop.example/products/${sku}`,
+    imageLink: `https://cdn.shop.example/images/${sku}.jpg`,
+    price: i % 97 === 0 ? 0 : 1 + (i % 5000) / 100,
+    currency: "USD",
+    availability: i % 3 === 0 ? "out_of_stock" : "in_stock",
+    brand: i % 10 === 0 ? "" : "Acme",
+    gtin: String(4006381000000 + (i % 999_999)),
+  };
+}
+
+const csvField = (v) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+const csvRow = (values) => values.map(csvField).join(",") + "\r\n";
+
+function uploadChunk(from, to) {
+  let text = HEADER + "\r\n";
+  for (let i = from; i < to; i++) {
+    const p = productOf(i);
+    text += csvRow([p.sku, p.title, p.description, p.link, p.imageLink, p.price.toFixed(2), p.currency, p.availability, p.brand, p.gtin]);
+  }
+  return Buffer.from(text);
+}
+
+/** The baseline: the same valid rows, serialized to CSV in memory (RFC 4180, as src/feeds/csv.ts). */
+function baseline(n) {
+  const start = performance.now();
+  let bytes = 0;
+  let chunk = "id,title,description,link,image_link,price,availability,brand,gtin\r\n";
+  for (let i = 0; i < n; i++) {
+    const p = productOf(i);
+    if (!(p.price > 0)) continue;
+    chunk += csvRow([p.sku, p.title, p.description, p.link, p.imageLink, `${p.price.toFixed(2)} ${p.currency}`, p.availability, p.brand, p.gtin]);
+    if (chunk.length > 1 << 20) {
+      bytes += Buffer.byteLength(chunk);
+      chunk = "";
+    }
+  }
+  bytes += Buffer.byteLength(chunk);
+  const seconds = (performance.now() - start) / 1000;
+  return { seconds, rowsPerSecond: n / seconds, bytes };
+}
+
+// ---------------------------------------------------------------------------- the server
+async function freePort(from = 8811) {
+  for (let port = from; port <= 8819; port++) {
+    const free = await new Promise((resolve) => {
+      const server = net.createServer().once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error("ports 8811-8819 are all taken");
+}
+
+const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
+let base = "";
+
+function request(method, urlPath, { body, headers = {}, sink } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
+    const req = https.request(
+      base + urlPath,
+      {
+        method,
+        agent,
+        headers: {
+          ...(payload && !Buffer.isBuffer(body) ? { "content-type": "application/json" } : {}),
+          ...(payload ? { "content-length": payload.length } : {}),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks = [];
+        let size = 0;
+        res.on("data", (c) => {
+          size += c.length;
+          if (sink) sink.write(c);
+          else chunks.push(c);
+        });
+        res.on("end", () => {
+          if (sink) sink.end();
+          const text = sink ? "" : Buffer.concat(chunks).toString();
+          let json = null;
+          try {
+            json = JSON.parse(text);
+          } catch {}
+          resolve({ status: res.statusCode, json, size, headers: res.headers });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+const adminHeaders = { authorization: `Bearer ${ADMIN_KEY}` };
+const adminCall = (method, p, body, headers = {}) => request(method, `/admin/v1${p}`, { body, headers: { ...adminHeaders, ...headers } });
+
+function must(res, what) {
+  if (res.status !== 200) throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.json)}`);
+  return res.json;
+}
+
+/** The workerd processes under the wrangler we started: what "memory" is measured on. */
+function descendants(rootPid) {
+  const parent = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      parent.set(Number(entry), Number(fields[1]));
+    } catch {}
+  }
+  const out = [];
+  for (const pid of parent.keys()) {
+    for (let p = pid; p && p !== 1; p = parent.get(p) ?? 0) {
+      if (p === rootPid) {
+        out.push(pid);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+function workerdRssMiB(rootPid) {
+  let kib = 0;
+  for (const pid of descendants(rootPid)) {
+    try {
+      if (!readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("workerd")) continue;
+      kib += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+    } catch {}
+  }
+  return kib / 1024;
+}
+
+function sampleMemory(rootPid) {
+  let peak = workerdRssMiB(rootPid);
+  const timer = setInterval(() => (peak = Math.max(peak, workerdRssMiB(rootPid))), 200);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, workerdRssMiB(rootPid));
+  };
+}
+
+// ---------------------------------------------------------------------------- the run
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const fmt = (n, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function main() {
+  const port = await freePort();
+  base = `https://127.0.0.1:${port}`;
+  const env = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
+  const migrate = spawnSync(NODE22, [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { cwd: ROOT, env, encoding: "utf8" });
+  if (migrate.status !== 0) throw new Error(`migrations: ${migrate.stderr || migrate.stdout}`);
+
+  const varArgs = Object.entries(VARS).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const dev = startDev(["--port", String(port), "--local-protocol", "https", ...varArgs], port, env);
+  const bare = await freePort(port + 1);
+  const bareDev = startDev(["-c", "bench/feeds-baseline/wrangler.toml", "--port", String(bare)], bare, env);
+  bareBase = `http://127.0.0.1:${bare}`;
+  const stop = () => {
+    for (const child of [dev, bareDev]) {
+      try {
+        process.kill(child.pid, "SIGTERM");
+      } catch {}
+    }
+  };
+  process.on("exit", stop);
+  try {
+    for (let i = 0; ; i++) {
+      if (dev.exitCode !== null) throw new Error(`wrangler dev exited:\n${dev.log()}`);
+      if (bareDev.exitCode !== null) throw new Error(`wrangler dev (baseline Worker) exited:\n${bareDev.log()}`);
+      try {
+        if ((await adminCall("GET", "/stores")).status === 200 && (await fetch(`${bareBase}/?store=none`)).ok) break;
+      } catch {}
+      if (i > 240) throw new Error(`wrangler dev did not answer within 120 s:\n${dev.log()}\n${bareDev.log()}`);
+      await sleep(500);
+    }
+    const results = await run(dev.pid);
+    report(results, port);
+    if (process.env.FEEDS_BENCH_HOLD) {
+      // Keeps the servers up for manual probing (curl -k the download URL printed above).
+      console.log(`holding ${process.env.FEEDS_BENCH_HOLD} s: ${lastDownload}`);
+      await sleep(Number(process.env.FEEDS_BENCH_HOLD) * 1000);
+    }
+  } finally {
+    stop();
+    await sleep(500);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+let bareBase = "";
+let lastDownload = "";
+
+function startDev(args, port, env) {
+  const child = spawn(NODE22, [WRANGLER, "dev", "--ip", "127.0.0.1", "--persist-to", persist, "--inspector-port", String(port + 1000), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  child.log = () => log;
+  return child;
+}
+
+async function run(devPid) {
+  const store = must(await adminCall("POST", "/stores", { Name: "Bench store" }), "store").Store.StoreId;
+  const key = must(
+    await adminCall("POST", `/stores/${store}/consumer-keys`, { Name: "bench", Scopes: ["FeedsRead"], Lifespan: "NeverExpires", BucketSize: 1000, LeakRatePerSecond: 100 }),
+    "key",
+  ).ConsumerKey.Key;
+  const token = must(await request("PUT", "/v1/Authorization", { body: { ConsumerKey: key } }), "token").Token;
+  const feedId = must(await adminCall("POST", `/stores/${store}/feeds`, { Name: "Bench Google", Format: "csv" }), "feed").Feed.FeedId;
+
+  const results = [];
+  let loaded = 0;
+  for (const size of SIZES.sort((a, b) => a - b)) {
+    // Import: grow the catalog to `size` with CSV uploads of 50,000 rows.
+    const importStart = performance.now();
+    for (let from = loaded; from < size; from += UPLOAD_ROWS) {
+      const to = Math.min(size, from + UPLOAD_ROWS);
+      const res = must(await adminCall("PUT", `/stores/${store}/products`, uploadChunk(from, to), { "content-type": "text/csv" }), "upload");
+      if (res.RowsUpserted !== to - from) throw new Error(`upload ${from}-${to}: ${JSON.stringify(res).slice(0, 500)}`);
+      process.stderr.write(`\r  imported ${fmt(to)} / ${fmt(size)}   `);
+    }
+    const importSeconds = (performance.now() - importStart) / 1000;
+    const imported = size - loaded;
+    loaded = size;
+    process.stderr.write("\n");
+
+    // Compile: from the request to Status Completed, polling the admin API.
+    await sleep(2000);
+    const rssBefore = workerdRssMiB(devPid);
+    const peak = sampleMemory(devPid);
+    const start = performance.now();
+    must(await adminCall("POST", `/feeds/${feedId}/compile`), "compile");
+    let progress;
+    for (;;) {
+      progress = must(await adminCall("GET", `/feeds/${feedId}/compile`), "progress").Compile;
+      if (!progress.Running) break;
+      process.stderr.write(`\r  compiling ${fmt(size)}: after ${progress.AfterSku}, ${progress.Slices} slices, ${progress.Parts} parts   `);
+      await sleep(250);
+    }
+    const compileSeconds = (performance.now() - start) / 1000;
+    const rssPeak = peak();
+    process.stderr.write("\n");
+    const feed = must(await adminCall("GET", `/feeds/${feedId}`), "feed").Feed;
+    if (feed.Status !== "Completed") throw new Error(`compile ended ${feed.Status}: ${feed.StatusMessage}`);
+
+    // Download: streamed to a file, then the same file read back from disk.
+    const file = path.join(tmp, `feed-${size}.csv`);
+    lastDownload = `${base}/v1/${token}/feeds/${feedId}/download`;
+    const dlStart = performance.now();
+    const dl = await request("GET", `/v1/${token}/feeds/${feedId}/download`, { headers: { accept: "text/csv" }, sink: createWriteStream(file) });
+    const dlSeconds = (performance.now() - dlStart) / 1000;
+    if (dl.status !== 200 || dl.size !== feed.FileSize) throw new Error(`download: HTTP ${dl.status}, ${dl.size} of ${feed.FileSize} bytes`);
+    const diskStart = performance.now();
+    const disk = readFileSync(file).length;
+    const diskSeconds = (performance.now() - diskStart) / 1000;
+    rmSync(file);
+
+    const serial = baseline(size);
+    // The bare Worker: the same D1 pages, serialized in memory; no Durable Object, no R2.
+    const bare = await (await fetch(`${bareBase}/?store=${store}&pageRows=1000`)).json();
+    if (bare.rows !== size) throw new Error(`baseline Worker read ${bare.rows} rows`);
+    results.push({
+      size,
+      importRowsPerSecond: imported / importSeconds,
+      compileSeconds,
+      compileRowsPerSecond: size / compileSeconds,
+      slices: progress.Slices,
+      parts: progress.Parts,
+      fileBytes: feed.FileSize,
+      counts: `${feed.CompilationValidCount} valid (${feed.CompilationWarningCount} warned), ${feed.CompilationErrorCount} errors, Score ${feed.Score}`,
+      rssBefore,
+      rssPeak,
+      baselineRowsPerSecond: serial.rowsPerSecond,
+      baselineBytes: serial.bytes,
+      bareRowsPerSecond: size / (bare.totalMs / 1000),
+      bareReadRowsPerSecond: size / (bare.readMs / 1000),
+      downloadMiBps: dl.size / 1048576 / dlSeconds,
+      diskMiBps: disk / 1048576 / diskSeconds,
+    });
+  }
+  return results;
+}
+
+function report(results, port) {
+  const rows = [
+    ["products", ...results.map((r) => fmt(r.size))],
+    ["import, rows/s (CSV upload)", ...results.map((r) => fmt(r.importRowsPerSecond))],
+    ["compile, s", ...results.map((r) => fmt(r.compileSeconds, 1))],
+    ["compile, rows/s", ...results.map((r) => fmt(r.compileRowsPerSecond))],
+    ["baseline (serialize only), rows/s", ...results.map((r) => fmt(r.baselineRowsPerSecond))],
+    ["compile / baseline", ...results.map((r) => `${fmt((100 * r.compileRowsPerSecond) / r.baselineRowsPerSecond, 1)} %`)],
+    ["bare Worker: D1 pages + CSV in memory, rows/s", ...results.map((r) => fmt(r.bareRowsPerSecond))],
+    ["  of which D1 reads alone, rows/s", ...results.map((r) => fmt(r.bareReadRowsPerSecond))],
+    ["compile / bare Worker", ...results.map((r) => `${fmt((100 * r.compileRowsPerSecond) / r.bareRowsPerSecond, 1)} %`)],
+    ["invocations (request + alarms)", ...results.map((r) => fmt(r.slices))],
+    ["multipart parts", ...results.map((r) => fmt(r.parts))],
+    ["file, MiB", ...results.map((r) => fmt(r.fileBytes / 1048576, 1))],
+    ["workerd RSS before -> peak, MiB", ...results.map((r) => `${fmt(r.rssBefore)} -> ${fmt(r.rssPeak)}`)],
+    ["download, MiB/s", ...results.map((r) => fmt(r.downloadMiBps))],
+    ["same file read from disk, MiB/s", ...results.map((r) => fmt(r.diskMiBps))],
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  console.log(`\nFeeds benchmark (wrangler dev on port ${port}, ${os.cpus().length} CPUs, Node ${process.version} for the baseline)`);
+  for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
+  for (const r of results) console.log(`${fmt(r.size)}: ${r.counts}`);
+  writeFileSync(path.join(ROOT, "bench", "results", "feeds.json"), JSON.stringify(results, null, 2), { flag: "w" });
+}
+
+mkdirSync(path.join(ROOT, "bench", "results"), { recursive: true });
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

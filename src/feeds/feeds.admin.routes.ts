@@ -1,0 +1,146 @@
+// The operator's side of feeds: the catalog (upsert by Sku from JSON or a streamed CSV upload,
+// delete a Sku), feed definitions, and compiling now. Mounted under /admin/v1.
+import { z } from "zod";
+import { getDb } from "../db/client";
+import type { FeedRow } from "../db/schema";
+import { ok } from "../http/envelope";
+import { ApiError } from "../http/errors";
+import { createRouter } from "../http/create-router";
+import { describeIssues, isJsonContentType, validate } from "../http/validate";
+import { randomId } from "../lib/crypto";
+import { requireStore } from "../admin/stores.routes";
+import { countProducts, deleteProduct, importCsv, importJson } from "./catalog";
+import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds, updateFeed } from "./feeds.queries";
+import { createFeedBody, feedIdParam, productsBody, updateFeedBody } from "./feeds.schemas";
+import { fileNameOf, toAdminFeed } from "./feeds.wire";
+
+const storeParam = z.object({ storeId: z.string() });
+const skuParam = z.object({ storeId: z.string(), sku: z.string() });
+
+async function requireFeed(env: Env, feedId: string): Promise<FeedRow> {
+  const feed = await findFeedById(getDb(env), feedId);
+  if (!feed) throw new ApiError(404, `No feed with FeedId '${feedId.slice(0, 40)}'.`);
+  return feed;
+}
+
+export const feedsAdminRoutes = createRouter()
+  .put("/stores/:storeId/products", validate("param", storeParam), async (c) => {
+    const store = await requireStore(c.env, c.req.valid("param").storeId);
+    const db = getDb(c.env);
+    const contentType = c.req.header("content-type") ?? "";
+    const now = Date.now();
+    if (/^text\/csv\s*(;|$)/i.test(contentType.trim())) {
+      if (!c.req.raw.body) throw new ApiError(400, "The CSV upload is empty: send a header row and one row per product.");
+      return ok(c, await importCsv(db, store.id, c.req.raw.body, now));
+    }
+    if (!isJsonContentType(contentType)) {
+      throw new ApiError(400, "Send the catalog as JSON ({\"Products\": [...]}, Content-Type: application/json) or as CSV with a header row (Content-Type: text/csv).");
+    }
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      throw new ApiError(400, "The request body is not valid JSON.");
+    }
+    const parsed = productsBody.safeParse(body);
+    if (!parsed.success) throw new ApiError(400, describeIssues(parsed.error.issues as z.core.$ZodIssue[], "json"));
+    return ok(c, await importJson(db, store.id, parsed.data.Products, now));
+  })
+  .get("/stores/:storeId/products/count", validate("param", storeParam), async (c) => {
+    const store = await requireStore(c.env, c.req.valid("param").storeId);
+    return ok(c, { Count: await countProducts(getDb(c.env), store.id) });
+  })
+  .delete("/stores/:storeId/products/:sku", validate("param", skuParam), async (c) => {
+    const { storeId, sku } = c.req.valid("param");
+    const store = await requireStore(c.env, storeId);
+    if (!(await deleteProduct(getDb(c.env), store.id, sku))) {
+      throw new ApiError(404, `No product with Sku '${sku.slice(0, 100)}' in this store.`);
+    }
+    return ok(c);
+  })
+  .post("/stores/:storeId/feeds", validate("param", storeParam), validate("json", createFeedBody), async (c) => {
+    const store = await requireStore(c.env, c.req.valid("param").storeId);
+    const body = c.req.valid("json");
+    const id = randomId("fd");
+    const feed: FeedRow = {
+      id,
+      storeId: store.id,
+      name: body.Name,
+      nameKey: body.Name.toLowerCase(),
+      format: body.Format,
+      template: body.Template ?? "google-shopping",
+      columns: body.Columns?.map((col) => ({ header: col.Header, field: col.Field })) ?? null,
+      compileIntervalMinutes: body.CompileIntervalMinutes ?? null,
+      status: FEED_STATUS.new,
+      statusMessage: "",
+      fileName: fileNameOf(body.Name, body.Format, id),
+      fileKey: null,
+      fileSize: null,
+      totalCount: 0,
+      validCount: 0,
+      warningCount: 0,
+      errorCount: 0,
+      score: 0,
+      issues: null,
+      dateLastCompiled: null,
+      dateLastSubmitted: null,
+      dateLastPulled: null,
+      createdAt: Date.now(),
+    };
+    await insertFeed(getDb(c.env), feed);
+    if (feed.compileIntervalMinutes) await c.env.FEED_COMPILER.getByName(id).schedule(id, feed.compileIntervalMinutes);
+    return ok(c, { Feed: toAdminFeed(feed) });
+  })
+  .get("/stores/:storeId/feeds", validate("param", storeParam), async (c) => {
+    const store = await requireStore(c.env, c.req.valid("param").storeId);
+    return ok(c, { Feeds: (await listStoreFeeds(getDb(c.env), store.id)).map(toAdminFeed) });
+  })
+  .get("/feeds/:feedId", validate("param", feedIdParam), async (c) => {
+    return ok(c, { Feed: toAdminFeed(await requireFeed(c.env, c.req.valid("param").feedId)) });
+  })
+  .patch("/feeds/:feedId", validate("param", feedIdParam), validate("json", updateFeedBody), async (c) => {
+    const feed = await requireFeed(c.env, c.req.valid("param").feedId);
+    const body = c.req.valid("json");
+    const changes: Partial<FeedRow> = {};
+    if (body.Name !== undefined) {
+      Object.assign(changes, { name: body.Name, nameKey: body.Name.toLowerCase(), fileName: fileNameOf(body.Name, feed.format, feed.id) });
+    }
+    if (body.Columns !== undefined) changes.columns = body.Columns?.map((col) => ({ header: col.Header, field: col.Field })) ?? null;
+    if (body.Template !== undefined) changes.template = body.Template;
+    if (body.CompileIntervalMinutes !== undefined) changes.compileIntervalMinutes = body.CompileIntervalMinutes;
+    // Columns and rules take effect at the next compile; the schedule at once.
+    const updated = Object.keys(changes).length ? await updateFeed(getDb(c.env), feed.id, changes) : feed;
+    if (!updated) throw new ApiError(404, `No feed with FeedId '${feed.id}'.`);
+    if (body.CompileIntervalMinutes !== undefined) {
+      await c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, updated.compileIntervalMinutes);
+    }
+    return ok(c, { Feed: toAdminFeed(updated) });
+  })
+  .delete("/feeds/:feedId", validate("param", feedIdParam), async (c) => {
+    const feed = await requireFeed(c.env, c.req.valid("param").feedId);
+    await deleteFeed(getDb(c.env), feed.storeId, feed.id);
+    await c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null);
+    if (feed.fileKey) await c.env.FEEDS.delete(feed.fileKey);
+    return ok(c);
+  })
+  .get("/feeds/:feedId/compile", validate("param", feedIdParam), async (c) => {
+    // Progress of the running compile (or the last one): how many slices and parts so far.
+    const feed = await requireFeed(c.env, c.req.valid("param").feedId);
+    const progress = await c.env.FEED_COMPILER.getByName(feed.id).progress();
+    return ok(c, {
+      Compile: progress && { Running: progress.running, Slices: progress.slices, Parts: progress.parts, AfterSku: progress.afterSku },
+    });
+  })
+  .post("/feeds/:feedId/compile", validate("param", feedIdParam), async (c) => {
+    const feed = await requireFeed(c.env, c.req.valid("param").feedId);
+    // Runs the first slice before answering: a small catalog answers Completed (or Failed),
+    // a large one Compiling, and alarms carry on.
+    try {
+      await c.env.FEED_COMPILER.getByName(feed.id).compile(feed.id);
+    } catch (error) {
+      // Only storage can fail here (R2 refusing to start the upload, the object unreachable).
+      console.error("compile could not start", feed.id, error);
+      throw new ApiError(503, "The compile could not be started (file storage unavailable); try again shortly.", { "Retry-After": "5" });
+    }
+    return ok(c, { Feed: toAdminFeed(await requireFeed(c.env, feed.id)) });
+  });

@@ -1,0 +1,53 @@
+// The single description of every feed query and body (wire names), as for orders.
+import { z } from "zod";
+import { caseInsensitiveEnum, pagingQuery, sortingQuery } from "../orders/orders.schemas";
+import { knownField } from "./product-fields";
+import { TEMPLATES } from "./templates/google-shopping";
+
+export const FEED_SORT_FIELDS = ["Name", "DateLastCompiled"] as const;
+export type FeedSortField = (typeof FEED_SORT_FIELDS)[number];
+
+const filterQuery = z.string().max(200, { error: "must be at most 200 characters" }).optional();
+
+/**
+ * filterQuery is optional on the list too: the interface lists it as required, but a client
+ * that wants every feed sends none, and an empty filter would match every name anyway.
+ */
+export const feedCountQuery = z.object({ filterQuery });
+export const feedListQuery = z.object({ filterQuery, ...pagingQuery, ...sortingQuery(FEED_SORT_FIELDS, "Name") });
+export type FeedListQuery = z.infer<typeof feedListQuery>;
+
+export const feedIdParam = z.object({ feedId: z.string() });
+
+const column = z.object({
+  Header: z.string().min(1, { error: "must not be empty" }).max(200),
+  // A catalog field (Sku, Title, ImageLink, ...) in any case, or the name of an extra column.
+  Field: z
+    .string()
+    .trim()
+    .min(1, { error: "must not be empty" })
+    .max(100)
+    .transform((f) => knownField(f) ?? f),
+});
+
+export const createFeedBody = z.object({
+  Name: z.string().trim().min(1, { error: "must not be empty" }).max(200),
+  Format: caseInsensitiveEnum({ csv: "csv", tsv: "tsv" } as const, "csv, tsv"),
+  Columns: z.array(column).min(1, { error: "must name at least one column" }).max(100).optional(),
+  Template: caseInsensitiveEnum(
+    Object.fromEntries(Object.keys(TEMPLATES).map((t) => [t, t])) as Record<string, string>,
+    Object.keys(TEMPLATES).join(", "),
+  ).optional(),
+  CompileIntervalMinutes: z.number().int().min(15, { error: "must be at least 15" }).max(10_080).nullish(),
+});
+export type CreateFeedBody = z.infer<typeof createFeedBody>;
+
+/** Format stays: a file already compiled as CSV must not be served as TSV. */
+export const updateFeedBody = createFeedBody.omit({ Format: true }).partial().extend({
+  Columns: createFeedBody.shape.Columns.nullable(),
+  Format: z.undefined({ error: "cannot change: create a new feed for the other format" }).optional(),
+});
+
+export const productsBody = z.object({
+  Products: z.array(z.unknown()).max(100_000, { error: "must hold at most 100000 products a request; use a CSV upload for more" }),
+});

@@ -1,0 +1,60 @@
+// Catalog and feed setup through the admin API, as an operator would do it.
+import { admin, call, ADMIN_KEY } from "../helpers/api";
+
+export function product(sku: string, overrides: Record<string, unknown> = {}) {
+  return {
+    Sku: sku,
+    Title: `Product ${sku}`,
+    Description: `The description of ${sku}`,
+    Link: `https://shop.example/p/${sku}`,
+    ImageLink: `https://cdn.example/i/${sku}.jpg`,
+    Price: 12.5,
+    Currency: "USD",
+    Availability: "in_stock",
+    Brand: "Acme",
+    Gtin: "4006381333931",
+    ...overrides,
+  };
+}
+
+export async function putProducts(storeId: string, products: unknown[]) {
+  const res = await admin("PUT", `/stores/${storeId}/products`, { Products: products });
+  if (res.status !== 200) throw new Error(`putProducts: ${res.status} ${res.text}`);
+  return res.json;
+}
+
+export async function putCsv(storeId: string, csv: string) {
+  return call("PUT", `/admin/v1/stores/${storeId}/products`, {
+    raw: csv,
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "text/csv" },
+  });
+}
+
+export interface AdminFeed {
+  FeedId: string;
+  Name: string;
+  Status: string;
+  StatusMessage: string;
+  FileName: string;
+  CompilationTotalCount: number;
+  CompilationValidCount: number;
+  CompilationWarningCount: number;
+  CompilationErrorCount: number;
+  Score: number;
+  DateLastCompiled: string | null;
+  DateLastSubmitted: string | null;
+  DateLastPulled: string | null;
+  Issues: { Sku: string; Errors: string[]; Warnings: string[] }[];
+}
+
+export async function createFeed(storeId: string, body: Record<string, unknown> = {}) {
+  const res = await admin("POST", `/stores/${storeId}/feeds`, { Name: "Google US", Format: "csv", ...body });
+  if (res.status !== 200) throw new Error(`createFeed: ${res.status} ${res.text}`);
+  return res.json.Feed as AdminFeed;
+}
+
+export async function compile(feedId: string) {
+  const res = await admin("POST", `/feeds/${feedId}/compile`);
+  if (res.status !== 200) throw new Error(`compile: ${res.status} ${res.text}`);
+  return res.json.Feed as AdminFeed;
+}
