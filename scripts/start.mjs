@@ -93,12 +93,44 @@ async function seed() {
     { Name: "Demo key", Scopes: ["FeedsRead", "OrdersCreate", "OrdersRead", "OrdersUpdate"], Lifespan: "NeverExpires" },
     adminHeaders,
   );
-  const demo = { storeId, key: key.json.ConsumerKey.Key };
+  const demo = { storeId, key: key.json.ConsumerKey.Key, feedId: null };
   const token = (await request("PUT", "/v1/Authorization", { ConsumerKey: demo.key })).json.Token;
   for (const order of demoOrders()) await request("PUT", `/v1/${token}/Orders/InsertOrder`, order);
+  // A simulated marketplace: the cron (or POST /admin/v1/sync) imports its orders.
+  await request("POST", `/admin/v1/stores/${storeId}/sources`, { Type: "simulated", Name: "Demo Marketplace", Settings: { ordersPerHour: 12 } }, adminHeaders);
+  await request("POST", "/admin/v1/sync", undefined, adminHeaders);
+  // A small catalog and a Google Shopping feed compiled from it.
+  await request("PUT", `/admin/v1/stores/${storeId}/products`, { Products: demoProducts() }, adminHeaders);
+  const feed = await request("POST", `/admin/v1/stores/${storeId}/feeds`, { Name: "Google Shopping US", Format: "csv" }, adminHeaders);
+  demo.feedId = feed.json?.Feed?.FeedId ?? null;
+  if (demo.feedId) await request("POST", `/admin/v1/feeds/${demo.feedId}/compile`, undefined, adminHeaders);
   mkdirSync(".wrangler", { recursive: true });
   writeFileSync(DEMO_FILE, JSON.stringify(demo));
   return demo;
+}
+
+function demoProducts() {
+  const colours = ["Blue", "Grey", "Green", "Black", "White"];
+  const kinds = [
+    ["MUG", "ceramic mug, 12 oz", 12.5],
+    ["TEE", "cotton T-shirt", 19],
+    ["NB", "dotted A5 notebook", 8.75],
+    ["CAP", "baseball cap", 15.9],
+  ];
+  return kinds.flatMap(([code, what, price]) =>
+    colours.map((colour, i) => ({
+      Sku: `${code}-${colour.slice(0, 3).toUpperCase()}`,
+      Title: `${colour} ${what}`,
+      Description: `A ${colour.toLowerCase()} ${what} from the demo store.`,
+      Price: price,
+      Currency: "USD",
+      Link: `https://shop.example.com/p/${code.toLowerCase()}-${colour.toLowerCase()}`,
+      ImageLink: `https://shop.example.com/img/${code.toLowerCase()}-${colour.toLowerCase()}.jpg`,
+      Availability: i === 4 ? "out_of_stock" : "in_stock",
+      Brand: "Demo Goods",
+      Gtin: i === 3 ? "" : String(4006381333930 + i),
+    })),
+  );
 }
 
 function demoOrders() {
@@ -155,7 +187,8 @@ seed()
 
  TOKEN=$(curl -sk -X PUT ${base}/v1/Authorization -H 'content-type: application/json' \\
    -d '{"ConsumerKey":"${demo.key}"}' | sed -E 's/.*"Token":"([^"]+)".*/\\1/')
- curl -sk "${base}/v1/$TOKEN/Orders?page=1&pageSize=10&fromDate=2000-01-01&toDate=${today}T23:59:59Z&status=NEW"
+ curl -sk "${base}/v1/$TOKEN/Orders?page=1&pageSize=10&fromDate=2000-01-01&toDate=${today}T23:59:59Z&status=NEW"${demo.feedId ? `
+ curl -sk "${base}/v1/$TOKEN/feeds/${demo.feedId}/download"` : ""}
 ────────────────────────────────────────────────────────────────────────
 `);
   })

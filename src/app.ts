@@ -5,7 +5,7 @@ import { createRouter } from "./http/create-router";
 import { ApiError } from "./http/errors";
 import { failure } from "./http/envelope";
 import { unmatched } from "./http/fallbacks";
-import { acceptJson, httpsOnly, limitBody, maintenanceSwitch, MiB } from "./http/transport";
+import { acceptJson, httpsOnly, limitBody, limitStreamedBody, maintenanceSwitch, MiB } from "./http/transport";
 import { authorizationRoutes } from "./auth/authorization.routes";
 import { rateLimitHeaders } from "./auth/authorize";
 import { ordersRoutes } from "./orders/orders.routes";
@@ -18,7 +18,7 @@ const app = createRouter();
 app.use("/v1/*", rateLimitHeaders);
 app.use("*", httpsOnly, acceptJson);
 app.use("/v1/*", maintenanceSwitch, limitBody(MiB));
-app.use("/admin/*", limitBody(100 * MiB));
+app.use("/admin/*", limitStreamedBody(100 * MiB));
 
 app.route("/v1/authorization", authorizationRoutes);
 app.route("/v1/:token/orders", ordersRoutes);

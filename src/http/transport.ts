@@ -55,11 +55,45 @@ export const maintenanceSwitch = createMiddleware<AppEnv>(async function mainten
 
 export const MiB = 1024 * 1024;
 
+const sizeText = (bytes: number) => (bytes >= MiB ? `${bytes / MiB} MiB` : `${bytes} bytes`);
+
 export function limitBody(maxSize: number) {
   return bodyLimit({
     maxSize,
     onError: () => {
-      throw new ApiError(413, `The request body is larger than ${maxSize / MiB} MiB.`);
+      throw new ApiError(413, `The request body is larger than ${sizeText(maxSize)}.`);
     },
+  });
+}
+
+/**
+ * The admin limit (catalog uploads of up to 100 MB) must not hold a body in memory: Hono's
+ * bodyLimit buffers a body that has no Content-Length. A declared length is checked up front
+ * (the runtime guarantees the body matches it); an undeclared one is counted as it streams, and
+ * the reader meets a 413 the moment it passes the limit. A route that reads the stream itself
+ * (the CSV import) keeps what it stored before that point.
+ */
+export function limitStreamedBody(maxSize: number) {
+  return createMiddleware<AppEnv>(async function limitStreamedBody(c, next) {
+    const tooLarge = () => new ApiError(413, `The request body is larger than ${sizeText(maxSize)}.`);
+    const declared = c.req.header("content-length");
+    if (declared !== undefined) {
+      if (Number(declared) > maxSize) throw tooLarge();
+      return next();
+    }
+    const body = c.req.raw.body;
+    if (!body) return next();
+    let seen = 0;
+    const counted = body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen > maxSize) controller.error(tooLarge());
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    c.req.raw = new Request(c.req.raw, { body: counted });
+    await next();
   });
 }
