@@ -97,7 +97,7 @@ async function seed() {
   const token = (await request("PUT", "/v1/Authorization", { ConsumerKey: demo.key })).json.Token;
   for (const order of demoOrders()) await request("PUT", `/v1/${token}/Orders/InsertOrder`, order);
   // A simulated marketplace: the cron (or POST /admin/v1/sync) imports its orders.
-  await request("POST", `/admin/v1/stores/${storeId}/sources`, { Type: "simulated", Name: "Demo Marketplace", Settings: { ordersPerHour: 12 } }, adminHeaders);
+  await request("POST", `/admin/v1/stores/${storeId}/sources`, { Type: "simulated", Name: "Demo Marketplace", Settings: { ordersPerHour: 1 } }, adminHeaders);
   await request("POST", "/admin/v1/sync", undefined, adminHeaders);
   // A small catalog and a Google Shopping feed compiled from it.
   await request("PUT", `/admin/v1/stores/${storeId}/products`, { Products: demoProducts() }, adminHeaders);

@@ -1,6 +1,7 @@
 // The bucket arithmetic alone, with explicit clocks (ms).
 import { describe, expect, it } from "vitest";
 import { type BucketConfig, DEFAULT_BUCKET, decide, rebase, remainingAt } from "../src/throttle/gcra";
+import { prng } from "../src/lib/prng";
 
 const T0 = 1_800_000_000_000;
 
@@ -13,17 +14,6 @@ function run(times: number[], config: BucketConfig, tat = 0) {
   });
 }
 
-/** Mulberry32: a small seeded PRNG, so a failing sequence can be replayed from its seed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("GCRA leaky bucket", () => {
   it("admits a burst of 50, refuses the 51st with 500 ms to wait, and counts down what remains", () => {

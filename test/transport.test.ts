@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { admin, call, insert, sampleOrder, storeWithToken } from "./helpers/api";
 import { countRows } from "./helpers/db";
+import { prng } from "../src/lib/prng";
 
 const MiB = 1024 * 1024;
 const RANGE = "fromDate=2026-01-01&toDate=2026-12-31";
@@ -284,16 +285,6 @@ describe("request bodies", () => {
     expect(await countRows("orders")).toBeGreaterThan(0);
   });
 });
-
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("no input produces a 500", () => {
   it("answers a few hundred random requests with a status under 500 and a JSON envelope", async () => {

@@ -54,24 +54,7 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   const db = drizzle(counted.d1, { schema });
   const startedReal = Date.now();
   const clock = () => new Date(now + (Date.now() - startedReal));
-  const summary: CycleSummary = {
-    sourceId,
-    name: "",
-    type: "",
-    startedAt: now,
-    endedAt: now,
-    ran: false,
-    more: false,
-    fetched: 0,
-    imported: 0,
-    delivered: 0,
-    retrying: 0,
-    failed: 0,
-    pendingDeliveries: 0,
-    failedDeliveries: 0,
-    statements: 0,
-    error: null,
-  };
+  const summary = emptySummary(sourceId, now);
   const source = await db
     .select()
     .from(sources)
@@ -183,4 +166,26 @@ export function countStatements(d1: D1Database): { d1: D1Database; count: () => 
     },
   });
   return { d1: proxy, count: () => n };
+}
+
+/** A summary of a cycle that has done nothing yet (or never ran). */
+export function emptySummary(sourceId: string, at: number, error: string | null = null): CycleSummary {
+  return {
+    sourceId,
+    name: "",
+    type: "",
+    startedAt: at,
+    endedAt: at,
+    ran: false,
+    more: false,
+    fetched: 0,
+    imported: 0,
+    delivered: 0,
+    retrying: 0,
+    failed: 0,
+    pendingDeliveries: 0,
+    failedDeliveries: 0,
+    statements: 0,
+    error,
+  };
 }

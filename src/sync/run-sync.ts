@@ -4,7 +4,7 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { getDb } from "../db/client";
 import { sources, stores } from "../db/schema";
-import type { CycleSummary } from "./cycle";
+import { emptySummary, type CycleSummary } from "./cycle";
 
 export interface SyncSummary {
   startedAt: number;
@@ -35,22 +35,5 @@ async function enabledSourceIds(env: Env): Promise<string[]> {
 /** A cycle that threw (its object crashed, D1 was unreachable): the others still report. */
 function failedCycle(sourceId: string, at: number, reason: unknown): CycleSummary {
   console.error("sync cycle failed", sourceId, reason);
-  return {
-    sourceId,
-    name: "",
-    type: "",
-    startedAt: at,
-    endedAt: at,
-    ran: false,
-    more: false,
-    fetched: 0,
-    imported: 0,
-    delivered: 0,
-    retrying: 0,
-    failed: 0,
-    pendingDeliveries: 0,
-    failedDeliveries: 0,
-    statements: 0,
-    error: "The cycle did not complete; it is retried on the next run.",
-  };
+  return emptySummary(sourceId, at, "The cycle did not complete; it is retried on the next run.");
 }

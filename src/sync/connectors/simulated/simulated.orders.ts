@@ -3,6 +3,7 @@
 // k) and its content is drawn from a PRNG seeded by (source id, k). The same source therefore
 // always sells the same orders, whichever cycle asks and however often.
 import type { ImportedOrder, ImportedOrderItem } from "../../connector";
+import { prng } from "../../../lib/prng";
 
 const FIRST_NAMES = ["Ava", "Liam", "Noah", "Mia", "Ethan", "Zoe", "Lucas", "Aria", "Mason", "Chloe", "Omar", "Priya"];
 const LAST_NAMES = ["Nguyen", "Smith", "Garcia", "Okafor", "Kowalski", "Jensen", "Haddad", "Tanaka", "Rossi", "Brown"];
@@ -65,17 +66,6 @@ export function hash32(text: string): number {
   return h >>> 0;
 }
 
-/** mulberry32: small, fast, good enough to make varied orders. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
