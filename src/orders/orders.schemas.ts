@@ -11,7 +11,9 @@ export const MAX_PAGE_SIZE = 100;
 /** A fixed set of words, matched without regard to case, mapped to their canonical value. */
 export function caseInsensitiveEnum<T extends string>(allowed: Record<string, T>, shown: string) {
   return z.string().transform((value, ctx) => {
-    const hit = allowed[value.trim().toLowerCase()];
+    // Own keys only: 'constructor' or '__proto__' must not find what every object inherits.
+    const word = value.trim().toLowerCase();
+    const hit = Object.hasOwn(allowed, word) ? allowed[word] : undefined;
     if (hit === undefined) {
       ctx.addIssue({ code: "custom", message: `'${truncate(value)}' is not allowed; use one of ${shown}` });
       return z.NEVER;
