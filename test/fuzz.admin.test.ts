@@ -169,6 +169,22 @@ describe("fuzz: sources", () => {
     expect(await sourceCount(storeId)).toBe(0);
   });
 
+  it("refuses Settings too large for one D1 value (a 3 MB rejectOrderNumbers) with 400, on create and on a PATCH merge", async () => {
+    const storeId = await createStore("Fuzz big settings");
+    const big = { rejectOrderNumbers: ["x".repeat(3_000_000)] };
+    const created = await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Big", Enabled: false, Settings: big });
+    expect(created.status).toBe(400);
+    expect(created.json.Message).toMatch(/'Settings' must be at most 65536 bytes/);
+    expect(await sourceCount(storeId)).toBe(0);
+    const walmart = await admin("POST", `/stores/${storeId}/sources`, { Type: "walmart", Name: "W", Enabled: false, Settings: { clientId: "c", clientSecret: "s".repeat(100_000) } });
+    expect(walmart.status).toBe(400);
+    const small = await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Small", Enabled: false, Settings: { rejectOrderNumbers: ["A"] } });
+    const id = (small.json.Source as { SourceId: string }).SourceId;
+    const patched = await admin("PATCH", `/stores/${storeId}/sources/${id}`, { Settings: big });
+    expect(patched.status).toBe(400);
+    expect((await admin("GET", `/stores/${storeId}/sources/${id}`)).json.Source).toMatchObject({ Settings: { rejectOrderNumbers: ["A"] } });
+  });
+
   it("concurrent creates of one source Name leave one row and answer 200 and 400", async () => {
     const storeId = await createStore("Fuzz concurrent sources");
     const body = { Type: "simulated", Name: "Twin", Enabled: false };

@@ -38,6 +38,8 @@ const deliveriesQuery = z.object({ status: z.enum(["pending", "delivered", "fail
 
 type SourceRow = typeof sources.$inferSelect;
 
+const MAX_SETTINGS_BYTES = 64 * 1024;
+
 /** Validates Settings against the Type's connector: 400 naming the field. */
 function checkSettings(type: string, settings: Record<string, unknown>): Record<string, unknown> {
   const entry = connectorEntry(type);
@@ -45,6 +47,12 @@ function checkSettings(type: string, settings: Record<string, unknown>): Record<
   const parsed = entry.settingsSchema.safeParse(settings);
   if (!parsed.success) {
     throw new ApiError(400, describeIssues(parsed.error.issues.map((i) => ({ ...i, path: ["Settings", ...i.path] })) as never, "json"));
+  }
+  // The ciphertext is one D1 value, and D1 refuses a value over 2 MB with an error (a 500); a
+  // connector's settings are a few hundred bytes, so a generous cap keeps every merge storable.
+  const size = new TextEncoder().encode(JSON.stringify(settings)).byteLength;
+  if (size > MAX_SETTINGS_BYTES) {
+    throw new ApiError(400, `'Settings' must be at most ${MAX_SETTINGS_BYTES} bytes as JSON; these are ${size}.`);
   }
   return settings;
 }
