@@ -158,6 +158,9 @@ describe("fuzz: sources", () => {
       { Type: "simulated", Name: "" },
       { Type: "simulated", Name: "a", Settings: [] },
       { Type: "simulated", Name: "a", Settings: { ordersPerHour: -1 } },
+      // Positive but so small that the order interval was Infinity: every import then failed in D1.
+      { Type: "simulated", Name: "a", Settings: { ordersPerHour: 5e-324 } },
+      { Type: "simulated", Name: "a", Settings: { ordersPerHour: 0.0009 } },
       { Type: "simulated", Name: "a", Settings: { unknown: 1 } },
       { Type: "walmart", Name: "a", Settings: { clientId: "x" } },
       { Type: "walmart", Name: "a", Settings: { clientId: "x", clientSecret: "y", baseUrl: "http://plain.example" } },
