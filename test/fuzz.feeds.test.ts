@@ -249,6 +249,21 @@ describe("fuzz: feed definitions and compile", () => {
   });
 });
 
+describe("/v1 feeds queries", () => {
+  it("refuses sortBy constructor, sortDirection __proto__ and a page given twice with 400 naming the parameter", async () => {
+    const { token } = await storeWithToken();
+    for (const [query, message] of [
+      ["page=1&pageSize=5&sortBy=constructor", /'sortBy': 'constructor' is not allowed; use one of Name, DateLastCompiled/],
+      ["page=1&pageSize=5&sortDirection=__proto__", /'sortDirection': '__proto__' is not allowed/],
+      ["page=1&page=1&pageSize=5", /'page': must be given once/],
+    ] as const) {
+      const res = await call("GET", `/v1/${token}/feeds?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.json.Message).toMatch(message);
+    }
+  });
+});
+
 describe("fuzz: /v1 feeds", () => {
   it("answers odd filterQuery, sortBy, page values and download headers without a 5xx", async () => {
     const f = fuzzer(4242);

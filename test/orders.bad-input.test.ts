@@ -134,6 +134,7 @@ const PAGING_CASES: [string, string, string][] = [
   ["unknown sortBy", "sortBy", `${RANGE}&${PAGE}&sortBy=Price`],
   ["unknown sortDirection", "sortDirection", `${RANGE}&${PAGE}&sortDirection=up`],
   ["sortBy constructor", "sortBy", `${RANGE}&${PAGE}&sortBy=constructor`],
+  ["page given twice", "page", `${RANGE}&page=1&page=2&pageSize=10`],
   ["sortDirection __proto__", "sortDirection", `${RANGE}&${PAGE}&sortDirection=__proto__`],
 ];
 

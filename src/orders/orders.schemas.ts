@@ -31,7 +31,8 @@ const dateField = caseInsensitiveEnum({ created: "created", updated: "updated" }
 
 export function positiveInt(what: string) {
   return z
-    .string({ error: "is required" })
+    // A parameter given twice arrives as an array: say so rather than "is required".
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : `must be given once (${what})`) })
     .refine((v) => /^\s*\d{1,9}\s*$/.test(v) && Number(v) >= 1, {
       error: (issue) => `must be a whole number of 1 or more (${what}); got '${truncate(String(issue.input))}'`,
     })
