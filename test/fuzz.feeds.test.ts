@@ -97,6 +97,25 @@ describe("fuzz: catalog", () => {
     expect(await productCount(storeId)).toBe(2);
   });
 
+  it("answers a streamed JSON catalog over the 100 MiB admin limit 413, not 400 'not valid JSON'", async () => {
+    const storeId = await createStore("Fuzz catalog too large");
+    const MiB = 1024 * 1024;
+    const spaces = new Uint8Array(MiB).fill(0x20);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"Products": ['));
+        if (sent > 101) controller.close();
+        else controller.enqueue(spaces);
+        sent++;
+      },
+    });
+    const res = await call("PUT", `/admin/v1/stores/${storeId}/products`, { raw: stream, headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" } });
+    expect(res.status).toBe(413);
+    expect(res.json.Message).toMatch(/larger than 100 MiB/);
+    expect(await productCount(storeId)).toBe(0);
+  });
+
   it("keeps a column named __proto__ or constructor as an attribute rather than dropping it", async () => {
     const storeId = await createStore("Fuzz proto columns");
     const res = await putCsv(storeId, "Sku,__proto__,constructor\nP-1,first,second\n");
