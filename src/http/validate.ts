@@ -8,13 +8,15 @@ import { ApiError } from "./errors";
 export function validate<Target extends keyof ValidationTargets, Schema extends ZodType>(
   target: Target,
   schema: Schema,
+  /** storesText: false for a body that is only compared, never stored (a consumer key). */
+  options: { storesText?: boolean } = {},
 ) {
   return zValidator(target, schema, (result, c) => {
     if (target === "json" && !isJsonContentType(c.req.header("content-type"))) {
       throw new ApiError(400, "Send the request body as JSON with the header Content-Type: application/json.");
     }
     if (!result.success) throw new ApiError(400, describeIssues(result.error.issues as z.core.$ZodIssue[], target));
-    if (target === "json") {
+    if (target === "json" && options.storesText !== false) {
       // JSON can carry "\ud800"; D1 would store it as bytes that read back as U+FFFD, so the
       // value an operator sent would be silently altered. Refused instead, naming the field.
       const path = loneSurrogatePath(result.data);

@@ -138,9 +138,10 @@ export async function send(failures: string[], sent: Sent, options: { file?: boo
   const bodyless = sent.method === "GET" || sent.method === "HEAD";
   const res = await call(sent.method, sent.path, { raw: bodyless ? undefined : sent.body, headers: sent.headers });
   statusSeen.set(res.status, (statusSeen.get(res.status) ?? 0) + 1);
-  const label = () => `${sent.method} ${sent.path.slice(0, 200)} ${JSON.stringify(sent.headers ?? {}).slice(0, 200)} ${typeof sent.body === "string" ? sent.body.slice(0, 200) : sent.body ? "<bytes>" : ""}`;
+  // JSON.stringify escapes lone surrogates: a raw one in a failure message breaks the reporter.
+  const label = () => `${sent.method} ${sent.path.slice(0, 200)} ${JSON.stringify(sent.headers ?? {}).slice(0, 200)} ${typeof sent.body === "string" ? JSON.stringify(sent.body.slice(0, 200)) : sent.body ? "<bytes>" : ""}`;
   if (res.status >= 500) {
-    failures.push(`${label()} -> ${res.status} ${res.text.slice(0, 200)}`);
+    failures.push(`${label()} -> ${res.status} ${JSON.stringify(res.text.slice(0, 200))}`);
   } else if (sent.method === "HEAD" || (options.file && [200, 206, 304].includes(res.status))) {
     // A file or no body at all.
   } else if (res.status >= 400) {
@@ -149,9 +150,9 @@ export async function send(failures: string[], sent: Sent, options: { file?: boo
       res.json?.Success === false &&
       typeof res.json.Message === "string" &&
       res.json.Message.length > 0;
-    if (!ok) failures.push(`${label()} -> ${res.status} not a failure envelope: ${res.text.slice(0, 200)}`);
+    if (!ok) failures.push(`${label()} -> ${res.status} not a failure envelope: ${JSON.stringify(res.text.slice(0, 200))}`);
   } else if (!(res.json?.Success === true && res.json.Message === "")) {
-    failures.push(`${label()} -> ${res.status} not a success envelope: ${res.text.slice(0, 200)}`);
+    failures.push(`${label()} -> ${res.status} not a success envelope: ${JSON.stringify(res.text.slice(0, 200))}`);
   }
   return res;
 }
