@@ -196,6 +196,19 @@ describe("fuzz: sources", () => {
     expect(await sourceCount(storeId)).toBe(1);
   });
 
+  it("concurrent renames of two sources onto one new Name answer 200 and 400 and leave the names unique", async () => {
+    const storeId = await createStore("Fuzz concurrent renames");
+    const ids: string[] = [];
+    for (const Name of ["One", "Two"]) {
+      const res = await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name, Enabled: false });
+      ids.push((res.json.Source as { SourceId: string }).SourceId);
+    }
+    const answers = await Promise.all(ids.map((id) => admin("PATCH", `/stores/${storeId}/sources/${id}`, { Name: "Same" })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+    const { results } = await env.DB.prepare("select name from sources where store_id = ? order by name").bind(storeId).all<{ name: string }>();
+    expect(results.map((r) => r.name).sort()).toEqual(answers[0]!.status === 200 ? ["Same", "Two"] : ["One", "Same"]);
+  });
+
   it("a PATCH that renames a source onto a taken Name answers 400 and changes nothing", async () => {
     const storeId = await createStore("Fuzz rename");
     const a = await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "A", Enabled: false });
