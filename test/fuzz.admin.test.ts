@@ -209,6 +209,17 @@ describe("fuzz: sources", () => {
     expect(results.map((r) => r.name).sort()).toEqual(answers[0]!.status === 200 ? ["Same", "Two"] : ["One", "Same"]);
   });
 
+  it("lists a store with 120 sources (more than D1's 100 bound parameters a statement)", async () => {
+    const storeId = await createStore("Fuzz many sources");
+    for (let i = 0; i < 120; i++) {
+      const res = await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: `Many ${i}`, Enabled: false });
+      expect(res.status).toBe(200);
+    }
+    const list = await admin("GET", `/stores/${storeId}/sources`);
+    expect(list.status, list.text.slice(0, 200)).toBe(200);
+    expect((list.json.Sources as unknown[]).length).toBe(120);
+  });
+
   it("a PATCH that renames a source onto a taken Name answers 400 and changes nothing", async () => {
     const storeId = await createStore("Fuzz rename");
     const a = await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "A", Enabled: false });

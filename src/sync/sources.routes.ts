@@ -98,7 +98,9 @@ async function deliveryCounts(env: Env, sourceIds: string[]): Promise<Map<string
   const rows = await getDb(env)
     .select({ sourceId: outbox.sourceId, state: outbox.state, n: count() })
     .from(outbox)
-    .where(sql`${outbox.sourceId} in ${sourceIds} and ${outbox.state} in ('pending', 'failed')`)
+    // One JSON parameter, not one per id: D1 binds at most 100 a statement, and a store with
+    // more sources than that made its source list a 500.
+    .where(sql`${outbox.sourceId} in (select value from json_each(${JSON.stringify(sourceIds)})) and ${outbox.state} in ('pending', 'failed')`)
     .groupBy(outbox.sourceId, outbox.state);
   for (const row of rows) {
     const status = map.get(row.sourceId);
