@@ -82,6 +82,8 @@ const INSERT_CASES: [string, string, Body][] = [
   ["DateShipped 2025-02-30T10:00:00Z", "DateShipped", sampleOrder({ DateShipped: "2025-02-30T10:00:00Z" })],
   ["DateCreatedInDestination 31/12/2025", "DateCreatedInDestination", sampleOrder({ DateCreatedInDestination: "31/12/2025" })],
   ["unknown OrderStatus", "OrderStatus", sampleOrder({ OrderStatus: "Lost" })],
+  ["OrderStatus constructor (once a 500)", "OrderStatus", sampleOrder({ OrderStatus: "constructor" })],
+  ["OrderStatus __proto__", "OrderStatus", sampleOrder({ OrderStatus: "__proto__" })],
   ["OrderSourceOrderNumber over 100 characters", "OrderSourceOrderNumber", sampleOrder({ OrderSourceOrderNumber: long(101) })],
   ["FirstName over 200 characters", "FirstName", sampleOrder({ FirstName: long(201) })],
   ["BuyerEmailAddress over 320 characters", "BuyerEmailAddress", sampleOrder({ BuyerEmailAddress: long(321) })],
@@ -111,6 +113,10 @@ const FILTER_CASES: [string, string, string][] = [
   ["unknown status", "status", `${RANGE}&status=LOST`],
   ["empty status", "status", `${RANGE}&status=`],
   ["unknown dateField", "dateField", `${RANGE}&dateField=shipped`],
+  // Object's own method names were once looked up on the enum's prototype: a 500.
+  ["status constructor", "status", `${RANGE}&status=constructor`],
+  ["status __proto__", "status", `${RANGE}&status=__proto__`],
+  ["dateField hasOwnProperty", "dateField", `${RANGE}&dateField=hasOwnProperty`],
 ];
 
 const PAGING_CASES: [string, string, string][] = [
@@ -127,6 +133,9 @@ const PAGING_CASES: [string, string, string][] = [
   ["pageSize 2.5", "pageSize", `${RANGE}&page=1&pageSize=2.5`],
   ["unknown sortBy", "sortBy", `${RANGE}&${PAGE}&sortBy=Price`],
   ["unknown sortDirection", "sortDirection", `${RANGE}&${PAGE}&sortDirection=up`],
+  ["sortBy constructor", "sortBy", `${RANGE}&${PAGE}&sortBy=constructor`],
+  ["page given twice", "page", `${RANGE}&page=1&page=2&pageSize=10`],
+  ["sortDirection __proto__", "sortDirection", `${RANGE}&${PAGE}&sortDirection=__proto__`],
 ];
 
 function expectRefused(res: { status: number; json: { Success: boolean; Message: string } }, field: string) {

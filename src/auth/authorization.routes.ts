@@ -14,6 +14,8 @@ import { expiryOf, issueToken, type Lifespan } from "./tokens";
 
 const INVALID_KEY = "The consumer key is not valid. Check it in the store's API settings, or ask the operator for a new one.";
 
+// The key is only hashed and compared, never stored: one holding a lone surrogate is a malformed
+// key like any other (401), so the route opts out of validate()'s stored-text check.
 const authorizationBody = z.object({
   ConsumerKey: z.string().min(1).max(200),
 });
@@ -22,7 +24,7 @@ export const authorizationRoutes = createRouter().put("/", async (c, next) => {
   // Throttled per address before the body is even read, so keys cannot be guessed at speed.
   await throttleAddress(c);
   await next();
-}, validate("json", authorizationBody), async (c) => {
+}, validate("json", authorizationBody, { storesText: false }), async (c) => {
   const { ConsumerKey } = c.req.valid("json");
   const keyHash = await sha256Hex(ConsumerKey);
   const row = await getDb(c.env)

@@ -189,8 +189,8 @@ export async function importCsv(db: Db, storeId: string, body: ReadableStream<Ui
       batch.reject(row, record[header.findIndex((h) => h.toLowerCase() === "sku")] ?? null, `has ${record.length} fields; the header has ${header.length}`);
       return;
     }
-    const object: Record<string, string> = {};
-    for (let i = 0; i < header.length; i++) object[header[i]!] = record[i]!;
+    // fromEntries defines own properties: a column named '__proto__' is kept, not swallowed.
+    const object: Record<string, string> = Object.fromEntries(header.map((name, i) => [name, record[i]!]));
     batch.add(row, object);
   };
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();

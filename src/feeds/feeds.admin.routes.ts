@@ -39,7 +39,9 @@ export const feedsAdminRoutes = createRouter()
     let body: unknown;
     try {
       body = await c.req.json();
-    } catch {
+    } catch (error) {
+      // The body limit errors the stream with its 413; only a parse failure is the client's JSON.
+      if (error instanceof ApiError) throw error;
       throw new ApiError(400, "The request body is not valid JSON.");
     }
     const parsed = productsBody.safeParse(body);

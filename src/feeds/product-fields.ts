@@ -4,7 +4,7 @@
 // attribute a feed's Columns may name.
 import { z } from "zod";
 import type { ProductRow } from "../db/schema";
-import { describeIssues } from "../http/validate";
+import { describeIssues, loneSurrogatePath } from "../http/validate";
 
 export interface FeedColumn {
   header: string;
@@ -63,7 +63,8 @@ export function productValue(p: ProductRow, field: string): string {
     case "Gtin":
       return p.gtin ?? "";
     default:
-      return p.attributes?.[field] ?? "";
+      // Own keys only: a column named 'constructor' or '__proto__' is an attribute like any other.
+      return p.attributes && Object.hasOwn(p.attributes, field) ? p.attributes[field]! : "";
   }
 }
 
@@ -125,6 +126,9 @@ export type ProductInput = Omit<ProductRow, "storeId" | "updatedAt">;
  * belong to each feed, and a product missing a title is still part of the catalog.
  */
 export function parseProduct(record: Record<string, unknown>): { ok: true; product: ProductInput } | { ok: false; message: string } {
+  // Stored text must read back as sent: a lone UTF-16 surrogate cannot be stored as UTF-8.
+  const bad = loneSurrogatePath(record);
+  if (bad) return { ok: false, message: `'${String(bad[0]).slice(0, 40)}' is not valid Unicode text (it holds an unpaired surrogate)` };
   const known: Record<string, unknown> = {};
   const attributes: Record<string, string> = {};
   let attributeCount = 0;
@@ -137,7 +141,8 @@ export function parseProduct(record: Record<string, unknown>): { ok: true; produ
       const s = String(value);
       if (s.length > 2000) return { ok: false, message: `'${name.slice(0, 40)}' must be at most 2000 characters` };
       if (++attributeCount > MAX_ATTRIBUTES) return { ok: false, message: `a product may carry at most ${MAX_ATTRIBUTES} extra columns` };
-      attributes[name.slice(0, 100)] = s;
+      // defineProperty, not assignment: a column named '__proto__' is kept like any other.
+      Object.defineProperty(attributes, name.slice(0, 100), { value: s, enumerable: true, writable: true, configurable: true });
     }
   }
   if (known.Sku === undefined || known.Sku === null) return { ok: false, message: "'Sku' is required" };

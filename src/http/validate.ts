@@ -8,13 +8,54 @@ import { ApiError } from "./errors";
 export function validate<Target extends keyof ValidationTargets, Schema extends ZodType>(
   target: Target,
   schema: Schema,
+  /** storesText: false for a body that is only compared, never stored (a consumer key). */
+  options: { storesText?: boolean } = {},
 ) {
   return zValidator(target, schema, (result, c) => {
     if (target === "json" && !isJsonContentType(c.req.header("content-type"))) {
       throw new ApiError(400, "Send the request body as JSON with the header Content-Type: application/json.");
     }
     if (!result.success) throw new ApiError(400, describeIssues(result.error.issues as z.core.$ZodIssue[], target));
+    if (target === "json" && options.storesText !== false) {
+      // JSON can carry "\ud800"; D1 would store it as bytes that read back as U+FFFD, so the
+      // value an operator sent would be silently altered. Refused instead, naming the field.
+      const path = loneSurrogatePath(result.data);
+      const field = path && formatPath(path.slice(0, 20)) + (path.length > 20 ? "..." : "");
+      if (path) throw new ApiError(400, `${field ? `'${field}'` : "The request body"} is not valid Unicode text (it holds an unpaired surrogate)`);
+    }
   });
+}
+
+/** A UTF-16 half without its other half. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The path of the first string (value or key) holding a lone surrogate, or null. Iterative, and
+ * a path is built only for a hit: a body may nest a million levels deep.
+ */
+export function loneSurrogatePath(value: unknown): PropertyKey[] | null {
+  type Entry = { value: unknown; key: PropertyKey | null; parent: Entry | null };
+  const pathOf = (entry: Entry | null, last?: PropertyKey): PropertyKey[] => {
+    const path: PropertyKey[] = last === undefined ? [] : [last];
+    for (let e = entry; e && e.key !== null; e = e.parent) path.push(e.key);
+    return path.reverse();
+  };
+  const stack: Entry[] = [{ value, key: null, parent: null }];
+  while (stack.length) {
+    const entry = stack.pop()!;
+    const v = entry.value;
+    if (typeof v === "string") {
+      if (LONE_SURROGATE.test(v)) return pathOf(entry);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: i, parent: entry });
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, item] of Object.entries(v).reverse()) {
+        if (LONE_SURROGATE.test(k)) return pathOf(entry, k);
+        stack.push({ value: item, key: k, parent: entry });
+      }
+    }
+  }
+  return null;
 }
 
 export function isJsonContentType(value: string | undefined): boolean {

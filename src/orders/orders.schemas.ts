@@ -11,7 +11,9 @@ export const MAX_PAGE_SIZE = 100;
 /** A fixed set of words, matched without regard to case, mapped to their canonical value. */
 export function caseInsensitiveEnum<T extends string>(allowed: Record<string, T>, shown: string) {
   return z.string().transform((value, ctx) => {
-    const hit = allowed[value.trim().toLowerCase()];
+    // Own keys only: 'constructor' or '__proto__' must not find what every object inherits.
+    const word = value.trim().toLowerCase();
+    const hit = Object.hasOwn(allowed, word) ? allowed[word] : undefined;
     if (hit === undefined) {
       ctx.addIssue({ code: "custom", message: `'${truncate(value)}' is not allowed; use one of ${shown}` });
       return z.NEVER;
@@ -29,7 +31,8 @@ const dateField = caseInsensitiveEnum({ created: "created", updated: "updated" }
 
 export function positiveInt(what: string) {
   return z
-    .string({ error: "is required" })
+    // A parameter given twice arrives as an array: say so rather than "is required".
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : `must be given once (${what})`) })
     .refine((v) => /^\s*\d{1,9}\s*$/.test(v) && Number(v) >= 1, {
       error: (issue) => `must be a whole number of 1 or more (${what}); got '${truncate(String(issue.input))}'`,
     })

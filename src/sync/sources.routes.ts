@@ -38,6 +38,8 @@ const deliveriesQuery = z.object({ status: z.enum(["pending", "delivered", "fail
 
 type SourceRow = typeof sources.$inferSelect;
 
+const MAX_SETTINGS_BYTES = 64 * 1024;
+
 /** Validates Settings against the Type's connector: 400 naming the field. */
 function checkSettings(type: string, settings: Record<string, unknown>): Record<string, unknown> {
   const entry = connectorEntry(type);
@@ -45,6 +47,12 @@ function checkSettings(type: string, settings: Record<string, unknown>): Record<
   const parsed = entry.settingsSchema.safeParse(settings);
   if (!parsed.success) {
     throw new ApiError(400, describeIssues(parsed.error.issues.map((i) => ({ ...i, path: ["Settings", ...i.path] })) as never, "json"));
+  }
+  // The ciphertext is one D1 value, and D1 refuses a value over 2 MB with an error (a 500); a
+  // connector's settings are a few hundred bytes, so a generous cap keeps every merge storable.
+  const size = new TextEncoder().encode(JSON.stringify(settings)).byteLength;
+  if (size > MAX_SETTINGS_BYTES) {
+    throw new ApiError(400, `'Settings' must be at most ${MAX_SETTINGS_BYTES} bytes as JSON; these are ${size}.`);
   }
   return settings;
 }
@@ -90,7 +98,9 @@ async function deliveryCounts(env: Env, sourceIds: string[]): Promise<Map<string
   const rows = await getDb(env)
     .select({ sourceId: outbox.sourceId, state: outbox.state, n: count() })
     .from(outbox)
-    .where(sql`${outbox.sourceId} in ${sourceIds} and ${outbox.state} in ('pending', 'failed')`)
+    // One JSON parameter, not one per id: D1 binds at most 100 a statement, and a store with
+    // more sources than that made its source list a 500.
+    .where(sql`${outbox.sourceId} in (select value from json_each(${JSON.stringify(sourceIds)})) and ${outbox.state} in ('pending', 'failed')`)
     .groupBy(outbox.sourceId, outbox.state);
   for (const row of rows) {
     const status = map.get(row.sourceId);

@@ -15,7 +15,9 @@ const isoInstant = z.iso.datetime({ offset: true }).transform((value) => Date.pa
 
 export const simulatedSettingsSchema = z.strictObject({
   /** The steady rate at which the marketplace sells. */
-  ordersPerHour: z.number().positive().max(3_600_000).default(6),
+  // At least one order in 1,000 hours: a rate that is positive but tiny (5e-324) made the order
+  // interval Infinity, every date NaN, and each import fail in D1 (NOT NULL) for good.
+  ordersPerHour: z.number().min(0.001).max(3_600_000).default(6),
   /** The marketplace opened at this time: no order is older. Default: none before the import window. */
   startAt: isoInstant.optional(),
   /** The marketplace stops selling at this time (makes a run's order count exact). */
