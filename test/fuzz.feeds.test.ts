@@ -97,7 +97,7 @@ describe("fuzz: catalog", () => {
     expect(await productCount(storeId)).toBe(2);
   });
 
-  it("answers a streamed JSON catalog over the 100 MiB admin limit 413, not 400 'not valid JSON'", async () => {
+  it("answers a streamed JSON catalog over its 16 MiB cap 413 pointing to CSV, not 400 'not valid JSON'", async () => {
     const storeId = await createStore("Fuzz catalog too large");
     const MiB = 1024 * 1024;
     const spaces = new Uint8Array(MiB).fill(0x20);
@@ -105,15 +105,29 @@ describe("fuzz: catalog", () => {
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
         if (sent === 0) controller.enqueue(new TextEncoder().encode('{"Products": ['));
-        if (sent > 101) controller.close();
+        if (sent > 17) controller.close();
         else controller.enqueue(spaces);
         sent++;
       },
     });
     const res = await call("PUT", `/admin/v1/stores/${storeId}/products`, { raw: stream, headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" } });
     expect(res.status).toBe(413);
-    expect(res.json.Message).toMatch(/larger than 100 MiB/);
+    expect(res.json.Message).toBe(
+      "The request body is larger than 16 MiB. Send larger catalogs as CSV (Content-Type: text/csv), which is streamed.",
+    );
     expect(await productCount(storeId)).toBe(0);
+  });
+
+  it("refuses a JSON catalog whose declared Content-Length is over 16 MiB before parsing it", async () => {
+    const storeId = await createStore("Fuzz catalog declared too large");
+    const body = `{"Products": [${" ".repeat(16 * 1024 * 1024)}]}`;
+    const res = await call("PUT", `/admin/v1/stores/${storeId}/products`, {
+      raw: body,
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", "content-length": String(body.length) },
+    });
+    expect(res.status).toBe(413);
+    expect(res.json).toMatchObject({ Success: false });
+    expect(res.json.Message).toMatch(/^The request body is larger than 16 MiB\. Send larger catalogs as CSV/);
   });
 
   it("keeps a column named __proto__ or constructor as an attribute rather than dropping it", async () => {

@@ -5,6 +5,7 @@ import { getDb } from "../db/client";
 import type { FeedRow } from "../db/schema";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
+import { bodyTooLarge, countedStream } from "../http/transport";
 import { createRouter } from "../http/create-router";
 import { describeIssues, isJsonContentType, validate } from "../http/validate";
 import { randomId } from "../lib/crypto";
@@ -23,6 +24,9 @@ async function requireFeed(env: Env, feedId: string): Promise<FeedRow> {
   return feed;
 }
 
+/** A JSON catalog request is parsed in memory; CSV has the whole admin limit. */
+export const JSON_CATALOG_MAX = 16 * 1024 * 1024;
+
 export const feedsAdminRoutes = createRouter()
   .put("/stores/:storeId/products", validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
@@ -36,9 +40,14 @@ export const feedsAdminRoutes = createRouter()
     if (!isJsonContentType(contentType)) {
       throw new ApiError(400, "Send the catalog as JSON ({\"Products\": [...]}, Content-Type: application/json) or as CSV with a header row (Content-Type: text/csv).");
     }
+    // A JSON catalog is parsed whole, so it gets a cap an isolate's 128 MB can hold; the 100 MiB
+    // admin limit is for CSV, which is read as a stream.
+    const hint = "Send larger catalogs as CSV (Content-Type: text/csv), which is streamed.";
+    const declared = c.req.header("content-length");
+    if (declared !== undefined && Number(declared) > JSON_CATALOG_MAX) throw bodyTooLarge(JSON_CATALOG_MAX, hint);
     let body: unknown;
     try {
-      body = await c.req.json();
+      body = await new Response(c.req.raw.body ? countedStream(c.req.raw.body, JSON_CATALOG_MAX, hint) : null).json();
     } catch (error) {
       // The body limit errors the stream with its 413; only a parse failure is the client's JSON.
       if (error instanceof ApiError) throw error;

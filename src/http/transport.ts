@@ -75,25 +75,31 @@ export function limitBody(maxSize: number) {
  */
 export function limitStreamedBody(maxSize: number) {
   return createMiddleware<AppEnv>(async function limitStreamedBody(c, next) {
-    const tooLarge = () => new ApiError(413, `The request body is larger than ${sizeText(maxSize)}.`);
     const declared = c.req.header("content-length");
     if (declared !== undefined) {
-      if (Number(declared) > maxSize) throw tooLarge();
+      if (Number(declared) > maxSize) throw bodyTooLarge(maxSize);
       return next();
     }
     const body = c.req.raw.body;
     if (!body) return next();
-    let seen = 0;
-    const counted = body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen > maxSize) controller.error(tooLarge());
-          else controller.enqueue(chunk);
-        },
-      }),
-    );
-    c.req.raw = new Request(c.req.raw, { body: counted });
+    c.req.raw = new Request(c.req.raw, { body: countedStream(body, maxSize) });
     await next();
   });
+}
+
+export const bodyTooLarge = (maxSize: number, hint = "") =>
+  new ApiError(413, `The request body is larger than ${sizeText(maxSize)}.${hint ? ` ${hint}` : ""}`);
+
+/** The same bytes, erroring with a 413 once more than `maxSize` have passed. */
+export function countedStream(body: ReadableStream<Uint8Array>, maxSize: number, hint = ""): ReadableStream<Uint8Array> {
+  let seen = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > maxSize) controller.error(bodyTooLarge(maxSize, hint));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
 }
