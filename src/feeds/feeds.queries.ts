@@ -3,7 +3,8 @@
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { feeds, type FeedIssue, type FeedRow } from "../db/schema";
-import type { Counts, CompileJob } from "./feed-compiler";
+import type { CompileJob } from "./feed-compiler";
+import type { Counts } from "./feed-rows";
 import type { FeedListQuery, FeedSortField } from "./feeds.schemas";
 
 export const FEED_STATUS = { new: "New", compiling: "Compiling", completed: "Completed", failed: "Failed" } as const;

@@ -1,7 +1,7 @@
 // The one place where a feed row becomes the interface's PascalCase Feed (spec 2.5).
 import type { FeedRow } from "../db/schema";
 import { toWireDate } from "../lib/dates";
-import { columnsOf } from "./feed-compiler";
+import { columnsOf } from "./feed-rows";
 
 export function toWireFeed(f: FeedRow) {
   return {
