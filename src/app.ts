@@ -5,11 +5,12 @@ import { createRouter } from "./http/create-router";
 import { ApiError } from "./http/errors";
 import { failure } from "./http/envelope";
 import { unmatched } from "./http/fallbacks";
-import { acceptJson, httpsOnly, limitBody, limitStreamedBody, maintenanceSwitch, MiB } from "./http/transport";
+import { acceptJson, httpsOnly, limitBody, limitStreamedBody, MiB } from "./http/transport";
 import { authorizationRoutes } from "./auth/authorization.routes";
 import { rateLimitHeaders } from "./auth/authorize";
 import { ordersRoutes } from "./orders/orders.routes";
 import { adminRoutes } from "./admin/admin.routes";
+import { maintenanceSwitch } from "./admin/maintenance";
 import { feedsRoutes } from "./feeds/feeds.routes";
 
 const app = createRouter();
