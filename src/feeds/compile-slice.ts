@@ -23,8 +23,8 @@ export interface Run {
 }
 
 /** A new file's checkpoint: its header row, nothing counted, no parts. */
-export function firstCheckpoint(rows: FeedRows): Checkpoint {
-  return { afterSku: null, tail: new TextEncoder().encode(rows.header()), ...emptyTally(), parts: [] };
+export function firstCheckpoint(header: string): Checkpoint {
+  return { afterSku: null, tail: new TextEncoder().encode(header), ...emptyTally(), parts: [] };
 }
 
 /** A run rebuilt from a checkpoint (a new job's first one, or after an eviction). */

@@ -19,7 +19,7 @@ import type { FeedRow } from "../db/schema";
 import { randomId } from "../lib/crypto";
 import { pageProducts } from "./catalog";
 import { firstCheckpoint, resumeRun, runSlice, type Checkpoint, type Run } from "./compile-slice";
-import { columnsOf, FeedRows } from "./feed-rows";
+import { columnsOf, FeedRows, headerRow } from "./feed-rows";
 import { commitCompile, failCompile, findFeedById, startCompile } from "./feeds.queries";
 import type { FeedColumn } from "./product-fields";
 
@@ -157,7 +157,7 @@ export class FeedCompiler extends DurableObject<Env> {
       columns,
       attempts: 0,
       slices: 0,
-      checkpoint: firstCheckpoint(new FeedRows(feed.format, columns, feed.template)),
+      checkpoint: firstCheckpoint(headerRow(feed.format, columns)),
     };
     this.ctx.storage.kv.put(JOB, job);
     this.run = null;

@@ -32,6 +32,11 @@ export function columnsOf(feed: Pick<FeedRow, "columns" | "template">): FeedColu
   return feed.columns ?? TEMPLATES[feed.template]!.columns;
 }
 
+/** A file's first row. */
+export function headerRow(format: FeedFormat, columns: FeedColumn[]): string {
+  return formatRow(format, columns.map((c) => c.header));
+}
+
 export class FeedRows {
   private readonly template: FeedTemplate;
   /** Reused for every row: one product's values at a time. */
@@ -48,9 +53,8 @@ export class FeedRows {
     this.values = new Array<string>(columns.length);
   }
 
-  /** The file's first row. */
   header(): string {
-    return formatRow(this.format, this.columns.map((c) => c.header));
+    return headerRow(this.format, this.columns);
   }
 
   /**

@@ -62,7 +62,7 @@ async function newJob(key: string) {
   const upload = await env.FEEDS.createMultipartUpload(key);
   const rows = rowsOf();
   const saved: Checkpoint[] = [];
-  const run = resumeRun(key, rows, firstCheckpoint(rows), PART);
+  const run = resumeRun(key, rows, firstCheckpoint(rows.header()), PART);
   return { upload, run, saved, save: (c: Checkpoint) => saved.push(c) };
 }
 
