@@ -262,7 +262,13 @@ describe("orders without a source", () => {
     const { token } = await storeWithToken();
     const id = await insert(token, { OrderSource: "Mall" });
     expect((await orderRow(id))!.source_id).toBeNull();
-    expect(other.sourceId).toBeTruthy();
+    expect((await read(token, id)).SyncStatus).toBe("Disabled");
+    expectOk(await acknowledge(token, id, "ERP-1"));
+    expect(await outboxOf(id)).toEqual([]);
+    // The same name in the source's own store is claimed: the source is real, the store differs.
+    const own = await insert(other.token, { OrderSource: "Mall" });
+    expect((await orderRow(own))!.source_id).toBe(other.sourceId);
+    expect((await read(other.token, own)).SyncStatus).toBe("Enabled");
   });
 });
 

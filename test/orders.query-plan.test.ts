@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
 import { countQuery, listQuery } from "../src/orders/orders.queries";
-import { ORDER_SORT_FIELDS, type OrderListQuery } from "../src/orders/orders.schemas";
+import type { OrderListQuery } from "../src/orders/orders.schemas";
 import { insert, storeWithToken } from "./helpers/api";
 
 async function planOf(query: { sql: string; params: unknown[] }): Promise<string[]> {
@@ -22,6 +22,13 @@ function indexFor(shape: { dateField: "created" | "updated"; status?: string }):
   const name = `orders_store_${shape.status ? "status_" : ""}${shape.dateField}`;
   return new RegExp(`SEARCH orders USING (COVERING )?INDEX ${name} \\(store_id=\\?${shape.status ? " AND status=\\?" : ""} AND date_`);
 }
+
+/**
+ * The sortBy values of decisions 3, written out rather than read from the code (so a field
+ * dropped from the code fails here). DateUpdated, also in decisions 3, is not served yet: it
+ * arrives with cursor paging (issue 12), which adds it here.
+ */
+const SORT_FIELDS = ["DateCreatedInOrderSource", "OrderId", "GrandTotal", "OrderStatus"] as const;
 
 const shapes = ["created", "updated"].flatMap((dateField) =>
   [undefined, "New" as const].map((status) => ({ dateField: dateField as "created" | "updated", status })),
@@ -42,7 +49,7 @@ describe("query plans", () => {
   });
 
   const listCases = shapes.flatMap((shape) =>
-    ORDER_SORT_FIELDS.flatMap((sortBy) => (["asc", "desc"] as const).map((sortDirection) => ({ ...shape, sortBy, sortDirection }))),
+    SORT_FIELDS.flatMap((sortBy) => (["asc", "desc"] as const).map((sortDirection) => ({ ...shape, sortBy, sortDirection }))),
   );
 
   it.each(listCases)("list with dateField=$dateField, status=$status, sortBy=$sortBy $sortDirection searches an index", async (shape) => {

@@ -115,7 +115,7 @@ describe("date filters", () => {
     const byUpdate = await list(token, `fromDate=${at}&toDate=${at}&dateField=Updated&page=1&pageSize=10`);
     expect(byUpdate.orders.map((o) => o.OrderId)).toEqual([id]);
     // A move bumps DateUpdated, so the order shows up as changed since the last poll.
-    expect((await call("PUT", `/v1/${token}/Orders/${id}/AcknowledgeOrder?orderDestinationOrderNumber=S-9`)).status).toBe(200);
+    expect((await call("PUT", `/v1/${token}/Orders/${id}/AcknowledgeOrder?orderDestinationOrderNumber=S-9`)).json).toEqual({ Success: true, Message: "" });
     const later = encodeURIComponent(new Date(Date.parse(updated) + 1).toISOString());
     expect(await count(token, `fromDate=${later}&toDate=2100-01-01&dateField=updated`)).toBe(1);
   });
