@@ -137,7 +137,7 @@ describe("import from the simulated marketplace", () => {
 
     expect((await admin("POST", "/sync?sourceId=src_nope")).status).toBe(404);
     expect((await call("POST", "/admin/v1/sync")).status).toBe(403);
-    // The benchmark's routes exist only when the Worker runs with BENCH=1.
+    // The benchmark's routes are served only by its own entry (bench/sync-worker.ts), never by the production Worker.
     expect((await admin("POST", `/bench/baseline-import?sourceId=${sourceId}`)).status).toBe(404);
   });
 

@@ -7,8 +7,8 @@
 // rest of the page goes in; `until` becomes the source's cursor once every page is written.
 import type { Db } from "../db/client";
 import { importPageStatements, type OrderWrite } from "../orders/orders.writes";
-import type { Connector, ImportedOrder, OrderPage } from "./connector";
-import { setAsideStatements } from "./set-aside";
+import type { Connector, ImportedOrder, OrderPage, SetAsideOrder } from "./connector";
+import { listSetAside, setAsideStatements } from "./set-aside";
 
 /** How far before the cursor each fetch starts: marketplaces index late and clocks differ. */
 export const OVERLAP_MS = 10 * 60_000;
@@ -155,4 +155,49 @@ export function toWrite(order: ImportedOrder): OrderWrite {
       discount: item.discount ?? "0",
     })),
   };
+}
+
+export interface SetAsideRetry {
+  /** Set-aside orders mapped again. */
+  retried: number;
+  /** Of those, imported now (and no longer set aside). */
+  imported: number;
+  /** Still set aside: the reason the mapping gave this time, or a record cut at 64 KiB. */
+  stillSetAside: number;
+}
+
+/**
+ * The operator's retry (decisions 6): each set-aside order's record is mapped again by the
+ * source's connector (fixed since, or the marketplace's data fixed since). Those that map are
+ * written like an imported page and leave the set-aside list; the others keep their row with
+ * the new reason. A record cut at 64 KiB cannot be mapped from here: import its window again
+ * (ImportFrom) instead.
+ */
+export async function retrySetAside(db: Db, source: ImportSource, connector: Connector, now: number, numbers: string[] | null): Promise<SetAsideRetry> {
+  const rows = (await listSetAside(db, source.id, 1000)).filter((r) => numbers === null || numbers.includes(r.orderSourceOrderNumber));
+  const orders: ImportedOrder[] = [];
+  const setAside: SetAsideOrder[] = [];
+  let truncated = 0;
+  for (const row of rows) {
+    if (row.recordTruncated) {
+      truncated += 1;
+      continue;
+    }
+    let record: unknown;
+    try {
+      record = JSON.parse(row.record);
+    } catch {
+      setAside.push({ sourceOrderNumber: row.orderSourceOrderNumber, reason: "the kept record is not JSON", record: row.record });
+      continue;
+    }
+    const mapped = connector.remap(record);
+    if ("reason" in mapped) setAside.push({ ...mapped, sourceOrderNumber: row.orderSourceOrderNumber });
+    else if (mapped.sourceOrderNumber !== row.orderSourceOrderNumber) {
+      setAside.push({ sourceOrderNumber: row.orderSourceOrderNumber, reason: `the record maps to another order (${mapped.sourceOrderNumber})`, record });
+    } else orders.push(mapped);
+  }
+  for (let i = 0; i < Math.max(orders.length, setAside.length); i += 100) {
+    await writePage(db, source, { orders: orders.slice(i, i + 100), setAside: setAside.slice(i, i + 100) }, now);
+  }
+  return { retried: rows.length - truncated, imported: orders.length, stillSetAside: setAside.length + truncated };
 }

@@ -19,6 +19,7 @@ import {
   type Shipment,
   type SubmissionStatus,
 } from "../../connector";
+import { toWireDate } from "../../../lib/dates";
 import type { SourceStorage } from "../storage";
 import { indexOfOrderNumber, indexRange, makeRecord, mapRecord, type SimulatedRecord } from "./simulated.orders";
 
@@ -99,6 +100,22 @@ const KEEP_RECEIVED = 20_000;
 
 export function receivedCalls(storage: SourceStorage): ReceivedCall[] {
   return storage.list<ReceivedCall>(RECEIVED_PREFIX).map(([, call]) => call);
+}
+
+/** The latest 1,000 calls (the source keeps up to 20,000) as GET .../received answers them. */
+export function receivedWire(storage: SourceStorage): unknown[] {
+  return receivedCalls(storage)
+    .slice(-1000)
+    .map((r) => ({
+      Seq: r.seq,
+      Date: toWireDate(r.at),
+      Operation: r.operation,
+      OrderSourceOrderNumber: r.orderNumber,
+      Body: r.body,
+      Answer: r.answer,
+      IdempotencyKey: r.idempotencyKey ?? null,
+      Duplicate: r.duplicate ?? false,
+    }));
 }
 
 export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceStorage): Connector {
