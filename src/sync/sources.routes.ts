@@ -46,9 +46,7 @@ const storeParam = z.object({ storeId: z.string() });
 const sourceParam = z.object({ storeId: z.string(), sourceId: z.string() });
 const setAsideParam = sourceParam.extend({ orderNumber: z.string().min(1).max(200) });
 const deliveriesQuery = z.object({ status: z.enum(OUTBOX_STATES).optional() });
-const retrySetAsideBody = z
-  .object({ OrderSourceOrderNumbers: z.array(z.string().min(1).max(200)).min(1).max(1000).optional() })
-  .optional();
+const retrySetAsideBody = z.object({ OrderSourceOrderNumbers: z.array(z.string().min(1).max(200)).min(1).max(1000).optional() });
 
 const MAX_SETTINGS_BYTES = 64 * 1024;
 /** How far back ImportFrom may reach: no marketplace here serves older orders (Walmart: 180 days). */
@@ -94,6 +92,21 @@ async function requireSource(env: Env, storeId: string, sourceId: string): Promi
   const row = await findSource(getDb(env), storeId, sourceId);
   if (!row) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}' in store '${storeId.slice(0, 40)}'.`);
   return row;
+}
+
+/** A body that may be left out entirely (retry everything), else JSON the schema takes: 400 naming the field. */
+async function optionalJson<T>(request: Request, schema: z.ZodType<T>): Promise<T | null> {
+  const text = await request.text();
+  if (text.trim() === "") return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "The request body is not valid JSON.");
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ApiError(400, describeIssues(parsed.error.issues as never, "json"));
+  return parsed.data;
 }
 
 function nameTaken(name: string) {
@@ -203,10 +216,10 @@ export const sourcesRoutes = createRouter()
   })
   // Maps the set-aside orders again (all, or those named) with the source's connector as it is
   // now: those that map are imported and leave the list, the others stay with the new reason.
-  .post("/stores/:storeId/sources/:sourceId/set-aside/retry", validate("param", sourceParam), validate("json", retrySetAsideBody), async (c) => {
+  .post("/stores/:storeId/sources/:sourceId/set-aside/retry", validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
-    const body = c.req.valid("json");
+    const body = await optionalJson(c.req.raw, retrySetAsideBody);
     const now = Date.now();
     let connector;
     try {
