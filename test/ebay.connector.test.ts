@@ -740,3 +740,78 @@ describe("eBay settings through the admin API", () => {
     expect(res.text).not.toContain(EBAY_FAKE_CLIENT_SECRET);
   });
 });
+
+describe("the fake eBay holds requests to the description", () => {
+  async function issueToken(fake: EbayFake): Promise<string> {
+    const res = await fake.fetch("https://api.ebay.com/identity/v1/oauth2/token", {
+      method: "POST",
+      headers: {
+        Authorization: `Basic ${btoa(`${EBAY_FAKE_CLIENT_ID}:${EBAY_FAKE_CLIENT_SECRET}`)}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(EBAY_FAKE_REFRESH_TOKEN)}&scope=${encodeURIComponent(FULFILLMENT_SCOPE)}`,
+    });
+    return ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  it("refuses what a careless connector would send, and records each as a violation", async () => {
+    const fake = createEbayFake({ now: () => new Date(START), orders: [orderAt(1)] });
+    const token = await issueToken(fake);
+    const base = "https://api.ebay.com/sell/fulfillment/v1";
+    const bearer = { Authorization: `Bearer ${token}` };
+    const answers = [
+      await fake.fetch(`${base}/order?filter=lastmodifieddate:[2026-02-28T00:00:00.000Z..2026-03-01T11:58:00.000Z]&limit=200`, { headers: bearer }),
+      await fake.fetch(`${base}/order?filter=lastmodifieddate:%5B2026-02-28T00:00:00.000Z..%5D`, { headers: bearer }),
+      await fake.fetch(`${base}/order?limit=200`, { headers: bearer }),
+      await fake.fetch(`${base}/order/${orderIdOf(1)}?expand=all`, { headers: bearer }),
+      await fake.fetch(`${base}/order/${orderIdOf(1)}`, { headers: { Authorization: `IAF ${token}` } }),
+      await fake.fetch(`${base}/order/${orderIdOf(1)}/shipping_fulfillment`, {
+        method: "POST",
+        headers: { ...bearer, "Content-Type": "application/json" },
+        body: JSON.stringify({ lineItems: [{ lineItemId: "10000000010", quantity: "1" }], shippedDate: "2026-03-01T10:30:00.000Z", carrier: "UPS" }),
+      }),
+      await fake.fetch(`${base}/order/${orderIdOf(1)}/shipping_fulfillment`, { method: "POST", headers: bearer, body: "{}" }),
+      await fake.fetch(`${base}/order/${orderIdOf(1)}/issue_refund`, { method: "POST", headers: { ...bearer, "Content-Type": "application/json" }, body: "{}" }),
+      await fake.fetch("https://api.ebay.com/post-order/v2/cancellation", {
+        method: "POST",
+        headers: { Authorization: `IAF ${token}`, "Content-Type": "application/json", "X-EBAY-C-MARKETPLACE-ID": "EBAY_US" },
+        body: JSON.stringify({ legacyOrderId: orderIdOf(1), cancelReason: "FOUND_CHEAPER_PRICE", buyerPaid: true, buyerPaidDate: "2026-02-28" }),
+      }),
+    ];
+
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 400, 400, 400, 400, 400]);
+    expect(fake.violations).toEqual([
+      "GET /order: filter lastmodifieddate:[2026-02-28T00:00:00.000Z..2026-03-01T11:58:00.000Z]: [ ] { | } must be percent-encoded",
+      "GET /order: filter lastmodifieddate:[2026-02-28T00:00:00.000Z..2026-03-01T11:58:00.000Z] is not lastmodifieddate:%5B<from>..<to>%5D",
+      "GET /order: the filter has no upper bound: offset pages move while orders change",
+      "GET /order: filter is missing: getOrders would return the last 90 days instead of the changes asked for",
+      `GET /sell/fulfillment/v1/order/${orderIdOf(1)}: query parameter expand is not in the description of getOrder`,
+      `GET /sell/fulfillment/v1/order/${orderIdOf(1)}: Authorization must be "Bearer <user access token>", got "IAF ${token}"`,
+      `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/shipping_fulfillment: body.lineItems[0].quantity: expected an int32, got "1"`,
+      `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/shipping_fulfillment: body.carrier: not a field of the description`,
+      `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/shipping_fulfillment: Content-Type must be application/json, got text/plain;charset=UTF-8`,
+      `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/issue_refund: issueRefund is not an operation the connector should call`,
+      "POST /post-order/v2/cancellation: X-EBAY-C-MARKETPLACE-ID must be one of EBAY-US, EBAY-UK, EBAY-DE, got EBAY_US",
+      'POST /post-order/v2/cancellation: body.cancelReason "FOUND_CHEAPER_PRICE" is not a seller\'s CancelReasonEnum value',
+      'POST /post-order/v2/cancellation: body.buyerPaidDate must be a DateTime {value: "YYYY-MM-DDThh:mm:ss.sssZ"}, got "2026-02-28"',
+    ]);
+  });
+
+  it("answers in eBay's own error shapes", async () => {
+    const fake = createEbayFake({ now: () => new Date(START), orders: [] });
+    const token = await issueToken(fake);
+    const missing = await fake.fetch("https://api.ebay.com/sell/fulfillment/v1/order/99-99999-99999", { headers: { Authorization: `Bearer ${token}` } });
+    expect([missing.status, await missing.json()]).toEqual([
+      404,
+      { errors: [{ errorId: 32100, domain: "API_FULFILLMENT", category: "REQUEST", message: "Invalid Order Id: 99-99999-99999", longMessage: "Invalid Order Id: 99-99999-99999" }] },
+    ]);
+    const unknown = await fake.fetch("https://api.ebay.com/post-order/v2/cancellation/check_eligibility", {
+      method: "POST",
+      headers: { Authorization: `IAF ${token}`, "Content-Type": "application/json", "X-EBAY-C-MARKETPLACE-ID": "EBAY-DE" },
+      body: JSON.stringify({ legacyOrderId: "99-99999-99999" }),
+    });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ errorMessage: { error: [{ message: "Order 99-99999-99999 was not found" }] } });
+    expect(fake.violations).toEqual([]);
+  });
+});
