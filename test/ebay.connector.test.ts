@@ -16,6 +16,7 @@ import {
 import { createEbayConnector } from "../src/sync/connectors/ebay/ebay.connector";
 import { memoryStorage, type SourceStorage } from "../src/sync/connectors/storage";
 import { admin, createStore } from "./helpers/api";
+import { adminSent, expectNoFailures, fuzzer, send, toJson, type Fuzzer } from "./helpers/fuzz";
 import {
   createEbayFake,
   EBAY_FAKE_CLIENT_ID,
@@ -813,5 +814,92 @@ describe("the fake eBay holds requests to the description", () => {
     expect(unknown.status).toBe(400);
     expect(await unknown.json()).toMatchObject({ errorMessage: { error: [{ message: "Order 99-99999-99999 was not found" }] } });
     expect(fake.violations).toEqual([]);
+  });
+});
+
+/** `value` with a few nodes anywhere in it deleted or replaced by hostile values. */
+function deepMutate(value: unknown, f: Fuzzer, rate: number): unknown {
+  if (Array.isArray(value)) return value.map((v) => (f.chance(rate) ? f.value() : deepMutate(v, f, rate)));
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const r = f.random();
+      if (r < rate / 2) continue;
+      out[k] = r < rate ? f.value() : deepMutate(v, f, rate);
+    }
+    return out;
+  }
+  return f.chance(rate) ? f.value() : value;
+}
+
+describe("fuzz: eBay answering nonsense", () => {
+  it("maps or sets aside every record of 40 pages of mangled orders, never throwing anything but a MarketplaceError", async () => {
+    const f = fuzzer(9_031_977);
+    const { fake, connector } = setup();
+    const problems: string[] = [];
+    let mapped = 0;
+    let setAsideCount = 0;
+    for (let page = 0; page < 40; page++) {
+      const records = Array.from({ length: 10 }, (_, i) => deepMutate(orderAt(page * 10 + i, { lines: [
+        { lineItemId: `${page}${i}1`, quantity: 2, unitPrice: "3.10", tax: "0.50", promotion: "0.20", shipping: "1.00" },
+        { lineItemId: `${page}${i}2`, quantity: 1, unitPrice: "4.00" },
+      ] }), f, 0.08));
+      const plain = f.chance(0.9);
+      const body = plain ? { total: records.length, orders: records } : deepMutate({ total: 10, orders: records, next: "?offset=10" }, f, 0.3);
+      fake.failNext("fulfillment", 200, body);
+      try {
+        const result = await connector.fetchOrders(WINDOW, null);
+        if (plain && result.orders.length + result.setAside.length !== records.length) {
+          problems.push(`page ${page}: ${records.length} records gave ${result.orders.length} orders and ${result.setAside.length} set aside`);
+        }
+        mapped += result.orders.length;
+        setAsideCount += result.setAside.length;
+        for (const o of result.orders) {
+          const numbers = [o.subTotal, o.shippingTotal, o.grandTotal, ...o.items.flatMap((i) => [i.unitPrice, i.saleTaxCost, Number(i.discount)])];
+          if (!numbers.every(Number.isFinite)) problems.push(`${o.sourceOrderNumber}: a number is not finite`);
+          if (!o.items.every((i) => Number.isInteger(i.quantity) && i.quantity > 0 && i.sku.trim() && i.name.trim())) problems.push(`${o.sourceOrderNumber}: an item is not storable`);
+          if (!o.shipTo.firstName || !o.shipTo.street1 || !o.shipTo.city || !o.shipTo.country || !o.shippingMethod) problems.push(`${o.sourceOrderNumber}: required text is blank`);
+          if (Number.isNaN(o.createdAt.getTime())) problems.push(`${o.sourceOrderNumber}: createdAt is not a date`);
+          if (typeof o.sourceData?.legacyOrderId !== "string" || o.sourceData.legacyOrderId === "") problems.push(`${o.sourceOrderNumber}: no legacyOrderId`);
+        }
+        for (const a of result.setAside) if (!a.reason.startsWith("eBay order ")) problems.push(`set aside without a reason: ${a.reason}`);
+      } catch (error) {
+        if (!(error instanceof MarketplaceError)) problems.push(`page ${page}: ${String(error)}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    // The fuzz must exercise both ways out, or it proves little.
+    expect(mapped).toBeGreaterThan(20);
+    expect(setAsideCount).toBeGreaterThan(20);
+  });
+});
+
+describe("fuzz: eBay settings", () => {
+  it("answers 300 malformed eBay sources and PATCH merges without a 5xx, storing only valid settings", async () => {
+    const f = fuzzer(5_550_101);
+    const storeId = await createStore("Fuzz eBay sources");
+    const valid = { clientId: "id", clientSecret: "secret", refreshToken: "v^1.1#r", marketplaceId: "EBAY_US", baseUrl: "https://api.sandbox.ebay.com", tokenUrl: "https://api.sandbox.ebay.com/identity/v1/oauth2/token", cancelReason: "ADDRESS_ISSUES" };
+    const created = await admin("POST", `/stores/${storeId}/sources`, { Type: "ebay", Name: "eBay", Enabled: false, Settings: valid });
+    expect(created.status).toBe(200);
+    const sourceId = (created.json.Source as { SourceId: string }).SourceId;
+    const failures: string[] = [];
+    let accepted = 0;
+    for (let i = 0; i < 300; i++) {
+      const settings = f.chance(0.85) ? f.mutate(valid) : f.value();
+      const ct = f.contentType();
+      if (f.chance(0.5)) {
+        const res = await send(failures, adminSent("POST", `/stores/${storeId}/sources`, toJson({ Type: "ebay", Name: `E${i}`, Enabled: false, Settings: settings }), ct));
+        if (res.status === 200) accepted++;
+      } else {
+        await send(failures, adminSent("PATCH", `/stores/${storeId}/sources/${sourceId}`, toJson({ Settings: settings }), ct));
+      }
+    }
+    expectNoFailures(failures);
+    expect(accepted).toBeGreaterThan(5);
+    // Whatever was accepted still builds a connector: nothing invalid was stored.
+    const listed = await admin("GET", `/stores/${storeId}/sources`);
+    const sources = listed.json.Sources as { Type: string; Settings: Record<string, unknown> }[];
+    expect(sources.length).toBe(accepted + 1);
+    for (const source of sources) expect(source.Settings.marketplaceId).toMatch(/^EBAY_[A-Z]{2}$/);
   });
 });

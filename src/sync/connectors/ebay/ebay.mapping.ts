@@ -14,6 +14,7 @@ import type {
   EbayLineItem,
   EbayLineItemReference,
   EbayOrder,
+  EbayPricingSummary,
   EbayShippingFulfillmentDetails,
   EbaySellerCancelReason,
   OAuthErrorBody,
@@ -29,9 +30,12 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const text = (value: unknown): string => (typeof value === "string" ? value.trim() : "");
 
+/** A list eBay sends, or none: a record that is not what the schema says is read as absent. */
+const list = <T>(value: T[] | undefined | null): T[] => (Array.isArray(value) ? value.filter(isRecord) : []) as T[];
+
 // Sums run in cents so that 0.1 + 0.2 stays 0.3 on the way to the database.
-function cents(amount: EbayAmount | undefined, where: string): number {
-  const raw = amount?.value;
+function cents(amount: unknown, where: string): number {
+  const raw: unknown = isRecord(amount) ? amount.value : undefined;
   if (raw === undefined || raw === null || raw === "") return 0;
   const value = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
   if (!Number.isFinite(value)) throw new Unmappable(`${where} ${JSON.stringify(raw)} is not an amount`);
@@ -52,7 +56,9 @@ function splitName(name: string): { firstName: string; lastName: string } {
   return { firstName: parts.slice(0, -1).join(" "), lastName: parts.at(-1) ?? "" };
 }
 
-function mapLine(line: EbayLineItem, index: number): ImportedOrderItem {
+function mapLine(raw: unknown, index: number): ImportedOrderItem {
+  if (!isRecord(raw)) throw new Unmappable(`line #${index + 1} is not an object`);
+  const line = raw as EbayLineItem;
   const id = text(line.lineItemId);
   const where = `line ${id || `#${index + 1}`}`;
   if (!id) throw new Unmappable(`${where} has no lineItemId`);
@@ -66,16 +72,16 @@ function mapLine(line: EbayLineItem, index: number): ImportedOrderItem {
   if (!sku) throw new Unmappable(`${where} has neither a sku nor a legacyItemId`);
   const costCents = cents(line.lineItemCost, `${where} lineItemCost`);
   let discountCents = 0;
-  for (const promotion of line.appliedPromotions ?? []) {
+  for (const promotion of list(line.appliedPromotions)) {
     // The sign of discountAmount is not documented; its size is what comes off the price.
     discountCents += Math.abs(cents(promotion.discountAmount, `${where} appliedPromotions.discountAmount`));
   }
-  if (discountCents === 0 && line.discountedLineItemCost?.value !== undefined) {
+  if (discountCents === 0 && isRecord(line.discountedLineItemCost) && line.discountedLineItemCost.value !== undefined) {
     discountCents = Math.max(0, costCents - cents(line.discountedLineItemCost, `${where} discountedLineItemCost`));
   }
   // taxes is the seller-side list; when it is empty, eBay's collect-and-remit taxes are what the
   // buyer paid on the line. Both appear together when both apply, so only one list is summed.
-  const taxes = (line.taxes ?? []).length > 0 ? (line.taxes ?? []) : (line.ebayCollectAndRemitTaxes ?? []);
+  const taxes = list(line.taxes).length > 0 ? list(line.taxes) : list(line.ebayCollectAndRemitTaxes);
   const taxCents = taxes.reduce((sum, tax) => sum + cents(tax.amount, `${where} tax`), 0);
   return {
     sourceLineId: id,
@@ -90,9 +96,9 @@ function mapLine(line: EbayLineItem, index: number): ImportedOrderItem {
 }
 
 function shipToOf(order: EbayOrder): { contact: EbayExtendedContact; method: string; carrier: string } {
-  for (const instruction of order.fulfillmentStartInstructions ?? []) {
-    const step = instruction.shippingStep;
-    if (step?.shipTo) {
+  for (const instruction of list(order.fulfillmentStartInstructions)) {
+    const step = isRecord(instruction.shippingStep) ? instruction.shippingStep : null;
+    if (step && isRecord(step.shipTo)) {
       return {
         contact: step.shipTo,
         method: text(step.shippingServiceCode) || text(instruction.fulfillmentInstructionsType),
@@ -100,20 +106,22 @@ function shipToOf(order: EbayOrder): { contact: EbayExtendedContact; method: str
       };
     }
   }
-  const kinds = (order.fulfillmentStartInstructions ?? []).map((i) => text(i.fulfillmentInstructionsType)).filter(Boolean);
+  const kinds = list(order.fulfillmentStartInstructions).map((i) => text(i.fulfillmentInstructionsType)).filter(Boolean);
   throw new Unmappable(
     `it has no shippingStep.shipTo${kinds.length ? ` (fulfillment ${kinds.join(", ")})` : ""}: nothing for the seller to ship`,
   );
 }
 
+const phoneOf = (contact: EbayExtendedContact): unknown => (isRecord(contact.primaryPhone) ? contact.primaryPhone.phoneNumber : undefined);
+
 /** The status word kept as SourceOrderStatus: eBay's own, the cancellation first. */
 export function orderStatusOf(order: EbayOrder): string {
-  if (text(order.cancelStatus?.cancelState) === "CANCELED") return "CANCELED";
+  if (isRecord(order.cancelStatus) && text(order.cancelStatus.cancelState) === "CANCELED") return "CANCELED";
   return text(order.orderFulfillmentStatus) || "NOT_STARTED";
 }
 
 function paidAtOf(order: EbayOrder): string | null {
-  const dates = (order.paymentSummary?.payments ?? [])
+  const dates = list(isRecord(order.paymentSummary) ? order.paymentSummary.payments : [])
     .map((p) => text(p.paymentDate))
     .filter((d) => d !== "" && Number.isFinite(Date.parse(d)))
     .sort((a, b) => Date.parse(a) - Date.parse(b));
@@ -121,8 +129,8 @@ function paidAtOf(order: EbayOrder): string | null {
 }
 
 function mapOrder(order: EbayOrder, id: string): ImportedOrder {
-  const lines = order.lineItems ?? [];
-  if (!Array.isArray(lines) || lines.length === 0) throw new Unmappable("it has no lineItems");
+  const lines: unknown[] = Array.isArray(order.lineItems) ? order.lineItems : [];
+  if (lines.length === 0) throw new Unmappable("it has no lineItems");
   const items = lines.map(mapLine);
   const seen = new Set<string>();
   for (const item of items) {
@@ -131,7 +139,7 @@ function mapOrder(order: EbayOrder, id: string): ImportedOrder {
   }
 
   const { contact, method, carrier } = shipToOf(order);
-  const address = contact.contactAddress ?? {};
+  const address = isRecord(contact.contactAddress) ? contact.contactAddress : {};
   const name = splitName(text(contact.fullName));
   const missing = [
     ["fullName", name.firstName],
@@ -145,7 +153,7 @@ function mapOrder(order: EbayOrder, id: string): ImportedOrder {
   }
   if (!method) throw new Unmappable("its shippingStep has no shippingServiceCode");
 
-  const pricing = order.pricingSummary ?? {};
+  const pricing: EbayPricingSummary = isRecord(order.pricingSummary) ? order.pricingSummary : {};
   // Discounts "should be a negative real number"; their size is what comes off.
   const subCents =
     cents(pricing.priceSubtotal, "pricingSummary.priceSubtotal") -
@@ -157,11 +165,11 @@ function mapOrder(order: EbayOrder, id: string): ImportedOrder {
   const taxCents = cents(pricing.tax, "pricingSummary.tax");
   const feeCents = cents(pricing.fee, "pricingSummary.fee");
   const grandCents =
-    pricing.total?.value !== undefined ? cents(pricing.total, "pricingSummary.total") : subCents + shippingCents + taxCents + feeCents;
+    isRecord(pricing.total) && pricing.total.value !== undefined ? cents(pricing.total, "pricingSummary.total") : subCents + shippingCents + taxCents + feeCents;
 
-  const buyer = order.buyer ?? {};
-  const registration = buyer.buyerRegistrationAddress ?? {};
-  const payments = order.paymentSummary?.payments ?? [];
+  const buyer = isRecord(order.buyer) ? order.buyer : {};
+  const registration = isRecord(buyer.buyerRegistrationAddress) ? buyer.buyerRegistrationAddress : {};
+  const payments = list(isRecord(order.paymentSummary) ? order.paymentSummary.payments : []);
   const methods = [...new Set(payments.map((p) => text(p.paymentMethod)).filter(Boolean))];
   const paidAt = paidAtOf(order);
   const sourceData: Record<string, string> = {
@@ -177,7 +185,7 @@ function mapOrder(order: EbayOrder, id: string): ImportedOrder {
     sourceOrderStatus: orderStatusOf(order),
     createdAt: dateOf(order.creationDate, "creationDate"),
     buyerEmail: text(registration.email) || text(contact.email),
-    buyerPhone: text(contact.primaryPhone?.phoneNumber) || text(registration.primaryPhone?.phoneNumber),
+    buyerPhone: text(phoneOf(contact)) || text(phoneOf(registration)),
     buyerUserId: text(buyer.username) || null,
     shipTo: {
       ...name,
