@@ -168,6 +168,25 @@ describe("eBay token", () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it("talks to the sandbox's hosts when baseUrl is the sandbox, and to an explicit tokenUrl", async () => {
+    const sandbox = setup({ settings: { baseUrl: "https://api.sandbox.ebay.com/" } });
+    await sandbox.connector.fetchOrders(WINDOW, null);
+    expect(sandbox.fake.requests.map((r) => r.url.split("?")[0])).toEqual([
+      "https://api.sandbox.ebay.com/identity/v1/oauth2/token",
+      "https://api.sandbox.ebay.com/sell/fulfillment/v1/order",
+    ]);
+    const own = setup({ settings: { tokenUrl: "https://auth.example.test/identity/v1/oauth2/token" } });
+    await own.connector.fetchOrders(WINDOW, null);
+    expect(own.fake.requests[0]!.url).toBe("https://auth.example.test/identity/v1/oauth2/token");
+  });
+
+  it("asks once for a token when calls start together", async () => {
+    const { fake, connector } = setup();
+    await Promise.all([connector.fetchOrders(WINDOW, null), connector.fetchOrders(WINDOW, null), connector.fetchOrders(WINDOW, null)]);
+    expect(tokenCalls(fake)).toHaveLength(1);
+    expect(fake.requestsOf("fulfillment").map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+
   it("renews shortly before the two hours run out, without a 401", async () => {
     const { fake, connector, advance } = setup();
     await connector.fetchOrders(WINDOW, null);
