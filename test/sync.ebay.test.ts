@@ -86,7 +86,7 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     // Cycle 2: deliver.
     await fireCron(Date.now());
     const rows = await deliveries(storeId, sourceId);
-    expect(rows.map((d) => [d.OrderId, d.Kind, d.Status, (d as { Reference?: string | null }).Reference ?? null])).toEqual([
+    expect(rows.map((d) => [d.OrderId, d.Kind, d.Status, d.Reference])).toEqual([
       [first.OrderId, "acknowledge", "notApplicable", null],
       [first.OrderId, "ship", "delivered", "1Z999AA10123456784"],
       [second.OrderId, "cancel", "delivered", "5000000001"],
@@ -112,7 +112,7 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     });
     expect(corrected.status).toBe(200);
     await fireCron(Date.now());
-    const third = (await deliveries(storeId, sourceId)).at(-1) as { Kind: string; Status: string; Reference: string; Warning: string };
+    const third = (await deliveries(storeId, sourceId)).at(-1)!;
     expect([third.Kind, third.Status, third.Reference, third.Warning]).toEqual([
       "ship",
       "delivered",
@@ -169,7 +169,7 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     ahead = 6 * MINUTE;
     await cycleAt(sourceId, Date.now() + ahead);
     const [done] = await deliveries(storeId, sourceId);
-    expect([done!.Status, (done as { Reference?: string }).Reference]).toEqual(["delivered", "RM123456785GB"]);
+    expect([done!.Status, done!.Reference]).toEqual(["delivered", "RM123456785GB"]);
     expect(fake.fulfillments.get(orderIdOf(9))!.map((f) => f.shippingCarrierCode)).toEqual(["RoyalMail"]);
     expect(fake.violations).toEqual([]);
   });
