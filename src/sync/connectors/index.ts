@@ -2,6 +2,7 @@
 // (the admin routes answer 400 naming the field) and builds a Connector for one cycle.
 import type { z } from "zod";
 import type { Connector, ConnectorContext } from "../connector";
+import { createEbayConnector, ebaySettingsSchema } from "./ebay/ebay.connector";
 import { createSimulatedConnector, receivedWire, simulatedSettingsSchema } from "./simulated/simulated.connector";
 import type { SourceStorage } from "./storage";
 import { createWalmartConnector, walmartSettingsSchema } from "./walmart/walmart.connector";
@@ -18,6 +19,11 @@ export interface ConnectorEntry {
 export const CONNECTORS = {
   simulated: { settingsSchema: simulatedSettingsSchema, secretFields: [], create: createSimulatedConnector, received: receivedWire },
   walmart: { settingsSchema: walmartSettingsSchema, secretFields: ["clientId", "clientSecret"], create: createWalmartConnector },
+  ebay: {
+    settingsSchema: ebaySettingsSchema,
+    secretFields: ["clientId", "clientSecret", "refreshToken"],
+    create: createEbayConnector,
+  },
 } satisfies Record<string, ConnectorEntry>;
 
 export type SourceType = keyof typeof CONNECTORS;
