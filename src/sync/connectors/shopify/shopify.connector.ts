@@ -104,8 +104,8 @@ const CANCEL_JOB_TIMEOUT_MS = 60 * 60_000;
 // Page sizes keep the requested cost of each query well under Shopify's 1,000-point ceiling for a
 // single query (the cost counts `first` of every nested connection, multiplied).
 const ORDERS_PER_PAGE = 10;
-const LINES_PER_ORDER = 20;
-const MORE_LINES_PER_PAGE = 100;
+const LINES_PER_ORDER = 5;
+const MORE_LINES_PER_PAGE = 50;
 const FULFILLMENT_ORDERS_PER_PAGE = 5;
 const FULFILLMENT_ORDER_LINES = 50;
 const FULFILLMENTS_PER_ORDER = 20;

@@ -229,7 +229,7 @@ export function planFulfillment(
   fulfillmentOrders: FulfillmentOrderState[],
 ): FulfillmentPlan {
   const plan: FulfillmentPlan = { creates: [], waiting: [], refused: [], doneUnits: 0, unknownLines: [] };
-  const wanted = shipment.lines.length > 0 ? shipment.lines : order.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity }));
+  const wanted = shipmentLines(order, shipment);
   const remaining = new Map<string, number>();
   for (const fo of fulfillmentOrders) for (const l of fo.lines) remaining.set(l.id, l.remainingQuantity);
   const creates = new Map<string, Map<string, number>>();
@@ -237,7 +237,7 @@ export function planFulfillment(
     (FULFILLABLE_STATUSES as readonly string[]).includes(fo.status) && fo.actions.includes("CREATE_FULFILLMENT");
 
   for (const want of wanted) {
-    const sku = order.lines.find((l) => l.sourceLineId === want.sourceLineId)?.sku ?? "";
+    const sku = want.sku;
     const byId = fulfillmentOrders.flatMap((fo) => fo.lines.filter((l) => l.lineItemId === want.sourceLineId).map((l) => ({ fo, l })));
     const matches = byId.length > 0 ? byId : fulfillmentOrders.flatMap((fo) => fo.lines.filter((l) => sku !== "" && l.sku === sku).map((l) => ({ fo, l })));
     if (matches.length === 0) {
@@ -270,6 +270,20 @@ export function planFulfillment(
     lines: [...lines].map(([id, quantity]) => ({ id, quantity })),
   }));
   return plan;
+}
+
+/**
+ * The shipment's lines with their SKUs. A line id names its order line when it is unique; an
+ * inserted order's lines may all carry the same empty id, so the shipment's i-th line is then
+ * the order's i-th.
+ */
+function shipmentLines(order: DeliveryOrder, shipment: Shipment): { sourceLineId: string; sku: string; quantity: number }[] {
+  if (shipment.lines.length === 0) return order.lines;
+  return shipment.lines.map((line, i) => {
+    const same = order.lines.filter((l) => l.sourceLineId === line.sourceLineId);
+    const match = same.length === 1 ? same[0] : order.lines[i]?.sourceLineId === line.sourceLineId ? order.lines[i] : undefined;
+    return { ...line, sku: match?.sku ?? "" };
+  });
 }
 
 /** The fulfillment ids of the latest earlier shipment this service delivered, oldest first. */
