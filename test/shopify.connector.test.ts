@@ -396,6 +396,36 @@ describe("Shopify throttling", () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it("paces an operation it has not seen yet for Shopify's single-query ceiling, then remembers its cost", async () => {
+    const { fake, connector, sleeps, storage } = setup({ orders: ordersUpdatedFrom("2026-03-01T10:00:00Z", 30), maximumAvailable: 1000, restoreRate: 100 });
+    const orders = (await importAll(connector)).flatMap((p) => p.orders);
+    const waitsBefore = sleeps.length;
+    // Right after the import the bucket is low; the first fulfilment read waits instead of being refused.
+    await connector.ship(shipDelivery(deliveryOrder(orders[0]!)));
+    await connector.cancel(cancelDelivery(deliveryOrder(orders[1]!)));
+    expect(fake.calls.filter((c) => c.throttled)).toEqual([]);
+    expect(sleeps.length).toBeGreaterThan(waitsBefore);
+    // What each operation costs outlives the cycle: the source's storage keeps it.
+    const remembered = storage.get<Record<string, number>>("shopify:query-costs")!;
+    expect(Object.keys(remembered).sort()).toEqual([
+      "ShopifyFulfillmentCreate",
+      "ShopifyFulfillmentState",
+      "ShopifyOrderCancel",
+      "ShopifyOrderCancelled",
+      "ShopifyOrders",
+    ]);
+    for (const call of fake.calls) expect(remembered[call.operationName!]).toBe(call.requestedCost);
+    expect(fake.calls.map((c) => c.operationName)).toEqual([
+      "ShopifyOrders",
+      "ShopifyOrders",
+      "ShopifyOrders",
+      "ShopifyFulfillmentState",
+      "ShopifyFulfillmentCreate",
+      "ShopifyOrderCancelled",
+      "ShopifyOrderCancel",
+    ]);
+  });
+
   it("retries a THROTTLED answer after the time the restore rate says", async () => {
     const { fake, connector, sleeps } = setup();
     fake.setAvailable(0);
@@ -763,7 +793,7 @@ describe("Shopify cancellation", () => {
       state: "rejected",
       message: `Shopify's cancellation job ${outcome.reference} did not cancel order #1001 within 60 minutes`,
     });
-    expect(storage.list("shopify:")).toEqual([]);
+    expect(storage.list("shopify:cancel-job:")).toEqual([]);
   });
 });
 

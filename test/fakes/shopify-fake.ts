@@ -144,7 +144,6 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     }
     if (typeof args.first !== "number") violations.push(`${field}: a connection needs first:`);
     const first = typeof args.first === "number" ? args.first : 0;
-    if (first > 250) violations.push(`${field}(first: ${first}): Shopify pages at most 250`);
     const nodes = items.slice(start, start + first);
     const cursors = nodes.map((n) => btoa(keyOf(n)));
     for (const c of cursors) issuedCursors.add(c);
@@ -495,7 +494,7 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     if (bucket.available < requested) {
       record.throttled = true;
       return answer(200, {
-        errors: [{ message: "Throttled", extensions: { code: "THROTTLED", documentation: "https://shopify.dev/api/usage/rate-limits" } }],
+        errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
         extensions: { cost: { requestedQueryCost: requested, actualQueryCost: null, throttleStatus: throttleStatus() } },
       });
     }

@@ -98,6 +98,10 @@ const TIMEOUT_MS = 15_000;
 /** The connector sleeps for the bucket at most this long at a time; a longer wait is the core's. */
 const MAX_PACING_WAIT_MS = 10_000;
 const MAX_THROTTLED_TRIES = 3;
+/** Shopify refuses any single query dearer than this (MAX_COST_EXCEEDED): the most a call can need. */
+const MAX_QUERY_COST = 1000;
+/** Where each operation's requested cost is remembered from cycle to cycle. */
+const COSTS_KEY = "shopify:query-costs";
 /** A cancellation job that has not cancelled the order by then is reported as failed. */
 const CANCEL_JOB_TIMEOUT_MS = 60 * 60_000;
 
@@ -122,7 +126,7 @@ export const ORDERS_QUERY = `query ShopifyOrders($query: String!, $after: String
   orders(first: ${ORDERS_PER_PAGE}, after: $after, query: $query, sortKey: UPDATED_AT) {
     pageInfo { hasNextPage endCursor }
     nodes {
-      id legacyResourceId name createdAt updatedAt cancelledAt email phone
+      id legacyResourceId name createdAt cancelledAt email phone
       displayFulfillmentStatus paymentGatewayNames
       subtotalPriceSet { ${MONEY} }
       totalPriceSet { ${MONEY} }
@@ -147,7 +151,7 @@ const FO_LINE_FIELDS = "id sku remainingQuantity lineItem { id }";
 
 export const FULFILLMENT_STATE_QUERY = `query ShopifyFulfillmentState($id: ID!, $after: String) {
   order(id: $id) {
-    id cancelledAt
+    cancelledAt
     fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PER_PAGE}, after: $after) {
       pageInfo { hasNextPage endCursor }
       nodes {
@@ -167,7 +171,7 @@ export const FULFILLMENT_ORDER_LINES_QUERY = `query ShopifyFulfillmentOrderLines
 
 export const FULFILLMENT_CREATE_MUTATION = `mutation ShopifyFulfillmentCreate($fulfillment: FulfillmentInput!) {
   fulfillmentCreate(fulfillment: $fulfillment) {
-    fulfillment { id status }
+    fulfillment { id }
     userErrors { field message }
   }
 }`;
@@ -181,13 +185,13 @@ export const TRACKING_UPDATE_MUTATION = `mutation ShopifyTrackingUpdate($fulfill
 
 export const ORDER_CANCEL_MUTATION = `mutation ShopifyOrderCancel($orderId: ID!, $reason: OrderCancelReason!, $restock: Boolean!, $refundMethod: OrderCancelRefundMethodInput, $notifyCustomer: Boolean, $staffNote: String) {
   orderCancel(orderId: $orderId, reason: $reason, restock: $restock, refundMethod: $refundMethod, notifyCustomer: $notifyCustomer, staffNote: $staffNote) {
-    job { id done }
+    job { id }
     orderCancelUserErrors { field message code }
   }
 }`;
 
 export const ORDER_CANCELLED_QUERY = `query ShopifyOrderCancelled($id: ID!) {
-  order(id: $id) { id name cancelledAt }
+  order(id: $id) { cancelledAt }
 }`;
 
 const ACKNOWLEDGE_REASON =
@@ -220,13 +224,21 @@ export function createShopifyConnector(
   const now = () => ctx.now().getTime();
 
   let bucket: BucketEstimate | null = null;
-  /** The requested cost each operation last reported: what its next call will need. */
-  const costs = new Map<string, number>();
+  /**
+   * The requested cost each operation last reported: what its next call will need. Kept in the
+   * source's storage, so that only the very first call of an operation has to assume the worst.
+   */
+  const costs = new Map<string, number>(Object.entries(storage.get<Record<string, number>>(COSTS_KEY) ?? {}));
+
+  function learnCost(operation: string, cost: number): void {
+    if (costs.get(operation) === cost) return;
+    costs.set(operation, cost);
+    storage.put(COSTS_KEY, Object.fromEntries(costs));
+  }
 
   /** Waits until the bucket holds what this operation costs, so the call is not THROTTLED. */
   async function pace(operation: string): Promise<void> {
-    // An operation not seen yet is assumed to cost as much as the dearest one seen.
-    const expected = costs.get(operation) ?? Math.max(0, ...costs.values());
+    const expected = costs.get(operation) ?? MAX_QUERY_COST;
     const wait = waitForCostMs(bucket, now(), expected);
     if (wait === 0) return;
     if (wait > MAX_PACING_WAIT_MS) {
@@ -256,7 +268,7 @@ export function createShopifyConnector(
       const answer = (await readJsonAnswer(response, `Shopify ${operation}`)) as ShopifyAnswer<T> | null;
       const cost = answer?.extensions?.cost;
       bucket = bucketFrom(cost, receivedAt) ?? bucket;
-      if (typeof cost?.requestedQueryCost === "number") costs.set(operation, cost.requestedQueryCost);
+      if (typeof cost?.requestedQueryCost === "number" && cost.requestedQueryCost >= 0) learnCost(operation, cost.requestedQueryCost);
       const errors = answer?.errors;
       if (typeof errors === "string") throw new MarketplaceError(`Shopify ${operation}: ${errors}`, response.status, false);
       if (Array.isArray(errors) && errors.length > 0) {

@@ -69,7 +69,6 @@ export interface ShopifyOrder {
   legacyResourceId?: string | number | null;
   name?: string | null;
   createdAt?: string | null;
-  updatedAt?: string | null;
   cancelledAt?: string | null;
   email?: string | null;
   phone?: string | null;
@@ -112,7 +111,6 @@ export interface ShopifyFulfillment {
 
 export interface ShopifyFulfillmentStateData {
   order?: {
-    id?: string | null;
     cancelledAt?: string | null;
     fulfillmentOrders?: ShopifyConnection<ShopifyFulfillmentOrder> | null;
     fulfillments?: ShopifyFulfillment[] | null;
@@ -139,13 +137,13 @@ export interface ShopifyTrackingUpdateData {
 
 export interface ShopifyOrderCancelData {
   orderCancel?: {
-    job?: { id?: string | null; done?: boolean | null } | null;
+    job?: { id?: string | null } | null;
     orderCancelUserErrors?: ShopifyUserError[] | null;
   } | null;
 }
 
 export interface ShopifyOrderCancelledData {
-  order?: { id?: string | null; cancelledAt?: string | null } | null;
+  order?: { cancelledAt?: string | null } | null;
 }
 
 /** `extensions.cost` of every answer (the rate-limits guide; not part of the schema). */
