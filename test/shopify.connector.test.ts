@@ -524,6 +524,61 @@ describe("Shopify errors", () => {
     expect((await connector.fetchOrders(WINDOW, null)).orders).toHaveLength(3);
   });
 
+  it("reads an answer of the wrong shape without breaking: set aside, defaults, or a retryable error", async () => {
+    const { fake, connector } = setup();
+    const answer = (nodes: unknown[], pageInfo: unknown = { hasNextPage: "yes", endCursor: 7 }) => ({ data: { orders: { pageInfo, nodes } } });
+    fake.failNext(200, answer([
+      { id: 5, legacyResourceId: { a: 1 }, name: ["x"] },
+      { legacyResourceId: "77", name: 42, createdAt: "2026-03-01T10:00:00Z", lineItems: { nodes: [null, { id: "gid://shopify/LineItem/1", sku: "A", quantity: 2 }] } },
+      {
+        legacyResourceId: "78",
+        createdAt: "2026-03-01T10:00:00Z",
+        email: 5,
+        shippingAddress: "somewhere",
+        shippingLine: [],
+        paymentGatewayNames: "shopify_payments",
+        totalPriceSet: { shopMoney: { amount: { value: 1 } } },
+        lineItems: {
+          nodes: [{ id: "gid://shopify/LineItem/2", sku: "B", name: 9, quantity: 1, originalUnitPriceSet: { shopMoney: { amount: "3.00" } }, taxLines: "none", discountAllocations: {} }],
+        },
+      },
+      {
+        legacyResourceId: "79",
+        createdAt: "2026-03-01T10:00:00Z",
+        lineItems: { nodes: [{ id: "gid://shopify/LineItem/3", sku: "C", quantity: "2" }] },
+      },
+    ]));
+    const page = await connector.fetchOrders(WINDOW, null);
+    expect(page.nextCursor).toBeNull();
+    expect(page.setAside.map((s) => [s.sourceOrderNumber, s.reason])).toEqual([
+      ["unknown", "the order has no numeric id"],
+      ["77", "order 77 line 1 has no id"],
+      ["78", 'order 78 total: amount {"value":1} is not a number'],
+      ["79", 'order 79 line 1: quantity "2" is not a positive integer'],
+    ]);
+
+    const fixed = structuredClone(page.setAside[2]!.record) as Json;
+    delete fixed.totalPriceSet;
+    expect(connector.remap(fixed)).toMatchObject({
+      sourceOrderNumber: "78",
+      sourceCustomerOrderNumber: null,
+      buyerEmail: "",
+      paymentType: null,
+      shippingMethod: "",
+      shipTo: { firstName: "", street1: "", country: "", companyName: null },
+      items: [{ sourceLineId: "gid://shopify/LineItem/2", sku: "B", name: "", quantity: 1, unitPrice: 3, saleTaxCost: 0, discount: "0.00" }],
+    });
+    expect(connector.remap(null)).toMatchObject({ sourceOrderNumber: "unknown", reason: "the order has no numeric id" });
+    expect(connector.remap("text")).toMatchObject({ sourceOrderNumber: "unknown" });
+
+    fake.failNext(200, answer([null]));
+    const error = await rejection(connector.fetchOrders(WINDOW, null));
+    expect(error.retryable).toBe(true);
+    expect(error.message).toBe("Shopify ShopifyOrders: the answer lists something that is not an order");
+    fake.failNext(200, { data: { orders: { nodes: "none" } } });
+    expect((await rejection(connector.fetchOrders(WINDOW, null))).message).toBe("Shopify ShopifyOrders: the answer has no orders");
+  });
+
   it("refuses settings it cannot use when the connector is built", () => {
     const fake = createShopifyFake();
     expect(() =>

@@ -333,14 +333,14 @@ export function createShopifyConnector(
   /** Fetches the rest of an order's line items into it (the page query brings the first few). */
   async function completeLines(order: ShopifyOrder): Promise<void> {
     const lines = order.lineItems;
-    if (!order.id || !lines?.pageInfo?.hasNextPage) return;
-    const nodes = [...(lines.nodes ?? [])];
+    if (typeof order.id !== "string" || !lines?.pageInfo?.hasNextPage) return;
+    const nodes = [...arrayOf(lines.nodes)];
     let pageInfo: ShopifyPageInfo | null = lines.pageInfo;
     while (pageInfo?.hasNextPage && pageInfo.endCursor && nodes.length <= MAX_LINES_PER_ORDER) {
       const data: ShopifyOrderLinesData = await graphql("ShopifyOrderLines", ORDER_LINES_QUERY, { id: order.id, after: pageInfo.endCursor });
       const more = data.order?.lineItems;
       if (!more) break;
-      nodes.push(...(more.nodes ?? []));
+      nodes.push(...arrayOf(more.nodes));
       pageInfo = more.pageInfo ?? null;
     }
     order.lineItems = { pageInfo: { hasNextPage: Boolean(pageInfo?.hasNextPage), endCursor: pageInfo?.endCursor ?? null }, nodes };
@@ -360,30 +360,32 @@ export function createShopifyConnector(
       const order = data.order;
       if (!order) throw new MarketplaceError(`Shopify has no order ${label} (${gid})`, 200, false);
       state.cancelledAt = order.cancelledAt ?? null;
-      state.fulfillments = order.fulfillments ?? [];
+      state.fulfillments = arrayOf(order.fulfillments).filter((f) => typeof f === "object" && f !== null);
       const connection = order.fulfillmentOrders;
-      for (const fo of connection?.nodes ?? []) {
-        if (!fo.id) continue;
-        const lines = [...(fo.lineItems?.nodes ?? [])];
+      for (const fo of arrayOf(connection?.nodes)) {
+        if (typeof fo?.id !== "string") continue;
+        const lines = [...arrayOf(fo.lineItems?.nodes)];
         let pageInfo = fo.lineItems?.pageInfo ?? null;
         while (pageInfo?.hasNextPage && pageInfo.endCursor) {
           const more: ShopifyFulfillmentOrderLinesData = await graphql("ShopifyFulfillmentOrderLines", FULFILLMENT_ORDER_LINES_QUERY, {
             id: fo.id,
             after: pageInfo.endCursor,
           });
-          lines.push(...(more.fulfillmentOrder?.lineItems?.nodes ?? []));
+          lines.push(...arrayOf(more.fulfillmentOrder?.lineItems?.nodes));
           pageInfo = more.fulfillmentOrder?.lineItems?.pageInfo ?? null;
         }
         state.fulfillmentOrders.push({
           id: fo.id,
           status: fo.status ?? "",
-          actions: (fo.supportedActions ?? []).map((a) => a.action ?? ""),
-          lines: lines.filter((l): l is ShopifyFulfillmentOrderLineItem & { id: string } => Boolean(l.id)).map((l) => ({
-            id: l.id,
-            sku: l.sku ?? "",
-            remainingQuantity: typeof l.remainingQuantity === "number" ? l.remainingQuantity : 0,
-            lineItemId: l.lineItem?.id ?? "",
-          })),
+          actions: arrayOf(fo.supportedActions).map((a) => String(a?.action ?? "")),
+          lines: lines
+            .filter((l): l is ShopifyFulfillmentOrderLineItem & { id: string } => typeof l?.id === "string")
+            .map((l) => ({
+              id: l.id,
+              sku: typeof l.sku === "string" ? l.sku : "",
+              remainingQuantity: Number.isInteger(l.remainingQuantity) ? (l.remainingQuantity as number) : 0,
+              lineItemId: typeof l.lineItem?.id === "string" ? l.lineItem.id : "",
+            })),
         });
       }
       after = connection?.pageInfo?.hasNextPage ? (connection.pageInfo.endCursor ?? null) : null;
@@ -533,13 +535,16 @@ export function createShopifyConnector(
       }
       const page: OrderPage = { orders: [], setAside: [], nextCursor: null };
       for (const node of connection.nodes) {
+        if (typeof node !== "object" || node === null || Array.isArray(node)) {
+          throw new MarketplaceError("Shopify ShopifyOrders: the answer lists something that is not an order", 200, true);
+        }
         await completeLines(node);
         const mapped = mapShopifyOrder(node);
         if (isSetAside(mapped)) page.setAside.push(mapped);
         else page.orders.push(mapped);
       }
       const end = connection.pageInfo?.endCursor;
-      page.nextCursor = connection.pageInfo?.hasNextPage && end ? end : null;
+      page.nextCursor = connection.pageInfo?.hasNextPage === true && typeof end === "string" && end !== "" ? end : null;
       return page;
     },
 
@@ -554,6 +559,10 @@ export function createShopifyConnector(
     cancel,
     checkSubmitted,
   };
+}
+
+function arrayOf<T>(value: T[] | null | undefined): T[] {
+  return Array.isArray(value) ? value : [];
 }
 
 function jobKey(job: string): string {

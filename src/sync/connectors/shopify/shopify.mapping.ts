@@ -64,9 +64,9 @@ export function isSetAside(result: ImportedOrder | SetAsideOrder): result is Set
 // Sums run in thousandths, so that 0.1 + 0.2 stays 0.3 and three-decimal currencies (KWD, BHD)
 // keep their last digit on the way to the database.
 function mills(bag: ShopifyMoneyBag | null | undefined, where: string): number {
-  const raw = bag?.shopMoney?.amount;
+  const raw: unknown = record(record(bag)?.shopMoney ?? null)?.amount;
   if (raw === null || raw === undefined || raw === "") return 0;
-  const value = typeof raw === "number" ? raw : Number(raw);
+  const value = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
   if (!Number.isFinite(value)) throw new Unmappable(`${where}: amount ${JSON.stringify(raw)} is not a number`);
   return Math.round(value * 1000);
 }
@@ -74,7 +74,7 @@ function mills(bag: ShopifyMoneyBag | null | undefined, where: string): number {
 const fromMills = (m: number): number => m / 1000;
 
 function sumTaxes(lines: ShopifyTaxLine[] | null | undefined, where: string): number {
-  return (lines ?? []).reduce((sum, t, i) => sum + mills(t?.priceSet, `${where} tax line ${i + 1}`), 0);
+  return list(lines).reduce((sum, t, i) => sum + mills(record(t)?.priceSet, `${where} tax line ${i + 1}`), 0);
 }
 
 /** A decimal string as the interface's Discount field holds it: two places, three when needed. */
@@ -88,24 +88,33 @@ function splitName(name: string): { firstName: string; lastName: string } {
   return { firstName: parts.slice(0, -1).join(" "), lastName: parts.at(-1) ?? "" };
 }
 
-function mapLine(line: ShopifyLineItem, index: number, where: string): ImportedOrderItem {
-  const lineWhere = `${where} line ${index + 1}${line.name ? ` (${line.name})` : ""}`;
-  if (!line.id) throw new Unmappable(`${lineWhere} has no id`);
-  const sku = line.sku?.trim() ?? "";
+// An answer is read, never trusted: a field of another type than the schema's counts as absent.
+const text = (value: unknown): string | null => (typeof value === "string" ? value : null);
+const list = <T>(value: T[] | null | undefined): T[] => (Array.isArray(value) ? value : []);
+const record = <T extends object>(value: T | null | undefined): T | null =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
+
+function mapLine(raw: ShopifyLineItem, index: number, where: string): ImportedOrderItem {
+  const line = record(raw) ?? {};
+  const name = text(line.name);
+  const lineWhere = `${where} line ${index + 1}${name ? ` (${name})` : ""}`;
+  const id = text(line.id);
+  if (!id) throw new Unmappable(`${lineWhere} has no id`);
+  const sku = text(line.sku)?.trim() ?? "";
   // The interface requires a SKU on every item; Shopify's custom items and variants may lack one.
   if (sku === "") throw new Unmappable(`${lineWhere} has no SKU`);
   const quantity = line.quantity;
   if (typeof quantity !== "number" || !Number.isInteger(quantity) || quantity <= 0) {
     throw new Unmappable(`${lineWhere}: quantity ${JSON.stringify(quantity)} is not a positive integer`);
   }
-  const discount = (line.discountAllocations ?? []).reduce(
-    (sum, d, i) => sum + mills(d?.allocatedAmountSet, `${lineWhere} discount ${i + 1}`),
+  const discount = list(line.discountAllocations).reduce(
+    (sum, d, i) => sum + mills(record(d)?.allocatedAmountSet, `${lineWhere} discount ${i + 1}`),
     0,
   );
   return {
-    sourceLineId: line.id,
+    sourceLineId: id,
     sku,
-    name: line.name ?? "",
+    name: name ?? "",
     quantity,
     unitPrice: fromMills(mills(line.originalUnitPriceSet, `${lineWhere} price`)),
     saleTaxCost: fromMills(sumTaxes(line.taxLines, lineWhere)),
@@ -118,62 +127,66 @@ function mapLine(line: ShopifyLineItem, index: number, where: string): ImportedO
  * reason. Amounts are the shop currency's (MoneyBag.shopMoney) as the order was placed, before
  * returns and refunds: the service tracks orders, not money movements.
  */
-export function mapShopifyOrder(order: ShopifyOrder): ImportedOrder | SetAsideOrder {
+export function mapShopifyOrder(raw: ShopifyOrder): ImportedOrder | SetAsideOrder {
+  const order = record(raw) ?? {};
   const number = orderNumberOf(order);
   if (number === null) {
-    return { sourceOrderNumber: String(order.id ?? order.name ?? "unknown"), reason: "the order has no numeric id", record: order };
+    const label = text(order.id) ?? text(order.name) ?? "unknown";
+    return { sourceOrderNumber: label, reason: "the order has no numeric id", record: raw };
   }
   try {
     return mapOrder(order, number);
   } catch (error) {
-    if (!(error instanceof Unmappable)) throw error;
-    return { sourceOrderNumber: number, reason: error.message, record: order };
+    // Anything else that breaks on the record is a shape the schema does not allow: set aside too.
+    const reason = error instanceof Unmappable ? error.message : `the record does not have the schema's shape (${String(error)})`;
+    return { sourceOrderNumber: number, reason, record: raw };
   }
 }
 
 function mapOrder(order: ShopifyOrder, number: string): ImportedOrder {
-  const where = `order ${order.name ?? number}`;
-  const createdAt = Date.parse(order.createdAt ?? "");
+  const name = text(order.name);
+  const where = `order ${name ?? number}`;
+  const createdAt = Date.parse(text(order.createdAt) ?? "");
   if (!Number.isFinite(createdAt)) throw new Unmappable(`${where}: createdAt ${JSON.stringify(order.createdAt)} is not a date`);
-  const nodes = order.lineItems?.nodes ?? [];
-  if (order.lineItems?.pageInfo?.hasNextPage) {
+  const lineItems = record(order.lineItems);
+  const nodes = list(lineItems?.nodes);
+  if (record(lineItems?.pageInfo)?.hasNextPage === true) {
     throw new Unmappable(`${where} has more than ${MAX_LINES_PER_ORDER} line items`);
   }
   if (nodes.length === 0) throw new Unmappable(`${where} has no line items`);
   if (nodes.length > MAX_LINES_PER_ORDER) throw new Unmappable(`${where} has more than ${MAX_LINES_PER_ORDER} line items`);
   const items = nodes.map((line, i) => mapLine(line, i, where));
 
-  const address = order.shippingAddress;
+  const address = record(order.shippingAddress) ?? {};
   // Without approval for protected customer data Shopify answers null for these: kept as empty.
-  const named =
-    address?.firstName || address?.lastName
-      ? { firstName: address.firstName ?? "", lastName: address.lastName ?? "" }
-      : splitName(address?.name ?? "");
-  const shipping = order.shippingLine;
-  const method = shipping?.title ?? "";
-  const gateways = (order.paymentGatewayNames ?? []).filter((g) => typeof g === "string" && g !== "");
+  const first = text(address.firstName);
+  const last = text(address.lastName);
+  const named = first || last ? { firstName: first ?? "", lastName: last ?? "" } : splitName(text(address.name) ?? "");
+  const shipping = record(order.shippingLine);
+  const method = text(shipping?.title) ?? "";
+  const gateways = list(order.paymentGatewayNames).filter((g) => typeof g === "string" && g !== "");
   return {
     sourceOrderNumber: number,
-    sourceCustomerOrderNumber: order.name ?? null,
-    sourceOrderStatus: order.cancelledAt ? "CANCELLED" : (order.displayFulfillmentStatus ?? "UNFULFILLED"),
+    sourceCustomerOrderNumber: name,
+    sourceOrderStatus: order.cancelledAt ? "CANCELLED" : (text(order.displayFulfillmentStatus) ?? "UNFULFILLED"),
     createdAt: new Date(createdAt),
-    buyerEmail: order.email ?? "",
-    buyerPhone: order.phone ?? address?.phone ?? "",
+    buyerEmail: text(order.email) ?? "",
+    buyerPhone: text(order.phone) ?? text(address.phone) ?? "",
     // Order.customer is outside the schema extract, and the service has no use for its GID.
     buyerUserId: null,
     shipTo: {
       ...named,
-      companyName: address?.company || null,
-      street1: address?.address1 ?? "",
-      street2: address?.address2 ?? "",
-      city: address?.city ?? "",
-      stateOrProvince: address?.provinceCode ?? address?.province ?? "",
-      postalCode: address?.zip ?? "",
-      country: address?.countryCodeV2 ?? address?.country ?? "",
+      companyName: text(address.company) || null,
+      street1: text(address.address1) ?? "",
+      street2: text(address.address2) ?? "",
+      city: text(address.city) ?? "",
+      stateOrProvince: text(address.provinceCode) ?? text(address.province) ?? "",
+      postalCode: text(address.zip) ?? "",
+      country: text(address.countryCodeV2) ?? text(address.country) ?? "",
     },
     shippingMethod: method,
     shippingServiceName: method,
-    shippingServiceValue: shipping?.code ?? method,
+    shippingServiceValue: text(shipping?.code) ?? method,
     paymentType: gateways.length > 0 ? gateways.join(", ") : null,
     // Transactions (OrderTransaction) are outside the schema extract.
     paymentTransactionId: null,
@@ -185,7 +198,7 @@ function mapOrder(order: ShopifyOrder, number: string): ImportedOrder {
     giftWrapTaxTotal: 0,
     grandTotal: fromMills(mills(order.totalPriceSet, `${where} total`)),
     items,
-    sourceData: { orderId: order.id ?? `${ORDER_GID}${number}` },
+    sourceData: { orderId: text(order.id) ?? `${ORDER_GID}${number}` },
   };
 }
 
@@ -296,14 +309,14 @@ export function earlierFulfillmentIds(earlier: EarlierDelivery[]): string[] {
 export function fulfillmentsWithTracking(fulfillments: ShopifyFulfillment[], number: string | undefined): string[] {
   if (!number) return [];
   return fulfillments
-    .filter((f) => f.id && f.status !== "CANCELLED" && (f.trackingInfo ?? []).some((t) => t.number === number))
+    .filter((f) => typeof f.id === "string" && f.status !== "CANCELLED" && list(f.trackingInfo).some((t) => t?.number === number))
     .map((f) => f.id!);
 }
 
 /** Whether a fulfillment already shows exactly this tracking. */
 export function hasTracking(fulfillment: ShopifyFulfillment | undefined, tracking: ShopifyTrackingInput): boolean {
-  const info = fulfillment?.trackingInfo ?? [];
-  return info.length === 1 && (info[0]!.number ?? undefined) === tracking.number && (info[0]!.company ?? undefined) === tracking.company;
+  const info = list(fulfillment?.trackingInfo);
+  return info.length === 1 && (info[0]?.number ?? undefined) === tracking.number && (info[0]?.company ?? undefined) === tracking.company;
 }
 
 /** "message (field a.b); message" of a mutation's userErrors. */
