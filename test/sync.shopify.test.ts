@@ -13,6 +13,9 @@ afterEach(() => {
 });
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+/** The deliveries answer with the outcome's reference (the fulfillment or job GID). */
+const outcomes = async (storeId: string, sourceId: string) =>
+  (await deliveries(storeId, sourceId)) as (Awaited<ReturnType<typeof deliveries>>[number] & { Reference: string | null })[];
 const byNumber = (orders: WireOrder[], n: number) => orders.find((o) => o.OrderSourceOrderNumber === String(5000000000 + n))!;
 
 describe("a Shopify source in cycles of the Cron Trigger", () => {
@@ -74,7 +77,7 @@ describe("a Shopify source in cycles of the Cron Trigger", () => {
     expect((await call("PUT", `/v1/${token}/Orders/${three.OrderId}/UpdateStatus`, { body: { OrderStatus: "CANCELED" } })).status).toBe(200);
     await fireCron();
 
-    let rows = await deliveries(storeId, sourceId);
+    let rows = await outcomes(storeId, sourceId);
     expect(rows.map((d) => [d.Kind, d.Status])).toEqual([
       ["acknowledge", "notApplicable"],
       ["ship", "delivered"],
@@ -105,7 +108,7 @@ describe("a Shopify source in cycles of the Cron Trigger", () => {
     fake.completeJobs();
     await fireCron();
 
-    rows = await deliveries(storeId, sourceId);
+    rows = await outcomes(storeId, sourceId);
     expect(rows.map((d) => [d.Kind, d.Status, d.Reference])).toEqual([
       ["acknowledge", "notApplicable", null],
       ["ship", "delivered", "gid://shopify/Fulfillment/900001"],
