@@ -579,6 +579,30 @@ describe("Shopify errors", () => {
     expect((await rejection(connector.fetchOrders(WINDOW, null))).message).toBe("Shopify ShopifyOrders: the answer has no orders");
   });
 
+  it("calls the shop's own domain, or the baseUrl a test double sits at, with the token", async () => {
+    const { fake, connector } = setup();
+    await connector.fetchOrders(WINDOW, null);
+    expect(fake.violations).toEqual([]);
+
+    let seen = "";
+    const elsewhere = createShopifyFake({ host: "shopify-double.example:8443", orders: [] });
+    const viaBase = createShopifyConnector(
+      {
+        sourceId: "s",
+        settings: { shopDomain: SHOPIFY_FAKE_SHOP, accessToken: SHOPIFY_FAKE_TOKEN, baseUrl: "https://shopify-double.example:8443/" },
+        fetch: (input, init) => {
+          seen = new Request(input, init).url;
+          return elsewhere.fetch(input, init);
+        },
+        now: () => new Date(START),
+      },
+      memoryStorage(),
+    );
+    expect(await viaBase.fetchOrders(WINDOW, null)).toEqual({ orders: [], setAside: [], nextCursor: null });
+    expect(seen).toBe("https://shopify-double.example:8443/admin/api/2026-01/graphql.json");
+    expect(elsewhere.violations).toEqual([]);
+  });
+
   it("refuses settings it cannot use when the connector is built", () => {
     const fake = createShopifyFake();
     expect(() =>

@@ -87,6 +87,8 @@ export interface ShopifyFakeOptions {
   maximumAvailable?: number;
   restoreRate?: number;
   accessToken?: string;
+  /** The host calls must go to: the shop's domain unless a test sets a baseUrl. */
+  host?: string;
 }
 
 type Fault = { kind: "answer"; status: number; body: unknown; headers: Record<string, string> } | { kind: "throw"; error: unknown };
@@ -436,6 +438,9 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     };
 
     if (request.method !== "POST") return violation(405, `${request.method} ${url.pathname}: the GraphQL endpoint takes POST`);
+    if (url.protocol !== "https:" || url.host !== (opts.host ?? SHOPIFY_FAKE_SHOP)) {
+      return violation(404, `${url.origin}: not https://${opts.host ?? SHOPIFY_FAKE_SHOP}`);
+    }
     if (url.pathname !== API_PATH) return violation(404, `${url.pathname}: not ${API_PATH}`);
     if ((request.headers.get("Content-Type") ?? "").split(";")[0]!.trim() !== "application/json") {
       return violation(415, `Content-Type must be application/json, got ${request.headers.get("Content-Type") ?? "none"}`);
