@@ -197,9 +197,9 @@ export const ORDER_CANCELLED_QUERY = `query ShopifyOrderCancelled($id: ID!) {
 const ACKNOWLEDGE_REASON =
   "Shopify has no acknowledgement of an order: its orders are open for fulfilment as they arrive";
 
-// Top-level error codes worth another try; anything else (a schema error, ACCESS_DENIED,
-// MAX_COST_EXCEEDED) answers the same way every time.
-const RETRYABLE_CODES = new Set(["INTERNAL_SERVER_ERROR", "SERVICE_UNAVAILABLE", "TIMEOUT"]);
+// Top-level error codes worth another try (THROTTLED has its own path); anything else (a schema
+// error, ACCESS_DENIED, MAX_COST_EXCEEDED) answers the same way every time.
+const RETRYABLE_CODES = new Set(["INTERNAL_SERVER_ERROR"]);
 
 export interface ShopifyConnectorOptions {
   /** How the connector waits for its bucket to refill (tests pass one that moves their clock). */
@@ -302,8 +302,8 @@ export function createShopifyConnector(
       // Not JSON (a proxy's page): the text itself is the detail.
     }
     const status = response.status;
-    // 401/403 (token or scopes), 402 (shop frozen), 404 (no such shop) and 423 (shop locked) need
-    // the merchant or operator; retrying cannot fix them.
+    // Any other 4xx (a refused token or scope, a shop that is gone or closed) needs the merchant or
+    // the operator; retrying cannot fix it.
     return new MarketplaceError(
       `Shopify ${operation} ${status} ${detail}`,
       status,
