@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import type { Connector, ConnectorContext } from "../connector";
 import { createEbayConnector, ebaySettingsSchema } from "./ebay/ebay.connector";
+import { createShopifyConnector, shopifySettingsSchema } from "./shopify/shopify.connector";
 import { createSimulatedConnector, receivedWire, simulatedSettingsSchema } from "./simulated/simulated.connector";
 import type { SourceStorage } from "./storage";
 import { createWalmartConnector, walmartSettingsSchema } from "./walmart/walmart.connector";
@@ -23,6 +24,11 @@ export const CONNECTORS = {
     settingsSchema: ebaySettingsSchema,
     secretFields: ["clientId", "clientSecret", "refreshToken"],
     create: createEbayConnector,
+  },
+  shopify: {
+    settingsSchema: shopifySettingsSchema,
+    secretFields: ["accessToken"],
+    create: (ctx, storage) => createShopifyConnector(ctx, storage),
   },
 } satisfies Record<string, ConnectorEntry>;
 
