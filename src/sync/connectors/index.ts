@@ -2,6 +2,7 @@
 // (the admin routes answer 400 naming the field) and builds a Connector for one cycle.
 import type { z } from "zod";
 import type { Connector, ConnectorContext } from "../connector";
+import { amazonSettingsSchema, createAmazonConnector } from "./amazon/amazon.connector";
 import { createSimulatedConnector, simulatedSettingsSchema } from "./simulated/simulated.connector";
 import type { SourceStorage } from "./storage";
 import { createWalmartConnector, walmartSettingsSchema } from "./walmart/walmart.connector";
@@ -16,6 +17,11 @@ export interface ConnectorEntry {
 export const CONNECTORS = {
   simulated: { settingsSchema: simulatedSettingsSchema, secretFields: [], create: createSimulatedConnector },
   walmart: { settingsSchema: walmartSettingsSchema, secretFields: ["clientId", "clientSecret"], create: createWalmartConnector },
+  amazon: {
+    settingsSchema: amazonSettingsSchema,
+    secretFields: ["refreshToken", "clientId", "clientSecret"],
+    create: (ctx, storage) => createAmazonConnector(ctx, storage),
+  },
 } satisfies Record<string, ConnectorEntry>;
 
 export type SourceType = keyof typeof CONNECTORS;
