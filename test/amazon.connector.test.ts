@@ -245,6 +245,18 @@ describe("Amazon token", () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it("renews once on a 401 as well", async () => {
+    const { fake, connector, window } = setup();
+    fake.failNext(401, { errors: [{ code: "Unauthorized", message: "The access token is invalid." }] });
+    await connector.fetchOrders(window(), null);
+    expect(fake.requests.map((r) => [r.operationId, r.status])).toEqual([
+      ["token", 200],
+      ["searchOrders", 401],
+      ["token", 200],
+      ["searchOrders", 200],
+    ]);
+  });
+
   it("gives up after one renewal with Amazon's message when the fresh token is refused too", async () => {
     const { fake, connector, window } = setup();
     const body = { errors: [{ code: "Unauthorized", message: "Access to requested resource is denied.", details: "" }] };
