@@ -790,16 +790,18 @@ describe("Amazon pacing", () => {
       "Amazon searchOrders is paced at 0.0056 calls/s (burst 20): the next call fits in 179 s, so it waits for a later cycle",
     );
     expect(paced.retryable).toBe(true);
-    expect(paced.retryAfterMs).toBe(178_572);
+    // No Retry-After for the core to pause the whole source with: the other operations' buckets are full.
+    expect(paced.retryAfterMs).toBeNull();
     expect(first.fake.apiRequests("searchOrders")).toHaveLength(20);
 
     // The next cycle's connector (same source storage) knows the bucket is empty.
     clock.ms += 60_000;
     const second = setup({ storage, clock, fake: first.fake });
-    expect((await rejection(second.connector.fetchOrders(second.window(), null))).retryAfterMs).toBe(118_572);
+    expect((await rejection(second.connector.fetchOrders(second.window(), null))).message).toMatch(/the next call fits in 119 s/);
     clock.ms += 118_572;
     await second.connector.fetchOrders(second.window(), null);
     expect(first.fake.apiRequests("searchOrders")).toHaveLength(21);
+    expect(second.slept).toEqual([]);
     expect(first.fake.throttled).toBe(0);
     expect(first.fake.violations).toEqual([]);
   });
@@ -838,8 +840,12 @@ describe("Amazon pacing", () => {
     const error = await rejection(connector.fetchOrders(window(), null));
     expect(error.message).toBe("Amazon searchOrders 429 QuotaExceeded: You exceeded your quota for the requested resource.");
     expect(error.retryable).toBe(true);
-    // One token back at 0.0056/s.
-    expect(error.retryAfterMs).toBe(178_572);
+    expect(error.retryAfterMs).toBeNull();
+    // The bucket is empty now: the next search waits one token (1 / 0.0056 s) without a call.
+    const calls = fake.apiRequests("searchOrders").length;
+    const paced = await rejection(connector.fetchOrders(window(), null));
+    expect(paced.message).toMatch(/the next call fits in 179 s/);
+    expect(fake.apiRequests("searchOrders")).toHaveLength(calls);
 
     fake.failNext(429, { errors: [{ code: "QuotaExceeded", message: "slow down" }] }, { "Retry-After": "7" }, "api", "getFeed");
     const feedError = await rejection(connector.checkSubmitted!(deliveryFor(br, "acknowledge"), "50001"));

@@ -512,7 +512,15 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
       maxResultsPerPage: String(PAGE_SIZE),
     });
     if (cursor) query.set("paginationToken", cursor);
-    const body = await callJson<AmazonSearchOrdersResponse>("searchOrders", "GET", `/orders/2026-01-01/orders?${query}`);
+    const body = await callJson<AmazonSearchOrdersResponse>("searchOrders", "GET", `/orders/2026-01-01/orders?${query}`).catch(
+      (error: unknown) => {
+        // searchOrders' bucket is its own: the pace kept in storage already holds the next call
+        // back, so the error carries no Retry-After that would make the core pause the source's
+        // deliveries too (confirmShipment and the feeds have buckets of their own).
+        if (error instanceof MarketplaceError && error.status === 429) throw new MarketplaceError(error.message, 429, true, null);
+        throw error;
+      },
+    );
     if (!body || !Array.isArray(body.orders)) {
       throw new MarketplaceError("Amazon searchOrders answer has no orders list", 200, true);
     }
