@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
 import { admin, createStore } from "./helpers/api";
+import { adminSent, expectNoFailures, fuzzer, send, toJson } from "./helpers/fuzz";
 
 const settings = {
   refreshToken: "Atzr|IwEBIA-seller-refresh-token",
@@ -56,4 +57,25 @@ describe("Amazon source settings", () => {
     expect(row!.settings_ciphertext).not.toContain("Atzr");
     expect(row!.settings_ciphertext).not.toContain("amzn1");
   });
+
+  it("answers 200 fuzzed Amazon Settings on create and PATCH with 200 or a 400 envelope, never a 5xx, and enables nothing", async () => {
+    const f = fuzzer(1_406_014);
+    const storeId = await createStore();
+    const created = await admin("POST", `/stores/${storeId}/sources`, { Type: "amazon", Name: "Amazon", Enabled: false, Settings: settings });
+    const sourceId = (created.json.Source as { SourceId: string }).SourceId;
+    const full = { ...settings, baseUrl: "https://sandbox.sellingpartnerapi-eu.amazon.com", tokenUrl: "https://api.amazon.com/auth/o2/token", sellerId: "A2EXAMPLE", cancelReason: "NoInventory", carrierCodes: ["DHL"] };
+    const failures: string[] = [];
+    const statuses = new Set<number>();
+    for (let i = 0; i < 200; i++) {
+      const fuzzed = f.chance(0.8) ? f.mutate(full) : f.value();
+      const res = f.chance(0.5)
+        ? await send(failures, adminSent("POST", `/stores/${storeId}/sources`, toJson({ Type: "amazon", Name: `A${i}`, Enabled: false, Settings: fuzzed }), "application/json"))
+        : await send(failures, adminSent("PATCH", `/stores/${storeId}/sources/${sourceId}`, toJson({ Settings: fuzzed, Enabled: false }), "application/json"));
+      statuses.add(res.status);
+    }
+    expectNoFailures(failures);
+    expect([...statuses].sort()).toEqual([200, 400]);
+    const enabled = await env.DB.prepare("select count(*) as n from sources where store_id = ? and enabled = 1").bind(storeId).first<{ n: number }>();
+    expect(enabled?.n).toBe(0);
+  }, 60_000);
 });
