@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
 import type { OrderRow } from "../src/db/schema";
 import { cancel } from "../src/orders/order-moves";
-import { applyMove, findOrder } from "../src/orders/orders.queries";
+import { findOrder } from "../src/orders/orders.queries";
+import { applyMove } from "../src/orders/orders.writes";
 import { call, insert, storeWithToken } from "./helpers/api";
 import { insertSource, orderRow, outboxOf } from "./helpers/db";
 

@@ -56,6 +56,8 @@ export const sources = sqliteTable(
     importedTotal: integer("imported_total").notNull().default(0),
     /** What went wrong in the last cycle (import or delivery), null when it went through. */
     lastError: text("last_error"),
+    /** The last 20 cycle summaries, newest first (src/sync/cycle-history.ts). */
+    recentCycles: text("recent_cycles", { mode: "json" }).$type<unknown[]>().notNull().default(sql`'[]'`),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
   },
@@ -105,6 +107,8 @@ export const orders = sqliteTable(
     shipmentTrackingNumber: text("shipment_tracking_number"),
     syncUserErrorMessage: text("sync_user_error_message"),
     cancelReason: text("cancel_reason"),
+    /** ImportedOrder.sourceData as JSON: the marketplace's own facts later deliveries need; never shown. */
+    sourceData: text("source_data"),
     dateCreatedInOrderSource: ms("date_created_in_order_source").notNull(),
     dateCreatedInDestination: ms("date_created_in_destination"),
     dateShipped: ms("date_shipped"),
@@ -140,6 +144,8 @@ export const orderItems = sqliteTable(
   (t) => [index("order_items_order").on(t.orderId, t.id)],
 );
 
+export const OUTBOX_STATES = ["pending", "submitted", "delivered", "notApplicable", "failed"] as const;
+
 /**
  * What must reach a marketplace: written in the same batch as the order change that causes it,
  * delivered by the sync. Rows are never deleted, so a delivery history stays readable.
@@ -154,11 +160,16 @@ export const outbox = sqliteTable(
       .notNull()
       .references(() => orders.id),
     kind: text("kind", { enum: ["acknowledge", "ship", "cancel"] }).notNull(),
-    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    state: text("state", { enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    /** JSON of the kind's payload; read only through src/outbox/outbox.ts, which validates it. */
+    payload: text("payload").notNull(),
+    state: text("state", { enum: OUTBOX_STATES }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: ms("next_attempt_at").notNull(),
     lastError: text("last_error"),
+    /** The marketplace's reference of the delivery (a fulfillment id, a feed id), when it gave one. */
+    reference: text("reference"),
+    /** What the marketplace noted on a delivered row, or why a row is notApplicable. */
+    warning: text("warning"),
     createdAt: ms("created_at").notNull(),
     deliveredAt: ms("delivered_at"),
   },
@@ -166,6 +177,27 @@ export const outbox = sqliteTable(
     index("outbox_source_due").on(t.sourceId, t.state, t.nextAttemptAt, t.id),
     index("outbox_order").on(t.orderId, t.id),
   ],
+);
+
+/**
+ * Orders a connector could not turn into an Order (decisions 6): kept with the reason and the
+ * marketplace's own record until the operator retries or dismisses them.
+ */
+export const setAsideOrders = sqliteTable(
+  "set_aside_orders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    storeId: text("store_id").notNull(),
+    sourceId: text("source_id").notNull(),
+    orderSourceOrderNumber: text("order_source_order_number").notNull(),
+    reason: text("reason").notNull(),
+    /** The marketplace's record as JSON, at most 64 KiB; when it was larger, the start of it and recordTruncated. */
+    record: text("record").notNull(),
+    recordTruncated: integer("record_truncated", { mode: "boolean" }).notNull().default(false),
+    firstSeenAt: ms("first_seen_at").notNull(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+  },
+  (t) => [uniqueIndex("set_aside_source_number").on(t.sourceId, t.orderSourceOrderNumber)],
 );
 
 /** Operator switches (maintenance) that must change without a redeploy. */

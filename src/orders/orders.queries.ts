@@ -1,12 +1,11 @@
-// Every order read and write. Each function takes `db` and is tested directly as well as
-// through the routes. Reads that need several statements go in one db.batch (one round trip);
-// writes that change several rows go in one db.batch (all or nothing).
+// Every order read. Each function takes `db` and is tested directly as well as through the
+// routes. Reads that need several statements go in one db.batch (one round trip). Writes live
+// in orders.writes.ts.
 import { and, asc, between, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { SQLiteAsyncDialect, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
-import { orderItems, orders, outbox, sources, stores, type OrderItemRow, type OrderRow } from "../db/schema";
-import type { Move } from "./order-moves";
-import type { InsertOrderBody, OrderFilter, OrderListQuery, OrderSortField } from "./orders.schemas";
+import { orderItems, orders, sources, stores, type OrderItemRow, type OrderRow } from "../db/schema";
+import type { OrderFilter, OrderListQuery, OrderSortField } from "./orders.schemas";
 
 function filterOf(storeId: string, filter: OrderFilter): SQL {
   const column = filter.dateField === "updated" ? orders.dateUpdated : orders.dateCreatedInOrderSource;
@@ -102,133 +101,4 @@ export async function findOrder(db: Db, storeId: string, orderId: string): Promi
   const row = rows[0];
   if (!row) return null;
   return { order: row.order, items, sourceEnabled: row.sourceEnabled, maskBuyerPii: store[0]?.maskBuyerPii ?? false };
-}
-
-export type InsertResult = { inserted: true; orderId: number } | { inserted: false; existingOrderId: number };
-
-/**
- * D1 allows 100 bound parameters a statement; an item row binds 9 (six values and the three of
- * the order-id subquery). test/orders.insert.test.ts counts them.
- */
-const ITEMS_PER_STATEMENT = Math.floor(100 / 9);
-
-export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody, now: number): Promise<InsertResult> {
-  const status = body.OrderStatus ?? "New";
-  const key = and(
-    eq(orders.storeId, storeId),
-    eq(orders.orderSource, body.OrderSource),
-    eq(orders.orderSourceOrderNumber, body.OrderSourceOrderNumber),
-  );
-  const orderIdOf = sql`(select ${orders.id} from ${orders} where ${key})`;
-  const insertHead = db.insert(orders).values({
-    storeId,
-    // An inserted order whose OrderSource names a source of the store syncs with that source.
-    sourceId: sql`(select ${sources.id} from ${sources} where ${sources.storeId} = ${storeId} and ${sources.name} = ${body.OrderSource})`,
-    orderSource: body.OrderSource,
-    orderSourceOrderNumber: body.OrderSourceOrderNumber,
-    orderSourceCustomerOrderNumber: body.OrderSourceCustomerOrderNumber ?? null,
-    orderDestinationOrderNumber: body.OrderDestinationOrderNumber ?? null,
-    status,
-    sourceOrderStatus: status,
-    buyerEmailAddress: body.BuyerEmailAddress,
-    buyerPhoneNumber: body.BuyerPhoneNumber,
-    buyerUserId: body.BuyerUserId ?? null,
-    firstName: body.FirstName,
-    lastName: body.LastName,
-    shipToCompanyName: body.ShipToCompanyName,
-    street1: body.Street1,
-    street2: body.Street2 ?? "",
-    city: body.City,
-    stateOrProvince: body.StateOrProvince,
-    postalCode: body.PostalCode,
-    country: body.Country,
-    shippingMethod: body.ShippingMethod,
-    shippingServiceName: body.ShippingServiceName ?? "",
-    shippingServiceValue: body.ShippingServiceValue ?? "",
-    destinationShippingCarrier: body.DestinationShippingCarrier ?? "",
-    paymentType: body.PaymentType ?? null,
-    paymentTransactionId: body.PaymentTransactionId ?? null,
-    isMarketplacePrime: body.IsMarketplacePrime ?? false,
-    grandTotal: body.GrandTotal,
-    subTotal: body.SubTotal,
-    shippingTotal: body.ShippingTotal ?? 0,
-    shippingTaxTotal: body.ShippingTaxTotal ?? 0,
-    giftWrapTotal: body.GiftWrapTotal ?? 0,
-    giftWrapTaxTotal: body.GiftWrapTaxTotal ?? 0,
-    shipmentTrackingNumber: body.ShipmentTrackingNumber ?? null,
-    syncUserErrorMessage: body.SyncUserErrorMessage ?? null,
-    dateCreatedInOrderSource: body.DateCreatedInOrderSource,
-    dateCreatedInDestination: body.DateCreatedInDestination ?? (body.OrderDestinationOrderNumber ? now : null),
-    dateShipped: body.DateShipped ?? null,
-    dateUpdated: now,
-  });
-  const itemStatements = chunk(body.OrderItems, ITEMS_PER_STATEMENT).map((part) =>
-    db.insert(orderItems).values(
-      part.map((item) => ({
-        orderId: orderIdOf,
-        sku: item.Sku,
-        name: item.Name,
-        quantity: item.Quantity,
-        unitPrice: item.UnitPrice,
-        saleTaxCost: item.SaleTaxCost ?? 0,
-        discount: item.Discount ?? "0",
-      })),
-    ),
-  );
-  try {
-    // One batch: the order and its items land together or not at all.
-    await db.batch([insertHead, ...itemStatements]);
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    const existing = await db.select({ id: orders.id }).from(orders).where(key).get();
-    if (!existing) throw error;
-    return { inserted: false, existingOrderId: existing.id };
-  }
-  const created = await db.select({ id: orders.id }).from(orders).where(key).get();
-  return { inserted: true, orderId: created!.id };
-}
-
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (/UNIQUE constraint failed/i.test(e.message)) return true;
-  }
-  return false;
-}
-
-function chunk<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-/**
- * Applies a move if the order is still as it was read (same dateUpdated and status), together
- * with its outbox row, in one batch. Returns false when another request changed the order first;
- * the caller re-reads and decides again.
- */
-export async function applyMove(db: Db, order: OrderRow, move: Move, now: number): Promise<boolean> {
-  if (move.kind === "none") return true;
-  const guard = and(eq(orders.id, order.id), eq(orders.dateUpdated, order.dateUpdated), eq(orders.status, order.status));
-  // dateUpdated only moves forward, so the guard of the next move always differs from this one's.
-  const updatedAt = Math.max(now, order.dateUpdated + 1);
-  const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard);
-  if (!move.delivery || !order.sourceId) {
-    const [result] = await db.batch([update]);
-    return result.meta.changes === 1;
-  }
-  // The outbox row is written only if the update happened: changes() still reports it here,
-  // inside the same batch (one transaction, one connection).
-  const enqueue = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, created_at)
-    select ${order.storeId}, ${order.sourceId}, ${order.id}, ${move.delivery.kind}, ${JSON.stringify(move.delivery.payload)}, 'pending', 0, ${updatedAt}, ${updatedAt}
-    where changes() = 1`);
-  // Straight to D1: drizzle's batch cannot carry a raw `db.run(sql)` statement (it has no
-  // prepared statement to bind, and the whole batch failed with a TypeError).
-  const [result] = await db.$client.batch([statement(db, update.toSQL()), statement(db, enqueue)]);
-  return result!.meta.changes === 1;
-}
-
-const dialect = new SQLiteAsyncDialect();
-
-function statement(db: Db, query: { sql: string; params: unknown[] }): D1PreparedStatement {
-  return db.$client.prepare(query.sql).bind(...query.params);
 }

@@ -7,7 +7,8 @@ import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
 import { acknowledge, cancel, ship, type Move } from "./order-moves";
-import { applyMove, countOrders, findOrder, insertOrder, listOrders } from "./orders.queries";
+import { countOrders, findOrder, listOrders } from "./orders.queries";
+import { applyMove, insertOrder } from "./orders.writes";
 import {
   acknowledgeQuery,
   insertOrderBody,

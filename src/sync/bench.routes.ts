@@ -14,7 +14,7 @@ import type { ImportedOrder } from "./connector";
 import { createSimulatedConnector } from "./connectors/simulated/simulated.connector";
 import { memoryStorage } from "./connectors/storage";
 import { countStatements } from "./cycle";
-import { importSince } from "./importer";
+import { importWindow } from "./importer";
 
 const benchOnly = createMiddleware<AppEnv>(async function benchOnly(c, next) {
   if ((c.env as { BENCH?: string }).BENCH !== "1") throw new ApiError(404, "Not found.");
@@ -40,11 +40,14 @@ export const benchRoutes = createRouter()
     const db = getDb({ DB: counted.d1 });
     const storeId = randomId("st");
     await db.insert(stores).values({ id: storeId, name: "bench baseline", createdAt: Date.now() });
-    const since = new Date(importSince(null, Date.now()));
+    const window = importWindow(null, Date.now());
     let cursor: string | null = null;
     let inserted = 0;
     do {
-      const page: { orders: ImportedOrder[]; nextCursor: string | null } = await connector.fetchOrders(since, cursor);
+      const page: { orders: ImportedOrder[]; nextCursor: string | null } = await connector.fetchOrders(
+        { since: new Date(window.since), until: new Date(window.until) },
+        cursor,
+      );
       for (let i = 0; i < page.orders.length; i += BASELINE_BATCH) {
         const part = page.orders.slice(i, i + BASELINE_BATCH);
         const statements = part.flatMap((o) => {

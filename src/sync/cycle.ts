@@ -1,10 +1,11 @@
 // One sync cycle of one source: import what changed since the cursor, then deliver what is
 // pending. Runs inside the source's SourceSync Durable Object, which keeps cycles of one source
 // from overlapping; this module only needs a database, a clock and the source's storage.
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
-import { outbox, sources } from "../db/schema";
+import { sources } from "../db/schema";
+import { countOpen } from "../outbox/outbox";
 import { decryptJson } from "../lib/crypto";
 import { MarketplaceError } from "./connector";
 import { connectorEntry } from "./connectors";
@@ -24,11 +25,18 @@ export interface CycleSummary {
   more: boolean;
   fetched: number;
   imported: number;
+  /** Orders the connector could not map: set aside with the reason (decisions 6). */
+  setAside: number;
   delivered: number;
+  /** Accepted by the marketplace for later processing. */
+  submitted: number;
+  /** Completed without a call: the marketplace has no such operation. */
+  notApplicable: number;
   retrying: number;
   failed: number;
   /** Deliveries still waiting (due later, or behind an earlier one) and failed for good, after the cycle. */
   pendingDeliveries: number;
+  submittedDeliveries: number;
   failedDeliveries: number;
   /** D1 statements the cycle issued. */
   statements: number;
@@ -87,7 +95,12 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   if (connector && pausedUntil > now) {
     errors.push(`The marketplace asked to wait until ${new Date(pausedUntil).toISOString()} (Retry-After); nothing was sent.`);
   } else if (connector) {
-    const resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
+    let resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
+    // An operator moved the cursor (ImportFrom) since this import began: start the new window.
+    if (resume && resume.fromCursor !== source.cursorAt) {
+      storage.delete(IMPORT_PROGRESS);
+      resume = null;
+    }
     let imported = 0;
     try {
       const result = await importOrders(db, source, connector, now, {
@@ -97,9 +110,15 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
         onImported: (n) => (imported += n),
       });
       summary.fetched = result.fetched;
+      summary.setAside = result.setAside;
       summary.more = result.unfinished !== null;
       if (!result.unfinished) {
-        await db.update(sources).set({ cursorAt: result.cursorAt }).where(eq(sources.id, sourceId));
+        // Only over the cursor this import started from: an operator's ImportFrom meanwhile wins.
+        const from = resume ? resume.fromCursor : source.cursorAt;
+        await db
+          .update(sources)
+          .set({ cursorAt: result.cursorAt })
+          .where(and(eq(sources.id, sourceId), from === null ? isNull(sources.cursorAt) : eq(sources.cursorAt, from)));
       }
     } catch (error) {
       // Orders already written stay; the cursor does not move, so the next cycle fetches them
@@ -117,18 +136,18 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
     if ((storage.get<number>(PAUSED_UNTIL) ?? 0) <= now) {
       const delivered = await deliverPending(db, sourceId, connector, now);
       summary.delivered = delivered.delivered;
+      summary.submitted = delivered.submitted;
+      summary.notApplicable = delivered.notApplicable;
       summary.retrying = delivered.retrying;
       summary.failed = delivered.failed;
       if (delivered.stoppedBy) note("delivery", delivered.stoppedBy);
     }
   }
 
-  const [pending, failed] = await db.batch([
-    db.select({ n: count() }).from(outbox).where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "pending"))),
-    db.select({ n: count() }).from(outbox).where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "failed"))),
-  ]);
-  summary.pendingDeliveries = pending[0]?.n ?? 0;
-  summary.failedDeliveries = failed[0]?.n ?? 0;
+  const open = await countOpen(db, sourceId);
+  summary.pendingDeliveries = open.find((r) => r.state === "pending")?.n ?? 0;
+  summary.submittedDeliveries = open.find((r) => r.state === "submitted")?.n ?? 0;
+  summary.failedDeliveries = open.find((r) => r.state === "failed")?.n ?? 0;
   summary.error = errors.length > 0 ? errors.join(" ") : null;
   summary.endedAt = clock().getTime();
   await db
@@ -180,10 +199,14 @@ export function emptySummary(sourceId: string, at: number, error: string | null 
     more: false,
     fetched: 0,
     imported: 0,
+    setAside: 0,
     delivered: 0,
+    submitted: 0,
+    notApplicable: 0,
     retrying: 0,
     failed: 0,
     pendingDeliveries: 0,
+    submittedDeliveries: 0,
     failedDeliveries: 0,
     statements: 0,
     error,

@@ -5,14 +5,14 @@ import { and, asc, count, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { requireStore } from "../admin/stores.routes";
 import { getDb } from "../db/client";
-import { orders, outbox, sources } from "../db/schema";
+import { OUTBOX_STATES, orders, outbox, sources } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { describeIssues, validate } from "../http/validate";
 import { decryptJson, encryptJson, randomId } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
-import { isUniqueViolation } from "../orders/orders.queries";
+import { isUniqueViolation } from "../db/errors";
 import { connectorEntry, SOURCE_TYPES } from "./connectors";
 import type { ReceivedCall } from "./connectors/simulated/simulated.connector";
 
@@ -34,7 +34,7 @@ const updateSourceBody = z.object({
 
 const storeParam = z.object({ storeId: z.string() });
 const sourceParam = z.object({ storeId: z.string(), sourceId: z.string() });
-const deliveriesQuery = z.object({ status: z.enum(["pending", "delivered", "failed"]).optional() });
+const deliveriesQuery = z.object({ status: z.enum(OUTBOX_STATES).optional() });
 
 type SourceRow = typeof sources.$inferSelect;
 
@@ -148,6 +148,7 @@ export const sourcesRoutes = createRouter()
       lastCycleImported: 0,
       importedTotal: 0,
       lastError: null,
+      recentCycles: [],
       createdAt: now,
       updatedAt: now,
     };
@@ -233,6 +234,8 @@ export const sourcesRoutes = createRouter()
         Attempts: d.attempts,
         DateNextAttempt: d.state === "pending" ? toWireDate(d.nextAttemptAt) : null,
         LastError: d.lastError,
+        Reference: d.reference,
+        Warning: d.warning,
         DateCreated: toWireDate(d.createdAt),
         DateDelivered: toWireDate(d.deliveredAt),
       })),
