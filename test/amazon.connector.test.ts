@@ -748,6 +748,22 @@ describe("Amazon acknowledgement feed", () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it("keeps a feed pending, for all its orders, while getFeedDocument's pace says wait", async () => {
+    const { fake, connector, window, storage } = setup();
+    const { br, uk } = await importExamples(connector, window());
+    const a = deliveryFor(br, "acknowledge");
+    const b = deliveryFor(uk, "acknowledge");
+    const feedA = ((await connector.batch!.deliver([a])).get(a.id) as { reference: string }).reference;
+    const feedB = ((await connector.batch!.deliver([b])).get(b.id) as { reference: string }).reference;
+    await fake.processFeeds();
+    // This source has spent getFeedDocument's burst of 10 (one call in 45 s from here).
+    storage.put("pace:getFeedDocument", { tat: (START + 10 * 45_045) * 1000, ratePerSecond: 0.0222 });
+    expect(await connector.checkSubmitted!(a, feedA)).toEqual({ state: "pending" });
+    expect(await connector.checkSubmitted!(b, feedB)).toEqual({ state: "pending" });
+    expect(fake.apiRequests("getFeedDocument")).toEqual([]);
+    expect(fake.apiRequests("getFeed")).toHaveLength(2);
+  });
+
   it("reports an Amazon-fulfilled order as not applicable and a failed upload as retryable", async () => {
     const { fake, connector, window } = setup();
     const { jp, br } = await importExamples(connector, window());
@@ -764,6 +780,16 @@ describe("Amazon acknowledgement feed", () => {
     expect(failed.message).toBe("Amazon feed upload 503 <Error><Code>SlowDown</Code></Error>");
     expect(failed.retryable).toBe(true);
     expect(fake.feeds).toEqual([]);
+
+    // When nothing at all went through, the batch throws, so the core stops for this cycle.
+    fake.failNext(503, { errors: [{ code: "ServiceUnavailable", message: "Try later" }] }, {}, "api", "createFeedDocument");
+    const thrown = await rejection(connector.batch!.deliver([mfn]));
+    expect(thrown.message).toBe("Amazon createFeedDocument 503 ServiceUnavailable: Try later");
+    expect(thrown.retryable).toBe(true);
+    fake.failNext(503, { errors: [{ code: "ServiceUnavailable", message: "Try later" }] }, {}, "api", "createFeedDocument");
+    expect((await rejection(connector.cancel(mfn as Extract<Delivery, { kind: "cancel" }>))).message).toBe(
+      "Amazon createFeedDocument 503 ServiceUnavailable: Try later",
+    );
   });
 
   it("escapes what the seller typed and leaves out a seller number longer than 64 characters", async () => {
@@ -847,9 +873,14 @@ describe("Amazon pacing", () => {
     expect(paced.message).toMatch(/the next call fits in 179 s/);
     expect(fake.apiRequests("searchOrders")).toHaveLength(calls);
 
+    fake.failNext(429, { errors: [{ code: "QuotaExceeded", message: "slow down" }] }, { "Retry-After": "30" }, "api", "confirmShipment");
+    const shipError = await rejection(connector.ship(deliveryFor(br, "ship") as Extract<Delivery, { kind: "ship" }>));
+    expect(shipError.message).toBe("Amazon confirmShipment 429 QuotaExceeded: slow down");
+    expect(shipError.retryAfterMs).toBe(30_000);
+
+    // A throttled feed check is a check not done yet.
     fake.failNext(429, { errors: [{ code: "QuotaExceeded", message: "slow down" }] }, { "Retry-After": "7" }, "api", "getFeed");
-    const feedError = await rejection(connector.checkSubmitted!(deliveryFor(br, "acknowledge"), "50001"));
-    expect(feedError.retryAfterMs).toBe(7000);
+    expect(await connector.checkSubmitted!(deliveryFor(br, "acknowledge"), "50001")).toEqual({ state: "pending" });
   });
 
   it("draws 429s from the fake when a client ignores the pace (the fake's own check)", async () => {

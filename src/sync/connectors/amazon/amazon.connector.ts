@@ -362,6 +362,7 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
       const marketplaceId = marketplaceOf(delivery);
       byMarketplace.set(marketplaceId, [...(byMarketplace.get(marketplaceId) ?? []), delivery]);
     }
+    let failure: MarketplaceError | null = null;
     for (const [marketplaceId, group] of byMarketplace) {
       try {
         const feedId = await submitFeed(group, marketplaceId);
@@ -371,15 +372,18 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
           outcomes.set(d.id, { state: "submitted", reference: feedId });
         }
       } catch (error) {
-        const failure = asMarketplaceError(error);
+        failure = asMarketplaceError(error);
         for (const d of group) outcomes.set(d.id, failure);
       }
     }
+    // Nothing went through and Amazon is down or busy: thrown, so the core stops this cycle's
+    // deliveries instead of spending an attempt of every later row on the same answer.
+    if (failure?.retryable && [...outcomes.values()].every((o) => o instanceof MarketplaceError)) throw failure;
     return outcomes;
   }
 
   async function deliverOne(delivery: Delivery): Promise<DeliveryOutcome> {
-    const outcome = (await deliverFeed([delivery])).get(delivery.id);
+    const outcome = (await deliverFeed([delivery]).catch((error: unknown) => new Map([[delivery.id, asMarketplaceError(error)]]))).get(delivery.id);
     if (outcome instanceof MarketplaceError) throw outcome;
     if (!outcome) throw new MarketplaceError(`Amazon feed for order ${delivery.order.sourceOrderNumber} was not sent`, null, true);
     return outcome;
@@ -472,7 +476,13 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
   async function checkSubmitted(delivery: Delivery, feedId: string): Promise<SubmissionStatus> {
     let loading = feedStates.get(feedId);
     if (!loading) {
-      loading = loadFeedState(feedId);
+      // A check that must wait for getFeed's or getFeedDocument's pace is just not done yet:
+      // pending, for every order of the feed this cycle, rather than an error that stops the
+      // cycle's other deliveries.
+      loading = loadFeedState(feedId).catch((error: unknown): FeedState => {
+        if (error instanceof MarketplaceError && error.status === 429) return { state: "pending" };
+        throw error;
+      });
       feedStates.set(feedId, loading);
       // A failed check is tried again by the next delivery or cycle, not remembered.
       loading.catch(() => feedStates.delete(feedId));
