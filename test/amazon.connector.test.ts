@@ -757,7 +757,7 @@ describe("Amazon acknowledgement feed", () => {
     const feedB = ((await connector.batch!.deliver([b])).get(b.id) as { reference: string }).reference;
     await fake.processFeeds();
     // This source has spent getFeedDocument's burst of 10 (one call in 45 s from here).
-    storage.put("pace:getFeedDocument", { tat: (START + 10 * 45_045) * 1000, ratePerSecond: 0.0222 });
+    storage.put("amazon:pace:getFeedDocument", { tat: (START + 10 * 45_045) * 1000, ratePerSecond: 0.0222 });
     expect(await connector.checkSubmitted!(a, feedA)).toEqual({ state: "pending" });
     expect(await connector.checkSubmitted!(b, feedB)).toEqual({ state: "pending" });
     expect(fake.apiRequests("getFeedDocument")).toEqual([]);
@@ -848,7 +848,7 @@ describe("Amazon pacing", () => {
     const { connector, window, slept, storage } = setup({ fake, clock });
     const { br } = await importExamples(connector, window());
     for (let i = 0; i < 11; i++) await connector.ship(deliveryFor(br, "ship") as Extract<Delivery, { kind: "ship" }>);
-    expect(storage.get<{ ratePerSecond: number }>("pace:confirmShipment")!.ratePerSecond).toBe(0.5);
+    expect(storage.get<{ ratePerSecond: number }>("amazon:pace:confirmShipment")!.ratePerSecond).toBe(0.5);
     // The bucket refills at 0.5/s once Amazon said so: the 11th call waited 2 s, not 500 ms.
     expect(slept).toEqual([2000]);
     expect(fake.throttled).toBe(0);

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { admin, call, storeWithToken } from "./helpers/api";
-import { createSource, deliveries, fireCron, listOrders } from "./helpers/sync";
+import { createSource, cycleAt, deliveries, fireCron, listOrders } from "./helpers/sync";
 import { AMAZON_FAKE_CLIENT_ID, AMAZON_FAKE_CLIENT_SECRET, AMAZON_FAKE_REFRESH_TOKEN, createAmazonFake } from "./fakes/amazon-fake";
 
 afterEach(() => {
@@ -88,4 +88,59 @@ describe("an Amazon source in sync cycles", () => {
     expect(fake.violations).toEqual([]);
     expect(fake.throttled).toBe(0);
   });
+
+  it("spreads a backlog larger than searchOrders' burst over later cycles, without a 429 and without holding back shipments", async () => {
+    const start = Date.now();
+    let offset = 0;
+    const fake = createAmazonFake({ now: () => new Date(Date.now() + offset) });
+    // 2,050 orders changed in the last hour: 21 pages of 100, one more than the burst of 20.
+    const template = fake.orders.find((o) => o.orderId === "171-2345678-9012345")!;
+    fake.orders.length = 0;
+    for (let i = 0; i < 2_050; i++) {
+      const order = structuredClone(template);
+      order.orderId = `171-${String(1_000_000 + i)}-${String(9_000_000 + i)}`;
+      order.orderItems[0]!.orderItemId = String(40_000_000_000_000 + i);
+      order.lastUpdatedTime = new Date(start - HOUR + i * 1000).toISOString();
+      fake.orders.push(order);
+    }
+    vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
+    const { storeId, token } = await storeWithToken();
+    const sourceId = await createSource(storeId, {
+      Type: "amazon",
+      Name: "Amazon BR",
+      Settings: { refreshToken: AMAZON_FAKE_REFRESH_TOKEN, clientId: AMAZON_FAKE_CLIENT_ID, clientSecret: AMAZON_FAKE_CLIENT_SECRET, region: "na", marketplaceIds: ["A2Q3Y263D00KWC"] },
+    });
+    const count = async () => (await env.DB.prepare("select count(*) as n from orders where source_id = ?").bind(sourceId).first<{ n: number }>())!.n;
+
+    const first = await cycleAt(sourceId, start);
+    expect(first.imported).toBe(2_000);
+    expect(first.error).toMatch(/Amazon searchOrders is paced at 0\.0056 calls\/s \(burst 20\): the next call fits in 1\d\d s, so it waits for a later cycle/);
+    expect(await count()).toBe(2_000);
+
+    // A shipment made meanwhile goes out in the next cycle although the import still waits.
+    const [shipped] = await listOrders(token, "page=1&pageSize=1&fromDate=2000-01-01&toDate=2100-01-01");
+    const res = await call("PUT", `/v1/${token}/Orders/${shipped!.OrderId}/UpdateStatus`, {
+      body: { OrderStatus: "Shipped", ShipmentTrackingNumber: "BR123456789", DateShipped: "2026-03-01T10:00:00Z", DestinationShippingCarrier: "Correios" },
+    });
+    expect(res.status).toBe(200);
+    offset = 60_000;
+    const second = await cycleAt(sourceId, start + 60_000);
+    expect(second.imported).toBe(0);
+    expect(second.delivered).toBe(1);
+    expect(second.error).toMatch(/the next call fits in 1\d\d s/);
+    expect(fake.apiRequests("searchOrders")).toHaveLength(20);
+
+    offset = 185_000;
+    const third = await cycleAt(sourceId, start + 185_000);
+    expect(third.error).toBeNull();
+    expect(third.imported).toBe(50);
+    expect(await count()).toBe(2_050);
+    // Page 21 came with the first window's token: the window was not started again.
+    const calls = fake.apiRequests("searchOrders");
+    expect(calls).toHaveLength(21);
+    expect(calls[20]!.query.paginationToken).toBeDefined();
+    expect(calls[20]!.query.lastUpdatedBefore).toBe(calls[0]!.query.lastUpdatedBefore);
+    expect(fake.throttled).toBe(0);
+    expect(fake.violations).toEqual([]);
+  }, 120_000);
 });

@@ -194,7 +194,7 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
     return tokenInFlight;
   }
 
-  const paceKey = (op: AmazonOperation) => `pace:${op}`;
+  const paceKey = (op: AmazonOperation) => `amazon:pace:${op}`;
 
   /** Takes one call of `op` from its bucket, waiting when the wait is short, else failing for a later cycle. */
   async function pace(op: AmazonOperation): Promise<void> {
@@ -334,7 +334,7 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
     return feed.feedId;
   }
 
-  const feedKey = (delivery: Delivery) => `feed:${delivery.idempotencyKey}`;
+  const feedKey = (delivery: Delivery) => `amazon:feed:${delivery.idempotencyKey}`;
 
   async function deliverFeed(deliveries: Delivery[]): Promise<Map<number, DeliveryOutcome | MarketplaceError>> {
     const outcomes = new Map<number, DeliveryOutcome | MarketplaceError>();
@@ -436,7 +436,7 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
     return report;
   }
 
-  const reportKey = (feedId: string) => `report:${feedId}`;
+  const reportKey = (feedId: string) => `amazon:report:${feedId}`;
 
   async function loadFeedState(feedId: string): Promise<FeedState> {
     const stored = storage.get<StoredReport>(reportKey(feedId));
@@ -466,7 +466,7 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
 
   function pruneOld(): void {
     const before = nowMs() - FEED_MEMORY_MS;
-    for (const prefix of ["report:", "feed:"]) {
+    for (const prefix of ["amazon:report:", "amazon:feed:"]) {
       for (const [key, value] of storage.list<{ at?: number }>(prefix)) {
         if (typeof value?.at === "number" && value.at < before) storage.delete(key);
       }
