@@ -748,6 +748,31 @@ describe("Amazon acknowledgement feed", () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it("does not take an unreadable report for an answer", async () => {
+    const clock = { ms: START };
+    const plain = createAmazonFake({ now: () => new Date(clock.ms), gzipReports: false });
+    const { connector, window } = setup({ fake: plain, clock });
+    const { br } = await importExamples(connector, window());
+    const a = deliveryFor(br, "acknowledge");
+    const feed = ((await connector.batch!.deliver([a])).get(a.id) as { reference: string }).reference;
+    await plain.processFeeds();
+    plain.failNext(200, "<html><body>Service Unavailable</body></html>", {}, "download");
+    const html = await rejection(connector.checkSubmitted!(a, feed));
+    expect(html.message).toBe(`Amazon processing report of feed ${feed} is not a ProcessingReport document`);
+    expect(html.retryable).toBe(true);
+
+    const gz = createAmazonFake({ now: () => new Date(clock.ms) });
+    const second = setup({ fake: gz, clock });
+    const { br: br2 } = await importExamples(second.connector, second.window());
+    const b = deliveryFor(br2, "acknowledge");
+    const feedB = ((await second.connector.batch!.deliver([b])).get(b.id) as { reference: string }).reference;
+    await gz.processFeeds();
+    gz.failNext(200, "not gzip at all", {}, "download");
+    const broken = await rejection(second.connector.checkSubmitted!(b, feedB));
+    expect(broken.message).toMatch(new RegExp(`^Amazon processing report of feed ${feedB} could not be read: `));
+    expect(broken.retryable).toBe(true);
+  });
+
   it("keeps a feed pending, for all its orders, while getFeedDocument's pace says wait", async () => {
     const { fake, connector, window, storage } = setup();
     const { br, uk } = await importExamples(connector, window());
