@@ -2,6 +2,7 @@
 // (the admin routes answer 400 naming the field) and builds a Connector for one cycle.
 import type { z } from "zod";
 import type { Connector, ConnectorContext } from "../connector";
+import { amazonSettingsSchema, createAmazonConnector } from "./amazon/amazon.connector";
 import { createEbayConnector, ebaySettingsSchema } from "./ebay/ebay.connector";
 import { createShopifyConnector, shopifySettingsSchema } from "./shopify/shopify.connector";
 import { createSimulatedConnector, receivedWire, simulatedSettingsSchema } from "./simulated/simulated.connector";
@@ -29,6 +30,11 @@ export const CONNECTORS = {
     settingsSchema: shopifySettingsSchema,
     secretFields: ["accessToken"],
     create: (ctx, storage) => createShopifyConnector(ctx, storage),
+  },
+  amazon: {
+    settingsSchema: amazonSettingsSchema,
+    secretFields: ["refreshToken", "clientId", "clientSecret"],
+    create: (ctx, storage) => createAmazonConnector(ctx, storage),
   },
 } satisfies Record<string, ConnectorEntry>;
 
