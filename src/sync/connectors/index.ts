@@ -2,10 +2,10 @@
 // (the admin routes answer 400 naming the field) and builds a Connector for one cycle.
 import type { z } from "zod";
 import type { Connector, ConnectorContext } from "../connector";
-import { amazonSettingsSchema, createAmazonConnector } from "./amazon/amazon.connector";
 import { createSimulatedConnector, simulatedSettingsSchema } from "./simulated/simulated.connector";
 import type { SourceStorage } from "./storage";
 import { createWalmartConnector, walmartSettingsSchema } from "./walmart/walmart.connector";
+import { amazonSettingsSchema, createAmazonConnector } from "./amazon/amazon.connector";
 
 export interface ConnectorEntry {
   settingsSchema: z.ZodType<Record<string, unknown>>;
