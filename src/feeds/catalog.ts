@@ -5,6 +5,8 @@ import { and, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { products, type ProductRow } from "../db/schema";
 import { ApiError } from "../http/errors";
+import { limitError } from "../stores/limits";
+import { findStore, usageOf } from "../stores/stores";
 import { CsvFieldTooLong, CsvRecordReader } from "./csv";
 import { parseProduct, type ProductInput } from "./product-fields";
 
@@ -150,7 +152,11 @@ function findSku(record: Record<string, unknown>): unknown {
   return null;
 }
 
-/** `{Products: [...]}`: Row is the product's position in the array, from 1. */
+/**
+ * `{Products: [...]}`: Row is the product's position in the array, from 1. The request is whole
+ * in memory, so it is checked against the store's Products limit before anything is written: an
+ * upload that would cross it stores nothing.
+ */
 export async function importJson(db: Db, storeId: string, items: unknown[], now: number): Promise<ImportSummary> {
   const batch = new ImportBatch(db, storeId, now);
   for (let i = 0; i < items.length; i++) {
@@ -161,10 +167,30 @@ export async function importJson(db: Db, storeId: string, items: unknown[], now:
     } else {
       batch.add(i + 1, item as Record<string, unknown>);
     }
-    await batch.flush(false);
   }
+  await requireRoomFor(db, storeId, batch.pending);
   await batch.flush(true);
   return batch.summary;
+}
+
+/** Refuses, before any write, rows whose new Skus would take the store over its Products limit. */
+async function requireRoomFor(db: Db, storeId: string, rows: ProductInput[]): Promise<void> {
+  const store = await findStore(db, storeId);
+  if (!store) return;
+  const room = store.maxProducts - (await usageOf(db, storeId)).Products;
+  const skus = [...new Set(rows.map((r) => r.sku))];
+  if (skus.length <= room) return;
+  let fresh = 0;
+  // Known Skus are updates, not new products; asked 1,000 at a time as one JSON parameter.
+  for (let i = 0; i < skus.length && fresh <= room; i += 1000) {
+    const row = await db
+      .select({ n: count() })
+      .from(sql`json_each(${JSON.stringify(skus.slice(i, i + 1000))}) as upload`)
+      .where(sql`not exists (select 1 from ${products} where ${products.storeId} = ${storeId} and ${products.sku} = upload.value)`)
+      .get();
+    fresh += row?.n ?? 0;
+  }
+  if (fresh > room) throw limitError("Products", store.maxProducts);
 }
 
 /**
