@@ -37,7 +37,7 @@ app.notFound((c) => {
 });
 
 app.onError(async (error, c) => {
-  const limit = limitReached(error);
+  const limit = error instanceof ApiError ? null : limitReached(error);
   if (limit) error = limitError(limit, await limitValueFor(c, limit));
   if (error instanceof ApiError) {
     for (const [name, value] of Object.entries(error.headers)) c.header(name, value);

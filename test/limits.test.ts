@@ -146,3 +146,20 @@ describe("store limits", () => {
     expect(usage.OrderItems).toBe(await countRows("order_items", storeId));
   }, 60_000);
 });
+
+describe("a streamed CSV catalog over Products", () => {
+  it("stops at the batch that would cross the limit, refuses that batch whole, and says how many rows were stored", async () => {
+    const { storeId } = await storeWithToken();
+    await setLimits(storeId, { Products: 500 });
+    const csv = ["Sku,Title", ...Array.from({ length: 800 }, (_, i) => `S${String(i).padStart(4, "0")},t${i}`)].join("\n");
+    const res = await call("PUT", `/admin/v1/stores/${storeId}/products`, {
+      raw: csv,
+      headers: { authorization: "Bearer test-admin-key", "content-type": "text/csv" },
+    });
+    expect(res.status, res.text).toBe(400);
+    // Batches are 350 rows: the first fits, the second (rows 351-700) would cross 500.
+    expect(res.json.Message).toMatch(/^Store limit reached: Products\. This store already holds its limit of 500 products\. The upload stopped there: the first 350 valid rows were stored, none after them\./);
+    expect(await env.DB.prepare("select count(*) as n from products where store_id = ?").bind(storeId).first("n")).toBe(350);
+    expect((await view(storeId)).Usage.Products).toBe(350);
+  });
+});

@@ -5,7 +5,7 @@ import { and, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { products, type ProductRow } from "../db/schema";
 import { ApiError } from "../http/errors";
-import { limitError } from "../stores/limits";
+import { limitError, limitReached } from "../stores/limits";
 import { findStore, usageOf } from "../stores/stores";
 import { CsvFieldTooLong, CsvRecordReader } from "./csv";
 import { parseProduct, type ProductInput } from "./product-fields";
@@ -141,7 +141,20 @@ class ImportBatch {
   async flush(force: boolean): Promise<void> {
     while (this.pending.length >= ROWS_PER_BATCH || (force && this.pending.length > 0)) {
       const rows = this.pending.splice(0, ROWS_PER_BATCH);
-      await upsertProducts(this.db, this.storeId, rows, this.now);
+      try {
+        await upsertProducts(this.db, this.storeId, rows, this.now);
+      } catch (error) {
+        if (limitReached(error) !== "Products") throw error;
+        // A streamed upload cannot be counted before it is read: the batch that would cross the
+        // limit is refused whole (one transaction) and the upload stops there. Said as it is.
+        const limit = (await findStore(this.db, this.storeId))?.maxProducts;
+        throw new ApiError(
+          400,
+          `Store limit reached: Products. This store already holds its limit of ${limit} products. The upload stopped there: ` +
+            `the first ${this.summary.RowsUpserted} valid rows were stored, none after them. Remove products, or have an operator raise the limit ` +
+            `(PATCH /admin/v1/stores/{storeId} with {"Limits": {"Products": <number>}}), then send the rest.`,
+        );
+      }
       this.summary.RowsUpserted += rows.length;
     }
   }
