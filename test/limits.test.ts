@@ -2,10 +2,13 @@
 // naming it and stores nothing; the store view shows use against each limit. The database's
 // triggers enforce them, so the import path is covered as well as the API.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { admin, call, createKey, insert, sampleOrder, storeWithToken, tokenFor } from "./helpers/api";
 import { countRows } from "./helpers/db";
 import { createSource, simulatedWindow } from "./helpers/sync";
+
+// Whole walks through the Worker: generous on a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 type Numbers = Record<"Orders" | "OrderItems" | "Products" | "Feeds" | "Sources" | "ConsumerKeys", number>;
 

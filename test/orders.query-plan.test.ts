@@ -88,6 +88,19 @@ describe("query plans", () => {
     expect(plan, plan).toMatch(/SEARCH s USING INDEX sqlite_autoindex_sources_1 \(id=\?\)/);
   });
 
+  const narrow = shapes.flatMap((shape) => SORTS.filter((sort) => !sort.index(shape).endsWith(shape.dateField)).map((sort) => ({ shape, sort })));
+
+  it.each(narrow)("list $shape.dateField/$shape.status by $sort.sortBy over a narrow range reads the range through the date index and sorts it", async ({ shape, sort }) => {
+    const query = { fromDate: 0, toDate: Date.now(), pageSize: 50, cursor: undefined, page: 1, ...shape, sortBy: sort.sortBy, sortDirection: "asc" as const };
+    const date = new RegExp(`SEARCH o USING (COVERING )?INDEX orders_store_${shape.status ? "status_" : ""}${shape.dateField} \\(store_id=\\?${shape.status ? " AND status=\\?" : ""} AND date_\\w+>\\? AND date_\\w+<\\?\\)`);
+    for (const start of [{ offset: 0 }, { after: { value: sort.seek === "status" ? "New" : 3, id: 2 } }]) {
+      const plan = await planOf(listStatement(storeId, query, 51, start, "date index"));
+      expect(plan, plan).not.toMatch(FULL_SCAN);
+      expect(plan, plan).toMatch(date);
+      expect(plan, plan).toMatch(/USE TEMP B-TREE FOR (LAST TERM OF )?ORDER BY/);
+    }
+  });
+
   it("reads a page's items through the order index", async () => {
     const plan = await planOf({
       sql: "select * from order_items where order_items.order_id in (select value from json_each(?)) order by order_id, id limit ?",

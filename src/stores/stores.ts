@@ -75,6 +75,11 @@ export function maskSettingOf(db: Db, storeId: string) {
   return db.select({ maskBuyerPii: stores.maskBuyerPii }).from(stores).where(eq(stores.id, storeId));
 }
 
+/** How many orders the store holds, as a query an order read can batch. */
+export function ordersStoredOf(db: Db, storeId: string) {
+  return db.select({ n: storeUsage.orders }).from(storeUsage).where(eq(storeUsage.storeId, storeId));
+}
+
 /** What the store holds, by limit name. */
 export async function usageOf(db: Db, storeId: string): Promise<Limits> {
   const u = await db.select().from(storeUsage).where(eq(storeUsage.storeId, storeId)).get();
