@@ -10,10 +10,11 @@
 // database's triggers run as for any write, so usage and day counts are kept as in production.
 // Then `wrangler dev` (loopback, ports 8810-8811) serves the Worker against that file.
 //
-//   node bench/orders.bench.mjs [--small 10000] [--large 1000000] [--walk 5100] [--port 8810]
+//   node bench/orders.bench.mjs [--small 10000] [--large 1000000] [--walk 5100] [--port 8810] [--reuse]
+// --reuse keeps the database a previous run seeded (the seed takes minutes at a million).
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,23 +42,24 @@ const END = Math.floor(Date.now() / DAY) * DAY - DAY;
 const START = END - 365 * DAY;
 
 // ---------------------------------------------------------------- seeding
-rmSync(PERSIST, { recursive: true, force: true });
+const REUSE = process.argv.includes("--reuse") && existsSync(path.join(PERSIST, "seeded.json"));
+if (!REUSE) rmSync(PERSIST, { recursive: true, force: true });
 mkdirSync(PERSIST, { recursive: true });
-const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], {
+const migrate = REUSE ? { status: 0 } : spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], {
   cwd: root,
   env: { ...process.env, CI: "true" },
   encoding: "utf8",
 });
-if (migrate.status !== 0) {
+if (!REUSE && migrate.status !== 0) {
   console.error(migrate.stdout, migrate.stderr);
   process.exit(1);
 }
 const d1Dir = path.join(PERSIST, "v3", "d1", "miniflare-D1DatabaseObject");
 const d1File = path.join(d1Dir, readdirSync(d1Dir).find((f) => f.endsWith(".sqlite")));
-const db = new DatabaseSync(d1File);
 
 const stores = { small: { id: "st_bench_small", orders: SMALL }, large: { id: "st_bench_large", orders: LARGE }, big: { id: "st_bench_big", orders: 100 } };
 const keys = {};
+let db;
 function seedStore(store, itemsPerOrder) {
   const secret = `ofh_bench_${store.id}`;
   db.prepare("insert into stores (id, name, created_at) values (?, ?, ?)").run(store.id, store.id, Date.now());
@@ -86,13 +88,25 @@ function seedStore(store, itemsPerOrder) {
   ).run(store.id, itemsPerOrder);
   return performance.now() - t0;
 }
-const seedMs = {};
-seedMs.small = seedStore(stores.small, 2);
-seedMs.large = seedStore(stores.large, 2);
-seedMs.big = seedStore(stores.big, 500);
-const usage = db.prepare("select * from store_usage where store_id = ?").get(stores.large.id);
-db.close();
-console.log(`seeded ${SMALL} + ${LARGE} orders (2 items each) + 100 x 500 in ${((seedMs.small + seedMs.large + seedMs.big) / 1000).toFixed(0)} s; large store usage ${JSON.stringify(usage)}`);
+let seedMs = {};
+let usage;
+if (REUSE) {
+  const seeded = JSON.parse(readFileSync(path.join(PERSIST, "seeded.json"), "utf8"));
+  ({ seedMs, usage } = seeded);
+  Object.assign(keys, seeded.keys);
+  console.log(`reusing the database seeded before (${JSON.stringify(usage)})`);
+} else {
+  db = new DatabaseSync(d1File);
+  seedMs.small = seedStore(stores.small, 2);
+  seedMs.large = seedStore(stores.large, 2);
+  seedMs.big = seedStore(stores.big, 500);
+  usage = db.prepare("select * from store_usage where store_id = ?").get(stores.large.id);
+  db.close();
+  writeFileSync(path.join(PERSIST, "seeded.json"), JSON.stringify({ seedMs, usage: { ...usage }, keys }));
+  console.log(`seeded ${SMALL} + ${LARGE} orders (2 items each) + 100 x 500 in ${((seedMs.small + seedMs.large + seedMs.big) / 1000).toFixed(0)} s; large store usage ${JSON.stringify(usage)}`);
+}
+const fileMiB = ["", "-wal"].reduce((n, suffix) => n + (existsSync(d1File + suffix) ? statSync(d1File + suffix).size : 0), 0) / 1048576;
+console.log(`local D1 file with WAL: ${fileMiB.toFixed(0)} MiB`);
 
 // ---------------------------------------------------------------- server
 const agent = new https.Agent({ keepAlive: true, maxSockets: 4 });
@@ -213,6 +227,8 @@ try {
   }
   const whole = `fromDate=${new Date(START - DAY).toISOString()}&toDate=${new Date(END + 60 * DAY).toISOString()}`;
   const month = `fromDate=${new Date(END - 45 * DAY + 3_600_000).toISOString()}&toDate=${new Date(END - 15 * DAY - 7_200_000).toISOString()}`;
+  const hour = `fromDate=${new Date(END - 3_600_000).toISOString()}&toDate=${new Date(END).toISOString()}`;
+  const week = `fromDate=${new Date(END - 7 * DAY).toISOString()}&toDate=${new Date(END).toISOString()}`;
   const poll = `fromDate=${new Date(END - DAY + 3_600_000).toISOString()}&toDate=${new Date(END + 60 * DAY).toISOString()}&dateField=updated`;
 
   const shapes = [
@@ -236,6 +252,9 @@ try {
       }
     }
   }
+  for (const [label, range] of [["last hour", hour], ["last 7 days", week], ["30 days", month]]) {
+    shapes.push({ kind: "list", name: `page 1, ${label}, GrandTotal desc`, q: `${range}&sortBy=GrandTotal&sortDirection=desc&page=1&pageSize=100` });
+  }
   shapes.push({ kind: "list", name: "page=N offset, middle page (deep offsets cost more)", q: (n) => `${whole}&page=${Math.ceil(n / 200)}&pageSize=100` });
   shapes.push({ kind: "list", name: "page=N offset, last page", q: (n) => `${whole}&page=${Math.ceil(n / 100)}&pageSize=100` });
 
@@ -257,33 +276,43 @@ try {
     console.log(`${shape.name.padEnd(72)} ${small.toFixed(1).padStart(8)} ${large.toFixed(1).padStart(8)} ${(large / small).toFixed(2).padStart(6)}  ${JSON.stringify(answered)}`);
   }
 
-  // A cursor walk through the large store, default sort, 100 a page.
+  // A cursor walk through the large store, default sort, 100 a page. Cursors do not expire, so
+  // those of the first pages and of pages 5,000+ are timed again afterwards, interleaved, so that
+  // both are measured under the same load.
   const walk = [];
   const seen = new Set();
+  const kept = new Map();
   let next = null;
+  const walkPath = (cursor) => `/v1/${tokens[stores.large.id]}/Orders?${whole}&pageSize=100&${cursor ? `cursor=${encodeURIComponent(cursor)}` : "page=1"}`;
   for (let page = 1; page <= WALK_PAGES; page++) {
-    const q = `${whole}&pageSize=100&${next ? `cursor=${encodeURIComponent(next)}` : "page=1"}`;
-    const { value, ms } = await timed(() => must("GET", `/v1/${tokens[stores.large.id]}/Orders?${q}`));
+    if (page <= 10 || page > WALK_PAGES - 10) kept.set(page, next);
+    const { value, ms } = await timed(() => must("GET", walkPath(next)));
     for (const o of value.json.Orders) seen.add(o.OrderId);
     walk.push(ms);
     next = value.json.Paging.NextCursor;
     if (!next) break;
   }
+  const early = [];
+  const deep = [];
+  for (let round = 0; round < 3; round++) {
+    for (const [page, cursor] of kept) (page <= 10 ? early : deep).push((await timed(() => must("GET", walkPath(cursor)))).ms);
+  }
   const walkStats = {
     pages: walk.length,
     distinctOrders: seen.size,
     first10: median(walk.slice(0, 10)),
-    "100-110": median(walk.slice(99, 110)),
     "1000-1010": median(walk.slice(999, 1010)),
     "5000-5100": median(walk.slice(4999, 5100)),
     last10: median(walk.slice(-10)),
+    retimedFirst10: median(early),
+    [`retimedPages${WALK_PAGES - 9}-${WALK_PAGES}`]: median(deep),
   };
   console.log(`cursor walk: ${JSON.stringify(walkStats)}`);
 
-  // The largest page: 100 orders of 500 items; resident memory of workerd sampled every 2 ms.
+  // The largest page: 100 orders of 500 items. workerd's resident memory is sampled every 2 ms
+  // from before the first request for that page (a warm-up would hide what it allocates).
   const pid = workerdPid();
   const bigPath = `/v1/${tokens[stores.big.id]}/Orders?${whole}&page=1&pageSize=100`;
-  await must("GET", bigPath);
   await new Promise((r) => setTimeout(r, 1000));
   const before = pid ? rssMiB(pid) : NaN;
   let peak = before;
@@ -293,20 +322,30 @@ try {
   const bigTimes = [];
   let bigBytes = 0;
   let bigItems = 0;
+  let firstPeak = NaN;
   for (let i = 0; i < 5; i++) {
     const { value, ms } = await timed(() => must("GET", bigPath));
+    if (i === 0) firstPeak = peak;
     bigTimes.push(ms);
     bigBytes = value.bytes;
     bigItems = value.json.Orders.reduce((n, o) => n + o.OrderItems.length, 0);
   }
   clearInterval(sampler);
-  const memory = { pid, answerMiB: bigBytes / 1048576, items: bigItems, ms: median(bigTimes), rssBeforeMiB: before, rssPeakMiB: peak, growthMiB: peak - before };
+  const memory = {
+    pid,
+    answerMiB: bigBytes / 1048576,
+    items: bigItems,
+    ms: median(bigTimes),
+    rssBeforeMiB: before,
+    growthFirstCallMiB: firstPeak - before,
+    growthFiveCallsMiB: peak - before,
+  };
   console.log(`largest page: ${JSON.stringify(memory)}`);
 
   mkdirSync(path.join(root, "bench", "results"), { recursive: true });
   writeFileSync(
     path.join(root, "bench", "results", "orders.json"),
-    JSON.stringify({ at: new Date().toISOString(), small: SMALL, large: LARGE, seedMs, rows, walk: walkStats, walkTimes: walk, memory }, null, 2),
+    JSON.stringify({ at: new Date().toISOString(), small: SMALL, large: LARGE, seedMs, fileMiB, rows, walk: walkStats, walkTimes: walk, memory }, null, 2),
   );
 } catch (error) {
   console.error(error);
