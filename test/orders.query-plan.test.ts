@@ -3,7 +3,8 @@
 // and after a cursor must seek to the cursor's position rather than step from the range's start.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { countStatement, listStatement } from "../src/orders/orders.queries";
+import { getDb } from "../src/db/client";
+import { choosePlan, countStatement, listStatement, planFor } from "../src/orders/orders.queries";
 import { insert, storeWithToken } from "./helpers/api";
 
 async function planOf(query: { sql: string; params: unknown[] }): Promise<string> {
@@ -99,6 +100,20 @@ describe("query plans", () => {
       expect(plan, plan).toMatch(date);
       expect(plan, plan).toMatch(/USE TEMP B-TREE FOR (LAST TERM OF )?ORDER BY/);
     }
+  });
+
+  it("chooses the date index for a range of few orders, the sort's index for a wide one", async () => {
+    const db = getDb(env);
+    const query = (from: string, to: string, pageSize: number) =>
+      ({ fromDate: Date.parse(from), toDate: Date.parse(to), dateField: "created", pageSize, page: 1, sortBy: "GrandTotal", sortDirection: "desc" }) as const;
+    // The store holds 3 orders, all at 2026-03-01T10:15Z.
+    expect(await planFor(db, storeId, query("2026-03-01T10:00:00Z", "2026-03-01T10:30:00Z", 50), 50)).toBe("date index");
+    expect(await planFor(db, storeId, query("2026-03-01T10:00:00Z", "2026-03-01T10:30:00Z", 1), 1)).toBe("sort index");
+    expect(await planFor(db, storeId, { ...query("2026-03-01T10:00:00Z", "2026-03-01T10:30:00Z", 50), sortBy: "DateCreatedInOrderSource" }, 50)).toBe("sort index");
+    // At a million orders: the last hour (114) is read whole; a week (19,000) is walked.
+    expect(choosePlan(114, 1_000_000, 100)).toBe("date index");
+    expect(choosePlan(19_000, 1_000_000, 100)).toBe("sort index");
+    expect(choosePlan(192, 10_000, 100)).toBe("date index");
   });
 
   it("reads a page's items through the order index", async () => {

@@ -155,15 +155,20 @@ export interface OrderListPage {
  * by GrandTotal) the range is the smaller read; for a wide one the walk is. Both figures are
  * cheap: the count comes from day buckets, the store's size from store_usage.
  */
-async function planFor(db: Db, storeId: string, query: OrderListQuery, pageSize: number): Promise<"sort index" | "date index"> {
+export async function planFor(db: Db, storeId: string, query: OrderListQuery, pageSize: number): Promise<"sort index" | "date index"> {
   if (SORTS[query.sortBy].column === DATE_COLUMN[query.dateField]) return "sort index";
   const range = countStatement(storeId, query);
   const size = ordersStoredOf(db, storeId).toSQL();
   const d1 = db.$client;
-  const [inRange, stored] = await d1.batch<{ n: number }>([d1.prepare(range.sql).bind(...range.params), d1.prepare(size.sql).bind(...size.params)]);
-  const n = inRange!.results[0]?.n ?? 0;
-  const total = stored!.results[0]?.n ?? 0;
-  return n * n < pageSize * total ? "date index" : "sort index";
+  const [inRange, stored] = await d1.batch<Record<string, number>>([d1.prepare(range.sql).bind(...range.params), d1.prepare(size.sql).bind(...size.params)]);
+  // Each answers one number, under whatever name its SQL gave the column.
+  const first = (rows: Record<string, number>[]) => Number(Object.values(rows[0] ?? {})[0] ?? 0);
+  return choosePlan(first(inRange!.results), first(stored!.results), pageSize);
+}
+
+/** The date index when reading the range is less than walking the sort's index for a page of it. */
+export function choosePlan(inRange: number, stored: number, pageSize: number): "sort index" | "date index" {
+  return inRange * inRange < pageSize * stored ? "date index" : "sort index";
 }
 
 /** One page of orders without their items (see orderItemsOf). */
