@@ -12,6 +12,11 @@ import { ordersRoutes } from "./orders/orders.routes";
 import { adminRoutes } from "./admin/admin.routes";
 import { maintenanceSwitch } from "./admin/maintenance";
 import { feedsRoutes } from "./feeds/feeds.routes";
+import { getDb } from "./db/client";
+import { limitError, limitReached, type LimitName } from "./stores/limits";
+import { limitValue } from "./stores/stores";
+import type { Context } from "hono";
+import type { AppEnv } from "./http/create-router";
 
 const app = createRouter();
 
@@ -32,7 +37,9 @@ app.notFound((c) => {
   throw fallback(c.req.path, c.req.method);
 });
 
-app.onError((error, c) => {
+app.onError(async (error, c) => {
+  const limit = error instanceof ApiError ? null : limitReached(error);
+  if (limit) error = limitError(limit, await limitValueFor(c, limit));
   if (error instanceof ApiError) {
     for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
     return c.json(failure(error.message), error.status);
@@ -46,5 +53,17 @@ app.onError((error, c) => {
   console.error("unhandled error", c.req.method, c.req.path, error);
   return c.json(failure("Internal server error; try again later."), 500);
 });
+
+/**
+ * A database trigger refused a write over a store limit (every write path, whoever wrote it);
+ * the answer says the limit's value when the store is known: the caller's, or the admin path's.
+ */
+async function limitValueFor(c: Context<AppEnv>, name: LimitName): Promise<number | undefined> {
+  const storeId = c.get("caller")?.storeId ?? /^\/admin\/v1\/stores\/([^/]+)/.exec(c.req.path)?.[1];
+  if (!storeId) return undefined;
+  return Promise.resolve()
+    .then(() => limitValue(getDb(c.env), decodeURIComponent(storeId), name))
+    .catch(() => undefined);
+}
 
 export { app };

@@ -217,7 +217,7 @@ describe("case-insensitive paths and query names", () => {
     expect(shipped.json.Count).toBe(1);
     const list = await call("GET", `/v1/${token}/Orders?FROMDATE=2026-01-01&ToDate=2026-12-31&PAGE=1&PAGESIZE=1&SortBy=DateCreatedInOrderSource&SORTDIRECTION=DESC`);
     expect(list.status).toBe(200);
-    expect(list.json.Paging).toEqual({ Page: 1, PageSize: 1, MaxPageSize: 100 });
+    expect(list.json.Paging).toEqual({ Page: 1, PageSize: 1, MaxPageSize: 100, NextCursor: expect.stringMatching(/^[\w-]+\.[\w-]+$/) });
     expect(list.json.Sorting).toEqual({ SortBy: "DateCreatedInOrderSource", SortDirection: "desc" });
     expect((list.json.Orders as { OrderStatus: string }[])[0]!.OrderStatus).toBe("Shipped");
   });

@@ -6,12 +6,39 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 
 const ms = (name: string) => integer(name, { mode: "number" });
 
+/**
+ * Per-store limits (src/stores/limits.ts): the defaults are far above what a real seller holds,
+ * and an operator changes them per store. SQLite triggers (migrations/0004_orders_scale.sql)
+ * refuse a row over a limit, so every write path is covered and a refused batch stores nothing.
+ */
 export const stores = sqliteTable("stores", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   maskBuyerPii: integer("mask_buyer_pii", { mode: "boolean" }).notNull().default(false),
   createdAt: ms("created_at").notNull(),
   deletedAt: ms("deleted_at"),
+  maxOrders: integer("max_orders").notNull().default(2_000_000),
+  maxOrderItems: integer("max_order_items").notNull().default(10_000_000),
+  maxProducts: integer("max_products").notNull().default(2_000_000),
+  maxFeeds: integer("max_feeds").notNull().default(200),
+  maxSources: integer("max_sources").notNull().default(200),
+  maxConsumerKeys: integer("max_consumer_keys").notNull().default(200),
+});
+
+/**
+ * What a store holds, against its limits. Kept by triggers on orders, order_items, products,
+ * feeds, sources and consumer_keys (active keys only), in the same statement as the change.
+ */
+export const storeUsage = sqliteTable("store_usage", {
+  storeId: text("store_id")
+    .primaryKey()
+    .references(() => stores.id),
+  orders: integer("orders").notNull().default(0),
+  orderItems: integer("order_items").notNull().default(0),
+  products: integer("products").notNull().default(0),
+  feeds: integer("feeds").notNull().default(0),
+  sources: integer("sources").notNull().default(0),
+  consumerKeys: integer("consumer_keys").notNull().default(0),
 });
 
 export const consumerKeys = sqliteTable(
@@ -122,7 +149,32 @@ export const orders = sqliteTable(
     index("orders_store_status_created").on(t.storeId, t.status, t.dateCreatedInOrderSource, t.id),
     index("orders_store_updated").on(t.storeId, t.dateUpdated, t.id),
     index("orders_store_status_updated").on(t.storeId, t.status, t.dateUpdated, t.id),
+    // The sorts that are not the filtered date (src/orders/order-list.ts): each walks its index
+    // in order and stops after a page, whatever the store's size.
+    index("orders_store_id").on(t.storeId, t.id),
+    index("orders_store_status_id").on(t.storeId, t.status, t.id),
+    index("orders_store_total").on(t.storeId, t.grandTotal, t.id),
+    index("orders_store_status_total").on(t.storeId, t.status, t.grandTotal, t.id),
   ],
+);
+
+/**
+ * Orders per store, date field, UTC day and status, kept by triggers on orders in the same
+ * statement as the change: a count over a range sums whole days here and counts only its two
+ * partial edge days in orders (src/orders/order-counts.ts).
+ */
+export const orderDayCounts = sqliteTable(
+  "order_day_counts",
+  {
+    storeId: text("store_id").notNull(),
+    /** 'c': date_created_in_order_source; 'u': date_updated. */
+    field: text("field", { enum: ["c", "u"] }).notNull(),
+    /** Start of the UTC day, ms. */
+    day: ms("day").notNull(),
+    status: text("status").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.storeId, t.field, t.day, t.status] })],
 );
 
 export const orderItems = sqliteTable(

@@ -281,13 +281,13 @@ describe("count, list and get", () => {
     expect(page1.status).toBe(200);
     // Name sorts by its lower-cased form, code point by code point: "é" after "g".
     expect((page1.json.Feeds as { Name: string }[]).map((f) => f.Name)).toEqual(["google DE", "Google US"]);
-    expect(page1.json.Paging).toEqual({ Page: 1, PageSize: 2, MaxPageSize: 100 });
+    expect(page1.json.Paging).toEqual({ Page: 1, PageSize: 2, MaxPageSize: 100, NextCursor: expect.stringMatching(/^[\w-]+\.[\w-]+$/) });
     expect(page1.json.Sorting).toEqual({ SortBy: "Name", SortDirection: "asc" });
     const page2 = await call("GET", `/v1/${token}/feeds?page=2&pageSize=2&filterQuery=google`);
     expect((page2.json.Feeds as { Name: string }[]).map((f) => f.Name)).toEqual(["Éclair GOOGLE"]);
 
     const desc = await call("GET", `/v1/${token}/feeds?page=1&pageSize=500&sortBy=name&sortDirection=DESC`);
-    expect(desc.json.Paging).toEqual({ Page: 1, PageSize: 100, MaxPageSize: 100 });
+    expect(desc.json.Paging).toEqual({ Page: 1, PageSize: 100, MaxPageSize: 100, NextCursor: null });
     expect((desc.json.Feeds as { Name: string }[]).map((f) => f.Name)).toEqual(["Éclair GOOGLE", "Google US", "google DE", "Bing Émile"]);
   });
 
