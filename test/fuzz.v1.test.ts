@@ -18,8 +18,7 @@
 // and a repeated move that the documents say "changes nothing" must leave it exactly as it was; a
 // move that changes the order must queue exactly the outbox rows the model expects.
 //
-// Left out on purpose: sortBy=DateUpdated and the DateUpdated default sort (decisions 3) arrive
-// with cursor paging (issue 12); values the documents give no rule for (negative money, text
+// Left out on purpose: values the documents give no rule for (negative money, text
 // lengths, a parameter given twice) are not generated, so the oracle never has to guess.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -382,11 +381,18 @@ describe("fuzz: every /v1 route with a valid token", () => {
           check: async (res) => {
             expect(res.json.Success).toBe(true);
             expect(res.json.Message).toBe("");
-            expect(res.json.Paging).toEqual({ Page: paging.page, PageSize: paging.pageSize, MaxPageSize: 100 });
-            // With dateField=updated and no sortBy, decisions 3 sorts by DateUpdated: issue 12.
-            if (!(q.updated && !sortBy)) expect(res.json.Sorting).toEqual({ SortBy: field, SortDirection: dir });
-            const got = (res.json.Orders as { OrderId: string; OrderStatus: string; OrderDestinationOrderNumber: string | null }[]).map((o) => o.OrderId);
             const offset = (paging.page - 1) * paging.pageSize;
+            const inRange = q.updated ? await updatedCount(q.filter) : matching(q.filter).length;
+            // NextCursor (decisions 3): an opaque string while a later page holds orders, null on the last.
+            expect(res.json.Paging).toEqual({
+              Page: paging.page,
+              PageSize: paging.pageSize,
+              MaxPageSize: 100,
+              NextCursor: inRange > offset + paging.pageSize ? expect.any(String) : null,
+            });
+            // With dateField=updated and no sortBy, decisions 3 sorts by DateUpdated.
+            expect(res.json.Sorting).toEqual({ SortBy: q.updated && !sortBy ? "DateUpdated" : field, SortDirection: dir });
+            const got = (res.json.Orders as { OrderId: string; OrderStatus: string; OrderDestinationOrderNumber: string | null }[]).map((o) => o.OrderId);
             if (q.updated) {
               const total = await updatedCount(q.filter);
               expect(got).toHaveLength(Math.max(0, Math.min(paging.pageSize, total - offset)));
@@ -835,11 +841,16 @@ describe("fuzz: every /v1 route with a valid token", () => {
         {
           status: 200,
           check: (res) => {
-            expect(res.json.Paging).toEqual({ Page: paging.page, PageSize: paging.pageSize, MaxPageSize: 100 });
-            expect(res.json.Sorting).toEqual({ SortBy: sortBy ?? "Name", SortDirection: direction ?? "asc" });
-            const got = (res.json.Feeds as { FeedId: string; Name: string }[]).map((feed) => feed.Name);
             const all = feedMatches(q);
             const offset = (paging.page - 1) * paging.pageSize;
+            expect(res.json.Paging).toEqual({
+              Page: paging.page,
+              PageSize: paging.pageSize,
+              MaxPageSize: 100,
+              NextCursor: all.length > offset + paging.pageSize ? expect.any(String) : null,
+            });
+            expect(res.json.Sorting).toEqual({ SortBy: sortBy ?? "Name", SortDirection: direction ?? "asc" });
+            const got = (res.json.Feeds as { FeedId: string; Name: string }[]).map((feed) => feed.Name);
             expect(got).toHaveLength(Math.max(0, Math.min(paging.pageSize, all.length - offset)));
             if ((sortBy ?? "Name") === "Name") {
               const sign = (direction ?? "asc") === "asc" ? 1 : -1;
