@@ -44,6 +44,11 @@ describe("cursor walks", () => {
     for (let i = 1; i <= 7; i++) ids.push(await insert(token, { DateCreatedInOrderSource: day(i) }));
     const pages = await walk(token, `${RANGE}&pageSize=3`);
     expect(pages.map((p) => p.ids)).toEqual([ids.slice(0, 3), ids.slice(3, 6), ids.slice(6)]);
+    // The list answer is streamed; it still carries the key's bucket like every /v1 answer.
+    const streamed = await call("GET", `/v1/${token}/Orders?${RANGE}&pageSize=3&page=1`);
+    expect(streamed.headers.get("X-RateLimit-Limit")).toBe("10000");
+    expect(Number(streamed.headers.get("X-RateLimit-Remaining"))).toBeGreaterThan(9000);
+    expect(streamed.headers.get("Content-Type")).toBe("application/json; charset=UTF-8");
     expect(pages.map((p) => p.paging.Page)).toEqual([1, 2, 3]);
     expect(pages.map((p) => p.paging.PageSize)).toEqual([3, 3, 3]);
     expect(pages[2]!.paging.NextCursor).toBeNull();

@@ -45,7 +45,7 @@ export type FeedPageStart = { after: { value: string | number | null; id: string
 /**
  * Rows after a position in (sort value, id) order. SQLite sorts NULL first ascending (and last
  * descending), and DateLastCompiled is NULL until a feed's first compile, so NULL is a position
- * of its own. A store holds at most its Feeds limit (100 by default), so no index is needed.
+ * of its own. A store holds at most its Feeds limit (200 by default), so no index is needed.
  */
 function after(sortBy: FeedSortField, desc: boolean, value: string | number | null, id: string): SQL {
   const column = SORT_COLUMNS[sortBy];
