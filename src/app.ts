@@ -11,6 +11,7 @@ import { rateLimitHeaders } from "./auth/authorize";
 import { ordersRoutes } from "./orders/orders.routes";
 import { adminRoutes } from "./admin/admin.routes";
 import { feedsRoutes } from "./feeds/feeds.routes";
+import { docsRoutes } from "./docs/docs.routes";
 
 const app = createRouter();
 
@@ -24,6 +25,7 @@ app.route("/v1/authorization", authorizationRoutes);
 app.route("/v1/:token/orders", ordersRoutes);
 app.route("/v1/:token/feeds", feedsRoutes);
 app.route("/admin/v1", adminRoutes);
+app.route("/", docsRoutes(app));
 
 const fallback = unmatched(app);
 

@@ -7,6 +7,7 @@ import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
 import { randomId, sha256Hex, toBase64Url } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
 import { LIFESPANS } from "../auth/tokens";
@@ -38,13 +39,30 @@ const keyParam = z.object({ consumerKeyId: z.string() });
 type StoreRow = typeof stores.$inferSelect;
 type KeyRow = typeof consumerKeys.$inferSelect;
 
-const wireStore = (s: StoreRow) => ({ StoreId: s.id, Name: s.name, MaskBuyerPii: s.maskBuyerPii, DateCreated: toWireDate(s.createdAt) });
-const wireKey = (k: KeyRow) => ({
+const storeAnswer = z
+  .object({ StoreId: z.string(), Name: z.string(), MaskBuyerPii: z.boolean(), DateCreated: z.string().nullable() })
+  .meta({ id: "Store" });
+const keyAnswer = z
+  .object({
+    ConsumerKeyId: z.string(),
+    StoreId: z.string(),
+    Name: z.string(),
+    Scopes: z.array(z.enum(SCOPES)),
+    Lifespan: z.enum(LIFESPANS),
+    BucketSize: z.number().int().nullable().describe("null: the default (50)."),
+    LeakRatePerSecond: z.number().nullable().describe("null: the default (2)."),
+    DateCreated: z.string().nullable(),
+    DateRevoked: z.string().nullable(),
+  })
+  .meta({ id: "ConsumerKey" });
+
+const wireStore = (s: StoreRow): z.input<typeof storeAnswer> => ({ StoreId: s.id, Name: s.name, MaskBuyerPii: s.maskBuyerPii, DateCreated: toWireDate(s.createdAt) });
+const wireKey = (k: KeyRow): z.input<typeof keyAnswer> => ({
   ConsumerKeyId: k.id,
   StoreId: k.storeId,
   Name: k.name,
-  Scopes: k.scopes,
-  Lifespan: k.lifespan,
+  Scopes: k.scopes as z.input<typeof keyAnswer>["Scopes"],
+  Lifespan: k.lifespan as z.input<typeof keyAnswer>["Lifespan"],
   BucketSize: k.bucketSize,
   LeakRatePerSecond: k.leakRatePerSecond,
   DateCreated: toWireDate(k.createdAt),
@@ -74,27 +92,27 @@ async function publishGrant(env: Env, key: KeyRow, storeDeleted = false): Promis
 }
 
 export const storesRoutes = createRouter()
-  .post("/stores", validate("json", createStoreBody), async (c) => {
+  .post("/stores", documented("admin", { summary: "Create a store", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("json", createStoreBody), async (c) => {
     const body = c.req.valid("json");
     const store = { id: randomId("st"), name: body.Name, maskBuyerPii: body.MaskBuyerPii ?? false, createdAt: Date.now(), deletedAt: null };
     await getDb(c.env).insert(stores).values(store);
     return ok(c, { Store: wireStore(store) });
   })
-  .get("/stores", async (c) => {
+  .get("/stores", documented("admin", { summary: "List stores", tags: ["Stores"], answer: envelope({ Stores: z.array(storeAnswer) }) }), async (c) => {
     const rows = await getDb(c.env).select().from(stores).where(isNull(stores.deletedAt)).orderBy(stores.createdAt);
     return ok(c, { Stores: rows.map(wireStore) });
   })
-  .get("/stores/:storeId", validate("param", storeParam), async (c) => {
+  .get("/stores/:storeId", documented("admin", { summary: "Get a store", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("param", storeParam), async (c) => {
     return ok(c, { Store: wireStore(await requireStore(c.env, c.req.valid("param").storeId)) });
   })
-  .patch("/stores/:storeId", validate("param", storeParam), validate("json", updateStoreBody), async (c) => {
+  .patch("/stores/:storeId", documented("admin", { summary: "Rename a store or switch PII masking", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("param", storeParam), validate("json", updateStoreBody), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const body = c.req.valid("json");
     const next = { ...store, name: body.Name ?? store.name, maskBuyerPii: body.MaskBuyerPii ?? store.maskBuyerPii };
     await getDb(c.env).update(stores).set({ name: next.name, maskBuyerPii: next.maskBuyerPii }).where(eq(stores.id, store.id));
     return ok(c, { Store: wireStore(next) });
   })
-  .delete("/stores/:storeId", validate("param", storeParam), async (c) => {
+  .delete("/stores/:storeId", documented("admin", { summary: "Delete a store (every token of its keys stops)", tags: ["Stores"], answer: envelope({}) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const db = getDb(c.env);
     // Every token of the store's keys stops working on its next call. The limiters are told
@@ -105,7 +123,14 @@ export const storesRoutes = createRouter()
     await db.update(stores).set({ deletedAt: Date.now() }).where(eq(stores.id, store.id));
     return ok(c);
   })
-  .post("/stores/:storeId/consumer-keys", validate("param", storeParam), validate("json", createKeyBody), async (c) => {
+  .post(
+    "/stores/:storeId/consumer-keys",
+    documented("admin", {
+      summary: "Create a consumer key (the key is in this answer only)",
+      tags: ["Consumer keys"],
+      answer: envelope({ ConsumerKey: keyAnswer.extend({ Key: z.string().describe("Shown once; only its SHA-256 is kept.") }) }),
+    }),
+    validate("param", storeParam), validate("json", createKeyBody), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const body = c.req.valid("json");
     const secret = `ofh_${toBase64Url(crypto.getRandomValues(new Uint8Array(32)))}`;
@@ -127,12 +152,12 @@ export const storesRoutes = createRouter()
     // The key itself is shown here once; only its hash is kept.
     return ok(c, { ConsumerKey: { ...wireKey(key), Key: secret } });
   })
-  .get("/stores/:storeId/consumer-keys", validate("param", storeParam), async (c) => {
+  .get("/stores/:storeId/consumer-keys", documented("admin", { summary: "List a store's consumer keys", tags: ["Consumer keys"], answer: envelope({ ConsumerKeys: z.array(keyAnswer) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const rows = await getDb(c.env).select().from(consumerKeys).where(eq(consumerKeys.storeId, store.id)).orderBy(consumerKeys.createdAt);
     return ok(c, { ConsumerKeys: rows.map(wireKey) });
   })
-  .delete("/consumer-keys/:consumerKeyId", validate("param", keyParam), async (c) => {
+  .delete("/consumer-keys/:consumerKeyId", documented("admin", { summary: "Revoke a consumer key", tags: ["Consumer keys"], answer: envelope({ ConsumerKey: keyAnswer }) }), validate("param", keyParam), async (c) => {
     const db = getDb(c.env);
     const { consumerKeyId } = c.req.valid("param");
     const key = await db.select().from(consumerKeys).where(eq(consumerKeys.id, consumerKeyId)).get();

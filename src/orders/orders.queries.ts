@@ -232,3 +232,42 @@ const dialect = new SQLiteAsyncDialect();
 function statement(db: Db, query: { sql: string; params: unknown[] }): D1PreparedStatement {
   return db.$client.prepare(query.sql).bind(...query.params);
 }
+
+/**
+ * The operator's search (console): orders of a store whose marketplace number, seller number or
+ * OrderId is exactly `number`, newest first. Reads the store's orders through (store, date); an
+ * operator's lookup, not a client's hot path.
+ */
+export async function findOrdersByNumber(db: Db, storeId: string, number: string, limit: number): Promise<OrderPage> {
+  const id = /^[1-9]\d{0,15}$/.test(number) ? Number(number) : -1;
+  const [store, rows] = await db.batch([
+    storeSettings(db, storeId),
+    db
+      .select({ order: orders, sourceEnabled: sources.enabled })
+      .from(orders)
+      .leftJoin(sources, eq(sources.id, orders.sourceId))
+      .where(
+        and(
+          eq(orders.storeId, storeId),
+          sql`(${orders.orderSourceOrderNumber} = ${number} or ${orders.orderDestinationOrderNumber} = ${number} or ${orders.id} = ${id})`,
+        ),
+      )
+      .orderBy(desc(orders.dateCreatedInOrderSource), desc(orders.id))
+      .limit(limit),
+  ]);
+  const ids = rows.map((r) => r.order.id);
+  const items = ids.length ? await db.select().from(orderItems).where(inArray(orderItems.orderId, ids)).orderBy(asc(orderItems.id)) : [];
+  return {
+    maskBuyerPii: store[0]?.maskBuyerPii ?? false,
+    orders: rows.map((r) => ({ order: r.order, items: items.filter((i) => i.orderId === r.order.id), sourceEnabled: r.sourceEnabled })),
+  };
+}
+
+/** An order's outbox rows (what is or was to be told to its marketplace), oldest first. */
+export async function orderDeliveries(db: Db, storeId: string, orderId: number) {
+  return db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.orderId, orderId), eq(outbox.storeId, storeId)))
+    .orderBy(asc(outbox.id));
+}

@@ -6,6 +6,8 @@ import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
+import { z } from "zod";
 import { acknowledge, cancel, ship, type Move } from "./order-moves";
 import { applyMove, countOrders, findOrder, insertOrder, listOrders } from "./orders.queries";
 import {
@@ -17,7 +19,7 @@ import {
   orderListQuery,
   updateStatusBody,
 } from "./orders.schemas";
-import { toWireOrder } from "./orders.wire";
+import { pagingAnswer, sortingAnswer, toWireOrder, wireOrder } from "./orders.wire";
 import type { Db } from "../db/client";
 import type { OrderRow } from "../db/schema";
 
@@ -36,11 +38,11 @@ async function moveOrder(db: Db, storeId: string, orderId: string, decide: (orde
 }
 
 export const ordersRoutes = createRouter()
-  .get("/count", requireScope("OrdersRead"), validate("query", orderCountQuery), async (c) => {
+  .get("/count", documented("token", { summary: "Count orders", tags: ["Orders"], answer: envelope({ Count: z.number().int() }) }), requireScope("OrdersRead"), validate("query", orderCountQuery), async (c) => {
     const count = await countOrders(getDb(c.env), c.get("caller").storeId, c.req.valid("query"));
     return ok(c, { Count: count });
   })
-  .put("/insertorder", requireScope("OrdersCreate"), validate("json", insertOrderBody), async (c) => {
+  .put("/insertorder", documented("token", { summary: "Insert an order", tags: ["Orders"], answer: envelope({ OrderId: z.string() }) }), requireScope("OrdersCreate"), validate("json", insertOrderBody), async (c) => {
     const result = await insertOrder(getDb(c.env), c.get("caller").storeId, c.req.valid("json"), Date.now());
     if (!result.inserted) {
       const body = c.req.valid("json");
@@ -51,7 +53,7 @@ export const ordersRoutes = createRouter()
     }
     return ok(c, { OrderId: String(result.orderId) });
   })
-  .get("/", requireScope("OrdersRead"), validate("query", orderListQuery), async (c) => {
+  .get("/", documented("token", { summary: "List orders", tags: ["Orders"], answer: envelope({ Orders: z.array(wireOrder), Paging: pagingAnswer, Sorting: sortingAnswer }) }), requireScope("OrdersRead"), validate("query", orderListQuery), async (c) => {
     const query = c.req.valid("query");
     const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
     const page = await listOrders(getDb(c.env), c.get("caller").storeId, query, pageSize);
@@ -64,7 +66,7 @@ export const ordersRoutes = createRouter()
     });
   })
   // Ids are numeric, so GET on a fixed word (InsertOrder) is a wrong method (405), not an order id.
-  .get("/:orderId{[0-9]+}", requireScope("OrdersRead"), validate("param", orderIdParam), async (c) => {
+  .get("/:orderId{[0-9]+}", documented("token", { summary: "Get one order", tags: ["Orders"], answer: envelope({ Orders: z.array(wireOrder) }) }), requireScope("OrdersRead"), validate("param", orderIdParam), async (c) => {
     const { orderId } = c.req.valid("param");
     const found = await findOrder(getDb(c.env), c.get("caller").storeId, orderId);
     if (!found) throw orderNotFound(orderId);
@@ -74,6 +76,7 @@ export const ordersRoutes = createRouter()
   })
   .put(
     "/:orderId/acknowledgeorder",
+    documented("token", { summary: "Acknowledge an order with the seller's order number", tags: ["Orders"], answer: envelope({}) }),
     requireScope("OrdersUpdate"),
     validate("param", orderIdParam),
     validate("query", acknowledgeQuery),
@@ -87,6 +90,7 @@ export const ordersRoutes = createRouter()
   )
   .put(
     "/:orderId/updatestatus",
+    documented("token", { summary: "Ship or cancel an order", tags: ["Orders"], answer: envelope({}) }),
     requireScope("OrdersUpdate"),
     validate("param", orderIdParam),
     validate("json", updateStatusBody),

@@ -10,6 +10,8 @@ import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { describeIssues, validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
+import { createSourceDocument, deliveryAnswer, receivedAnswer, sourceAnswer } from "./sources.schemas";
 import { decryptJson, encryptJson, randomId } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
 import { isUniqueViolation } from "../orders/orders.queries";
@@ -68,12 +70,12 @@ interface SourceStatus {
   failed: number;
 }
 
-async function wireSource(env: Env, row: SourceRow, status: SourceStatus) {
+async function wireSource(env: Env, row: SourceRow, status: SourceStatus): Promise<z.input<typeof sourceAnswer>> {
   const settings = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, row.settingsCiphertext);
   return {
     SourceId: row.id,
     StoreId: row.storeId,
-    Type: row.type,
+    Type: row.type as z.input<typeof sourceAnswer>["Type"],
     Name: row.name,
     Enabled: row.enabled,
     Settings: visibleSettings(row.type, settings),
@@ -130,7 +132,12 @@ function nameTaken(name: string) {
 }
 
 export const sourcesRoutes = createRouter()
-  .post("/stores/:storeId/sources", validate("param", storeParam), validate("json", createSourceBody), async (c) => {
+  .post(
+    "/stores/:storeId/sources",
+    documented("admin", { summary: "Add a marketplace source", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }),
+    validate("param", storeParam),
+    validate("json", createSourceBody, { documentAs: createSourceDocument }),
+    async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const body = c.req.valid("json");
     const settings = checkSettings(body.Type, body.Settings ?? {});
@@ -159,17 +166,17 @@ export const sourcesRoutes = createRouter()
     }
     return ok(c, { Source: await wireSource(c.env, row, { pending: 0, failed: 0 }) });
   })
-  .get("/stores/:storeId/sources", validate("param", storeParam), async (c) => {
+  .get("/stores/:storeId/sources", documented("admin", { summary: "List a store's sources", tags: ["Sources"], answer: envelope({ Sources: z.array(sourceAnswer) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const rows = await getDb(c.env).select().from(sources).where(eq(sources.storeId, store.id)).orderBy(asc(sources.createdAt), asc(sources.id));
     const counts = await deliveryCounts(c.env, rows.map((r) => r.id));
     return ok(c, { Sources: await Promise.all(rows.map((r) => wireSource(c.env, r, counts.get(r.id)!))) });
   })
-  .get("/stores/:storeId/sources/:sourceId", validate("param", sourceParam), async (c) => {
+  .get("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Get a source with its status", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     return ok(c, { Source: await answerSource(c.env, await requireSource(c.env, storeId, sourceId)) });
   })
-  .patch("/stores/:storeId/sources/:sourceId", validate("param", sourceParam), validate("json", updateSourceBody), async (c) => {
+  .patch("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Rename, enable or disable a source, or merge Settings", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), validate("json", updateSourceBody), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     const body = c.req.valid("json");
@@ -199,7 +206,7 @@ export const sourcesRoutes = createRouter()
     }
     return ok(c, { Source: await answerSource(c.env, next) });
   })
-  .delete("/stores/:storeId/sources/:sourceId", validate("param", sourceParam), async (c) => {
+  .delete("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Delete a source (its orders stay)", tags: ["Sources"], answer: envelope({}) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     const db = getDb(c.env);
@@ -214,7 +221,7 @@ export const sourcesRoutes = createRouter()
     await c.env.SOURCE_SYNC.getByName(row.id).forget();
     return ok(c);
   })
-  .get("/stores/:storeId/sources/:sourceId/deliveries", validate("param", sourceParam), validate("query", deliveriesQuery), async (c) => {
+  .get("/stores/:storeId/sources/:sourceId/deliveries", documented("admin", { summary: "The source's outbox (latest 1,000)", tags: ["Sources"], answer: envelope({ Deliveries: z.array(deliveryAnswer) }) }), validate("param", sourceParam), validate("query", deliveriesQuery), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     const { status } = c.req.valid("query");
@@ -240,7 +247,7 @@ export const sourcesRoutes = createRouter()
   })
   // An operator fixed what the marketplace refused (or it is back): failed deliveries go out again
   // on the next cycle, each order's in their original order, and the orders' messages clear.
-  .post("/stores/:storeId/sources/:sourceId/deliveries/retry", validate("param", sourceParam), async (c) => {
+  .post("/stores/:storeId/sources/:sourceId/deliveries/retry", documented("admin", { summary: "Send failed deliveries again on the next cycle", tags: ["Sources"], answer: envelope({ Retried: z.number().int(), Source: sourceAnswer }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     const db = getDb(c.env);
@@ -258,7 +265,7 @@ export const sourcesRoutes = createRouter()
     ]);
     return ok(c, { Retried: retried.meta.changes, Source: await answerSource(c.env, row) });
   })
-  .get("/stores/:storeId/sources/:sourceId/received", validate("param", sourceParam), async (c) => {
+  .get("/stores/:storeId/sources/:sourceId/received", documented("admin", { summary: "What a simulated marketplace received (latest 1,000)", tags: ["Sources"], answer: envelope({ Received: z.array(receivedAnswer) }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     if (row.type !== "simulated") {

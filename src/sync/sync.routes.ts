@@ -8,6 +8,8 @@ import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
+import { cycleAnswer } from "./sources.schemas";
 import { toWireDate } from "../lib/dates";
 import type { CycleSummary } from "./cycle";
 import { benchRoutes } from "./bench.routes";
@@ -15,7 +17,7 @@ import { runSync } from "./run-sync";
 
 const syncQuery = z.object({ sourceId: z.string().min(1).optional() });
 
-export function toWireCycle(s: CycleSummary) {
+export function toWireCycle(s: CycleSummary): z.input<typeof cycleAnswer> {
   return {
     SourceId: s.sourceId,
     Name: s.name,
@@ -39,7 +41,23 @@ export function toWireCycle(s: CycleSummary) {
 
 export const syncRoutes = createRouter()
   .route("/bench", benchRoutes)
-  .post("/sync", validate("query", syncQuery), async (c) => {
+  .post(
+    "/sync",
+    documented("admin", {
+      summary: "Run a sync cycle now (every enabled source, or one)",
+      tags: ["Sync"],
+      answer: envelope({
+        Sync: z.object({
+          DateStarted: z.string().nullable(),
+          OrdersImported: z.number().int(),
+          Delivered: z.number().int(),
+          DeliveriesFailed: z.number().int(),
+          Sources: z.array(cycleAnswer),
+        }),
+      }),
+    }),
+    validate("query", syncQuery),
+    async (c) => {
   const { sourceId } = c.req.valid("query");
   if (sourceId !== undefined) {
     const source = await getDb(c.env).select().from(sources).where(eq(sources.id, sourceId)).get();
