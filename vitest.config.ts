@@ -22,7 +22,12 @@ export default defineConfig(async () => {
     ],
     test: {
       setupFiles: ["./test/setup/apply-migrations.ts"],
+      // Every answer is also checked against the OpenAPI document (test/helpers/contract.ts), and
+      // the fuzz files send thousands of requests: 5 s is too tight on a shared 2-core machine.
+      testTimeout: 20_000,
       include: ["test/**/*.test.ts"],
+      // Node-side tests with a browser and a real server: vitest.browser.config.ts.
+      exclude: ["test/browser/**", "node_modules/**"],
     },
   };
 });
