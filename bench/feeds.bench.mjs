@@ -6,6 +6,7 @@
 //
 //   node bench/feeds.bench.mjs                 # both sizes
 //   FEEDS_BENCH_SIZES=20000 node bench/feeds.bench.mjs
+//   BENCH_PORT=8840 node bench/feeds.bench.mjs   # listen on 8840-8843 only (see ports())
 //
 // wrangler needs Node 22: it is started with the `node` devDependency whatever runs this script.
 import { spawn, spawnSync } from "node:child_process";
@@ -85,15 +86,32 @@ function baseline(n) {
 }
 
 // ---------------------------------------------------------------------------- the server
+async function isFree(port) {
+  return new Promise((resolve) => {
+    const server = net.createServer().once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
 async function freePort(from = 8811) {
-  for (let port = from; port <= 8819; port++) {
-    const free = await new Promise((resolve) => {
-      const server = net.createServer().once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
+  for (let port = from; port <= 8819; port++) if (await isFree(port)) return port;
   throw new Error("ports 8811-8819 are all taken");
+}
+
+/**
+ * The service's and the baseline Worker's ports and their inspector ports. BENCH_PORT=N pins all
+ * four to N..N+3 (for a machine where each user has a port range); otherwise the first free ports
+ * from 8811, with the inspectors 1000 above.
+ */
+async function ports() {
+  const pinned = Number(process.env.BENCH_PORT);
+  if (pinned) {
+    for (let p = pinned; p < pinned + 4; p++) if (!(await isFree(p))) throw new Error(`BENCH_PORT: port ${p} is taken`);
+    return { service: pinned, bare: pinned + 1, serviceInspector: pinned + 2, bareInspector: pinned + 3 };
+  }
+  const service = await freePort();
+  const bare = await freePort(service + 1);
+  return { service, bare, serviceInspector: service + 1000, bareInspector: bare + 1000 };
 }
 
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
@@ -179,6 +197,26 @@ function workerdRssMiB(rootPid) {
   return kib / 1024;
 }
 
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout) || 100;
+
+/**
+ * CPU seconds (user + system) the workerd processes have used so far: the Worker, its Durable
+ * Objects and the local D1 and R2 all run in them. On a shared machine the compile's CPU time
+ * moves far less than its wall time, so rows per CPU-second compares two runs better.
+ */
+function workerdCpuSeconds(rootPid) {
+  let ticks = 0;
+  for (const pid of descendants(rootPid)) {
+    try {
+      if (!readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("workerd")) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks / CLOCK_TICKS;
+}
+
 function sampleMemory(rootPid) {
   let peak = workerdRssMiB(rootPid);
   const timer = setInterval(() => (peak = Math.max(peak, workerdRssMiB(rootPid))), 200);
@@ -193,16 +231,15 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const fmt = (n, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main() {
-  const port = await freePort();
+  const { service: port, bare, serviceInspector, bareInspector } = await ports();
   base = `https://127.0.0.1:${port}`;
   const env = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
   const migrate = spawnSync(NODE22, [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { cwd: ROOT, env, encoding: "utf8" });
   if (migrate.status !== 0) throw new Error(`migrations: ${migrate.stderr || migrate.stdout}`);
 
   const varArgs = Object.entries(VARS).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const dev = startDev(["--port", String(port), "--local-protocol", "https", ...varArgs], port, env);
-  const bare = await freePort(port + 1);
-  const bareDev = startDev(["-c", "bench/feeds-baseline/wrangler.toml", "--port", String(bare)], bare, env);
+  const dev = startDev(["--port", String(port), "--local-protocol", "https", ...varArgs], serviceInspector, env);
+  const bareDev = startDev(["-c", "bench/feeds-baseline/wrangler.toml", "--port", String(bare)], bareInspector, env);
   bareBase = `http://127.0.0.1:${bare}`;
   const stop = () => {
     for (const child of [dev, bareDev]) {
@@ -239,8 +276,8 @@ async function main() {
 let bareBase = "";
 let lastDownload = "";
 
-function startDev(args, port, env) {
-  const child = spawn(NODE22, [WRANGLER, "dev", "--ip", "127.0.0.1", "--persist-to", persist, "--inspector-port", String(port + 1000), ...args], {
+function startDev(args, inspectorPort, env) {
+  const child = spawn(NODE22, [WRANGLER, "dev", "--ip", "127.0.0.1", "--persist-to", persist, "--inspector-port", String(inspectorPort), ...args], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -281,6 +318,7 @@ async function run(devPid) {
     await sleep(2000);
     const rssBefore = workerdRssMiB(devPid);
     const peak = sampleMemory(devPid);
+    const cpuBefore = workerdCpuSeconds(devPid);
     const start = performance.now();
     must(await adminCall("POST", `/feeds/${feedId}/compile`), "compile");
     let progress;
@@ -291,6 +329,7 @@ async function run(devPid) {
       await sleep(250);
     }
     const compileSeconds = (performance.now() - start) / 1000;
+    const compileCpuSeconds = workerdCpuSeconds(devPid) - cpuBefore;
     const rssPeak = peak();
     process.stderr.write("\n");
     const feed = must(await adminCall("GET", `/feeds/${feedId}`), "feed").Feed;
@@ -317,6 +356,8 @@ async function run(devPid) {
       importRowsPerSecond: imported / importSeconds,
       compileSeconds,
       compileRowsPerSecond: size / compileSeconds,
+      compileCpuSeconds,
+      compileRowsPerCpuSecond: size / compileCpuSeconds,
       slices: progress.Slices,
       parts: progress.Parts,
       fileBytes: feed.FileSize,
@@ -340,6 +381,8 @@ function report(results, port) {
     ["import, rows/s (CSV upload)", ...results.map((r) => fmt(r.importRowsPerSecond))],
     ["compile, s", ...results.map((r) => fmt(r.compileSeconds, 1))],
     ["compile, rows/s", ...results.map((r) => fmt(r.compileRowsPerSecond))],
+    ["compile, workerd CPU s (incl. local D1, R2)", ...results.map((r) => fmt(r.compileCpuSeconds, 1))],
+    ["compile, rows per workerd CPU-second", ...results.map((r) => fmt(r.compileRowsPerCpuSecond))],
     ["baseline (serialize only), rows/s", ...results.map((r) => fmt(r.baselineRowsPerSecond))],
     ["compile / baseline", ...results.map((r) => `${fmt((100 * r.compileRowsPerSecond) / r.baselineRowsPerSecond, 1)} %`)],
     ["bare Worker: D1 pages + CSV in memory, rows/s", ...results.map((r) => fmt(r.bareRowsPerSecond))],

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Sync benchmark: one cycle importing 10,000 simulated orders against a baseline that inserts the
 // same orders with plain drizzle inserts in db.batch, then the delivery of 1,000 pending outbox
-// rows. Runs `wrangler dev` (local D1, its own persist dir, ports 8821-8822) with BENCH=1, which
-// turns on the bench-only admin routes of src/sync/bench.routes.ts.
+// rows. Runs `wrangler dev bench/sync-worker.ts` (local D1, its own persist dir, ports 8821-8822):
+// the production Worker plus the bench-only admin routes of bench/sync-bench.routes.ts.
 //
 //   node bench/sync.bench.mjs [--orders 10000] [--deliveries 1000] [--port 8821]
 import { spawn, spawnSync } from "node:child_process";
@@ -22,7 +22,6 @@ const PORT = arg("port", 8821);
 const PERSIST = path.join(root, ".wrangler", "bench-sync");
 const ADMIN_KEY = "bench-admin-key";
 const VARS = {
-  BENCH: "1",
   ADMIN_API_KEY: ADMIN_KEY,
   TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789",
   SOURCE_SETTINGS_KEY: "YmVuY2gtc291cmNlLXNldHRpbmdzLWtleS0zMmJ5dGU=",
@@ -100,7 +99,7 @@ if (migrate.status !== 0) {
   process.exit(1);
 }
 
-const devArgs = ["wrangler", "dev", "--port", String(PORT), "--inspector-port", String(PORT + 1), "--local-protocol", "https", "--persist-to", PERSIST];
+const devArgs = ["wrangler", "dev", "bench/sync-worker.ts", "--port", String(PORT), "--inspector-port", String(PORT + 1), "--local-protocol", "https", "--persist-to", PERSIST];
 for (const [name, value] of Object.entries(VARS)) devArgs.push("--var", `${name}:${value}`);
 const dev = spawn("npx", devArgs, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
 let devLog = "";

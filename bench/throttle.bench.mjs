@@ -2,10 +2,13 @@
 // What authentication plus throttling costs on the hot path, and whether the bucket stays exact
 // under load. Run alone with `node bench/throttle.bench.mjs` (bench/run.mjs runs every
 // bench/*.bench.mjs). Starts three `wrangler dev --local-protocol https` servers on ports
-// 8801-8803, each with its own --persist-to temp dir (migrations applied there first):
+// 8801-8803 (inspectors 8804-8806; BENCH_PORT=N moves all six to N..N+5), each with its own
+// --persist-to temp dir (migrations applied there first):
 //   A  the service as deployed;
-//   B  the same build with __BENCH_BYPASS_AUTH__ defined, so requireScope skips token, DO call
-//      and throttle (the path carries the store id where the token would be);
+//   B  the same service built with bench/throttle-bypass/authorize.ts in place of the routers'
+//      src/auth/authorize.ts (an [alias] in B's own config), so requireScope skips token, DO call and
+//      throttle (the path carries the store id where the token would be; seeding orders through
+//      it fails if the substitution did not happen). The deployed build has no such branch;
 //   C  bench/bare-worker.mjs, which answers the same JSON and does nothing else.
 // and measures:
 //   (1) GET /v1/{token}/Orders/count on A with a key whose bucket never refuses,
@@ -17,10 +20,10 @@
 //       clients' own timing cannot blur (see exactness()).
 // Environment: BENCH_SECONDS (per phase, default 8), BENCH_CONCURRENCY (default 16),
 // BENCH_EXACT_SECONDS (default 20), BENCH_EXACT_CLIENTS (default 200), BENCH_STATE_DIR (where
-// the --persist-to dirs go; see STATE_ROOT below).
+// the --persist-to dirs go; see STATE_ROOT below), BENCH_PORT (first of six ports, default 8801).
 // Exits 1 only when (4) breaks its bounds: the figures of (1)-(3) depend on the machine.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -36,8 +39,9 @@ const EXACT_CLIENTS = Number(process.env.BENCH_EXACT_CLIENTS ?? 200);
 // which measures this machine's disk, not what a deployed object pays (there the write is
 // confirmed by replication). BENCH_STATE_DIR=/tmp measures the disk case.
 const STATE_ROOT = process.env.BENCH_STATE_DIR ?? (existsSync("/dev/shm") ? "/dev/shm" : tmpdir());
-const PORTS = { service: 8801, bypass: 8802, bare: 8803 };
-const INSPECTOR_PORTS = { service: 8804, bypass: 8805, bare: 8806 };
+const PORT_BASE = Number(process.env.BENCH_PORT) || 8801;
+const PORTS = { service: PORT_BASE, bypass: PORT_BASE + 1, bare: PORT_BASE + 2 };
+const INSPECTOR_PORTS = { service: PORT_BASE + 3, bypass: PORT_BASE + 4, bare: PORT_BASE + 5 };
 const COUNT_QUERY = "/Orders/count?fromDate=2026-01-01&toDate=2027-01-01";
 
 // Wrangler needs Node 22: put the project's own `node` devDependency first on the PATH, so this
@@ -131,6 +135,25 @@ function prepareState(name) {
   const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { cwd: root, env: toolEnv, encoding: "utf8" });
   if (migrate.status !== 0) throw new Error(`migrations for ${name} failed:\n${migrate.stdout}\n${migrate.stderr}`);
   return { dir, envFile };
+}
+
+/**
+ * Server B's config: wrangler.toml with its paths made absolute (it is written to B's state dir)
+ * and an [alias] that builds bench/throttle-bypass/authorize.ts wherever the source imports
+ * "../auth/authorize" (the routers). The config's alias, because wrangler dev 4.155 ignores its
+ * --alias flag.
+ */
+function bypassConfig(dir) {
+  let toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
+  for (const key of ["main", "migrations_dir"]) {
+    const line = new RegExp(`^${key} = "(.*)"$`, "m");
+    if (!line.test(toml)) throw new Error(`wrangler.toml has no ${key} line to rebase`);
+    toml = toml.replace(line, (_, value) => `${key} = ${JSON.stringify(path.join(root, value))}`);
+  }
+  toml += `\n[alias]\n"../auth/authorize" = ${JSON.stringify(path.join(root, "bench/throttle-bypass/authorize.ts"))}\n`;
+  const file = path.join(dir, "wrangler.toml");
+  writeFileSync(file, toml);
+  return file;
 }
 
 const adminHeaders = { authorization: `Bearer ${secrets.ADMIN_API_KEY}` };
@@ -302,7 +325,7 @@ async function main() {
   const bareDir = mkdtempSync(path.join(STATE_ROOT, "ofh-bench-bare-"));
   stateDirs.push(bareDir);
   startServer("service", ["--persist-to", service.dir, "--env-file", service.envFile]);
-  startServer("bypass", ["--persist-to", bypass.dir, "--env-file", bypass.envFile, "--define", "__BENCH_BYPASS_AUTH__:true"]);
+  startServer("bypass", ["--persist-to", bypass.dir, "--env-file", bypass.envFile, "--config", bypassConfig(bypass.dir)]);
   startServer("bare", ["--config", "bench/bare-worker.toml", "--persist-to", bareDir]);
   await Promise.all([waitFor(PORTS.service, "/admin/v1/stores", adminHeaders), waitFor(PORTS.bypass, "/admin/v1/stores", adminHeaders), waitFor(PORTS.bare, "/", {})]);
 

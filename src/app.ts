@@ -5,14 +5,20 @@ import { createRouter } from "./http/create-router";
 import { ApiError } from "./http/errors";
 import { failure } from "./http/envelope";
 import { unmatched } from "./http/fallbacks";
-import { acceptJson, httpsOnly, limitBody, limitStreamedBody, maintenanceSwitch, MiB } from "./http/transport";
+import { acceptJson, httpsOnly, limitBody, limitStreamedBody, MiB } from "./http/transport";
 import { authorizationRoutes } from "./auth/authorization.routes";
 import { rateLimitHeaders } from "./auth/authorize";
 import { ordersRoutes } from "./orders/orders.routes";
 import { adminRoutes } from "./admin/admin.routes";
+import { maintenanceSwitch } from "./admin/maintenance";
 import { feedsRoutes } from "./feeds/feeds.routes";
 import { docsRoutes } from "./docs/docs.routes";
 import { consoleRoutes } from "./console/console.routes";
+import { getDb } from "./db/client";
+import { limitError, limitReached, type LimitName } from "./stores/limits";
+import { limitValue } from "./stores/stores";
+import type { Context } from "hono";
+import type { AppEnv } from "./http/create-router";
 
 const app = createRouter();
 
@@ -36,7 +42,9 @@ app.notFound((c) => {
   throw fallback(c.req.path, c.req.method);
 });
 
-app.onError((error, c) => {
+app.onError(async (error, c) => {
+  const limit = error instanceof ApiError ? null : limitReached(error);
+  if (limit) error = limitError(limit, await limitValueFor(c, limit));
   if (error instanceof ApiError) {
     for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
     return c.json(failure(error.message), error.status);
@@ -50,5 +58,17 @@ app.onError((error, c) => {
   console.error("unhandled error", c.req.method, c.req.path, error);
   return c.json(failure("Internal server error; try again later."), 500);
 });
+
+/**
+ * A database trigger refused a write over a store limit (every write path, whoever wrote it);
+ * the answer says the limit's value when the store is known: the caller's, or the admin path's.
+ */
+async function limitValueFor(c: Context<AppEnv>, name: LimitName): Promise<number | undefined> {
+  const storeId = c.get("caller")?.storeId ?? /^\/admin\/v1\/stores\/([^/]+)/.exec(c.req.path)?.[1];
+  if (!storeId) return undefined;
+  return Promise.resolve()
+    .then(() => limitValue(getDb(c.env), decodeURIComponent(storeId), name))
+    .catch(() => undefined);
+}
 
 export { app };

@@ -70,11 +70,20 @@ describe("stores", () => {
     const created = await admin("POST", "/stores", { Name: "Corner shop", MaskBuyerPii: true });
     expect(created.status).toBe(200);
     const store = created.json.Store as WireStore;
-    expect(store).toEqual({ StoreId: expect.stringMatching(/^st_/), Name: "Corner shop", MaskBuyerPii: true, DateCreated: expect.stringMatching(/Z$/) });
+    expect(store).toEqual({
+      StoreId: expect.stringMatching(/^st_/),
+      Name: "Corner shop",
+      MaskBuyerPii: true,
+      DateCreated: expect.stringMatching(/Z$/),
+      // The defaults (issue 12): far above what a real seller holds.
+      Limits: { Orders: 2000000, OrderItems: 10000000, Products: 2000000, Feeds: 200, Sources: 200, ConsumerKeys: 200 },
+      Usage: { Orders: 0, OrderItems: 0, Products: 0, Feeds: 0, Sources: 0, ConsumerKeys: 0 },
+    });
 
     const got = await admin("GET", `/stores/${store.StoreId}`);
     expect(got.json.Store).toEqual(store);
-    expect((await admin("GET", "/stores")).json.Stores as WireStore[]).toContainEqual(store);
+    const { Usage: _usage, ...listed } = store as WireStore & { Usage: unknown };
+    expect((await admin("GET", "/stores")).json.Stores as WireStore[]).toContainEqual(listed);
 
     const patched = await admin("PATCH", `/stores/${store.StoreId}`, { Name: "Corner shop Ltd" });
     expect(patched.status).toBe(200);

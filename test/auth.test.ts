@@ -148,34 +148,58 @@ describe("tokens", () => {
 });
 
 describe("scopes", () => {
-  const routes = async (token: string, orderId: string) => [
+  const routes = async (token: string, orderId: string, feedId: string) => [
     { scope: "OrdersRead", method: "GET", path: `/v1/${token}/Orders/count?${RANGE}` },
     { scope: "OrdersRead", method: "GET", path: `/v1/${token}/Orders?${RANGE}&page=1&pageSize=10` },
     { scope: "OrdersRead", method: "GET", path: `/v1/${token}/Orders/${orderId}` },
     { scope: "OrdersCreate", method: "PUT", path: `/v1/${token}/Orders/InsertOrder`, body: sampleOrder() },
     { scope: "OrdersUpdate", method: "PUT", path: `/v1/${token}/Orders/${orderId}/AcknowledgeOrder?orderDestinationOrderNumber=S-1` },
     { scope: "OrdersUpdate", method: "PUT", path: `/v1/${token}/Orders/${orderId}/UpdateStatus`, body: { OrderStatus: "SHIPPED" } },
+    { scope: "FeedsRead", method: "GET", path: `/v1/${token}/feeds/count` },
+    { scope: "FeedsRead", method: "GET", path: `/v1/${token}/feeds?page=1&pageSize=10` },
+    { scope: "FeedsRead", method: "GET", path: `/v1/${token}/feeds/${feedId}` },
+    { scope: "FeedsRead", method: "GET", path: `/v1/${token}/feeds/${feedId}/download` },
   ];
+  /** Routes per scope (decisions 4): 3 read orders, 1 creates, 2 update, 4 read feeds. */
+  const ROUTES_OF = { OrdersRead: 3, OrdersCreate: 1, OrdersUpdate: 2, FeedsRead: 4 } as const;
 
-  it("answers 401 with the exact Message when the key lacks the endpoint's scope, and 200 when it has it", async () => {
-    const scopes = ["OrdersRead", "OrdersCreate", "OrdersUpdate", "FeedsRead"];
+  /** A store with an order and a compiled feed, so that every route with its scope answers 200. */
+  async function stocked() {
     const full = await storeWithToken();
     const orderId = await insert(full.token);
+    const products = await admin("PUT", `/stores/${full.storeId}/products`, {
+      Products: [{ Sku: "S-1", Title: "Mug", Description: "A mug", Link: "https://shop.example/s1", ImageLink: "https://shop.example/s1.jpg", Price: 5, Availability: "in_stock" }],
+    });
+    expect(products.status).toBe(200);
+    const feed = await admin("POST", `/stores/${full.storeId}/feeds`, { Name: "Scoped", Format: "csv" });
+    const feedId = (feed.json.Feed as { FeedId: string }).FeedId;
+    expect((await admin("POST", `/feeds/${feedId}/compile`)).json.Feed).toMatchObject({ Status: "Completed" });
+    return { ...full, orderId, feedId };
+  }
+
+  it("answers 401 with the exact Message when the key lacks the endpoint's scope, and 200 when it has it", async () => {
+    const scopes = ["OrdersRead", "OrdersCreate", "OrdersUpdate", "FeedsRead"] as const;
+    const { storeId, orderId, feedId } = await stocked();
     for (const scope of scopes) {
       // A key of the same store holding every scope but this one.
-      const limited = await tokenFor((await createKey(full.storeId, { scopes: scopes.filter((s) => s !== scope) })).Key);
-      const only = await tokenFor((await createKey(full.storeId, { scopes: [scope] })).Key);
-      for (const route of await routes(limited, orderId)) {
-        if (route.scope !== scope) continue;
+      const limited = await tokenFor((await createKey(storeId, { scopes: scopes.filter((s) => s !== scope) })).Key);
+      const only = await tokenFor((await createKey(storeId, { scopes: [scope] })).Key);
+      const needing = (await routes(limited, orderId, feedId)).filter((route) => route.scope === scope);
+      expect(needing, scope).toHaveLength(ROUTES_OF[scope]);
+      for (const route of needing) {
         const res = await call(route.method, route.path, { body: route.body });
         expect(res.status, `${route.method} ${route.path} without ${scope}`).toBe(401);
         expect(res.json).toEqual({ Success: false, Message: DENIED });
       }
-      for (const route of await routes(only, orderId)) {
+      const answers = [];
+      for (const route of await routes(only, orderId, feedId)) {
         const res = await call(route.method, route.path, { body: route.body });
-        if (route.scope === scope) expect(res.status, `${route.method} ${route.path} with ${scope}`).toBe(200);
+        answers.push([route.scope === scope, res.status] as const);
+        if (route.scope === scope) expect(res.status, `${route.method} ${route.path} with ${scope}: ${res.text.slice(0, 200)}`).toBe(200);
         else expect(res.json, `${route.method} ${route.path} with only ${scope}`).toEqual({ Success: false, Message: DENIED });
       }
+      expect(answers.filter(([own]) => own).map(([, status]) => status)).toEqual(Array(ROUTES_OF[scope]).fill(200));
+      expect(answers.filter(([own]) => !own).map(([, status]) => status)).toEqual(Array(10 - ROUTES_OF[scope]).fill(401));
     }
   });
 
@@ -197,10 +221,13 @@ describe("store isolation", () => {
     expect((await call("GET", `/v1/${b.token}/Orders/${orderId}`)).status).toBe(404);
     expect((await call("GET", `/v1/${b.token}/Orders/count?${RANGE}`)).json.Count).toBe(0);
     expect((await call("GET", `/v1/${b.token}/Orders?${RANGE}&page=1&pageSize=100`)).json.Orders).toEqual([]);
+    const notFound = { Success: false, Message: `No order with OrderId '${orderId}' exists in this store.` };
     const ack = await call("PUT", `/v1/${b.token}/Orders/${orderId}/AcknowledgeOrder?orderDestinationOrderNumber=EVIL`);
     expect(ack.status).toBe(404);
+    expect(ack.json).toEqual(notFound);
     const ship = await call("PUT", `/v1/${b.token}/Orders/${orderId}/UpdateStatus`, { body: { OrderStatus: "CANCELLED" } });
     expect(ship.status).toBe(404);
+    expect(ship.json).toEqual(notFound);
 
     // The same marketplace order number is a different order in another store.
     const bOrder = await insert(b.token, { OrderSourceOrderNumber: "SHARED-1" });

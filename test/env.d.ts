@@ -4,6 +4,8 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
+      /** The Shopify GraphQL Admin API schema extract (SDL), read by vitest.config.ts. */
+      TEST_SHOPIFY_SCHEMA: string;
     }
   }
 }

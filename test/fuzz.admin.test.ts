@@ -126,8 +126,10 @@ describe("fuzz: sources", () => {
       const r = f.random();
       const sourcePath = () => `/stores/${f.segment([storeId])}/sources/${f.segment(ids)}`;
       if (r < 0.3) {
-        const body = f.body(base).replace('"Enabled":true', '"Enabled":false');
-        await send(failures, adminSent("POST", `/stores/${f.segment([storeId])}/sources`, body.includes('"Enabled"') ? body : body, ct));
+        let body = f.body(base).replace('"Enabled":true', '"Enabled":false');
+        // A body that lost its Enabled would create an enabled source (the default): put it back.
+        if (body.startsWith('{"') && !body.includes('"Enabled":')) body = `{"Enabled":false,${body.slice(1)}`;
+        await send(failures, adminSent("POST", `/stores/${f.segment([storeId])}/sources`, body, ct));
       } else if (r < 0.6) {
         const patch = f.mutate({ Name: `P${f.int(30)}`, Settings: f.chance(0.7) ? f.mutate(settingsOf[type]) : f.value() }, ["Enabled"]);
         if (patch.Enabled === true) patch.Enabled = false;

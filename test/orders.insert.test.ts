@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
-import { insertOrder } from "../src/orders/orders.queries";
+import { insertOrder } from "../src/orders/orders.writes";
 import { insertOrderBody } from "../src/orders/orders.schemas";
 import { call, sampleOrder, storeWithToken } from "./helpers/api";
 import { countRows } from "./helpers/db";

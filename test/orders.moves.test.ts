@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
 import type { OrderRow } from "../src/db/schema";
 import { cancel } from "../src/orders/order-moves";
-import { applyMove, findOrder } from "../src/orders/orders.queries";
+import { findOrder } from "../src/orders/orders.queries";
+import { applyMove } from "../src/orders/orders.writes";
 import { call, insert, storeWithToken } from "./helpers/api";
 import { insertSource, orderRow, outboxOf } from "./helpers/db";
 
@@ -262,7 +263,13 @@ describe("orders without a source", () => {
     const { token } = await storeWithToken();
     const id = await insert(token, { OrderSource: "Mall" });
     expect((await orderRow(id))!.source_id).toBeNull();
-    expect(other.sourceId).toBeTruthy();
+    expect((await read(token, id)).SyncStatus).toBe("Disabled");
+    expectOk(await acknowledge(token, id, "ERP-1"));
+    expect(await outboxOf(id)).toEqual([]);
+    // The same name in the source's own store is claimed: the source is real, the store differs.
+    const own = await insert(other.token, { OrderSource: "Mall" });
+    expect((await orderRow(own))!.source_id).toBe(other.sourceId);
+    expect((await read(other.token, own)).SyncStatus).toBe("Enabled");
   });
 });
 

@@ -115,7 +115,7 @@ describe("date filters", () => {
     const byUpdate = await list(token, `fromDate=${at}&toDate=${at}&dateField=Updated&page=1&pageSize=10`);
     expect(byUpdate.orders.map((o) => o.OrderId)).toEqual([id]);
     // A move bumps DateUpdated, so the order shows up as changed since the last poll.
-    expect((await call("PUT", `/v1/${token}/Orders/${id}/AcknowledgeOrder?orderDestinationOrderNumber=S-9`)).status).toBe(200);
+    expect((await call("PUT", `/v1/${token}/Orders/${id}/AcknowledgeOrder?orderDestinationOrderNumber=S-9`)).json).toEqual({ Success: true, Message: "" });
     const later = encodeURIComponent(new Date(Date.parse(updated) + 1).toISOString());
     expect(await count(token, `fromDate=${later}&toDate=2100-01-01&dateField=updated`)).toBe(1);
   });
@@ -147,20 +147,20 @@ describe("paging", () => {
     const pages = [];
     for (let page = 1; page <= 4; page++) {
       const res = await list(token, `${range}&page=${page}&pageSize=2`);
-      expect(res.paging).toEqual({ Page: page, PageSize: 2, MaxPageSize: 100 });
+      expect(res.paging).toEqual({ Page: page, PageSize: 2, MaxPageSize: 100, NextCursor: page < 3 ? expect.stringMatching(/^[\w-]+\.[\w-]+$/) : null });
       pages.push(res.orders.map((o) => o.OrderId));
     }
     expect(pages).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4), []]);
     const far = await list(token, `${range}&page=999999999&pageSize=100`);
     expect(far.orders).toEqual([]);
-    expect(far.paging).toEqual({ Page: 999999999, PageSize: 100, MaxPageSize: 100 });
+    expect(far.paging).toEqual({ Page: 999999999, PageSize: 100, MaxPageSize: 100, NextCursor: null });
   });
 
   it("clamps pageSize above 100 to 100 and says so in Paging", async () => {
     const { token } = await storeWithToken();
     for (let i = 0; i < 101; i++) await insert(token, { DateCreatedInOrderSource: "2026-03-01T10:00:00Z" });
     const res = await list(token, "fromDate=2026-03-01&toDate=2026-03-31&page=1&pageSize=1000");
-    expect(res.paging).toEqual({ Page: 1, PageSize: 100, MaxPageSize: 100 });
+    expect(res.paging).toEqual({ Page: 1, PageSize: 100, MaxPageSize: 100, NextCursor: expect.stringMatching(/^[\w-]+\.[\w-]+$/) });
     expect(res.orders).toHaveLength(100);
     const second = await list(token, "fromDate=2026-03-01&toDate=2026-03-31&page=2&pageSize=101");
     expect(second.orders).toHaveLength(1);

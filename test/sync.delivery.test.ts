@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { BASE_DELAY_MS, MAX_ATTEMPTS, retryDelay } from "../src/sync/delivery";
 import { call, insert, storeWithToken } from "./helpers/api";
 import { createSource, cycleAt, deliveries, HOUR, listOrders, MINUTE, patchSource, received, simulatedWindow, type WireOrder } from "./helpers/sync";
 
@@ -79,7 +78,7 @@ describe("delivery to the marketplace", () => {
     // The shipment waits behind the failed acknowledgement even though the marketplace would take it.
     expect((await received(storeId, sourceId)).map((r) => r.Operation)).toEqual(["acknowledge"]);
     await patchSource(storeId, sourceId, { Settings: { fault: null } });
-    await cycleAt(sourceId, t0 + BASE_DELAY_MS);
+    await cycleAt(sourceId, t0 + 5 * MINUTE);
     expect((await received(storeId, sourceId)).map((r) => [r.Operation, r.Answer])).toEqual([
       ["acknowledge", 500],
       ["acknowledge", 200],
@@ -88,9 +87,6 @@ describe("delivery to the marketplace", () => {
   });
 
   it("retries with exponential backoff and honours Retry-After", async () => {
-    expect([1, 2, 3, 4].map((n) => retryDelay(n, null))).toEqual([5, 10, 20, 40].map((m) => m * MINUTE));
-    expect(retryDelay(1, 2 * HOUR)).toBe(2 * HOUR);
-
     const { storeId, token, sourceId, orders } = await importedStore(1, { fault: { kind: "http500", operations: ["acknowledge"] } });
     await ack(token, orders[0]!, "PO-1");
     const t0 = Date.now();
@@ -123,16 +119,22 @@ describe("delivery to the marketplace", () => {
     expect(await received(storeId, sourceId)).toHaveLength(callsBefore);
   });
 
-  it("after the last try fails the delivery and sets SyncUserErrorMessage to what the marketplace answered", async () => {
+  it("after the 8th try fails the delivery and sets SyncUserErrorMessage to what the marketplace answered", async () => {
     const { storeId, token, sourceId, orders } = await importedStore(1, { fault: { kind: "timeout", operations: ["ship"] } });
     await ship(token, orders[0]!, "TRK-1");
     let at = Date.now();
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    // The README's schedule: 5, 10, 20, 40, 80, 160, 320 minutes between the 8 tries.
+    const waits = [5, 10, 20, 40, 80, 160, 320];
+    for (let attempt = 1; attempt <= 7; attempt++) {
       await cycleAt(sourceId, at);
-      at += retryDelay(attempt, null);
+      const [row] = await deliveries(storeId, sourceId);
+      expect(row).toMatchObject({ Status: "pending", Attempts: attempt });
+      at += waits[attempt - 1]! * MINUTE;
+      expect(Date.parse(row!.DateNextAttempt!)).toBe(at);
     }
+    await cycleAt(sourceId, at);
     const [row] = await deliveries(storeId, sourceId);
-    expect(row).toMatchObject({ Status: "failed", Attempts: MAX_ATTEMPTS });
+    expect(row).toMatchObject({ Status: "failed", Attempts: 8 });
     const [order] = await listOrders(token);
     expect(order!.SyncUserErrorMessage).toBe("Simulated marketplace ship: no answer within 10 s (timeout)");
     expect(order!.OrderStatus).toBe("Shipped");

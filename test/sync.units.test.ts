@@ -1,8 +1,8 @@
 // The pure parts of the sync, driven with explicit clocks.
 import { describe, expect, it } from "vitest";
 import { indexOfOrderNumber, indexRange, makeOrder, orderNumberOf } from "../src/sync/connectors/simulated/simulated.orders";
-import { importSince, FIRST_LOOKBACK_MS, OVERLAP_MS } from "../src/sync/importer";
-import { MAX_DELAY_MS, retryDelay } from "../src/sync/delivery";
+import { importWindow } from "../src/sync/importer";
+import { retryDelay } from "../src/sync/delivery";
 import { cycleTime } from "../src/sync/source-sync";
 
 describe("sync arithmetic", () => {
@@ -21,13 +21,15 @@ describe("sync arithmetic", () => {
     expect(makeOrder("src_a", 42, 1000).createdAt.getTime()).toBe(42_000);
   });
 
-  it("fetches from the cursor minus the overlap, or a week back the first time", () => {
-    expect(importSince(1_000_000_000, 2_000_000_000)).toBe(1_000_000_000 - OVERLAP_MS);
-    expect(importSince(null, 2_000_000_000)).toBe(2_000_000_000 - FIRST_LOOKBACK_MS);
+  it("fetches from the cursor minus 10 minutes of overlap, or 7 days back the first time, up to the window's end", () => {
+    expect(importWindow(1_000_000_000, 2_000_000_000)).toEqual({ since: 1_000_000_000 - 600_000, until: 2_000_000_000 });
+    expect(importWindow(null, 2_000_000_000)).toEqual({ since: 2_000_000_000 - 604_800_000, until: 2_000_000_000 });
   });
 
-  it("backs off exponentially up to a cap, never below Retry-After", () => {
-    expect(retryDelay(20, null)).toBe(MAX_DELAY_MS);
+  it("backs off exponentially (5, 10, 20 … minutes) up to a cap of 6 hours, never below Retry-After", () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => retryDelay(n, null))).toEqual([5, 10, 20, 40, 80, 160, 320].map((m) => m * 60_000));
+    expect(retryDelay(8, null)).toBe(21_600_000);
+    expect(retryDelay(20, null)).toBe(21_600_000);
     expect(retryDelay(1, 30_000)).toBe(5 * 60_000);
     expect(retryDelay(1, 24 * 3_600_000)).toBe(24 * 3_600_000);
   });

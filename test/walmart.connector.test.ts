@@ -1,5 +1,14 @@
 import { describe, it, expect } from "vitest";
-import { MarketplaceError, type Connector, type DeliveryOrder, type ImportedOrder } from "../src/sync/connector";
+import {
+  MarketplaceError,
+  type AcknowledgeDelivery,
+  type CancelDelivery,
+  type Connector,
+  type DeliveryOrder,
+  type ImportedOrder,
+  type ShipDelivery,
+  type Shipment,
+} from "../src/sync/connector";
 import { createWalmartConnector, walmartSettingsSchema } from "../src/sync/connectors/walmart/walmart.connector";
 import { mapWalmartOrder } from "../src/sync/connectors/walmart/walmart.mapping";
 import type { WalmartOrder } from "../src/sync/connectors/walmart/walmart.types";
@@ -12,7 +21,7 @@ import {
 import extracted from "./fakes/walmart-examples.json";
 
 const START = Date.parse("2026-03-01T12:00:00Z");
-const SINCE = new Date("2026-02-28T00:00:00Z");
+const WINDOW = { since: new Date("2026-02-28T00:00:00Z"), until: new Date("2026-03-01T11:58:00Z") };
 
 function setup(settings: Record<string, unknown> = {}) {
   let nowMs = START;
@@ -34,17 +43,29 @@ function setup(settings: Record<string, unknown> = {}) {
 }
 
 async function firstOrder(connector: Connector): Promise<ImportedOrder> {
-  const page = await connector.fetchOrders(SINCE, null);
+  const page = await connector.fetchOrders(WINDOW, null);
   return page.orders[0]!;
 }
 
 function deliveryOf(order: ImportedOrder, sellerOrderNumber: string | null = "SO-1001"): DeliveryOrder {
   return {
     sourceOrderNumber: order.sourceOrderNumber,
+    sourceCustomerOrderNumber: order.sourceCustomerOrderNumber,
     sellerOrderNumber,
+    sourceData: {},
     lines: order.items.map((i) => ({ sourceLineId: i.sourceLineId, sku: i.sku, quantity: i.quantity })),
   };
 }
+
+const base = (order: DeliveryOrder) => ({ id: 1, idempotencyKey: "source-1-1", order, earlier: [] });
+const ackOf = (order: DeliveryOrder): AcknowledgeDelivery => ({ ...base(order), kind: "acknowledge", sellerOrderNumber: order.sellerOrderNumber });
+/** A shipment of every line of the order, whole, as the sync makes it today. */
+const shipOf = (order: DeliveryOrder, shipment: Omit<Shipment, "lines">): ShipDelivery => ({
+  ...base(order),
+  kind: "ship",
+  shipment: { ...shipment, lines: order.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity })) },
+});
+const cancelOf = (order: DeliveryOrder): CancelDelivery => ({ ...base(order), kind: "cancel", reason: "Canceled by seller" });
 
 async function rejection(promise: Promise<unknown>): Promise<MarketplaceError> {
   const error = await promise.then(
@@ -62,8 +83,8 @@ const tokenRequests = (fake: WalmartFake) => fake.requests.filter((r) => r.opera
 describe("Walmart token", () => {
   it("asks for a token with Basic auth and a client_credentials form, then reuses it", async () => {
     const { fake, connector } = setup();
-    await connector.fetchOrders(SINCE, null);
-    await connector.fetchOrders(SINCE, null);
+    await connector.fetchOrders(WINDOW, null);
+    await connector.fetchOrders(WINDOW, null);
 
     const tokens = tokenRequests(fake);
     expect(tokens).toHaveLength(1);
@@ -86,9 +107,9 @@ describe("Walmart token", () => {
 
   it("renews the token shortly before Walmart's 900 s run out, without a 401", async () => {
     const { fake, connector, advance } = setup();
-    await connector.fetchOrders(SINCE, null);
+    await connector.fetchOrders(WINDOW, null);
     advance(900_000 - 30_000);
-    await connector.fetchOrders(SINCE, null);
+    await connector.fetchOrders(WINDOW, null);
 
     expect(fake.tokens).toHaveLength(2);
     expect(fake.apiRequests().map((r) => r.status)).toEqual([200, 200]);
@@ -99,7 +120,7 @@ describe("Walmart token", () => {
     const { fake, connector } = setup();
     const order = await firstOrder(connector);
     fake.expireTokens();
-    await connector.acknowledge(deliveryOf(order));
+    await connector.acknowledge(ackOf(deliveryOf(order)));
 
     expect(fake.requests.map((r) => [r.operationId, r.status])).toEqual([
       ["tokenAPI", 200],
@@ -117,7 +138,7 @@ describe("Walmart token", () => {
     const order = await firstOrder(connector);
     fake.failNext(401);
     fake.failNext(401);
-    const error = await rejection(connector.acknowledge(deliveryOf(order)));
+    const error = await rejection(connector.acknowledge(ackOf(deliveryOf(order))));
 
     expect(error.status).toBe(401);
     expect(fake.apiRequests().filter((r) => r.operationId === "acknowledgeOrders")).toHaveLength(2);
@@ -125,7 +146,7 @@ describe("Walmart token", () => {
 
   it("reports refused credentials from the token call", async () => {
     const { connector } = setup({ clientSecret: "wrong" });
-    const error = await rejection(connector.fetchOrders(SINCE, null));
+    const error = await rejection(connector.fetchOrders(WINDOW, null));
     expect(error.status).toBe(401);
     expect(error.message).toContain("Invalid client credentials");
   });
@@ -134,13 +155,14 @@ describe("Walmart token", () => {
 describe("Walmart fetchOrders", () => {
   it("lists GET /v3/orders modified since the cursor, reaching back over Walmart's 180 days", async () => {
     const { fake, connector } = setup();
-    await connector.fetchOrders(SINCE, null);
+    await connector.fetchOrders(WINDOW, null);
 
     const [call] = fake.apiRequests();
     expect(call!.method).toBe("GET");
     expect(call!.path).toBe("/v3/orders");
     expect(call!.query).toEqual({
       lastModifiedStartDate: "2026-02-28T00:00:00.000Z",
+      lastModifiedEndDate: "2026-03-01T11:58:00.000Z",
       createdStartDate: "2025-09-02",
       limit: "100",
     });
@@ -149,7 +171,7 @@ describe("Walmart fetchOrders", () => {
 
   it("maps the documented example order", async () => {
     const { connector } = setup();
-    const page = await connector.fetchOrders(SINCE, null);
+    const page = await connector.fetchOrders(WINDOW, null);
 
     expect(page.orders).toHaveLength(10);
     expect(page.orders[0]).toEqual({
@@ -202,12 +224,12 @@ describe("Walmart fetchOrders", () => {
 
   it("follows meta.nextCursor to the second page and stops there", async () => {
     const { fake, connector } = setup();
-    const first = await connector.fetchOrders(SINCE, null);
+    const first = await connector.fetchOrders(WINDOW, null);
     expect(first.nextCursor).toBe(
       "?limit=10&hasMoreElements=true&soIndex=31&poIndex=10&partnerId=100009&sellerId=8&createdStartDate=2013-08-16&createdEndDate=2019-09-17T18:47:03.703Z",
     );
 
-    const second = await connector.fetchOrders(SINCE, first.nextCursor);
+    const second = await connector.fetchOrders(WINDOW, first.nextCursor);
     expect(fake.apiRequests()[1]!.url).toBe(`https://marketplace.walmartapis.com/v3/orders${first.nextCursor}`);
     expect(second.nextCursor).toBeNull();
     expect(second.orders).toHaveLength(10);
@@ -235,7 +257,7 @@ describe("Walmart fetchOrders", () => {
   it("reads Walmart's 404 CONTENT_NOT_FOUND as an empty page", async () => {
     const { fake, connector } = setup();
     fake.failNext(404);
-    expect(await connector.fetchOrders(SINCE, null)).toEqual({ orders: [], nextCursor: null });
+    expect(await connector.fetchOrders(WINDOW, null)).toEqual({ orders: [], setAside: [], nextCursor: null });
   });
 
   it("adds shipping taxes, several lines and discounts up in cents", () => {
@@ -269,7 +291,7 @@ describe("Walmart fetchOrders", () => {
 describe("Walmart acknowledge, ship, cancel", () => {
   it("acknowledges with POST /v3/orders/{purchaseOrderId}/acknowledge and no body", async () => {
     const { fake, connector } = setup();
-    await connector.acknowledge(deliveryOf(await firstOrder(connector)));
+    await connector.acknowledge(ackOf(deliveryOf(await firstOrder(connector))));
 
     const call = fake.apiRequests().at(-1)!;
     expect([call.method, call.path, call.rawBody, call.status]).toEqual([
@@ -284,12 +306,12 @@ describe("Walmart acknowledge, ship, cancel", () => {
   it("ships every line as Shipped with epoch-ms ship time, carrier and tracking", async () => {
     const { fake, connector } = setup();
     const shippedAt = new Date("2026-03-01T10:15:00Z");
-    await connector.ship(deliveryOf(await firstOrder(connector)), {
+    await connector.ship(shipOf(deliveryOf(await firstOrder(connector)), {
       trackingNumber: "1Z999AA10123456784",
       carrier: "ups",
       shippingMethod: "Value",
       shippedAt,
-    });
+    }));
 
     const call = fake.apiRequests().at(-1)!;
     expect(call.path).toBe("/v3/orders/1796277083022/shipping");
@@ -327,12 +349,12 @@ describe("Walmart acknowledge, ship, cancel", () => {
   it("names a carrier outside Walmart's list as otherCarrier and falls back to the order number", async () => {
     const { fake, connector } = setup();
     const order = await firstOrder(connector);
-    await connector.ship(deliveryOf(order, null), {
+    await connector.ship(shipOf(deliveryOf(order, null), {
       trackingNumber: "PN123",
       carrier: "Pony Express",
       shippingMethod: null,
       shippedAt: new Date(START),
-    });
+    }));
 
     const line = (fake.apiRequests().at(-1)!.body as {
       orderShipment: { orderLines: { orderLine: { sellerOrderId: string; orderLineStatuses: { orderLineStatus: { trackingInfo: unknown }[] } }[] } };
@@ -349,7 +371,7 @@ describe("Walmart acknowledge, ship, cancel", () => {
     const { fake, connector } = setup();
     const order = await firstOrder(connector);
     const error = await rejection(
-      connector.ship(deliveryOf(order), { trackingNumber: null, carrier: "UPS", shippingMethod: null, shippedAt: new Date(START) }),
+      connector.ship(shipOf(deliveryOf(order), { trackingNumber: null, carrier: "UPS", shippingMethod: null, shippedAt: new Date(START) })),
     );
     expect(error.retryable).toBe(false);
     expect(error.message).toContain("tracking number");
@@ -358,7 +380,7 @@ describe("Walmart acknowledge, ship, cancel", () => {
 
   it("cancels every line with a documented cancellation reason", async () => {
     const { fake, connector } = setup();
-    await connector.cancel(deliveryOf(await firstOrder(connector)));
+    await connector.cancel(cancelOf(deliveryOf(await firstOrder(connector))));
 
     const call = fake.apiRequests().at(-1)!;
     expect(call.path).toBe("/v3/orders/1796277083022/cancel");
@@ -388,7 +410,7 @@ describe("Walmart acknowledge, ship, cancel", () => {
 
   it("uses the cancellation reason a source's settings choose", async () => {
     const { fake, connector } = setup({ cancellationReason: "CUSTOMER_REQUESTED_SELLER_TO_CANCEL" });
-    await connector.cancel(deliveryOf(await firstOrder(connector)));
+    await connector.cancel(cancelOf(deliveryOf(await firstOrder(connector))));
     expect(JSON.stringify(fake.apiRequests().at(-1)!.body)).toContain('"cancellationReason":"CUSTOMER_REQUESTED_SELLER_TO_CANCEL"');
     expect(fake.violations).toEqual([]);
   });
@@ -396,12 +418,12 @@ describe("Walmart acknowledge, ship, cancel", () => {
 
 describe("Walmart errors", () => {
   function ship(s: ReturnType<typeof setup>, order: ImportedOrder) {
-    return s.connector.ship(deliveryOf(order), {
+    return s.connector.ship(shipOf(deliveryOf(order), {
       trackingNumber: "1Z1",
       carrier: "UPS",
       shippingMethod: "Value",
       shippedAt: new Date(START),
-    });
+    }));
   }
 
   it("a 400 is not retryable and carries Walmart's code and description", async () => {
@@ -431,7 +453,7 @@ describe("Walmart errors", () => {
   it("a 429 is retryable and passes Retry-After on in milliseconds", async () => {
     const s = setup();
     s.fake.failNext(429, undefined, { "Retry-After": "30" });
-    const error = await rejection(s.connector.fetchOrders(SINCE, null));
+    const error = await rejection(s.connector.fetchOrders(WINDOW, null));
     expect([error.status, error.retryable, error.retryAfterMs]).toEqual([429, true, 30_000]);
     expect(error.message).toContain("REQUEST_THRESHOLD_VIOLATED");
   });
@@ -456,7 +478,7 @@ describe("Walmart errors", () => {
   it("a timeout is retryable and says so", async () => {
     const s = setup();
     s.fake.failNextWithError(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
-    const error = await rejection(s.connector.fetchOrders(SINCE, null));
+    const error = await rejection(s.connector.fetchOrders(WINDOW, null));
     expect([error.status, error.retryable]).toEqual([null, true]);
     expect(error.message).toBe("Walmart GET /v3/orders failed: no answer within 10 s");
   });
@@ -464,7 +486,7 @@ describe("Walmart errors", () => {
   it("a failing token call is reported like any other call", async () => {
     const s = setup();
     s.fake.failNext(503, undefined, {}, "token");
-    const error = await rejection(s.connector.fetchOrders(SINCE, null));
+    const error = await rejection(s.connector.fetchOrders(WINDOW, null));
     expect([error.status, error.retryable]).toEqual([503, true]);
   });
 });

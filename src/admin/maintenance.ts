@@ -1,9 +1,13 @@
-// The maintenance switch lives in D1 (settings table) so that flipping it needs no redeploy.
-// Each isolate re-reads it at most every CACHE_MS, which bounds how long a flip takes to be
-// seen (decisions 1: within 10 seconds) while keeping D1 off the hot path.
+// The maintenance switch: its state, and the middleware app.ts puts in front of every /v1 route.
+// The state lives in D1 (settings table) so that flipping it needs no redeploy. Each isolate
+// re-reads it at most every CACHE_MS, which bounds how long a flip takes to be seen (decisions 1:
+// within 10 seconds) while keeping D1 off the hot path.
 import { eq } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
 import { getDb } from "../db/client";
 import { settings } from "../db/schema";
+import type { AppEnv } from "../http/create-router";
+import { ApiError } from "../http/errors";
 
 export interface MaintenanceState {
   enabled: boolean;
@@ -31,3 +35,15 @@ export async function writeMaintenance(env: Env, state: MaintenanceState, now = 
   // This isolate sees its own flip at once; others within CACHE_MS.
   cached = { state, readAt: now };
 }
+
+/** While the switch is on, a request answers 503 with Retry-After instead of reaching its route. */
+export const maintenanceSwitch = createMiddleware<AppEnv>(async function maintenanceSwitch(c, next) {
+  const state = await readMaintenance(c.env);
+  if (state.enabled) {
+    const retryAfter = String(Number(c.env.MAINTENANCE_RETRY_AFTER_SECONDS) || 60);
+    throw new ApiError(503, state.message || "The service is offline for maintenance; try again later.", {
+      "Retry-After": retryAfter,
+    });
+  }
+  await next();
+});

@@ -1,8 +1,7 @@
-// /admin/v1/stores and /admin/v1/consumer-keys: the operator's side of tenancy and keys.
-import { and, eq, isNull } from "drizzle-orm";
+// /admin/v1/stores and /admin/v1/consumer-keys: the operator's side of tenancy, limits and keys.
+// The statements live with their tables: src/stores/stores.ts and src/stores/consumer-keys.ts.
 import { z } from "zod";
 import { getDb } from "../db/client";
-import { consumerKeys, stores } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
@@ -13,15 +12,28 @@ import { toWireDate } from "../lib/dates";
 import { LIFESPANS } from "../auth/tokens";
 import { SCOPES } from "../auth/scopes";
 import { grantOf } from "../throttle/rate-limiter";
+import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "../stores/consumer-keys";
+import { LIMIT_NAMES, type LimitName } from "../stores/limits";
+import { insertStore, limitsOf, listStores, markStoreDeleted, requireStore, updateStore, usageOf, type StoreRow } from "../stores/stores";
+
+// Kept for the routers that still import it from here; src/stores/stores.ts is its home.
+export { requireStore };
+
+/** Each limit a whole number from 0 (nothing more may be stored) to a billion. */
+const limitsBody = z
+  .object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int().min(0).max(1_000_000_000).optional()])) as Record<LimitName, z.ZodOptional<z.ZodNumber>>)
+  .strict();
 
 const createStoreBody = z.object({
   Name: z.string().trim().min(1).max(200),
   MaskBuyerPii: z.boolean().optional(),
+  Limits: limitsBody.optional(),
 });
 
 const updateStoreBody = z.object({
   Name: z.string().trim().min(1).max(200).optional(),
   MaskBuyerPii: z.boolean().optional(),
+  Limits: limitsBody.optional(),
 });
 
 const createKeyBody = z.object({
@@ -36,11 +48,18 @@ const createKeyBody = z.object({
 const storeParam = z.object({ storeId: z.string() });
 const keyParam = z.object({ consumerKeyId: z.string() });
 
-type StoreRow = typeof stores.$inferSelect;
-type KeyRow = typeof consumerKeys.$inferSelect;
-
+const limitsAnswer = z
+  .object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int()])) as Record<LimitName, z.ZodNumber>)
+  .meta({ id: "StoreLimits" });
 const storeAnswer = z
-  .object({ StoreId: z.string(), Name: z.string(), MaskBuyerPii: z.boolean(), DateCreated: z.string().nullable() })
+  .object({
+    StoreId: z.string(),
+    Name: z.string(),
+    MaskBuyerPii: z.boolean(),
+    DateCreated: z.string().nullable(),
+    Limits: limitsAnswer.describe("The most the store may hold of each; a write beyond one is refused."),
+    Usage: limitsAnswer.optional().describe("What the store holds of each (on one store's answers, not in the list)."),
+  })
   .meta({ id: "Store" });
 const keyAnswer = z
   .object({
@@ -56,7 +75,7 @@ const keyAnswer = z
   })
   .meta({ id: "ConsumerKey" });
 
-const wireStore = (s: StoreRow): z.input<typeof storeAnswer> => ({ StoreId: s.id, Name: s.name, MaskBuyerPii: s.maskBuyerPii, DateCreated: toWireDate(s.createdAt) });
+const wireStore = (s: StoreRow): z.input<typeof storeAnswer> => ({ StoreId: s.id, Name: s.name, MaskBuyerPii: s.maskBuyerPii, DateCreated: toWireDate(s.createdAt), Limits: limitsOf(s) });
 const wireKey = (k: KeyRow): z.input<typeof keyAnswer> => ({
   ConsumerKeyId: k.id,
   StoreId: k.storeId,
@@ -69,14 +88,9 @@ const wireKey = (k: KeyRow): z.input<typeof keyAnswer> => ({
   DateRevoked: toWireDate(k.revokedAt),
 });
 
-export async function requireStore(env: Env, storeId: string): Promise<StoreRow> {
-  const store = await getDb(env)
-    .select()
-    .from(stores)
-    .where(and(eq(stores.id, storeId), isNull(stores.deletedAt)))
-    .get();
-  if (!store) throw new ApiError(404, `No store with StoreId '${storeId.slice(0, 40)}'.`);
-  return store;
+/** The store view: its settings, its limits and what it uses of each. */
+async function storeView(env: Env, store: StoreRow) {
+  return { ...wireStore(store), Usage: await usageOf(getDb(env), store.id) };
 }
 
 /** Tells a key's RateLimiter what it now may do; revocation reaches it before the answer. */
@@ -94,23 +108,27 @@ async function publishGrant(env: Env, key: KeyRow, storeDeleted = false): Promis
 export const storesRoutes = createRouter()
   .post("/stores", documented("admin", { summary: "Create a store", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("json", createStoreBody), async (c) => {
     const body = c.req.valid("json");
-    const store = { id: randomId("st"), name: body.Name, maskBuyerPii: body.MaskBuyerPii ?? false, createdAt: Date.now(), deletedAt: null };
-    await getDb(c.env).insert(stores).values(store);
-    return ok(c, { Store: wireStore(store) });
+    const store = await insertStore(
+      getDb(c.env),
+      { id: randomId("st"), name: body.Name, maskBuyerPii: body.MaskBuyerPii ?? false, createdAt: Date.now() },
+      body.Limits,
+    );
+    return ok(c, { Store: await storeView(c.env, store) });
   })
   .get("/stores", documented("admin", { summary: "List stores", tags: ["Stores"], answer: envelope({ Stores: z.array(storeAnswer) }) }), async (c) => {
-    const rows = await getDb(c.env).select().from(stores).where(isNull(stores.deletedAt)).orderBy(stores.createdAt);
+    const rows = await listStores(getDb(c.env));
     return ok(c, { Stores: rows.map(wireStore) });
   })
-  .get("/stores/:storeId", documented("admin", { summary: "Get a store", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("param", storeParam), async (c) => {
-    return ok(c, { Store: wireStore(await requireStore(c.env, c.req.valid("param").storeId)) });
+  .get("/stores/:storeId", documented("admin", { summary: "Get a store with its limits and usage", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("param", storeParam), async (c) => {
+    return ok(c, { Store: await storeView(c.env, await requireStore(c.env, c.req.valid("param").storeId)) });
   })
-  .patch("/stores/:storeId", documented("admin", { summary: "Rename a store or switch PII masking", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("param", storeParam), validate("json", updateStoreBody), async (c) => {
+  .patch("/stores/:storeId", documented("admin", { summary: "Rename a store, switch PII masking or set its limits", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("param", storeParam), validate("json", updateStoreBody), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const body = c.req.valid("json");
-    const next = { ...store, name: body.Name ?? store.name, maskBuyerPii: body.MaskBuyerPii ?? store.maskBuyerPii };
-    await getDb(c.env).update(stores).set({ name: next.name, maskBuyerPii: next.maskBuyerPii }).where(eq(stores.id, store.id));
-    return ok(c, { Store: wireStore(next) });
+    // A limit may be set below what the store holds: nothing is removed, nothing more is added.
+    const next = await updateStore(getDb(c.env), store.id, { name: body.Name, maskBuyerPii: body.MaskBuyerPii, limits: body.Limits });
+    if (!next) throw new ApiError(404, `No store with StoreId '${store.id}'.`);
+    return ok(c, { Store: await storeView(c.env, next) });
   })
   .delete("/stores/:storeId", documented("admin", { summary: "Delete a store (every token of its keys stops)", tags: ["Stores"], answer: envelope({}) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
@@ -118,9 +136,9 @@ export const storesRoutes = createRouter()
     // Every token of the store's keys stops working on its next call. The limiters are told
     // first: if one cannot be reached the store is not yet marked deleted, so a retry of this
     // DELETE finds it and finishes the job (revocation is idempotent).
-    const keys = await db.select().from(consumerKeys).where(eq(consumerKeys.storeId, store.id));
+    const keys = await keysOfStore(db, store.id);
     await Promise.all(keys.map((key) => publishGrant(c.env, key, true)));
-    await db.update(stores).set({ deletedAt: Date.now() }).where(eq(stores.id, store.id));
+    await markStoreDeleted(db, store.id, Date.now());
     return ok(c);
   })
   .post(
@@ -146,7 +164,7 @@ export const storesRoutes = createRouter()
       createdAt: Date.now(),
       revokedAt: null,
     };
-    await getDb(c.env).insert(consumerKeys).values(key);
+    await insertKey(getDb(c.env), key);
     // If the limiter cannot be told now it reads the grant from D1 on the key's first call.
     await publishGrant(c.env, key).catch(() => undefined);
     // The key itself is shown here once; only its hash is kept.
@@ -154,18 +172,18 @@ export const storesRoutes = createRouter()
   })
   .get("/stores/:storeId/consumer-keys", documented("admin", { summary: "List a store's consumer keys", tags: ["Consumer keys"], answer: envelope({ ConsumerKeys: z.array(keyAnswer) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
-    const rows = await getDb(c.env).select().from(consumerKeys).where(eq(consumerKeys.storeId, store.id)).orderBy(consumerKeys.createdAt);
+    const rows = await keysOfStore(getDb(c.env), store.id);
     return ok(c, { ConsumerKeys: rows.map(wireKey) });
   })
   .delete("/consumer-keys/:consumerKeyId", documented("admin", { summary: "Revoke a consumer key", tags: ["Consumer keys"], answer: envelope({ ConsumerKey: keyAnswer }) }), validate("param", keyParam), async (c) => {
     const db = getDb(c.env);
     const { consumerKeyId } = c.req.valid("param");
-    const key = await db.select().from(consumerKeys).where(eq(consumerKeys.id, consumerKeyId)).get();
+    const key = await findKey(db, consumerKeyId);
     if (!key) throw new ApiError(404, `No consumer key with ConsumerKeyId '${consumerKeyId.slice(0, 40)}'.`);
     const revoked = { ...key, revokedAt: key.revokedAt ?? Date.now() };
     // The limiter first: it is what refuses the key's tokens. D1 second, for token exchange and
     // for a limiter that ever has to reload the grant.
     await publishGrant(c.env, revoked);
-    await db.update(consumerKeys).set({ revokedAt: revoked.revokedAt }).where(eq(consumerKeys.id, key.id));
+    await markKeyRevoked(db, key.id, revoked.revokedAt);
     return ok(c, { ConsumerKey: wireKey(revoked) });
   });

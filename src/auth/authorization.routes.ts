@@ -1,8 +1,7 @@
 // PUT /v1/Authorization: a consumer key in, a signed token out.
-import { and, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "../db/client";
-import { consumerKeys, stores } from "../db/schema";
+import { findActiveKeyByHash } from "../stores/consumer-keys";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
@@ -35,12 +34,8 @@ export const authorizationRoutes = createRouter().put("/", documented("exchange"
 }, validate("json", authorizationBody, { storesText: false }), async (c) => {
   const { ConsumerKey } = c.req.valid("json");
   const keyHash = await sha256Hex(ConsumerKey);
-  const row = await getDb(c.env)
-    .select({ key: consumerKeys })
-    .from(consumerKeys)
-    .innerJoin(stores, eq(stores.id, consumerKeys.storeId))
-    .where(and(eq(consumerKeys.keyHash, keyHash), isNull(consumerKeys.revokedAt), isNull(stores.deletedAt)))
-    .get();
+  const key = await findActiveKeyByHash(getDb(c.env), keyHash);
+  const row = key && { key };
   // The lookup is by hash, so its timing says nothing about the key; the comparison is
   // constant-time all the same.
   if (!row || !timingSafeEqual(row.key.keyHash, keyHash)) throw new ApiError(401, INVALID_KEY);

@@ -20,24 +20,9 @@ import type { Scope } from "./scopes";
 const deniedUntil = new Map<string, { until: number; limit: number }>();
 const DENIED_CACHE_MAX = 10_000;
 
-/**
- * Defined only by bench/throttle.bench.mjs (`wrangler dev --define __BENCH_BYPASS_AUTH__:true`),
- * to measure what authentication and throttling cost against the same route without them.
- * Never defined in a deployed build: there `typeof` finds no such global and the branch is dead.
- */
-declare const __BENCH_BYPASS_AUTH__: boolean | undefined;
-const BENCH_BYPASS_AUTH = typeof __BENCH_BYPASS_AUTH__ !== "undefined" && __BENCH_BYPASS_AUTH__ === true;
-
 export function requireScope(scope: Scope) {
   return createMiddleware<AppEnv>(async function authorize(c, next) {
     const token = c.req.param("token") ?? "";
-    if (BENCH_BYPASS_AUTH) {
-      // Bench only: the path carries a store id where the token would be. The headers are set
-      // so that rateLimitHeaders does not call the limiter either.
-      c.set("caller", { storeId: token, consumerKeyId: "bench" });
-      applyLimitHeaders(c, { allowed: true, storeId: token, limit: 0, remaining: 0 });
-      return next();
-    }
     const claims = await verifyToken(c.env.TOKEN_SIGNING_SECRET, token);
     if (!claims) {
       await throttleAddress(c);

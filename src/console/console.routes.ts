@@ -425,14 +425,15 @@ ${types.map((spec) => {
       a.call<{ Source: Row }>("GET", path),
       a.call<{ Deliveries: Row[] }>("GET", `${path}/deliveries?status=pending`),
       a.call<{ Deliveries: Row[] }>("GET", `${path}/deliveries?status=failed`),
-      a.call<Row>("GET", `${path}/set-aside`),
+      a.call<{ SetAside: Row[] }>("GET", `${path}/set-aside`),
     ]);
     if (!res.ok) return c.html(page("Source not found", html`<p class="error" role="alert">${res.message}</p>`, { ctx, crumbs: storeCrumbs(store) }), res.status === 404 ? 404 : 502);
     const s = res.data.Source;
     const st = s.Status as Row;
     const deliveryRows = (rows: Row[]) =>
       rows.map((d) => [html`<a href="/console/stores/${enc(str(store.StoreId))}/orders/${enc(str(d.OrderId))}">${str(d.OrderId)}</a>`, str(d.Kind), str(d.Attempts), when(d.DateNextAttempt), str(d.LastError) || "—"]);
-    const setAsideList = setAside.ok ? (Object.values(setAside.data).find(Array.isArray) as Row[] | undefined) ?? [] : [];
+    const setAsideList = setAside.ok ? setAside.data.SetAside : [];
+    const cycles = (st.RecentCycles as Row[] | undefined) ?? [];
     return c.html(
       page(
         `Source: ${str(s.Name)}`,
@@ -443,7 +444,8 @@ ${types.map((spec) => {
   <dt>Settings</dt><dd><code>${JSON.stringify(s.Settings)}</code></dd>
   <dt>Last cycle</dt><dd>${when(st.DateLastCycleStarted)} to ${when(st.DateLastCycleEnded)}: ${str(st.LastCycleImported)} imported</dd>
   <dt>Imported in all</dt><dd>${str(st.ImportedTotal)}</dd>
-  <dt>Deliveries</dt><dd>${str(st.DeliveriesPending)} pending, ${str(st.DeliveriesFailed)} failed</dd>
+  <dt>Deliveries</dt><dd>${str(st.DeliveriesPending)} pending, ${str(st.DeliveriesSubmitted)} submitted, ${str(st.DeliveriesFailed)} failed</dd>
+  <dt>Set aside</dt><dd>${str(st.SetAside)} orders the connector could not map</dd>
   <dt>Last error</dt><dd>${str(st.LastError) || "none"}</dd>
   <dt>Imported up to</dt><dd>${when(st.Cursor)}</dd>
 </dl>
@@ -458,10 +460,25 @@ ${table("Failed deliveries", ["Order", "Kind", "Attempts", "Next attempt", "Last
 ${failedRows.ok && failedRows.data.Deliveries.length
   ? html`<form method="post" action="${base}/retry">${csrfField(ctx.csrf)}${formError(ctx, "retry")}<button type="submit">Retry failed deliveries</button></form>`
   : ""}
+<h2>Recent cycles</h2>
+${table(
+  "Recent cycles",
+  ["Started", "Fetched", "Imported", "Set aside", "Delivered", "Failed", "Error"],
+  cycles.map((y) => [when(y.DateStarted), str(y.OrdersFetched), str(y.OrdersImported), str(y.OrdersSetAside), str(y.Delivered), str(y.DeliveriesFailed), str(y.Error) || "—"]),
+  "no cycle yet.",
+)}
 <h2>Set-aside orders</h2>
 ${setAside.ok
-  ? table("Set-aside orders", ["Order", "Details"], setAsideList.map((o) => [str(o.OrderSourceOrderNumber ?? o.OrderId ?? ""), html`<code>${JSON.stringify(o)}</code>`]), "none.")
-  : html`<p class="empty">${setAside.status === 404 ? "Set-aside orders are not available from this service's API." : setAside.message}</p>`}`,
+  ? table(
+      "Set-aside orders",
+      ["Marketplace order", "Reason", "First seen", "Last seen"],
+      setAsideList.map((o) => [str(o.OrderSourceOrderNumber), str(o.Reason), when(o.DateFirstSeen), when(o.DateLastSeen)]),
+      "none.",
+    )
+  : html`<p class="error" role="alert">${setAside.message}</p>`}
+${setAsideList.length
+  ? html`<form method="post" action="${base}/set-aside/retry">${csrfField(ctx.csrf)}${formError(ctx, "set-aside")}<button type="submit">Map set-aside orders again</button></form>`
+  : ""}`,
         { ctx, crumbs: [...storeCrumbs(store), ["Sources", `/console/stores/${enc(str(store.StoreId))}/sources`]] },
       ),
     );
@@ -489,6 +506,12 @@ ${setAside.ok
     const res = await api(c).call<{ Retried: number }>("POST", `${sourceApi(c)}/deliveries/retry`);
     if (!res.ok) return failed(c, sourcePage, "retry", res);
     return back(c, sourceUrl(c), `${res.data.Retried} deliveries will be tried again on the next cycle.`);
+  });
+
+  router.post("/stores/:storeId/sources/:sourceId/set-aside/retry", async (c) => {
+    const res = await api(c).call<{ Retried: number; Imported: number; StillSetAside: number }>("POST", `${sourceApi(c)}/set-aside/retry`);
+    if (!res.ok) return failed(c, sourcePage, "set-aside", res);
+    return back(c, sourceUrl(c), `${res.data.Retried} set-aside orders mapped again: ${res.data.Imported} imported, ${res.data.StillSetAside} still set aside.`);
   });
 
   // ---- Orders -------------------------------------------------------------------------------

@@ -6,12 +6,39 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 
 const ms = (name: string) => integer(name, { mode: "number" });
 
+/**
+ * Per-store limits (src/stores/limits.ts): the defaults are far above what a real seller holds,
+ * and an operator changes them per store. SQLite triggers (migrations/0004_orders_scale.sql)
+ * refuse a row over a limit, so every write path is covered and a refused batch stores nothing.
+ */
 export const stores = sqliteTable("stores", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   maskBuyerPii: integer("mask_buyer_pii", { mode: "boolean" }).notNull().default(false),
   createdAt: ms("created_at").notNull(),
   deletedAt: ms("deleted_at"),
+  maxOrders: integer("max_orders").notNull().default(2_000_000),
+  maxOrderItems: integer("max_order_items").notNull().default(10_000_000),
+  maxProducts: integer("max_products").notNull().default(2_000_000),
+  maxFeeds: integer("max_feeds").notNull().default(200),
+  maxSources: integer("max_sources").notNull().default(200),
+  maxConsumerKeys: integer("max_consumer_keys").notNull().default(200),
+});
+
+/**
+ * What a store holds, against its limits. Kept by triggers on orders, order_items, products,
+ * feeds, sources and consumer_keys (active keys only), in the same statement as the change.
+ */
+export const storeUsage = sqliteTable("store_usage", {
+  storeId: text("store_id")
+    .primaryKey()
+    .references(() => stores.id),
+  orders: integer("orders").notNull().default(0),
+  orderItems: integer("order_items").notNull().default(0),
+  products: integer("products").notNull().default(0),
+  feeds: integer("feeds").notNull().default(0),
+  sources: integer("sources").notNull().default(0),
+  consumerKeys: integer("consumer_keys").notNull().default(0),
 });
 
 export const consumerKeys = sqliteTable(
@@ -56,6 +83,8 @@ export const sources = sqliteTable(
     importedTotal: integer("imported_total").notNull().default(0),
     /** What went wrong in the last cycle (import or delivery), null when it went through. */
     lastError: text("last_error"),
+    /** The last 20 cycle summaries, newest first (src/sync/cycle-history.ts). */
+    recentCycles: text("recent_cycles", { mode: "json" }).$type<unknown[]>().notNull().default(sql`'[]'`),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
   },
@@ -105,6 +134,8 @@ export const orders = sqliteTable(
     shipmentTrackingNumber: text("shipment_tracking_number"),
     syncUserErrorMessage: text("sync_user_error_message"),
     cancelReason: text("cancel_reason"),
+    /** ImportedOrder.sourceData as JSON: the marketplace's own facts later deliveries need; never shown. */
+    sourceData: text("source_data"),
     dateCreatedInOrderSource: ms("date_created_in_order_source").notNull(),
     dateCreatedInDestination: ms("date_created_in_destination"),
     dateShipped: ms("date_shipped"),
@@ -118,7 +149,32 @@ export const orders = sqliteTable(
     index("orders_store_status_created").on(t.storeId, t.status, t.dateCreatedInOrderSource, t.id),
     index("orders_store_updated").on(t.storeId, t.dateUpdated, t.id),
     index("orders_store_status_updated").on(t.storeId, t.status, t.dateUpdated, t.id),
+    // The sorts that are not the filtered date (src/orders/order-list.ts): each walks its index
+    // in order and stops after a page, whatever the store's size.
+    index("orders_store_id").on(t.storeId, t.id),
+    index("orders_store_status_id").on(t.storeId, t.status, t.id),
+    index("orders_store_total").on(t.storeId, t.grandTotal, t.id),
+    index("orders_store_status_total").on(t.storeId, t.status, t.grandTotal, t.id),
   ],
+);
+
+/**
+ * Orders per store, date field, UTC day and status, kept by triggers on orders in the same
+ * statement as the change: a count over a range sums whole days here and counts only its two
+ * partial edge days in orders (src/orders/order-counts.ts).
+ */
+export const orderDayCounts = sqliteTable(
+  "order_day_counts",
+  {
+    storeId: text("store_id").notNull(),
+    /** 'c': date_created_in_order_source; 'u': date_updated. */
+    field: text("field", { enum: ["c", "u"] }).notNull(),
+    /** Start of the UTC day, ms. */
+    day: ms("day").notNull(),
+    status: text("status").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.storeId, t.field, t.day, t.status] })],
 );
 
 export const orderItems = sqliteTable(
@@ -140,6 +196,8 @@ export const orderItems = sqliteTable(
   (t) => [index("order_items_order").on(t.orderId, t.id)],
 );
 
+export const OUTBOX_STATES = ["pending", "submitted", "delivered", "notApplicable", "failed"] as const;
+
 /**
  * What must reach a marketplace: written in the same batch as the order change that causes it,
  * delivered by the sync. Rows are never deleted, so a delivery history stays readable.
@@ -154,11 +212,16 @@ export const outbox = sqliteTable(
       .notNull()
       .references(() => orders.id),
     kind: text("kind", { enum: ["acknowledge", "ship", "cancel"] }).notNull(),
-    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    state: text("state", { enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    /** JSON of the kind's payload; read only through src/outbox/outbox.ts, which validates it. */
+    payload: text("payload").notNull(),
+    state: text("state", { enum: OUTBOX_STATES }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: ms("next_attempt_at").notNull(),
     lastError: text("last_error"),
+    /** The marketplace's reference of the delivery (a fulfillment id, a feed id), when it gave one. */
+    reference: text("reference"),
+    /** What the marketplace noted on a delivered row, or why a row is notApplicable. */
+    warning: text("warning"),
     createdAt: ms("created_at").notNull(),
     deliveredAt: ms("delivered_at"),
   },
@@ -166,6 +229,27 @@ export const outbox = sqliteTable(
     index("outbox_source_due").on(t.sourceId, t.state, t.nextAttemptAt, t.id),
     index("outbox_order").on(t.orderId, t.id),
   ],
+);
+
+/**
+ * Orders a connector could not turn into an Order (decisions 6): kept with the reason and the
+ * marketplace's own record until the operator retries or dismisses them.
+ */
+export const setAsideOrders = sqliteTable(
+  "set_aside_orders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    storeId: text("store_id").notNull(),
+    sourceId: text("source_id").notNull(),
+    orderSourceOrderNumber: text("order_source_order_number").notNull(),
+    reason: text("reason").notNull(),
+    /** The marketplace's record as JSON, at most 64 KiB; when it was larger, the start of it and recordTruncated. */
+    record: text("record").notNull(),
+    recordTruncated: integer("record_truncated", { mode: "boolean" }).notNull().default(false),
+    firstSeenAt: ms("first_seen_at").notNull(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+  },
+  (t) => [uniqueIndex("set_aside_source_number").on(t.sourceId, t.orderSourceOrderNumber)],
 );
 
 /** Operator switches (maintenance) that must change without a redeploy. */

@@ -6,6 +6,8 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { products, type ProductRow } from "../db/schema";
 import { ApiError } from "../http/errors";
+import { limitError, limitReached } from "../stores/limits";
+import { findStore, usageOf } from "../stores/stores";
 import { CsvFieldTooLong, CsvRecordReader } from "./csv";
 import { parseProduct, type ProductInput } from "./product-fields";
 
@@ -138,7 +140,20 @@ class ImportBatch {
   async flush(force: boolean): Promise<void> {
     while (this.pending.length >= ROWS_PER_BATCH || (force && this.pending.length > 0)) {
       const rows = this.pending.splice(0, ROWS_PER_BATCH);
-      await upsertProducts(this.db, this.storeId, rows, this.now);
+      try {
+        await upsertProducts(this.db, this.storeId, rows, this.now);
+      } catch (error) {
+        if (limitReached(error) !== "Products") throw error;
+        // A streamed upload cannot be counted before it is read: the batch that would cross the
+        // limit is refused whole (one transaction) and the upload stops there. Said as it is.
+        const limit = (await findStore(this.db, this.storeId))?.maxProducts;
+        throw new ApiError(
+          400,
+          `Store limit reached: Products. This store already holds its limit of ${limit} products. The upload stopped there: ` +
+            `the first ${this.summary.RowsUpserted} valid rows were stored, none after them. Remove products, or have an operator raise the limit ` +
+            `(PATCH /admin/v1/stores/{storeId} with {"Limits": {"Products": <number>}}), then send the rest.`,
+        );
+      }
       this.summary.RowsUpserted += rows.length;
     }
   }
@@ -149,7 +164,11 @@ function findSku(record: Record<string, unknown>): unknown {
   return null;
 }
 
-/** `{Products: [...]}`: Row is the product's position in the array, from 1. */
+/**
+ * `{Products: [...]}`: Row is the product's position in the array, from 1. The request is whole
+ * in memory, so it is checked against the store's Products limit before anything is written: an
+ * upload that would cross it stores nothing.
+ */
 export async function importJson(db: Db, storeId: string, items: unknown[], now: number): Promise<ImportSummary> {
   const batch = new ImportBatch(db, storeId, now);
   for (let i = 0; i < items.length; i++) {
@@ -160,10 +179,30 @@ export async function importJson(db: Db, storeId: string, items: unknown[], now:
     } else {
       batch.add(i + 1, item as Record<string, unknown>);
     }
-    await batch.flush(false);
   }
+  await requireRoomFor(db, storeId, batch.pending);
   await batch.flush(true);
   return batch.summary;
+}
+
+/** Refuses, before any write, rows whose new Skus would take the store over its Products limit. */
+async function requireRoomFor(db: Db, storeId: string, rows: ProductInput[]): Promise<void> {
+  const store = await findStore(db, storeId);
+  if (!store) return;
+  const room = store.maxProducts - (await usageOf(db, storeId)).Products;
+  const skus = [...new Set(rows.map((r) => r.sku))];
+  if (skus.length <= room) return;
+  let fresh = 0;
+  // Known Skus are updates, not new products; asked 1,000 at a time as one JSON parameter.
+  for (let i = 0; i < skus.length && fresh <= room; i += 1000) {
+    const row = await db
+      .select({ n: count() })
+      .from(sql`json_each(${JSON.stringify(skus.slice(i, i + 1000))}) as upload`)
+      .where(sql`not exists (select 1 from ${products} where ${products.storeId} = ${storeId} and ${products.sku} = upload.value)`)
+      .get();
+    fresh += row?.n ?? 0;
+  }
+  if (fresh > room) throw limitError("Products", store.maxProducts);
 }
 
 /**

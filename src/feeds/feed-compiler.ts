@@ -1,26 +1,27 @@
-// One Durable Object per feed (named by FeedId) compiles it: it reads the catalog in keyset
-// pages, writes the rows into an R2 multipart upload one fixed-size part at a time, and splits
-// the work into slices (the request that starts it, then one alarm per slice) so a catalog of
-// any size stays inside an invocation's CPU limit and in a few MiB of memory.
+// One Durable Object per feed (named by FeedId) compiles it in slices (the request that starts
+// it, then one alarm per slice), so a catalog of any size stays inside an invocation's CPU limit
+// and in a few MiB of memory. The work is plain modules: compile-slice.ts reads the catalog in
+// keyset pages, feed-rows.ts checks, counts and serializes each product, part-uploader.ts writes
+// the rows into an R2 multipart upload one fixed-size part at a time. This class loads the job,
+// calls them, and stores the job, its checkpoints and its alarms.
 //
-// After each part the job's checkpoint goes to the object's storage: the upload id and part
-// etags, the Sku of the row that crossed into the next part and that row's unwritten bytes, and
-// the counts so far. An evicted or crashed object resumes from it and writes the same bytes;
-// an object that stays in memory carries on from where its last slice stopped.
+// After each part the job's checkpoint goes to the object's storage: the upload's parts and the
+// bytes already buffered for the next part, the Sku of the row that crossed into it, and the
+// counts so far. An evicted or crashed object resumes from it and writes the same bytes; an
+// object that stays in memory carries on from where its last slice stopped.
 //
 // The file is written under a new key. The feed row is switched to it only once the upload is
 // complete, and the previous file is deleted after that, so downloads never see a partial file.
 // The same object also keeps the feed's schedule: when idle, its alarm is the next compile.
 import { DurableObject } from "cloudflare:workers";
 import { getDb, type Db } from "../db/client";
-import type { FeedIssue, FeedRow } from "../db/schema";
+import type { FeedRow } from "../db/schema";
 import { randomId } from "../lib/crypto";
-import { formatRow } from "./csv";
 import { pageProducts } from "./catalog";
+import { firstCheckpoint, resumeRun, runSlice, type Checkpoint, type Run } from "./compile-slice";
+import { columnsOf, FeedRows, headerRow } from "./feed-rows";
 import { commitCompile, failCompile, findFeedById, startCompile } from "./feeds.queries";
-import { PartBuffer } from "./part-buffer";
-import { productValue, type FeedColumn } from "./product-fields";
-import { TEMPLATES } from "./templates/google-shopping";
+import type { FeedColumn } from "./product-fields";
 
 export interface CompileLimits {
   /** Products read per D1 query. */
@@ -45,26 +46,8 @@ export const DEFAULT_LIMITS: CompileLimits = {
 
 /** Retries of a slice that threw (R2 or D1 unavailable) before the compile is marked Failed. */
 const MAX_ATTEMPTS = 3;
-const MAX_ISSUES = 20;
 /** How long after a slice's budget its watchdog alarm fires, should the slice never finish. */
 const WATCHDOG_MS = 60_000;
-
-export interface Counts {
-  total: number;
-  valid: number;
-  warning: number;
-  error: number;
-}
-
-interface Checkpoint {
-  /** The last product whose row is fully accounted for (written or counted). */
-  afterSku: string | null;
-  /** Bytes after the last uploaded part: the start of the next one. */
-  tail: Uint8Array;
-  counts: Counts;
-  issues: FeedIssue[];
-  parts: R2UploadedPart[];
-}
 
 export interface CompileJob {
   jobId: string;
@@ -81,19 +64,6 @@ export interface CompileJob {
   checkpoint: Checkpoint;
 }
 
-/** What a slice carries in memory between checkpoints. */
-interface Run {
-  jobId: string;
-  buffer: PartBuffer;
-  /** The part being uploaded while `buffer` fills. */
-  spare: PartBuffer;
-  cursor: string | null;
-  counts: Counts;
-  issues: FeedIssue[];
-  parts: R2UploadedPart[];
-  exhausted: boolean;
-}
-
 const JOB = "job";
 const FEED_ID = "feedId";
 const LIMITS = "limits";
@@ -104,10 +74,6 @@ export const fileKeyOf = (storeId: string, feedId: string, jobId: string, format
 
 export const contentTypeOf = (format: string) =>
   format === "tsv" ? "text/tab-separated-values; charset=utf-8" : "text/csv; charset=utf-8";
-
-export function columnsOf(feed: Pick<FeedRow, "columns" | "template">): FeedColumn[] {
-  return feed.columns ?? TEMPLATES[feed.template]!.columns;
-}
 
 export class FeedCompiler extends DurableObject<Env> {
   private run: Run | null = null;
@@ -180,7 +146,6 @@ export class FeedCompiler extends DurableObject<Env> {
       customMetadata: { feedId: feed.id, jobId },
     });
     const columns = columnsOf(feed);
-    const header = new TextEncoder().encode(formatRow(feed.format, columns.map((c) => c.header)));
     const job: CompileJob = {
       jobId,
       feedId: feed.id,
@@ -192,7 +157,7 @@ export class FeedCompiler extends DurableObject<Env> {
       columns,
       attempts: 0,
       slices: 0,
-      checkpoint: { afterSku: null, tail: header, counts: { total: 0, valid: 0, warning: 0, error: 0 }, issues: [], parts: [] },
+      checkpoint: firstCheckpoint(headerRow(feed.format, columns)),
     };
     this.ctx.storage.kv.put(JOB, job);
     this.run = null;
@@ -241,140 +206,46 @@ export class FeedCompiler extends DurableObject<Env> {
     }
   }
 
-  /** Reads and writes until the budget is spent; true once the catalog is exhausted. */
+  /** Runs the job until the budget is spent; true once the catalog is exhausted. */
   private async work(job: CompileJob, budgetMs: number): Promise<boolean> {
     const limits = this.limits();
-    const deadline = Date.now() + budgetMs;
     const upload = this.env.FEEDS.resumeMultipartUpload(job.objectKey, job.uploadId);
-    const template = TEMPLATES[job.template]!;
-    const { format, columns } = job;
     // Work of an earlier slice was lost (eviction, crash) if this one starts from the checkpoint.
     const fromCheckpoint = job.slices > 1 && this.run?.jobId !== job.jobId;
-    const run = this.resume(job, limits);
-    let partsFilled = 0;
-
-    // A full part goes to R2 in the background while rows fill the other buffer; at most one
-    // upload is in flight. Its checkpoint (taken at the part's boundary) is stored once R2 has it.
-    let inFlight: Promise<void> | null = null;
-    const settle = async () => {
-      const pending = inFlight;
-      inFlight = null;
-      if (pending) await pending;
-    };
-    const partFull = async (rest: Uint8Array, afterSku: string) => {
-      partsFilled++;
-      await settle();
-      const full = run.buffer;
-      run.buffer = run.spare;
-      run.spare = full;
-      // Rows are at most a few tens of KiB and parts at least 5 MiB: a tail always fits.
-      if (run.buffer.reset(rest) !== null) throw new Error("a row is longer than a multipart part");
-      const boundary = { afterSku, tail: run.buffer.filled().slice(), counts: { ...run.counts }, issues: [...run.issues] };
-      const partNumber = run.parts.length + 1;
-      inFlight = upload.uploadPart(partNumber, full.bytes).then((part) => {
-        run.parts.push(part);
-        job.checkpoint = { ...boundary, parts: [...run.parts] };
+    const run =
+      this.run?.jobId === job.jobId
+        ? this.run
+        : (this.run = resumeRun(job.jobId, new FeedRows(job.format, job.columns, job.template), job.checkpoint, limits.partBytes));
+    const io = {
+      readPage: (afterSku: string | null, limit: number) => pageProducts(this.env.DB, job.storeId, afterSku, limit),
+      upload,
+      save: (checkpoint: Checkpoint) => {
+        job.checkpoint = checkpoint;
         this.ctx.storage.kv.put(JOB, job);
-      });
-      // Awaited by settle(); this only keeps a failure from being reported as unhandled first.
-      inFlight.catch(() => {});
+      },
     };
-
-    let pages = 0;
-    // A slice rebuilt from its checkpoint runs at least to the next one, so that evictions, however
-    // frequent, cannot keep a compile from making progress.
-    const mayStop = () => !fromCheckpoint || partsFilled > 0;
-    const goOn = () => !run.exhausted && ((Date.now() < deadline && pages < limits.pagesPerSlice) || !mayStop());
-    // The next page is read while this one is written.
-    let next = goOn() ? pageProducts(this.env.DB, job.storeId, run.cursor, limits.pageRows) : null;
-    try {
-      while (next) {
-        const page = await next;
-        pages++;
-        next = null;
-        if (page.length < limits.pageRows) run.exhausted = true;
-        else if (goOn()) next = pageProducts(this.env.DB, job.storeId, page[page.length - 1]!.sku, limits.pageRows);
-        for (const product of page) {
-          const verdict = template.check(product);
-          run.counts.total++;
-          if (verdict.errors.length > 0) {
-            run.counts.error++;
-          } else {
-            run.counts.valid++;
-            if (verdict.warnings.length > 0) run.counts.warning++;
-            const values = new Array<string>(columns.length);
-            for (let i = 0; i < columns.length; i++) values[i] = productValue(product, columns[i]!.field);
-            const rest = run.buffer.write(formatRow(format, values));
-            if (rest !== null) await partFull(rest, product.sku);
-          }
-          if ((verdict.errors.length > 0 || verdict.warnings.length > 0) && run.issues.length < MAX_ISSUES) {
-            run.issues.push({ sku: product.sku, errors: verdict.errors, warnings: verdict.warnings });
-          }
-          run.cursor = product.sku;
-        }
-        if (!next && goOn()) next = pageProducts(this.env.DB, job.storeId, run.cursor, limits.pageRows);
-      }
-    } finally {
-      // Nothing is left running when the slice ends; a read begun for a slice that stopped is dropped.
-      next?.catch(() => {});
-      await settle();
-    }
-    return run.exhausted;
-  }
-
-  private checkpoint(job: CompileJob, run: Run, afterSku: string | null, parts: R2UploadedPart[]): void {
-    job.checkpoint = {
-      afterSku,
-      tail: run.buffer.filled().slice(),
-      counts: { ...run.counts },
-      issues: [...run.issues],
-      parts: [...parts],
-    };
-    this.ctx.storage.kv.put(JOB, job);
-  }
-
-  /** The in-memory run of this job, or a new one rebuilt from its checkpoint. */
-  private resume(job: CompileJob, limits: CompileLimits): Run {
-    if (this.run?.jobId === job.jobId) return this.run;
-    const c = job.checkpoint;
-    const buffer = new PartBuffer(limits.partBytes);
-    const overflow = buffer.reset(c.tail);
-    // A checkpoint's tail is always shorter than a part (and a header far shorter than 5 MiB).
-    if (overflow) throw new Error("the header row or a checkpoint is longer than a multipart part");
-    this.run = {
-      jobId: job.jobId,
-      buffer,
-      spare: new PartBuffer(limits.partBytes),
-      cursor: c.afterSku,
-      counts: { ...c.counts },
-      issues: [...c.issues],
-      parts: [...c.parts],
-      exhausted: false,
-    };
-    return this.run;
+    return runSlice(run, io, { pageRows: limits.pageRows, pagesPerSlice: limits.pagesPerSlice, budgetMs, untilPart: fromCheckpoint });
   }
 
   private async finish(job: CompileJob): Promise<void> {
     const run = this.run!;
-    const upload = this.env.FEEDS.resumeMultipartUpload(job.objectKey, job.uploadId);
-    if (run.counts.total === 0) {
+    const { counts, issues } = run.tally;
+    if (counts.total === 0) {
       return this.fail(job, "The store's catalog is empty: nothing was compiled. The previous file is kept.");
     }
-    if (run.counts.valid === 0) {
-      const first = run.issues[0];
+    if (counts.valid === 0) {
+      const first = issues[0];
       return this.fail(
         job,
-        `All ${run.counts.total} products have errors, so no file was written and the previous file is kept` +
+        `All ${counts.total} products have errors, so no file was written and the previous file is kept` +
           (first ? ` (first: Sku '${first.sku}': ${first.errors.join("; ")}).` : "."),
       );
     }
-    const parts = [...run.parts];
-    if (run.buffer.length > 0) parts.push(await upload.uploadPart(parts.length + 1, run.buffer.filled()));
-    const object = await upload.complete(parts);
+    const object = await run.uploader.complete(this.env.FEEDS.resumeMultipartUpload(job.objectKey, job.uploadId));
     const db = getDb(this.env);
     const previous = await commitCompile(db, job, {
-      counts: run.counts,
-      issues: run.issues,
+      counts,
+      issues,
       fileSize: object.size,
       at: Date.now(),
     });
@@ -394,7 +265,7 @@ export class FeedCompiler extends DurableObject<Env> {
       // An upload R2 no longer knows needs no abort; incomplete uploads also expire on their own.
       console.warn("abort of a failed compile's upload", job.feedId, error);
     }
-    const intervalMinutes = await failCompile(getDb(this.env), job.feedId, reason, this.run?.issues ?? job.checkpoint.issues);
+    const intervalMinutes = await failCompile(getDb(this.env), job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues);
     await this.close(job, intervalMinutes);
   }
 

@@ -1,9 +1,10 @@
 // Every feed read and write. The compile's writes (start, commit, fail) are guarded by the feed
 // id only: one Durable Object per feed is the only writer of a feed's compile state.
-import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { feeds, type FeedIssue, type FeedRow } from "../db/schema";
-import type { Counts, CompileJob } from "./feed-compiler";
+import type { CompileJob } from "./feed-compiler";
+import type { Counts } from "./feed-rows";
 import type { FeedListQuery, FeedSortField } from "./feeds.schemas";
 
 export const FEED_STATUS = { new: "New", compiling: "Compiling", completed: "Completed", failed: "Failed" } as const;
@@ -36,17 +37,44 @@ export async function countFeeds(db: Db, storeId: string, filterQuery: string | 
 }
 
 const SORT_COLUMNS = { Name: feeds.nameKey, DateLastCompiled: feeds.dateLastCompiled } satisfies Record<FeedSortField, unknown>;
+const SORT_KEYS = { Name: "nameKey", DateLastCompiled: "dateLastCompiled" } as const satisfies Record<FeedSortField, keyof FeedRow>;
 
-export function listFeeds(db: Db, storeId: string, query: FeedListQuery, pageSize: number): Promise<FeedRow[]> {
-  const direction = query.sortDirection === "desc" ? desc : asc;
+/** Where a page starts: after this row (a cursor's position), or at an offset. */
+export type FeedPageStart = { after: { value: string | number | null; id: string | number } } | { offset: number };
+
+/**
+ * Rows after a position in (sort value, id) order. SQLite sorts NULL first ascending (and last
+ * descending), and DateLastCompiled is NULL until a feed's first compile, so NULL is a position
+ * of its own. A store holds at most its Feeds limit (100 by default), so no index is needed.
+ */
+function after(sortBy: FeedSortField, desc: boolean, value: string | number | null, id: string): SQL {
+  const column = SORT_COLUMNS[sortBy];
+  const beyondId = desc ? lt(feeds.id, id) : gt(feeds.id, id);
+  if (value === null) return desc ? and(isNull(column), beyondId)! : or(and(isNull(column), beyondId), isNotNull(column))!;
+  const beyond = desc ? or(lt(column, value), isNull(column))! : gt(column, value);
+  return or(beyond, and(eq(column, value), beyondId))!;
+}
+
+export interface FeedPage {
+  rows: FeedRow[];
+  next: { value: string | number | null; id: string } | null;
+}
+
+export async function listFeeds(db: Db, storeId: string, query: FeedListQuery, pageSize: number, start: FeedPageStart): Promise<FeedPage> {
+  const desc_ = query.sortDirection === "desc";
+  const direction = desc_ ? desc : asc;
+  const where = "after" in start ? and(filterOf(storeId, query.filterQuery), after(query.sortBy, desc_, start.after.value, String(start.after.id))) : filterOf(storeId, query.filterQuery);
   // The tie-break by id makes the order total, so pages neither skip nor repeat.
-  return db
+  const rows = await db
     .select()
     .from(feeds)
-    .where(filterOf(storeId, query.filterQuery))
+    .where(where)
     .orderBy(direction(SORT_COLUMNS[query.sortBy]), direction(feeds.id))
-    .limit(pageSize)
-    .offset((query.page - 1) * pageSize);
+    .limit(pageSize + 1)
+    .offset("offset" in start ? start.offset : 0);
+  const page = rows.slice(0, pageSize);
+  const last = page.at(-1);
+  return { rows: page, next: rows.length > pageSize && last ? { value: last[SORT_KEYS[query.sortBy]], id: last.id } : null };
 }
 
 export async function updateFeed(db: Db, feedId: string, changes: Partial<FeedRow>): Promise<FeedRow | undefined> {

@@ -10,12 +10,12 @@ import { createRouter, type AppEnv } from "../http/create-router";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";
-import { MAX_PAGE_SIZE } from "../orders/orders.schemas";
+import { MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
+import { openCursor, signCursor } from "../lib/cursor";
 import { contentTypeOf } from "./feed-compiler";
-import { countFeeds, findFeed, listFeeds, markPulled } from "./feeds.queries";
+import { countFeeds, findFeed, listFeeds, markPulled, type FeedPageStart } from "./feeds.queries";
 import { feedCountQuery, feedIdParam, feedListQuery } from "./feeds.schemas";
 import { toWireFeed, wireFeed } from "./feeds.wire";
-import { pagingAnswer, sortingAnswer } from "../orders/orders.wire";
 import { parseRange } from "./ranges";
 
 export const feedNotFound = (feedId: string) => new ApiError(404, `No feed with FeedId '${feedId.slice(0, 40)}' exists in this store.`);
@@ -27,11 +27,25 @@ export const feedsRoutes = createRouter()
   })
   .get("/", documented("token", { summary: "List feeds", tags: ["Feeds"], answer: envelope({ Feeds: z.array(wireFeed), Paging: pagingAnswer, Sorting: sortingAnswer }) }), requireScope("FeedsRead"), validate("query", feedListQuery), async (c) => {
     const query = c.req.valid("query");
+    const storeId = c.get("caller").storeId;
     const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
-    const rows = await listFeeds(getDb(c.env), c.get("caller").storeId, query, pageSize);
+    // A cursor is only valid with the request it continues: same store, filter, sort and size.
+    const binding = ["feeds", storeId, query.filterQuery ?? null, query.sortBy, query.sortDirection, pageSize];
+    let pageNumber = query.page ?? 1;
+    let start: FeedPageStart = { offset: (pageNumber - 1) * pageSize };
+    if (query.cursor !== undefined) {
+      const position = await openCursor(c.env.TOKEN_SIGNING_SECRET, binding, query.cursor);
+      if (!position) {
+        throw new ApiError(400, "'cursor' is not valid for this request: send the NextCursor of the previous page unaltered, with the same filterQuery, sortBy, sortDirection and pageSize as the request that returned it.");
+      }
+      pageNumber = position.page;
+      start = { after: position };
+    }
+    const page = await listFeeds(getDb(c.env), storeId, query, pageSize, start);
+    const nextCursor = page.next && (await signCursor(c.env.TOKEN_SIGNING_SECRET, binding, { page: pageNumber + 1, ...page.next }));
     return ok(c, {
-      Feeds: rows.map(toWireFeed),
-      Paging: { Page: query.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE },
+      Feeds: page.rows.map(toWireFeed),
+      Paging: { Page: pageNumber, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE, NextCursor: nextCursor },
       Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
     });
   })

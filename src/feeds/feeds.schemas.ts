@@ -1,6 +1,6 @@
 // The single description of every feed query and body (wire names), as for orders.
 import { z } from "zod";
-import { caseInsensitiveEnum, pagingQuery, sortingQuery } from "../orders/orders.schemas";
+import { caseInsensitiveEnum, pageOrCursor, pagingQuery, sortingQuery } from "../http/query-schemas";
 import { knownField } from "./product-fields";
 import { TEMPLATES } from "./templates/google-shopping";
 
@@ -14,7 +14,10 @@ const filterQuery = z.string().max(200, { error: "must be at most 200 characters
  * that wants every feed sends none, and an empty filter would match every name anyway.
  */
 export const feedCountQuery = z.object({ filterQuery });
-export const feedListQuery = z.object({ filterQuery, ...pagingQuery, ...sortingQuery(FEED_SORT_FIELDS, "Name") });
+export const feedListQuery = z
+  .object({ filterQuery, ...pagingQuery, ...sortingQuery(FEED_SORT_FIELDS) })
+  .superRefine(pageOrCursor)
+  .transform((q) => ({ ...q, sortBy: q.sortBy ?? ("Name" as const) }));
 export type FeedListQuery = z.infer<typeof feedListQuery>;
 
 export const feedIdParam = z.object({ feedId: z.string() });

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { FeedRow } from "../db/schema";
 import { toWireDate } from "../lib/dates";
-import { columnsOf } from "./feed-compiler";
+import { columnsOf } from "./feed-rows";
 
 const wireDate = z.string().nullable();
 

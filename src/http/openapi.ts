@@ -63,6 +63,8 @@ export interface RouteDoc {
   errors?: number[];
   /** A body that no validate() describes (one read as a stream): schema by media type. */
   body?: Record<string, z.ZodType | { type: "string" }>;
+  /** The body may be left out entirely (it then means "all"). */
+  bodyOptional?: boolean;
   /** Left out of the document (benchmark-only routes). */
   hide?: boolean;
 }
@@ -99,7 +101,7 @@ export function documented(area: Area, doc: RouteDoc) {
     parameters: area === "token" ? [TOKEN_PARAMETER] : undefined,
     security: area === "admin" ? [{ AdminKey: [] }] : [],
     requestBody: doc.body && {
-      required: true,
+      required: !doc.bodyOptional,
       content: Object.fromEntries(
         Object.entries(doc.body).map(([type, schema]) => [type, { schema: schema instanceof z.ZodType ? resolver(schema) : schema }]),
       ),

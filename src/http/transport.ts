@@ -1,9 +1,9 @@
-// Rules every request meets before it reaches a route: HTTPS, Accept, maintenance, body size.
+// Rules every request meets before it reaches a route: HTTPS, Accept, body size. (The maintenance
+// switch is a resource's rule: src/admin/maintenance.ts.)
 import { createMiddleware } from "hono/factory";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./errors";
 import type { AppEnv } from "./create-router";
-import { readMaintenance } from "../admin/maintenance";
 
 export const httpsOnly = createMiddleware<AppEnv>(async function httpsOnly(c, next) {
   if (new URL(c.req.url).protocol !== "https:") {
@@ -40,17 +40,6 @@ export const acceptJson = createMiddleware<AppEnv>(async function acceptJson(c, 
       406,
       `This endpoint answers ${wanted === FILE_TYPES ? "text/csv or text/tab-separated-values" : "application/json"} only; the Accept header '${header}' admits neither.`,
     );
-  }
-  await next();
-});
-
-export const maintenanceSwitch = createMiddleware<AppEnv>(async function maintenanceSwitch(c, next) {
-  const state = await readMaintenance(c.env);
-  if (state.enabled) {
-    const retryAfter = String(Number(c.env.MAINTENANCE_RETRY_AFTER_SECONDS) || 60);
-    throw new ApiError(503, state.message || "The service is offline for maintenance; try again later.", {
-      "Retry-After": retryAfter,
-    });
   }
   await next();
 });

@@ -3,13 +3,10 @@
 // move is not allowed. Repeating a move with the same values changes and delivers nothing.
 import type { OrderRow } from "../db/schema";
 import { ApiError } from "../http/errors";
+import type { OutboxPayload } from "../outbox/outbox";
 import type { OrderStatus } from "./orders.schemas";
 
-export type DeliveryKind = "acknowledge" | "ship" | "cancel";
-
-export type Move =
-  | { kind: "none" }
-  | { kind: "change"; set: Partial<OrderRow>; delivery: { kind: DeliveryKind; payload: Record<string, unknown> } | null };
+export type Move = { kind: "none" } | { kind: "change"; set: Partial<OrderRow>; delivery: OutboxPayload | null };
 
 const NONE: Move = { kind: "none" };
 
@@ -26,9 +23,9 @@ type OrderState = Pick<
   | "shippingMethod"
 >;
 
-function change(order: OrderState, set: Partial<OrderRow>, kind: DeliveryKind, payload: Record<string, unknown>): Move {
+function change(order: OrderState, set: Partial<OrderRow>, payload: OutboxPayload): Move {
   // Only an order that came from (or is claimed by) a marketplace source has anywhere to deliver.
-  return { kind: "change", set, delivery: order.sourceId ? { kind, payload } : null };
+  return { kind: "change", set, delivery: order.sourceId ? payload : null };
 }
 
 export function acknowledge(order: OrderState, sellerOrderNumber: string, now: number): Move {
@@ -51,8 +48,7 @@ export function acknowledge(order: OrderState, sellerOrderNumber: string, now: n
       dateCreatedInDestination: order.dateCreatedInDestination ?? now,
       syncUserErrorMessage: null,
     },
-    "acknowledge",
-    { sellerOrderNumber },
+    { kind: "acknowledge", sellerOrderNumber },
   );
 }
 
@@ -89,8 +85,7 @@ export function ship(order: OrderState, request: ShipRequest, now: number): Move
       destinationShippingCarrier: carrier,
       syncUserErrorMessage: null,
     },
-    "ship",
-    { trackingNumber, carrier: carrier || null, shippingMethod: order.shippingMethod || null, shippedAt: dateShipped },
+    { kind: "ship", trackingNumber, carrier: carrier || null, shippingMethod: order.shippingMethod || null, shippedAt: dateShipped },
   );
 }
 
@@ -103,7 +98,5 @@ export function cancel(order: OrderState): Move {
   if (status === "Shipped") {
     throw new ApiError(400, `Order ${order.id} is Shipped; a shipped order cannot be cancelled.`);
   }
-  return change(order, { status: "Canceled", cancelReason: CANCEL_REASON, syncUserErrorMessage: null }, "cancel", {
-    reason: CANCEL_REASON,
-  });
+  return change(order, { status: "Canceled", cancelReason: CANCEL_REASON, syncUserErrorMessage: null }, { kind: "cancel", reason: CANCEL_REASON });
 }

@@ -2,7 +2,7 @@
 // console's orders page): search by number, filter by status and date, page through; one order
 // with its items and its deliveries. Mounted under /admin/v1; reads through orders.queries.ts.
 import { z } from "zod";
-import { requireStore } from "../admin/stores.routes";
+import { requireStore } from "../stores/stores";
 import { getDb } from "../db/client";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
@@ -10,9 +10,13 @@ import { createRouter } from "../http/create-router";
 import { documented, envelope } from "../http/openapi";
 import { validate } from "../http/validate";
 import { isoDateField, toWireDate } from "../lib/dates";
-import { findOrder, findOrdersByNumber, listOrders, orderDeliveries } from "./orders.queries";
-import { caseInsensitiveEnum, MAX_PAGE_SIZE, ORDER_STATUSES, pagingQuery, type OrderStatus } from "./orders.schemas";
-import { pagingAnswer, toWireOrder, wireOrder } from "./orders.wire";
+import { caseInsensitiveEnum, MAX_PAGE_SIZE, pagingAnswer, positiveInt } from "../http/query-schemas";
+import { DELIVERY_KINDS, entriesOfOrder } from "../outbox/outbox";
+import { OUTBOX_STATES } from "../db/schema";
+import type { Db } from "../db/client";
+import { findOrder, findOrdersByNumber, listOrders, orderItemsOf, type OrderListPage } from "./orders.queries";
+import { ORDER_STATUSES, type OrderStatus } from "./orders.schemas";
+import { toWireOrder, wireOrder, type WireOrder } from "./orders.wire";
 
 const adminOrderQuery = z.object({
   orderNumber: z.string().trim().min(1).max(100).optional().describe("Exact marketplace number, seller number or OrderId."),
@@ -22,7 +26,8 @@ const adminOrderQuery = z.object({
   ).optional(),
   fromDate: isoDateField.optional(),
   toDate: isoDateField.optional(),
-  ...pagingQuery,
+  page: positiveInt("pages start at 1"),
+  pageSize: positiveInt(`at most ${MAX_PAGE_SIZE}; larger sizes are clamped`),
 });
 
 const storeParam = z.object({ storeId: z.string() });
@@ -31,13 +36,26 @@ const orderParam = z.object({ storeId: z.string(), orderId: z.string() });
 const orderDelivery = z.object({
   DeliveryId: z.string(),
   SourceId: z.string(),
-  Kind: z.enum(["acknowledge", "ship", "cancel"]),
-  Status: z.enum(["pending", "delivered", "failed"]),
+  Kind: z.enum(DELIVERY_KINDS),
+  Status: z.enum(OUTBOX_STATES),
   Attempts: z.number().int(),
   LastError: z.string().nullable(),
   DateCreated: z.string().nullable(),
   DateDelivered: z.string().nullable(),
 });
+
+/** The page's orders with their items (an operator's page: at most 100 orders, read at once). */
+async function wireOrders(db: Db, page: OrderListPage): Promise<WireOrder[]> {
+  const out: WireOrder[] = [];
+  const byId = new Map(page.rows.map((r) => [r.order.id, r]));
+  for await (const slice of orderItemsOf(db, [...byId.keys()], 5_000)) {
+    for (const id of slice.ids) {
+      const { order, sourceEnabled } = byId.get(id)!;
+      out.push(toWireOrder(order, slice.items.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled }));
+    }
+  }
+  return out;
+}
 
 /** Orders from the first of time to the last a date can say: no date filter. */
 const ALL_TIME = { fromDate: 0, toDate: 253_402_300_799_999 };
@@ -48,7 +66,7 @@ export const ordersAdminRoutes = createRouter()
     documented("admin", {
       summary: "Search and page through a store's orders, newest first",
       tags: ["Orders (operator)"],
-      answer: envelope({ Orders: z.array(wireOrder), Paging: pagingAnswer }),
+      answer: envelope({ Orders: z.array(wireOrder), Paging: pagingAnswer.omit({ NextCursor: true }).describe("Pages by number only: an operator's search.") }),
     }),
     validate("param", storeParam),
     validate("query", adminOrderQuery),
@@ -73,9 +91,10 @@ export const ordersAdminRoutes = createRouter()
               sortDirection: "desc",
             },
             pageSize,
+            { offset: (query.page - 1) * pageSize },
           );
       return ok(c, {
-        Orders: page.orders.map((v) => toWireOrder(v.order, v.items, { maskBuyerPii: page.maskBuyerPii, sourceEnabled: v.sourceEnabled })),
+        Orders: await wireOrders(db, page),
         Paging: { Page: query.orderNumber ? 1 : query.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE },
       });
     },
@@ -94,7 +113,7 @@ export const ordersAdminRoutes = createRouter()
       const db = getDb(c.env);
       const found = await findOrder(db, store.id, orderId);
       if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
-      const deliveries = await orderDeliveries(db, store.id, found.order.id);
+      const deliveries = await entriesOfOrder(db, store.id, found.order.id);
       return ok(c, {
         Order: toWireOrder(found.order, found.items, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled }),
         Deliveries: deliveries.map((d) => ({

@@ -1,40 +1,11 @@
-// Every order read and write. Each function takes `db` and is tested directly as well as
-// through the routes. Reads that need several statements go in one db.batch (one round trip);
-// writes that change several rows go in one db.batch (all or nothing).
-import { and, asc, between, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { SQLiteAsyncDialect, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+// Every order read. Each function takes `db` and is tested directly as well as through the
+// routes. Reads that need several statements go in one db.batch (one round trip). Writes live
+// in orders.writes.ts.
+import { and, asc, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { orderItems, orders, outbox, sources, stores, type OrderItemRow, type OrderRow } from "../db/schema";
-import type { Move } from "./order-moves";
-import type { InsertOrderBody, OrderFilter, OrderListQuery, OrderSortField } from "./orders.schemas";
-
-function filterOf(storeId: string, filter: OrderFilter): SQL {
-  const column = filter.dateField === "updated" ? orders.dateUpdated : orders.dateCreatedInOrderSource;
-  return and(
-    eq(orders.storeId, storeId),
-    filter.status ? eq(orders.status, filter.status) : undefined,
-    // BETWEEN, not >= and <=: without statistics SQLite rates a BETWEEN range as narrower, and
-    // only then picks the (store, status, date) index for a list with a status filter rather
-    // than reading every order of the range through (store, date). test/orders.query-plan.test.ts.
-    between(column, filter.fromDate, filter.toDate),
-  )!;
-}
-
-export function countQuery(db: Db, storeId: string, filter: OrderFilter) {
-  return db.select({ n: count() }).from(orders).where(filterOf(storeId, filter));
-}
-
-export async function countOrders(db: Db, storeId: string, filter: OrderFilter): Promise<number> {
-  const row = await countQuery(db, storeId, filter).get();
-  return row?.n ?? 0;
-}
-
-const SORT_COLUMNS: Record<OrderSortField, AnySQLiteColumn> = {
-  DateCreatedInOrderSource: orders.dateCreatedInOrderSource,
-  OrderId: orders.id,
-  GrandTotal: orders.grandTotal,
-  OrderStatus: orders.status,
-};
+import { orderItems, orders, sources, type OrderItemRow, type OrderRow } from "../db/schema";
+import { maskSettingOf, ordersStoredOf } from "../stores/stores";
+import type { OrderFilter, OrderListQuery, OrderSortField } from "./orders.schemas";
 
 export interface OrderView {
   order: OrderRow;
@@ -42,44 +13,243 @@ export interface OrderView {
   sourceEnabled: boolean | null;
 }
 
-export interface OrderPage {
-  maskBuyerPii: boolean;
-  orders: OrderView[];
-}
+const DAY_MS = 86_400_000;
+const dayStart = (ms: number) => ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
 
-function storeSettings(db: Db, storeId: string) {
-  return db.select({ maskBuyerPii: stores.maskBuyerPii }).from(stores).where(eq(stores.id, storeId));
-}
+const DATE_COLUMN = { created: "date_created_in_order_source", updated: "date_updated" } as const;
 
-export function listQuery(db: Db, storeId: string, query: OrderListQuery, pageSize: number) {
-  const direction = query.sortDirection === "desc" ? desc : asc;
-  const sortColumn = SORT_COLUMNS[query.sortBy];
-  // The tie-break by id makes the order total, so pages neither skip nor repeat.
-  const orderBy = sortColumn === orders.id ? [direction(orders.id)] : [direction(sortColumn), direction(orders.id)];
-  return db
-    .select({ order: orders, sourceEnabled: sources.enabled })
-    .from(orders)
-    .leftJoin(sources, eq(sources.id, orders.sourceId))
-    .where(filterOf(storeId, query))
-    .orderBy(...orderBy)
-    .limit(pageSize)
-    .offset((query.page - 1) * pageSize);
-}
+/** The index whose leading columns are the filter's equalities; `what` is created, updated, id or total. */
+const indexOf = (status: string | undefined, what: "created" | "updated" | "id" | "total") =>
+  `orders_store_${status ? "status_" : ""}${what}`;
 
-export async function listOrders(db: Db, storeId: string, query: OrderListQuery, pageSize: number): Promise<OrderPage> {
-  const [store, rows] = await db.batch([storeSettings(db, storeId), listQuery(db, storeId, query, pageSize)]);
-  const ids = rows.map((r) => r.order.id);
-  const items = ids.length
-    ? await db.select().from(orderItems).where(inArray(orderItems.orderId, ids)).orderBy(asc(orderItems.id))
-    : [];
-  return {
-    maskBuyerPii: store[0]?.maskBuyerPii ?? false,
-    orders: rows.map((r) => ({
-      order: r.order,
-      items: items.filter((i) => i.orderId === r.order.id),
-      sourceEnabled: r.sourceEnabled,
-    })),
+/**
+ * A count reads no more than two days of orders whatever the range: whole UTC days come from
+ * order_day_counts (kept by triggers with every change), and only the partial days at the two
+ * edges are counted in orders through the (store, [status,] date) index.
+ */
+export function countStatement(storeId: string, filter: OrderFilter): { sql: string; params: unknown[] } {
+  const column = DATE_COLUMN[filter.dateField];
+  const index = indexOf(filter.status, filter.dateField);
+  const params: unknown[] = [];
+  const edge = (from: number, to: number) => {
+    params.push(storeId, ...(filter.status ? [filter.status] : []), from, to);
+    return `(select count(*) from orders indexed by ${index} where store_id = ?${filter.status ? " and status = ?" : ""} and ${column} between ? and ?)`;
   };
+  // Whole days are [firstDay, endDay): the first day starting at or after fromDate, up to the
+  // start of the day that toDate does not reach the end of.
+  const firstDay = dayStart(filter.fromDate) === filter.fromDate ? filter.fromDate : dayStart(filter.fromDate) + DAY_MS;
+  const endDay = dayStart(filter.toDate + 1);
+  if (firstDay >= endDay) return { sql: `select ${edge(filter.fromDate, filter.toDate)} as n`, params };
+  params.push(storeId, filter.dateField === "updated" ? "u" : "c", firstDay, endDay, ...(filter.status ? [filter.status] : []));
+  const days = `(select coalesce(sum(n), 0) from order_day_counts where store_id = ? and field = ? and day >= ? and day < ?${filter.status ? " and status = ?" : ""})`;
+  return { sql: `select ${days} + ${edge(filter.fromDate, firstDay - 1)} + ${edge(endDay, filter.toDate)} as n`, params };
+}
+
+export async function countOrders(db: Db, storeId: string, filter: OrderFilter): Promise<number> {
+  const { sql: text, params } = countStatement(storeId, filter);
+  const row = await db.$client.prepare(text).bind(...params).first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** Each sort: its column, and the index that yields rows in its order (id breaks ties). */
+const SORTS: Record<OrderSortField, { column: string; index: (q: OrderFilter) => string }> = {
+  DateCreatedInOrderSource: { column: "date_created_in_order_source", index: (q) => indexOf(q.status, "created") },
+  DateUpdated: { column: "date_updated", index: (q) => indexOf(q.status, "updated") },
+  OrderId: { column: "id", index: (q) => indexOf(q.status, "id") },
+  GrandTotal: { column: "grand_total", index: (q) => indexOf(q.status, "total") },
+  // (store, status, id) is in status order, and with a status filter in id order.
+  OrderStatus: { column: "status", index: () => "orders_store_status_id" },
+};
+
+/** Where a page starts: after this row (the cursor's position), or at an offset. */
+export type PageStart = { after: { value: string | number | null; id: string | number } } | { offset: number };
+
+/**
+ * The ids of one page, walked in sort order along the sort's own index, so a page reads about
+ * pageSize rows whatever the store's size. After a cursor the walk is two index seeks (rows that
+ * tie with the last one and have a greater id, then rows with a greater sort value) merged:
+ * SQLite seeks a row value `(x, id) > (?, ?)` on x alone and would step through every tie.
+ * INDEXED BY pins the index: without statistics the planner would rather read the whole date
+ * range and sort it (test/orders.query-plan.test.ts).
+ */
+export function listStatement(
+  storeId: string,
+  query: OrderListQuery,
+  limit: number,
+  start: PageStart,
+  plan: "sort index" | "date index" = "sort index",
+): { sql: string; params: unknown[] } {
+  const sort = SORTS[query.sortBy];
+  const index = plan === "date index" ? indexOf(query.status, query.dateField) : sort.index(query);
+  const dateColumn = DATE_COLUMN[query.dateField];
+  const desc = query.sortDirection === "desc";
+  const dir = desc ? "desc" : "asc";
+  const order = sort.column === "id" ? `o.id ${dir}` : `o.${sort.column} ${dir}, o.id ${dir}`;
+  const params: unknown[] = [];
+  const filter = (from: number, to: number) => {
+    params.push(storeId, ...(query.status ? [query.status] : []), from, to);
+    return `o.store_id = ?${query.status ? " and o.status = ?" : ""} and o.${dateColumn} between ? and ?`;
+  };
+  const select = (where: string, tail: string) =>
+    `select o.id as id, o.${sort.column} as sk from orders o indexed by ${index} where ${where} order by ${order} ${tail}`;
+  let ids: string;
+  if ("offset" in start) {
+    const where = filter(query.fromDate, query.toDate);
+    params.push(limit, start.offset);
+    ids = select(where, "limit ? offset ?");
+  } else if (sort.column === "id") {
+    const where = `${filter(query.fromDate, query.toDate)} and o.id ${desc ? "<" : ">"} ?`;
+    params.push(start.after.id, limit);
+    ids = select(where, "limit ?");
+  } else {
+    const { value, id } = start.after;
+    const tieWhere = `${filter(query.fromDate, query.toDate)} and o.${sort.column} = ? and o.id ${desc ? "<" : ">"} ?`;
+    params.push(value, id, limit);
+    const ties = select(tieWhere, "limit ?");
+    let beyondWhere: string;
+    if (sort.column === dateColumn && typeof value === "number") {
+      // The sort is the filtered (integer) date: narrow the range itself, so the seek starts at
+      // the cursor rather than at fromDate.
+      beyondWhere = desc ? filter(query.fromDate, Math.min(query.toDate, value - 1)) : filter(Math.max(query.fromDate, value + 1), query.toDate);
+    } else {
+      beyondWhere = `${filter(query.fromDate, query.toDate)} and o.${sort.column} ${desc ? "<" : ">"} ?`;
+      params.push(value);
+    }
+    params.push(limit);
+    const beyond = select(beyondWhere, "limit ?");
+    params.push(limit);
+    ids = `select id, sk from (${ties}) union all select id, sk from (${beyond}) order by sk ${dir}, id ${dir} limit ?`;
+  }
+  return {
+    sql: `with page as (${ids}) select o.*, s.enabled as source_enabled from page join orders o on o.id = page.id
+      left join sources s on s.id = o.source_id order by page.sk ${dir}, page.id ${dir}`,
+    params,
+  };
+}
+
+const ORDER_COLUMNS = Object.entries(getTableColumns(orders));
+
+/** A raw `orders` row (SQL column names) as drizzle would have mapped it. */
+function toOrderRow(raw: Record<string, unknown>): OrderRow {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of ORDER_COLUMNS) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as OrderRow;
+}
+
+export interface OrderListPage {
+  maskBuyerPii: boolean;
+  rows: { order: OrderRow; sourceEnabled: boolean | null }[];
+  /** The last row's sort value and id when another page follows; null on the last page. */
+  next: { value: string | number; id: number } | null;
+}
+
+/**
+ * Which index serves a sort other than the filtered date. Walking the sort's index reads about
+ * pageSize x (store / range) rows before a page of the range has passed; reading the range through
+ * the date index and sorting it reads the range. For a narrow range of a big store (the last hour,
+ * by GrandTotal) the range is the smaller read; for a wide one the walk is. Both figures are
+ * cheap: the count comes from day buckets, the store's size from store_usage.
+ */
+export async function planFor(db: Db, storeId: string, query: OrderListQuery, pageSize: number): Promise<"sort index" | "date index"> {
+  if (SORTS[query.sortBy].column === DATE_COLUMN[query.dateField]) return "sort index";
+  const range = countStatement(storeId, query);
+  const size = ordersStoredOf(db, storeId).toSQL();
+  const d1 = db.$client;
+  const [inRange, stored] = await d1.batch<Record<string, number>>([d1.prepare(range.sql).bind(...range.params), d1.prepare(size.sql).bind(...size.params)]);
+  // Each answers one number, under whatever name its SQL gave the column.
+  const first = (rows: Record<string, number>[]) => Number(Object.values(rows[0] ?? {})[0] ?? 0);
+  return choosePlan(first(inRange!.results), first(stored!.results), pageSize);
+}
+
+/** The date index when reading the range is less than walking the sort's index for a page of it. */
+export function choosePlan(inRange: number, stored: number, pageSize: number): "sort index" | "date index" {
+  return inRange * inRange < pageSize * stored ? "date index" : "sort index";
+}
+
+/** One page of orders without their items (see orderItemsOf). */
+export async function listOrders(db: Db, storeId: string, query: OrderListQuery, pageSize: number, start: PageStart): Promise<OrderListPage> {
+  const plan = await planFor(db, storeId, query, pageSize);
+  const { sql: text, params } = listStatement(storeId, query, pageSize + 1, start, plan);
+  const d1 = db.$client;
+  const mask = maskSettingOf(db, storeId).toSQL();
+  const [store, page] = await d1.batch<Record<string, unknown>>([
+    d1.prepare(mask.sql).bind(...mask.params),
+    d1.prepare(text).bind(...params),
+  ]);
+  const raw = page!.results;
+  const more = raw.length > pageSize;
+  const rows = raw.slice(0, pageSize).map((r) => ({
+    order: toOrderRow(r),
+    sourceEnabled: r.source_enabled === null || r.source_enabled === undefined ? null : Boolean(r.source_enabled),
+  }));
+  const last = rows.at(-1)?.order;
+  const sortKey = SORT_KEYS[query.sortBy];
+  return {
+    maskBuyerPii: Boolean(store!.results[0]?.mask_buyer_pii),
+    rows,
+    next: more && last ? { value: last[sortKey] as string | number, id: last.id } : null,
+  };
+}
+
+const SORT_KEYS = {
+  DateCreatedInOrderSource: "dateCreatedInOrderSource",
+  DateUpdated: "dateUpdated",
+  OrderId: "id",
+  GrandTotal: "grandTotal",
+  OrderStatus: "status",
+} as const satisfies Record<OrderSortField, keyof OrderRow>;
+
+/**
+ * The items of a page's orders, at most `budget` rows a call: orders are taken in page order
+ * while their items fit (an order with more than the budget is read alone), so an answer of 100
+ * orders with 500 items each is read and written a slice at a time.
+ */
+export async function* orderItemsOf(db: Db, orderIds: number[], budget: number): AsyncGenerator<{ ids: number[]; items: Map<number, OrderItemRow[]> }> {
+  if (orderIds.length === 0) return;
+  // The ids travel as one JSON parameter: D1 binds at most 100 a statement.
+  const among = (ids: number[]) => sql`${orderItems.orderId} in (select value from json_each(${JSON.stringify(ids)}))`;
+  const read = async (ids: number[], limit: number) =>
+    db.select().from(orderItems).where(among(ids)).orderBy(asc(orderItems.orderId), asc(orderItems.id)).limit(limit);
+  const group = (items: OrderItemRow[]) => {
+    const byOrder = new Map<number, OrderItemRow[]>();
+    for (const item of items) {
+      const list = byOrder.get(item.orderId);
+      if (list) list.push(item);
+      else byOrder.set(item.orderId, [item]);
+    }
+    return byOrder;
+  };
+  // The common page (a few items an order) is one read.
+  const all = await read(orderIds, budget + 1);
+  if (all.length <= budget) {
+    yield { ids: orderIds, items: group(all) };
+    return;
+  }
+  const counts = new Map(
+    (
+      await db
+        .select({ orderId: orderItems.orderId, n: count() })
+        .from(orderItems)
+        .where(among(orderIds))
+        .groupBy(orderItems.orderId)
+    ).map((r) => [r.orderId, r.n]),
+  );
+  let slice: number[] = [];
+  let size = 0;
+  for (const id of orderIds) {
+    const n = counts.get(id) ?? 0;
+    if (slice.length > 0 && size + n > budget) {
+      yield { ids: slice, items: group(await read(slice, Math.max(size, 1))) };
+      slice = [];
+      size = 0;
+    }
+    slice.push(id);
+    size += n;
+  }
+  if (slice.length > 0) yield { ids: slice, items: group(await read(slice, Math.max(size, 1))) };
 }
 
 /** An order of this store, or null. Ids that are not positive integers are simply not found. */
@@ -87,7 +257,7 @@ export async function findOrder(db: Db, storeId: string, orderId: string): Promi
   if (!/^[1-9]\d{0,15}$/.test(orderId)) return null;
   const id = Number(orderId);
   const [store, rows, items] = await db.batch([
-    storeSettings(db, storeId),
+    maskSettingOf(db, storeId),
     db
       .select({ order: orders, sourceEnabled: sources.enabled })
       .from(orders)
@@ -104,144 +274,15 @@ export async function findOrder(db: Db, storeId: string, orderId: string): Promi
   return { order: row.order, items, sourceEnabled: row.sourceEnabled, maskBuyerPii: store[0]?.maskBuyerPii ?? false };
 }
 
-export type InsertResult = { inserted: true; orderId: number } | { inserted: false; existingOrderId: number };
-
-/**
- * D1 allows 100 bound parameters a statement; an item row binds 9 (six values and the three of
- * the order-id subquery). test/orders.insert.test.ts counts them.
- */
-const ITEMS_PER_STATEMENT = Math.floor(100 / 9);
-
-export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody, now: number): Promise<InsertResult> {
-  const status = body.OrderStatus ?? "New";
-  const key = and(
-    eq(orders.storeId, storeId),
-    eq(orders.orderSource, body.OrderSource),
-    eq(orders.orderSourceOrderNumber, body.OrderSourceOrderNumber),
-  );
-  const orderIdOf = sql`(select ${orders.id} from ${orders} where ${key})`;
-  const insertHead = db.insert(orders).values({
-    storeId,
-    // An inserted order whose OrderSource names a source of the store syncs with that source.
-    sourceId: sql`(select ${sources.id} from ${sources} where ${sources.storeId} = ${storeId} and ${sources.name} = ${body.OrderSource})`,
-    orderSource: body.OrderSource,
-    orderSourceOrderNumber: body.OrderSourceOrderNumber,
-    orderSourceCustomerOrderNumber: body.OrderSourceCustomerOrderNumber ?? null,
-    orderDestinationOrderNumber: body.OrderDestinationOrderNumber ?? null,
-    status,
-    sourceOrderStatus: status,
-    buyerEmailAddress: body.BuyerEmailAddress,
-    buyerPhoneNumber: body.BuyerPhoneNumber,
-    buyerUserId: body.BuyerUserId ?? null,
-    firstName: body.FirstName,
-    lastName: body.LastName,
-    shipToCompanyName: body.ShipToCompanyName,
-    street1: body.Street1,
-    street2: body.Street2 ?? "",
-    city: body.City,
-    stateOrProvince: body.StateOrProvince,
-    postalCode: body.PostalCode,
-    country: body.Country,
-    shippingMethod: body.ShippingMethod,
-    shippingServiceName: body.ShippingServiceName ?? "",
-    shippingServiceValue: body.ShippingServiceValue ?? "",
-    destinationShippingCarrier: body.DestinationShippingCarrier ?? "",
-    paymentType: body.PaymentType ?? null,
-    paymentTransactionId: body.PaymentTransactionId ?? null,
-    isMarketplacePrime: body.IsMarketplacePrime ?? false,
-    grandTotal: body.GrandTotal,
-    subTotal: body.SubTotal,
-    shippingTotal: body.ShippingTotal ?? 0,
-    shippingTaxTotal: body.ShippingTaxTotal ?? 0,
-    giftWrapTotal: body.GiftWrapTotal ?? 0,
-    giftWrapTaxTotal: body.GiftWrapTaxTotal ?? 0,
-    shipmentTrackingNumber: body.ShipmentTrackingNumber ?? null,
-    syncUserErrorMessage: body.SyncUserErrorMessage ?? null,
-    dateCreatedInOrderSource: body.DateCreatedInOrderSource,
-    dateCreatedInDestination: body.DateCreatedInDestination ?? (body.OrderDestinationOrderNumber ? now : null),
-    dateShipped: body.DateShipped ?? null,
-    dateUpdated: now,
-  });
-  const itemStatements = chunk(body.OrderItems, ITEMS_PER_STATEMENT).map((part) =>
-    db.insert(orderItems).values(
-      part.map((item) => ({
-        orderId: orderIdOf,
-        sku: item.Sku,
-        name: item.Name,
-        quantity: item.Quantity,
-        unitPrice: item.UnitPrice,
-        saleTaxCost: item.SaleTaxCost ?? 0,
-        discount: item.Discount ?? "0",
-      })),
-    ),
-  );
-  try {
-    // One batch: the order and its items land together or not at all.
-    await db.batch([insertHead, ...itemStatements]);
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    const existing = await db.select({ id: orders.id }).from(orders).where(key).get();
-    if (!existing) throw error;
-    return { inserted: false, existingOrderId: existing.id };
-  }
-  const created = await db.select({ id: orders.id }).from(orders).where(key).get();
-  return { inserted: true, orderId: created!.id };
-}
-
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (/UNIQUE constraint failed/i.test(e.message)) return true;
-  }
-  return false;
-}
-
-function chunk<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-/**
- * Applies a move if the order is still as it was read (same dateUpdated and status), together
- * with its outbox row, in one batch. Returns false when another request changed the order first;
- * the caller re-reads and decides again.
- */
-export async function applyMove(db: Db, order: OrderRow, move: Move, now: number): Promise<boolean> {
-  if (move.kind === "none") return true;
-  const guard = and(eq(orders.id, order.id), eq(orders.dateUpdated, order.dateUpdated), eq(orders.status, order.status));
-  // dateUpdated only moves forward, so the guard of the next move always differs from this one's.
-  const updatedAt = Math.max(now, order.dateUpdated + 1);
-  const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard);
-  if (!move.delivery || !order.sourceId) {
-    const [result] = await db.batch([update]);
-    return result.meta.changes === 1;
-  }
-  // The outbox row is written only if the update happened: changes() still reports it here,
-  // inside the same batch (one transaction, one connection).
-  const enqueue = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, created_at)
-    select ${order.storeId}, ${order.sourceId}, ${order.id}, ${move.delivery.kind}, ${JSON.stringify(move.delivery.payload)}, 'pending', 0, ${updatedAt}, ${updatedAt}
-    where changes() = 1`);
-  // Straight to D1: drizzle's batch cannot carry a raw `db.run(sql)` statement (it has no
-  // prepared statement to bind, and the whole batch failed with a TypeError).
-  const [result] = await db.$client.batch([statement(db, update.toSQL()), statement(db, enqueue)]);
-  return result!.meta.changes === 1;
-}
-
-const dialect = new SQLiteAsyncDialect();
-
-function statement(db: Db, query: { sql: string; params: unknown[] }): D1PreparedStatement {
-  return db.$client.prepare(query.sql).bind(...query.params);
-}
-
 /**
  * The operator's search (console): orders of a store whose marketplace number, seller number or
- * OrderId is exactly `number`, newest first. Reads the store's orders through (store, date); an
- * operator's lookup, not a client's hot path.
+ * OrderId is exactly `number`, newest first, without their items (see orderItemsOf). Reads the
+ * store's orders through (store, date); an operator's lookup, not a client's hot path.
  */
-export async function findOrdersByNumber(db: Db, storeId: string, number: string, limit: number): Promise<OrderPage> {
+export async function findOrdersByNumber(db: Db, storeId: string, number: string, limit: number): Promise<OrderListPage> {
   const id = /^[1-9]\d{0,15}$/.test(number) ? Number(number) : -1;
   const [store, rows] = await db.batch([
-    storeSettings(db, storeId),
+    maskSettingOf(db, storeId),
     db
       .select({ order: orders, sourceEnabled: sources.enabled })
       .from(orders)
@@ -255,19 +296,5 @@ export async function findOrdersByNumber(db: Db, storeId: string, number: string
       .orderBy(desc(orders.dateCreatedInOrderSource), desc(orders.id))
       .limit(limit),
   ]);
-  const ids = rows.map((r) => r.order.id);
-  const items = ids.length ? await db.select().from(orderItems).where(inArray(orderItems.orderId, ids)).orderBy(asc(orderItems.id)) : [];
-  return {
-    maskBuyerPii: store[0]?.maskBuyerPii ?? false,
-    orders: rows.map((r) => ({ order: r.order, items: items.filter((i) => i.orderId === r.order.id), sourceEnabled: r.sourceEnabled })),
-  };
-}
-
-/** An order's outbox rows (what is or was to be told to its marketplace), oldest first. */
-export async function orderDeliveries(db: Db, storeId: string, orderId: number) {
-  return db
-    .select()
-    .from(outbox)
-    .where(and(eq(outbox.orderId, orderId), eq(outbox.storeId, storeId)))
-    .orderBy(asc(outbox.id));
+  return { maskBuyerPii: store[0]?.maskBuyerPii ?? false, rows, next: null };
 }

@@ -3,23 +3,25 @@
 import { getDb } from "../db/client";
 import { requireScope } from "../auth/authorize";
 import { ApiError } from "../http/errors";
-import { ok } from "../http/envelope";
+import { ok, okStream } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";
 import { acknowledge, cancel, ship, type Move } from "./order-moves";
-import { applyMove, countOrders, findOrder, insertOrder, listOrders } from "./orders.queries";
+import { countOrders, findOrder, listOrders, orderItemsOf, type OrderListPage, type PageStart } from "./orders.queries";
+import { applyMove, insertOrder } from "./orders.writes";
+import { MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
+import { openCursor, signCursor } from "../lib/cursor";
 import {
   acknowledgeQuery,
   insertOrderBody,
-  MAX_PAGE_SIZE,
   orderCountQuery,
   orderIdParam,
   orderListQuery,
   updateStatusBody,
 } from "./orders.schemas";
-import { pagingAnswer, sortingAnswer, toWireOrder, wireOrder } from "./orders.wire";
+import { toWireOrder, wireOrder } from "./orders.wire";
 import type { Db } from "../db/client";
 import type { OrderRow } from "../db/schema";
 
@@ -36,6 +38,22 @@ async function moveOrder(db: Db, storeId: string, orderId: string, decide: (orde
   }
   throw new ApiError(503, `Order ${orderId} is being changed by other requests; try again.`, { "Retry-After": "1" });
 }
+
+/** Items are read a slice at a time (about 2 MB of items), so no answer holds a whole page of them. */
+const ITEMS_PER_READ = 5_000;
+
+async function* wireOrders(db: Db, page: OrderListPage) {
+  const byId = new Map(page.rows.map((r) => [r.order.id, r]));
+  for await (const slice of orderItemsOf(db, [...byId.keys()], ITEMS_PER_READ)) {
+    for (const id of slice.ids) {
+      const { order, sourceEnabled } = byId.get(id)!;
+      yield toWireOrder(order, slice.items.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled });
+    }
+  }
+}
+
+const invalidCursor = (what: string) =>
+  new ApiError(400, `'cursor' is not valid for this request: send the NextCursor of the previous page unaltered, with the same ${what} as the request that returned it.`);
 
 export const ordersRoutes = createRouter()
   .get("/count", documented("token", { summary: "Count orders", tags: ["Orders"], answer: envelope({ Count: z.number().int() }) }), requireScope("OrdersRead"), validate("query", orderCountQuery), async (c) => {
@@ -55,13 +73,23 @@ export const ordersRoutes = createRouter()
   })
   .get("/", documented("token", { summary: "List orders", tags: ["Orders"], answer: envelope({ Orders: z.array(wireOrder), Paging: pagingAnswer, Sorting: sortingAnswer }) }), requireScope("OrdersRead"), validate("query", orderListQuery), async (c) => {
     const query = c.req.valid("query");
+    const storeId = c.get("caller").storeId;
     const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
-    const page = await listOrders(getDb(c.env), c.get("caller").storeId, query, pageSize);
-    return ok(c, {
-      Orders: page.orders.map((v) =>
-        toWireOrder(v.order, v.items, { maskBuyerPii: page.maskBuyerPii, sourceEnabled: v.sourceEnabled }),
-      ),
-      Paging: { Page: query.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE },
+    // A cursor is only valid with the request it continues: same store, filters, sort and size.
+    const binding = ["orders", storeId, query.fromDate, query.toDate, query.status ?? null, query.dateField, query.sortBy, query.sortDirection, pageSize];
+    let pageNumber = query.page ?? 1;
+    let start: PageStart = { offset: (pageNumber - 1) * pageSize };
+    if (query.cursor !== undefined) {
+      const position = await openCursor(c.env.TOKEN_SIGNING_SECRET, binding, query.cursor);
+      if (!position) throw invalidCursor("fromDate, toDate, status, dateField, sortBy, sortDirection and pageSize");
+      pageNumber = position.page;
+      start = { after: position };
+    }
+    const db = getDb(c.env);
+    const page = await listOrders(db, storeId, query, pageSize, start);
+    const nextCursor = page.next && (await signCursor(c.env.TOKEN_SIGNING_SECRET, binding, { page: pageNumber + 1, ...page.next }));
+    return okStream(c, "Orders", wireOrders(db, page), {
+      Paging: { Page: pageNumber, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE, NextCursor: nextCursor },
       Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
     });
   })

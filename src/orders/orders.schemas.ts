@@ -1,26 +1,11 @@
 // The single description of every order query and body. Field names are the wire's (PascalCase
 // in bodies, camelCase in queries); src/http/validate.ts turns a failure into a 400 naming them.
 import { z } from "zod";
+import { caseInsensitiveEnum, pageOrCursor, pagingQuery, sortingQuery } from "../http/query-schemas";
 import { isoDateField, truncate } from "../lib/dates";
 
 export const ORDER_STATUSES = ["New", "Processing", "Shipped", "Canceled"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
-
-export const MAX_PAGE_SIZE = 100;
-
-/** A fixed set of words, matched without regard to case, mapped to their canonical value. */
-export function caseInsensitiveEnum<T extends string>(allowed: Record<string, T>, shown: string) {
-  return z.string().transform((value, ctx) => {
-    // Own keys only: 'constructor' or '__proto__' must not find what every object inherits.
-    const word = value.trim().toLowerCase();
-    const hit = Object.hasOwn(allowed, word) ? allowed[word] : undefined;
-    if (hit === undefined) {
-      ctx.addIssue({ code: "custom", message: `'${truncate(value)}' is not allowed; use one of ${shown}` });
-      return z.NEVER;
-    }
-    return hit;
-  });
-}
 
 const statusFilter = caseInsensitiveEnum<OrderStatus>(
   { new: "New", processing: "Processing", shipped: "Shipped", canceled: "Canceled", cancelled: "Canceled" },
@@ -28,32 +13,6 @@ const statusFilter = caseInsensitiveEnum<OrderStatus>(
 );
 
 const dateField = caseInsensitiveEnum({ created: "created", updated: "updated" } as const, "created, updated");
-
-export function positiveInt(what: string) {
-  return z
-    // A parameter given twice arrives as an array: say so rather than "is required".
-    .string({ error: (issue) => (issue.input === undefined ? "is required" : `must be given once (${what})`) })
-    .refine((v) => /^\s*\d{1,9}\s*$/.test(v) && Number(v) >= 1, {
-      error: (issue) => `must be a whole number of 1 or more (${what}); got '${truncate(String(issue.input))}'`,
-    })
-    .transform(Number);
-}
-
-export const pagingQuery = {
-  page: positiveInt("pages start at 1"),
-  pageSize: positiveInt(`at most ${MAX_PAGE_SIZE}; larger sizes are clamped`),
-};
-
-export function sortingQuery<T extends string>(fields: readonly T[], fallback: T) {
-  return {
-    sortBy: caseInsensitiveEnum(Object.fromEntries(fields.map((f) => [f.toLowerCase(), f])) as Record<string, T>, fields.join(", "))
-      .optional()
-      .transform((v) => v ?? fallback),
-    sortDirection: caseInsensitiveEnum({ asc: "asc", desc: "desc" } as const, "asc, desc")
-      .optional()
-      .transform((v) => v ?? "asc"),
-  };
-}
 
 const dateRange = {
   fromDate: isoDateField,
@@ -68,13 +27,16 @@ function fromNotAfterTo<T extends { fromDate: number; toDate: number }>(value: T
   }
 }
 
-export const ORDER_SORT_FIELDS = ["DateCreatedInOrderSource", "OrderId", "GrandTotal", "OrderStatus"] as const;
+export const ORDER_SORT_FIELDS = ["DateCreatedInOrderSource", "DateUpdated", "OrderId", "GrandTotal", "OrderStatus"] as const;
 export type OrderSortField = (typeof ORDER_SORT_FIELDS)[number];
 
 export const orderCountQuery = z.object(dateRange).superRefine(fromNotAfterTo);
 export const orderListQuery = z
-  .object({ ...dateRange, ...pagingQuery, ...sortingQuery(ORDER_SORT_FIELDS, "DateCreatedInOrderSource") })
-  .superRefine(fromNotAfterTo);
+  .object({ ...dateRange, ...pagingQuery, ...sortingQuery(ORDER_SORT_FIELDS) })
+  .superRefine(fromNotAfterTo)
+  .superRefine(pageOrCursor)
+  // Decisions 3: the default sort is the date the query filters on.
+  .transform((q) => ({ ...q, sortBy: q.sortBy ?? (q.dateField === "updated" ? ("DateUpdated" as const) : ("DateCreatedInOrderSource" as const)) }));
 export type OrderFilter = z.infer<typeof orderCountQuery>;
 export type OrderListQuery = z.infer<typeof orderListQuery>;
 

@@ -136,6 +136,3 @@ export function maskPhone(phone: string): string {
   return digits.length < 4 ? (phone ? "***" : "") : `***-***-${digits.slice(-4)}`;
 }
 
-/** Paging and Sorting of a list answer (orders and feeds). */
-export const pagingAnswer = z.object({ Page: z.number().int(), PageSize: z.number().int(), MaxPageSize: z.number().int() });
-export const sortingAnswer = z.object({ SortBy: z.string(), SortDirection: z.enum(["asc", "desc"]) });

@@ -1,5 +1,6 @@
-// The one interface every marketplace connector implements. Everything marketplace-specific
-// (URLs, auth, payload shapes, status names) stays inside src/sync/connectors/<type>/.
+// The one interface every marketplace connector implements, and the only vocabulary the sync
+// core and a connector share. Everything marketplace-specific (URLs, auth, payload shapes,
+// status names, pacing) stays inside src/sync/connectors/<type>/.
 
 /** An order as a connector hands it to the importer, in the service's own vocabulary. */
 export interface ImportedOrder {
@@ -37,10 +38,16 @@ export interface ImportedOrder {
   giftWrapTaxTotal: number;
   grandTotal: number;
   items: ImportedOrderItem[];
+  /**
+   * Small facts of the marketplace's own that later deliveries of this order need (eBay's
+   * legacyOrderId, Amazon's fulfillment channel, a GraphQL id). Kept with the order, never shown
+   * to clients, handed back in DeliveryOrder.sourceData. At most a few hundred bytes.
+   */
+  sourceData?: Record<string, string>;
 }
 
 export interface ImportedOrderItem {
-  /** The marketplace's line id (Walmart: lineNumber); needed to ship or cancel that line. */
+  /** The marketplace's line id (Walmart lineNumber, eBay lineItemId, Amazon orderItemId); needed to ship or cancel that line. */
   sourceLineId: string;
   sku: string;
   name: string;
@@ -51,17 +58,47 @@ export interface ImportedOrderItem {
   discount: string;
 }
 
+/** An order the connector could not turn into an ImportedOrder: set aside, not retried forever. */
+export interface SetAsideOrder {
+  sourceOrderNumber: string;
+  /** What is wrong, for the operator ("line 2 has no SKU"). */
+  reason: string;
+  /** The marketplace's own record as it came (the core keeps at most 64 KiB of its JSON). */
+  record: unknown;
+}
+
 export interface OrderPage {
   orders: ImportedOrder[];
+  /** Orders of this page that could not be mapped; the rest of the page is imported. */
+  setAside: SetAsideOrder[];
   /** Opaque; pass back to fetch the next page. null when this was the last page. */
   nextCursor: string | null;
+}
+
+/**
+ * The window one import fetches: orders created or changed at or after `since` and before
+ * `until`. `until` is fixed for the whole import (so offset pages stay stable while orders change)
+ * and becomes the source's next cursor once every page is imported.
+ */
+export interface ImportWindow {
+  since: Date;
+  until: Date;
 }
 
 /** What a delivery needs to know of the order it concerns. */
 export interface DeliveryOrder {
   sourceOrderNumber: string;
+  sourceCustomerOrderNumber: string | null;
   sellerOrderNumber: string | null;
-  lines: { sourceLineId: string; sku: string; quantity: number }[];
+  /** ImportedOrder.sourceData as it was stored ({} for an inserted order). */
+  sourceData: Record<string, string>;
+  lines: DeliveryLine[];
+}
+
+export interface DeliveryLine {
+  sourceLineId: string;
+  sku: string;
+  quantity: number;
 }
 
 export interface Shipment {
@@ -69,22 +106,104 @@ export interface Shipment {
   carrier: string | null;
   shippingMethod: string | null;
   shippedAt: Date;
+  /** The lines and quantities this shipment covers (today every line of the order). */
+  lines: { sourceLineId: string; quantity: number }[];
+}
+
+/** An earlier delivery of the same order, as its outcome left it (oldest first). */
+export interface EarlierDelivery {
+  kind: DeliveryKind;
+  state: "delivered" | "notApplicable";
+  /** The marketplace's reference of it (a fulfillment id, a feed id), when it gave one. */
+  reference: string | null;
+}
+
+export type DeliveryKind = "acknowledge" | "ship" | "cancel";
+
+interface DeliveryBase {
+  /** The outbox row's id: unique and stable across retries. */
+  id: number;
+  /**
+   * Derived from the delivery only (`<sourceId>-<id>`): the idempotency key or message id to send
+   * wherever the marketplace takes one, so that a repeated call is harmless.
+   */
+  idempotencyKey: string;
+  order: DeliveryOrder;
+  earlier: EarlierDelivery[];
+}
+
+export type Delivery =
+  | (DeliveryBase & { kind: "acknowledge"; sellerOrderNumber: string | null })
+  | (DeliveryBase & { kind: "ship"; shipment: Shipment })
+  | (DeliveryBase & { kind: "cancel"; reason: string });
+
+export type AcknowledgeDelivery = Extract<Delivery, { kind: "acknowledge" }>;
+export type ShipDelivery = Extract<Delivery, { kind: "ship" }>;
+export type CancelDelivery = Extract<Delivery, { kind: "cancel" }>;
+
+/** What a marketplace made of one delivery. A failure is a thrown MarketplaceError instead. */
+export type DeliveryOutcome =
+  /** Taken. `reference` is kept (a fulfillment id); `warning` is shown with the delivery (an unknown carrier passed as given). */
+  | { state: "delivered"; reference?: string | null; warning?: string | null }
+  /** Accepted for later processing: later cycles ask checkSubmitted(reference); later rows of the order wait. */
+  | { state: "submitted"; reference: string }
+  /** The marketplace has no such operation for this order: completed, never failed or retried. */
+  | { state: "notApplicable"; reason: string };
+
+/** What the marketplace says of a submitted delivery when asked again. */
+export type SubmissionStatus =
+  | { state: "pending" }
+  | { state: "delivered"; reference?: string | null; warning?: string | null }
+  | { state: "rejected"; message: string };
+
+/** The operations a marketplace has. A delivery needing one it lacks is NotApplicable. */
+export interface Capabilities {
+  acknowledge: boolean;
+  ship: boolean;
+  /** Ship only some lines of an order (or some of a line's quantity). */
+  shipLines: boolean;
+  cancel: boolean;
+  /** Cancel only some lines of an order. */
+  cancelLines: boolean;
 }
 
 export interface Connector {
+  readonly capabilities: Capabilities;
   /**
-   * One page of orders created or changed at or after `since`. `cursor` is null for the first
-   * page and then whatever the previous page returned.
+   * How long after a change the marketplace's search reliably shows it (Amazon: 2 minutes). The
+   * import window ends this long before the cycle's start. 0 when none.
    */
-  fetchOrders(since: Date, cursor: string | null): Promise<OrderPage>;
-  acknowledge(order: DeliveryOrder): Promise<void>;
-  ship(order: DeliveryOrder, shipment: Shipment): Promise<void>;
-  cancel(order: DeliveryOrder): Promise<void>;
+  readonly settleMs?: number;
+  /**
+   * One page of the window. `cursor` is null for the first page and then whatever the previous
+   * page returned. Orders that cannot be mapped go to `setAside`, never thrown.
+   */
+  fetchOrders(window: ImportWindow, cursor: string | null): Promise<OrderPage>;
+  /** Maps a set-aside record again (the operator's retry): the order, or a SetAsideOrder saying why not. */
+  remap(record: unknown): ImportedOrder | SetAsideOrder;
+  /** A reason when this order cannot take this delivery at all (Amazon: an order Amazon fulfils), else null. */
+  notApplicable?(delivery: Delivery): string | null;
+  acknowledge(delivery: AcknowledgeDelivery): Promise<DeliveryOutcome>;
+  ship(delivery: ShipDelivery): Promise<DeliveryOutcome>;
+  cancel(delivery: CancelDelivery): Promise<DeliveryOutcome>;
+  /**
+   * Optional: several deliveries in one marketplace call (Amazon's feeds). The core hands over
+   * at most `batchSize` due rows of one kind, at most one per order, and records every outcome
+   * before the next call. A row missing from the answer is retried later.
+   */
+  readonly batch?: {
+    kinds: DeliveryKind[];
+    size: number;
+    deliver(deliveries: Delivery[]): Promise<Map<number, DeliveryOutcome | MarketplaceError>>;
+  };
+  /** Asks for the result of a submitted delivery. Required when the connector answers `submitted`. */
+  checkSubmitted?(delivery: Delivery, reference: string): Promise<SubmissionStatus>;
 }
 
 /**
  * A marketplace call that failed. `retryable` is false for answers that will not change on a
- * retry (400-class validation errors); `retryAfterMs` carries a 429's Retry-After.
+ * retry (400-class validation errors); `retryAfterMs` carries a 429's Retry-After (or the wait a
+ * connector's own pacing asks for).
  */
 export class MarketplaceError extends Error {
   constructor(

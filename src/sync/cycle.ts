@@ -1,39 +1,49 @@
 // One sync cycle of one source: import what changed since the cursor, then deliver what is
 // pending. Runs inside the source's SourceSync Durable Object, which keeps cycles of one source
 // from overlapping; this module only needs a database, a clock and the source's storage.
-import { and, count, eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
+import { z } from "zod";
 import * as schema from "../db/schema";
-import { outbox, sources } from "../db/schema";
+import { countOpen } from "../outbox/outbox";
 import { decryptJson } from "../lib/crypto";
-import { MarketplaceError } from "./connector";
+import { MarketplaceError, type Connector } from "./connector";
 import { connectorEntry } from "./connectors";
 import type { SourceStorage } from "./connectors/storage";
 import { deliverPending } from "./delivery";
 import { importOrders, type ImportProgress } from "./importer";
+import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "./sources.queries";
 
-export interface CycleSummary {
-  sourceId: string;
-  name: string;
-  type: string;
-  startedAt: number;
-  endedAt: number;
+/** What one cycle did: answered by POST /admin/v1/sync, kept (the last 20) in the source's status. */
+export const cycleSummarySchema = z.object({
+  sourceId: z.string(),
+  name: z.string(),
+  type: z.string(),
+  startedAt: z.number(),
+  endedAt: z.number(),
   /** False when the cycle did nothing: the source is disabled or gone. */
-  ran: boolean;
+  ran: z.boolean(),
   /** The import did not fit this invocation; the next one (an alarm, right away) continues it. */
-  more: boolean;
-  fetched: number;
-  imported: number;
-  delivered: number;
-  retrying: number;
-  failed: number;
-  /** Deliveries still waiting (due later, or behind an earlier one) and failed for good, after the cycle. */
-  pendingDeliveries: number;
-  failedDeliveries: number;
+  more: z.boolean(),
+  fetched: z.number(),
+  imported: z.number(),
+  /** Orders the connector could not map: set aside with the reason (decisions 6). */
+  setAside: z.number(),
+  delivered: z.number(),
+  /** Accepted by the marketplace for later processing. */
+  submitted: z.number(),
+  /** Completed without a call: the marketplace has no such operation. */
+  notApplicable: z.number(),
+  retrying: z.number(),
+  failed: z.number(),
+  /** Deliveries still waiting (due later, or behind an earlier one), being processed, and failed for good, after the cycle. */
+  pendingDeliveries: z.number(),
+  submittedDeliveries: z.number(),
+  failedDeliveries: z.number(),
   /** D1 statements the cycle issued. */
-  statements: number;
-  error: string | null;
-}
+  statements: z.number(),
+  error: z.string().nullable(),
+});
+export type CycleSummary = z.infer<typeof cycleSummarySchema>;
 
 /** Where an import that did not fit one invocation stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
@@ -55,11 +65,7 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   const startedReal = Date.now();
   const clock = () => new Date(now + (Date.now() - startedReal));
   const summary = emptySummary(sourceId, now);
-  const source = await db
-    .select()
-    .from(sources)
-    .where(eq(sources.id, sourceId))
-    .get();
+  const source = await sourceById(db, sourceId);
   if (!source || !source.enabled) {
     summary.error = source ? "The source is disabled." : "The source no longer exists.";
     summary.statements = counted.count();
@@ -68,7 +74,7 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   summary.name = source.name;
   summary.type = source.type;
   summary.ran = true;
-  await db.update(sources).set({ lastCycleStartedAt: now }).where(eq(sources.id, sourceId));
+  await markCycleStarted(db, sourceId, now);
 
   const errors: string[] = [];
   const note = (stage: string, error: unknown) => {
@@ -79,7 +85,7 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
     }
   };
 
-  const connector = await createConnector(deps, source, clock).catch((error: unknown) => {
+  const connector = await buildConnector(deps.env, source, storage, clock, deps.fetch).catch((error: unknown) => {
     note("settings", error);
     return null;
   });
@@ -87,7 +93,12 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   if (connector && pausedUntil > now) {
     errors.push(`The marketplace asked to wait until ${new Date(pausedUntil).toISOString()} (Retry-After); nothing was sent.`);
   } else if (connector) {
-    const resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
+    let resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
+    // An operator moved the cursor (ImportFrom) since this import began: start the new window.
+    if (resume && resume.fromCursor !== source.cursorAt) {
+      storage.delete(IMPORT_PROGRESS);
+      resume = null;
+    }
     let imported = 0;
     try {
       const result = await importOrders(db, source, connector, now, {
@@ -97,9 +108,11 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
         onImported: (n) => (imported += n),
       });
       summary.fetched = result.fetched;
+      summary.setAside = result.setAside;
       summary.more = result.unfinished !== null;
       if (!result.unfinished) {
-        await db.update(sources).set({ cursorAt: result.cursorAt }).where(eq(sources.id, sourceId));
+        // Only over the cursor this import started from: an operator's ImportFrom meanwhile wins.
+        await advanceCursor(db, sourceId, resume ? resume.fromCursor : source.cursorAt, result.cursorAt);
       }
     } catch (error) {
       // Orders already written stay; the cursor does not move, so the next cycle fetches them
@@ -110,44 +123,54 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
     }
     summary.imported = imported;
     if (imported > 0) {
-      await db.update(sources).set({ importedTotal: sql`${sources.importedTotal} + ${imported}` }).where(eq(sources.id, sourceId));
+      await addImported(db, sourceId, imported);
     }
     // Delivery does not depend on the import: an acknowledgement can go out while listing fails,
     // unless the marketplace just asked to be left alone.
     if ((storage.get<number>(PAUSED_UNTIL) ?? 0) <= now) {
       const delivered = await deliverPending(db, sourceId, connector, now);
       summary.delivered = delivered.delivered;
+      summary.submitted = delivered.submitted;
+      summary.notApplicable = delivered.notApplicable;
       summary.retrying = delivered.retrying;
       summary.failed = delivered.failed;
       if (delivered.stoppedBy) note("delivery", delivered.stoppedBy);
     }
   }
 
-  const [pending, failed] = await db.batch([
-    db.select({ n: count() }).from(outbox).where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "pending"))),
-    db.select({ n: count() }).from(outbox).where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "failed"))),
-  ]);
-  summary.pendingDeliveries = pending[0]?.n ?? 0;
-  summary.failedDeliveries = failed[0]?.n ?? 0;
+  const open = await countOpen(db, sourceId);
+  summary.pendingDeliveries = open.find((r) => r.state === "pending")?.n ?? 0;
+  summary.submittedDeliveries = open.find((r) => r.state === "submitted")?.n ?? 0;
+  summary.failedDeliveries = open.find((r) => r.state === "failed")?.n ?? 0;
   summary.error = errors.length > 0 ? errors.join(" ") : null;
   summary.endedAt = clock().getTime();
-  await db
-    .update(sources)
-    .set({ lastCycleEndedAt: summary.endedAt, lastCycleImported: summary.imported, lastError: summary.error })
-    .where(eq(sources.id, sourceId));
-  summary.statements = counted.count();
+  // Counted with the write that records it.
+  summary.statements = counted.count() + 1;
+  await recordCycleEnd(db, { id: sourceId, recentCycles: readCycles(source.recentCycles) }, summary);
   return summary;
 }
 
-async function createConnector(deps: CycleDeps, source: typeof sources.$inferSelect, clock: () => Date) {
+/** The summaries a source keeps, as stored; one that no longer reads (an older shape) is left out. */
+export function readCycles(stored: unknown[]): CycleSummary[] {
+  return stored.flatMap((entry) => {
+    const parsed = cycleSummarySchema.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** The source's connector, built from its decrypted Settings. */
+export async function buildConnector(
+  env: Pick<Env, "SOURCE_SETTINGS_KEY">,
+  source: SourceRow,
+  storage: SourceStorage,
+  clock: () => Date,
+  fetchImpl?: typeof fetch,
+): Promise<Connector> {
   const entry = connectorEntry(source.type);
   if (!entry) throw new MarketplaceError(`No connector for Type '${source.type}'.`, null, false);
-  const settings = await decryptJson<Record<string, unknown>>(deps.env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
-  const fetchImpl = deps.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-  return entry.create(
-    { sourceId: source.id, settings, fetch: fetchImpl as typeof fetch, now: clock },
-    deps.storage,
-  );
+  const settings = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
+  const useFetch = fetchImpl ?? (((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init)) as typeof fetch);
+  return entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock }, storage);
 }
 
 /** A D1Database that counts the statements prepared through it (what the benchmark reports). */
@@ -180,10 +203,14 @@ export function emptySummary(sourceId: string, at: number, error: string | null 
     more: false,
     fetched: 0,
     imported: 0,
+    setAside: 0,
     delivered: 0,
+    submitted: 0,
+    notApplicable: 0,
     retrying: 0,
     failed: 0,
     pendingDeliveries: 0,
+    submittedDeliveries: 0,
     failedDeliveries: 0,
     statements: 0,
     error,

@@ -1,20 +1,44 @@
-// Delivery: the outbox rows of one source, oldest first, each order's rows strictly in order.
-// A row is only due once every earlier row of its order is delivered, so a shipment never
-// overtakes the acknowledgement before it, and nothing after a finally failed row goes out.
-// Failures are retried with exponential backoff (or the marketplace's Retry-After, if longer);
-// after the last try, or at once for an answer no retry can change (a 400), the row is failed
-// and the order's SyncUserErrorMessage says what the marketplace answered.
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+// Delivery: the outbox rows of one source, oldest first, each order's rows strictly in order. A
+// row is only due once every earlier row of its order is delivered or notApplicable, so a
+// shipment never overtakes the acknowledgement before it, nothing after a failed row goes out,
+// and nothing overtakes a row the marketplace still processes (submitted).
+//
+// Each marketplace call's outcome is written before the next call is made: a cycle cut off at any
+// point (eviction, a D1 error, a deploy) repeats at most the one call in flight, and that call
+// carries an idempotency key derived from the row. Failures are retried with exponential backoff
+// (or the marketplace's Retry-After, if longer); after the last try, or at once for an answer no
+// retry can change (a 400), the row is failed and the order's SyncUserErrorMessage says why.
+import { asc } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { orderItems, orders, outbox } from "../db/schema";
-import { MarketplaceError, type Connector, type DeliveryOrder } from "./connector";
+import { orderItems, orders } from "../db/schema";
+import { markDeliveryFailed } from "../orders/orders.writes";
+import {
+  completedOf,
+  dueEntries,
+  idIn,
+  recordOutcome,
+  recordStillSubmitted,
+  submittedEntries,
+  type OutboxEntry,
+  type RowOutcome,
+} from "../outbox/outbox";
+import {
+  MarketplaceError,
+  type Capabilities,
+  type Connector,
+  type Delivery,
+  type DeliveryOrder,
+  type DeliveryOutcome,
+  type EarlierDelivery,
+} from "./connector";
 
 export const MAX_ATTEMPTS = 8;
 export const BASE_DELAY_MS = 5 * 60_000;
 export const MAX_DELAY_MS = 6 * 60 * 60_000;
-/** Rows read and written per round trip. */
+/** Rows read per round trip. */
 const ROUND = 100;
+/** Submitted rows asked about per cycle. */
+const CHECKS_PER_CYCLE = 100;
 
 /** The wait before attempt `attempts + 1`: 5, 10, 20 … minutes, capped at 6 h, never shorter than Retry-After. */
 export function retryDelay(attempts: number, retryAfterMs: number | null): number {
@@ -24,6 +48,10 @@ export function retryDelay(attempts: number, retryAfterMs: number | null): numbe
 
 export interface DeliveryResult {
   delivered: number;
+  /** Accepted by the marketplace for later processing. */
+  submitted: number;
+  /** Completed without a call: the marketplace has no such operation. */
+  notApplicable: number;
   /** Failed this time, to be tried again later. */
   retrying: number;
   /** Failed for good: the order's SyncUserErrorMessage says why. */
@@ -32,93 +60,245 @@ export interface DeliveryResult {
   stoppedBy: MarketplaceError | null;
 }
 
-type OutboxRow = typeof outbox.$inferSelect;
+interface Target {
+  order: DeliveryOrder;
+  earlier: { id: number; delivery: EarlierDelivery }[];
+}
 
 export async function deliverPending(db: Db, sourceId: string, connector: Connector, now: number, limit = 5_000): Promise<DeliveryResult> {
-  const result: DeliveryResult = { delivered: 0, retrying: 0, failed: 0, stoppedBy: null };
-  let attempted = 0;
-  while (attempted < limit && !result.stoppedBy) {
-    const rows = await dueRows(db, sourceId, now, Math.min(ROUND, limit - attempted));
-    if (rows.length === 0) break;
-    const targets = await deliveryOrders(db, rows.map((r) => r.orderId));
-    const writes: Parameters<Db["batch"]>[0][number][] = [];
-    const deliveredIds: number[] = [];
-    for (const row of rows) {
-      attempted += 1;
-      const target = targets.get(row.orderId);
-      const error = target ? await attempt(connector, row, target) : new MarketplaceError("the order no longer exists", null, false);
-      if (!error) {
-        deliveredIds.push(row.id);
-        result.delivered += 1;
+  const result: DeliveryResult = { delivered: 0, submitted: 0, notApplicable: 0, retrying: 0, failed: 0, stoppedBy: null };
+
+  const record = async (entry: OutboxEntry, outcome: RowOutcome) => {
+    const statements: Parameters<Db["batch"]>[0][number][] = [recordOutcome(db, entry, outcome, now)];
+    if (outcome.state === "failed") statements.push(markDeliveryFailed(db, entry.orderId, outcome.error, now));
+    await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+    if (outcome.state === "retry") result.retrying += 1;
+    else if (outcome.state === "failed") result.failed += 1;
+    else result[outcome.state] += 1;
+  };
+
+  // What the marketplace made of earlier submissions: asked first, so rows waiting behind a
+  // confirmed one can go out in this same cycle.
+  if (connector.checkSubmitted) {
+    const submitted = await submittedEntries(db, sourceId, CHECKS_PER_CYCLE);
+    const targets = await deliveryTargets(db, submitted.map((e) => e.orderId));
+    for (const entry of submitted) {
+      const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
+      if (typeof delivery === "string" || entry.reference === null) {
+        await record(entry, { state: "failed", error: typeof delivery === "string" ? delivery : "no marketplace reference was kept", called: false });
         continue;
       }
-      const attempts = row.attempts + 1;
-      if (error.retryable && attempts < MAX_ATTEMPTS) {
-        result.retrying += 1;
-        writes.push(
-          db
-            .update(outbox)
-            .set({ attempts, nextAttemptAt: now + retryDelay(attempts, error.retryAfterMs), lastError: error.message })
-            .where(eq(outbox.id, row.id)),
-        );
-      } else {
-        result.failed += 1;
-        writes.push(
-          db.update(outbox).set({ state: "failed", attempts, lastError: error.message }).where(eq(outbox.id, row.id)),
-          db
-            .update(orders)
-            .set({ syncUserErrorMessage: error.message, dateUpdated: sql`max(${orders.dateUpdated} + 1, ${now})` })
-            .where(eq(orders.id, row.orderId)),
-        );
-      }
-      // An unavailable or busy marketplace will answer the next row the same way: stop, and
-      // leave the rest untouched (not one attempt spent) for the next cycle.
-      if (error.retryable) {
-        result.stoppedBy = error;
-        break;
+      try {
+        const status = await connector.checkSubmitted(delivery, entry.reference);
+        if (status.state === "pending") {
+          if (entry.lastError !== null) await db.batch([recordStillSubmitted(db, entry.id, null)]);
+        } else if (status.state === "delivered") {
+          await record(entry, { state: "delivered", reference: status.reference ?? null, warning: status.warning ?? null, called: false });
+        } else {
+          await record(entry, { state: "failed", error: status.message, called: false });
+        }
+      } catch (error) {
+        const failure = asMarketplaceError(error);
+        await db.batch([recordStillSubmitted(db, entry.id, failure.message)]);
+        if (failure.retryable) {
+          result.stoppedBy = failure;
+          return result;
+        }
       }
     }
-    if (deliveredIds.length > 0) {
-      writes.push(
-        db
-          .update(outbox)
-          .set({ state: "delivered", attempts: sql`${outbox.attempts} + 1`, deliveredAt: now, lastError: null })
-          .where(idIn(outbox.id, deliveredIds)),
-      );
+  }
+
+  let attempted = 0;
+  while (attempted < limit && !result.stoppedBy) {
+    const entries = await dueEntries(db, sourceId, now, Math.min(ROUND, limit - attempted));
+    if (entries.length === 0) break;
+    const targets = await deliveryTargets(db, entries.map((e) => e.orderId));
+    const done = new Set<number>();
+    for (const entry of entries) {
+      if (done.has(entry.id) || result.stoppedBy) continue;
+      done.add(entry.id);
+      attempted += 1;
+      const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
+      if (typeof delivery === "string") {
+        await record(entry, { state: "failed", error: delivery, called: false });
+        continue;
+      }
+      const lacking = missingCapability(connector.capabilities, delivery) ?? connector.notApplicable?.(delivery) ?? null;
+      if (lacking !== null) {
+        await record(entry, { state: "notApplicable", reason: lacking, called: false });
+        continue;
+      }
+      const batch = connector.batch;
+      if (batch && batch.kinds.includes(delivery.kind)) {
+        // Due rows of one kind, one per order (dueEntries never hands two of one order), up to the batch size.
+        const group: { entry: OutboxEntry; delivery: Delivery }[] = [{ entry, delivery }];
+        for (const other of entries) {
+          if (group.length >= batch.size) break;
+          if (done.has(other.id) || other.kind !== delivery.kind) continue;
+          const otherDelivery = toDelivery(sourceId, other, targets.get(other.orderId));
+          if (typeof otherDelivery === "string") continue;
+          if ((missingCapability(connector.capabilities, otherDelivery) ?? connector.notApplicable?.(otherDelivery) ?? null) !== null) continue;
+          done.add(other.id);
+          attempted += 1;
+          group.push({ entry: other, delivery: otherDelivery });
+        }
+        await deliverBatch(db, batch, group, now, result);
+        continue;
+      }
+      let outcome: RowOutcome;
+      try {
+        outcome = fromOutcome(await send(connector, delivery));
+      } catch (error) {
+        const failure = asMarketplaceError(error);
+        outcome = failureOutcome(entry, failure, now);
+        // An unavailable or busy marketplace will answer the next row the same way: stop, and
+        // leave the rest untouched (not one attempt spent) for the next cycle.
+        if (failure.retryable) result.stoppedBy = failure;
+      }
+      await record(entry, outcome);
     }
-    if (writes.length > 0) await db.batch(writes as [(typeof writes)[number], ...typeof writes]);
   }
   return result;
+
+  async function deliverBatch(
+    db: Db,
+    batch: NonNullable<Connector["batch"]>,
+    group: { entry: OutboxEntry; delivery: Delivery }[],
+    now: number,
+    result: DeliveryResult,
+  ) {
+    let answers: Map<number, DeliveryOutcome | MarketplaceError>;
+    try {
+      answers = await batch.deliver(group.map((g) => g.delivery));
+    } catch (error) {
+      const failure = asMarketplaceError(error);
+      answers = new Map(group.map((g) => [g.entry.id, failure]));
+      if (failure.retryable) result.stoppedBy = failure;
+    }
+    // Every outcome of the call in one write, before the next call.
+    const statements: Parameters<Db["batch"]>[0][number][] = [];
+    for (const { entry } of group) {
+      const answer = answers.get(entry.id) ?? new MarketplaceError("the marketplace's answer did not mention this delivery", null, true);
+      const outcome = answer instanceof MarketplaceError ? failureOutcome(entry, answer, now) : fromOutcome(answer);
+      statements.push(recordOutcome(db, entry, outcome, now));
+      if (outcome.state === "failed") statements.push(markDeliveryFailed(db, entry.orderId, outcome.error, now));
+      if (outcome.state === "retry") result.retrying += 1;
+      else if (outcome.state === "failed") result.failed += 1;
+      else result[outcome.state] += 1;
+    }
+    await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+  }
 }
 
-/** `column in (ids)` with one bound parameter: D1 allows 100 a statement, a round has up to 100 ids. */
-function idIn(column: AnySQLiteColumn, ids: number[]): SQL {
-  return sql`${column} in (select value from json_each(${JSON.stringify(ids)}))`;
+function failureOutcome(entry: OutboxEntry, error: MarketplaceError, now: number): RowOutcome {
+  const attempts = entry.attempts + 1;
+  if (error.retryable && attempts < MAX_ATTEMPTS) {
+    return { state: "retry", error: error.message, nextAttemptAt: now + retryDelay(attempts, error.retryAfterMs) };
+  }
+  return { state: "failed", error: error.message, called: true };
 }
 
-/** Pending rows that are due and have no earlier undelivered row of their order. */
-function dueRows(db: Db, sourceId: string, now: number, limit: number): Promise<OutboxRow[]> {
-  return db
-    .select()
-    .from(outbox)
-    .where(
-      and(
-        eq(outbox.sourceId, sourceId),
-        eq(outbox.state, "pending"),
-        sql`${outbox.nextAttemptAt} <= ${now}`,
-        sql`not exists (select 1 from outbox as earlier
-          where earlier.order_id = ${outbox.orderId} and earlier.id < ${outbox.id} and earlier.state <> 'delivered')`,
-      ),
-    )
-    .orderBy(asc(outbox.id))
-    .limit(limit);
+function fromOutcome(outcome: DeliveryOutcome): RowOutcome {
+  switch (outcome.state) {
+    case "delivered":
+      return { state: "delivered", reference: outcome.reference ?? null, warning: outcome.warning ?? null, called: true };
+    case "submitted":
+      return { state: "submitted", reference: outcome.reference };
+    case "notApplicable":
+      return { state: "notApplicable", reason: outcome.reason, called: true };
+  }
 }
 
-async function deliveryOrders(db: Db, orderIds: number[]): Promise<Map<number, DeliveryOrder>> {
+function asMarketplaceError(error: unknown): MarketplaceError {
+  if (error instanceof MarketplaceError) return error;
+  // A connector bug or an unexpected answer: worth another try, and it must not stop the cycle.
+  return new MarketplaceError(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, null, true);
+}
+
+function send(connector: Connector, delivery: Delivery): Promise<DeliveryOutcome> {
+  switch (delivery.kind) {
+    case "acknowledge":
+      return connector.acknowledge(delivery);
+    case "ship":
+      return connector.ship(delivery);
+    case "cancel":
+      return connector.cancel(delivery);
+  }
+}
+
+/** Why the marketplace cannot take this delivery at all, from its declared capabilities; null if it can. */
+export function missingCapability(capabilities: Capabilities, delivery: Delivery): string | null {
+  if (delivery.kind === "acknowledge") {
+    return capabilities.acknowledge ? null : "The marketplace has no order acknowledgement.";
+  }
+  if (delivery.kind === "ship") {
+    const whole = coversEveryLine(delivery.order, delivery.shipment.lines);
+    if (whole) return capabilities.ship ? null : "The marketplace takes no shipment from the seller.";
+    return capabilities.shipLines ? null : "The marketplace cannot ship only some lines of an order.";
+  }
+  return capabilities.cancel ? null : "The marketplace has no cancellation by the seller.";
+}
+
+function coversEveryLine(order: DeliveryOrder, lines: { sourceLineId: string; quantity: number }[]): boolean {
+  const sent = new Map(lines.map((l) => [l.sourceLineId, l.quantity]));
+  return order.lines.every((l) => (sent.get(l.sourceLineId) ?? 0) >= l.quantity);
+}
+
+/** The delivery a row asks for, or why it cannot be made. */
+function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undefined): Delivery | string {
+  if (!target) return "The order no longer exists.";
+  if (entry.payload === null) return `Delivery ${entry.id} cannot be sent: ${entry.unreadable}.`;
+  const base = {
+    id: entry.id,
+    idempotencyKey: `${sourceId}-${entry.id}`,
+    order: target.order,
+    earlier: target.earlier.filter((e) => e.id < entry.id).map((e) => e.delivery),
+  };
+  const payload = entry.payload;
+  switch (payload.kind) {
+    case "acknowledge":
+      return { ...base, kind: "acknowledge", sellerOrderNumber: payload.sellerOrderNumber ?? target.order.sellerOrderNumber };
+    case "ship":
+      return {
+        ...base,
+        kind: "ship",
+        shipment: {
+          trackingNumber: payload.trackingNumber,
+          carrier: payload.carrier,
+          shippingMethod: payload.shippingMethod,
+          shippedAt: new Date(payload.shippedAt ?? entry.createdAt),
+          lines: target.order.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity })),
+        },
+      };
+    case "cancel":
+      return { ...base, kind: "cancel", reason: payload.reason };
+  }
+}
+
+const sourceDataSchema = (raw: string | null): Record<string, string> => {
+  if (raw === null) return {};
+  try {
+    const value = JSON.parse(raw) as unknown;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+    return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === "string"));
+  } catch {
+    return {};
+  }
+};
+
+async function deliveryTargets(db: Db, orderIds: number[]): Promise<Map<number, Target>> {
   const ids = [...new Set(orderIds)];
-  const [heads, lines] = await db.batch([
+  const map = new Map<number, Target>();
+  if (ids.length === 0) return map;
+  const [heads, lines, completed] = await db.batch([
     db
-      .select({ id: orders.id, number: orders.orderSourceOrderNumber, seller: orders.orderDestinationOrderNumber })
+      .select({
+        id: orders.id,
+        number: orders.orderSourceOrderNumber,
+        customerNumber: orders.orderSourceCustomerOrderNumber,
+        seller: orders.orderDestinationOrderNumber,
+        sourceData: orders.sourceData,
+      })
       .from(orders)
       .where(idIn(orders.id, ids)),
     db
@@ -126,38 +306,28 @@ async function deliveryOrders(db: Db, orderIds: number[]): Promise<Map<number, D
       .from(orderItems)
       .where(idIn(orderItems.orderId, ids))
       .orderBy(asc(orderItems.id)),
+    completedOf(db, ids),
   ]);
-  const map = new Map<number, DeliveryOrder>();
-  for (const head of heads) map.set(head.id, { sourceOrderNumber: head.number, sellerOrderNumber: head.seller, lines: [] });
+  for (const head of heads) {
+    map.set(head.id, {
+      order: {
+        sourceOrderNumber: head.number,
+        sourceCustomerOrderNumber: head.customerNumber,
+        sellerOrderNumber: head.seller,
+        sourceData: sourceDataSchema(head.sourceData),
+        lines: [],
+      },
+      earlier: [],
+    });
+  }
   for (const line of lines) {
-    const order = map.get(line.orderId);
+    const order = map.get(line.orderId)?.order;
     // An order a client inserted has no marketplace line ids: its lines are numbered in order.
     order?.lines.push({ sourceLineId: line.sourceLineId ?? String(order.lines.length + 1), sku: line.sku, quantity: line.quantity });
   }
-  return map;
-}
-
-/** One delivery; null when the marketplace took it. */
-async function attempt(connector: Connector, row: OutboxRow, order: DeliveryOrder): Promise<MarketplaceError | null> {
-  const payload = row.payload;
-  try {
-    if (row.kind === "acknowledge") {
-      // The number this acknowledgement carried, not whatever the order holds now.
-      await connector.acknowledge({ ...order, sellerOrderNumber: (payload.sellerOrderNumber as string | undefined) ?? order.sellerOrderNumber });
-    } else if (row.kind === "ship") {
-      await connector.ship(order, {
-        trackingNumber: (payload.trackingNumber as string | null | undefined) ?? null,
-        carrier: (payload.carrier as string | null | undefined) ?? null,
-        shippingMethod: (payload.shippingMethod as string | null | undefined) ?? null,
-        shippedAt: new Date(typeof payload.shippedAt === "number" ? payload.shippedAt : row.createdAt),
-      });
-    } else {
-      await connector.cancel(order);
-    }
-    return null;
-  } catch (error) {
-    if (error instanceof MarketplaceError) return error;
-    // A connector bug or an unexpected answer: worth another try, and it must not stop the cycle.
-    return new MarketplaceError(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, null, true);
+  for (const row of completed) {
+    if (row.state !== "delivered" && row.state !== "notApplicable") continue;
+    map.get(row.orderId)?.earlier.push({ id: row.id, delivery: { kind: row.kind, state: row.state, reference: row.reference } });
   }
+  return map;
 }

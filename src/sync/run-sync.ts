@@ -1,10 +1,9 @@
 // What the Cron Trigger and POST /admin/v1/sync run: one cycle per enabled source, each in its
 // source's own Durable Object (its own invocation), all at once. This function only dispatches
 // and collects the summaries.
-import { and, asc, eq, isNull } from "drizzle-orm";
 import { getDb } from "../db/client";
-import { sources, stores } from "../db/schema";
 import { emptySummary, type CycleSummary } from "./cycle";
+import { enabledSourceIds } from "./sources.queries";
 
 export interface SyncSummary {
   startedAt: number;
@@ -12,7 +11,7 @@ export interface SyncSummary {
 }
 
 export async function runSync(env: Env, scheduledTime: number, options: { sourceIds?: string[] } = {}): Promise<SyncSummary> {
-  const ids = options.sourceIds ?? (await enabledSourceIds(env));
+  const ids = options.sourceIds ?? (await enabledSourceIds(getDb(env)));
   const settled = await Promise.allSettled(ids.map((id) => env.SOURCE_SYNC.getByName(id).runCycle(id, scheduledTime)));
   return {
     startedAt: scheduledTime,
@@ -20,16 +19,6 @@ export async function runSync(env: Env, scheduledTime: number, options: { source
       outcome.status === "fulfilled" ? (outcome.value as CycleSummary) : failedCycle(ids[i]!, scheduledTime, outcome.reason),
     ),
   };
-}
-
-async function enabledSourceIds(env: Env): Promise<string[]> {
-  const rows = await getDb(env)
-    .select({ id: sources.id })
-    .from(sources)
-    .innerJoin(stores, eq(stores.id, sources.storeId))
-    .where(and(eq(sources.enabled, true), isNull(stores.deletedAt)))
-    .orderBy(asc(sources.createdAt), asc(sources.id));
-  return rows.map((r) => r.id);
 }
 
 /** A cycle that threw (its object crashed, D1 was unreachable): the others still report. */

@@ -2,11 +2,11 @@
 // Object rather than Queues or Workflows: a single instance per name is exactly "cycles of one
 // source never overlap", each cycle is its own invocation with its own CPU budget (the cron only
 // dispatches), it runs in workerd under vitest like everything else, and its storage is the
-// natural home for per-source state that is not the service's data (Retry-After pauses, what the
-// simulated marketplace received).
+// natural home for per-source state that is not the service's data (Retry-After pauses, what a
+// connector keeps, such as what the simulated marketplace received).
 import { DurableObject } from "cloudflare:workers";
+import { connectorEntry } from "./connectors";
 import { kvStorage } from "./connectors/storage";
-import { receivedCalls, type ReceivedCall } from "./connectors/simulated/simulated.connector";
 import { runSourceCycle, type CycleSummary } from "./cycle";
 
 const SOURCE_ID = "sync:sourceId";
@@ -43,9 +43,13 @@ export class SourceSync extends DurableObject<Env> {
     if (sourceId) await this.runCycle(sourceId);
   }
 
-  /** What the simulated marketplace of this source received, oldest first. */
-  received(): ReceivedCall[] {
-    return receivedCalls(kvStorage(this.ctx.storage.kv));
+  /**
+   * What the marketplace of this source received, oldest first, as JSON (a plain string crosses
+   * RPC with its type intact); null when the source's connector keeps no such record.
+   */
+  received(type: string): string | null {
+    const entry = connectorEntry(type);
+    return entry?.received ? JSON.stringify(entry.received(kvStorage(this.ctx.storage.kv))) : null;
   }
 
   /** The source was deleted: drop its per-source state once no cycle runs. */

@@ -1,22 +1,30 @@
-// /admin/v1/stores/:storeId/sources[/:sourceId]: a store's marketplace connections. Settings are
-// validated by the Type's connector, stored only as AES-GCM ciphertext, and never answered with
-// their secrets (decisions 8; issue 5).
-import { and, asc, count, eq, sql } from "drizzle-orm";
+// /admin/v1/stores/:storeId/sources[/:sourceId]: a store's marketplace connections, their
+// deliveries and their set-aside orders. Settings are validated by the Type's connector, stored
+// only as AES-GCM ciphertext, and never answered with their secrets (decisions 8; issue 5). The
+// statements live in sources.queries.ts (and the outbox's and set-aside's owners), the wire
+// forms in sync.wire.ts.
 import { z } from "zod";
-import { requireStore } from "../admin/stores.routes";
+import { requireStore } from "../stores/stores";
 import { getDb } from "../db/client";
-import { orders, outbox, sources } from "../db/schema";
+import { isUniqueViolation } from "../db/errors";
+import { OUTBOX_STATES } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { describeIssues, validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
-import { createSourceDocument, deliveryAnswer, receivedAnswer, sourceAnswer } from "./sources.schemas";
 import { decryptJson, encryptJson, randomId } from "../lib/crypto";
-import { toWireDate } from "../lib/dates";
-import { isUniqueViolation } from "../orders/orders.queries";
+import { isoDateField } from "../lib/dates";
+import { clearSyncErrors } from "../orders/orders.writes";
+import { countsBySource, failedOrderIds, listEntries, retryFailed } from "../outbox/outbox";
 import { connectorEntry, SOURCE_TYPES } from "./connectors";
-import type { ReceivedCall } from "./connectors/simulated/simulated.connector";
+import { memoryStorage } from "./connectors/storage";
+import { buildConnector } from "./cycle";
+import { retrySetAside } from "./importer";
+import { countSetAside, dismissSetAside, listSetAside } from "./set-aside";
+import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "./sources.queries";
+import { wireDelivery, wireSetAside, wireSource, type SourceStatus } from "./sync.wire";
+import { createSourceDocument, deliveryAnswer, receivedAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
 
 const settingsObject = z.record(z.string(), z.unknown());
 
@@ -32,15 +40,19 @@ const updateSourceBody = z.object({
   Enabled: z.boolean().optional(),
   /** Merged into the stored Settings key by key; a key set to null is removed. */
   Settings: settingsObject.optional(),
+  /** Import again from this date: the cursor moves there (idempotent imports make it safe). */
+  ImportFrom: isoDateField.optional(),
 });
 
 const storeParam = z.object({ storeId: z.string() });
 const sourceParam = z.object({ storeId: z.string(), sourceId: z.string() });
-const deliveriesQuery = z.object({ status: z.enum(["pending", "delivered", "failed"]).optional() });
-
-type SourceRow = typeof sources.$inferSelect;
+const setAsideParam = sourceParam.extend({ orderNumber: z.string().min(1).max(200) });
+const deliveriesQuery = z.object({ status: z.enum(OUTBOX_STATES).optional() });
+const retrySetAsideBody = z.object({ OrderSourceOrderNumbers: z.array(z.string().min(1).max(200)).min(1).max(1000).optional() });
 
 const MAX_SETTINGS_BYTES = 64 * 1024;
+/** How far back ImportFrom may reach: no marketplace here serves older orders (Walmart: 180 days). */
+const MAX_IMPORT_FROM_AGE_MS = 366 * 24 * 60 * 60_000;
 
 /** Validates Settings against the Type's connector: 400 naming the field. */
 function checkSettings(type: string, settings: Record<string, unknown>): Record<string, unknown> {
@@ -60,71 +72,43 @@ function checkSettings(type: string, settings: Record<string, unknown>): Record<
 }
 
 /** Settings as an answer may show them: the connector's secret fields masked. */
-function visibleSettings(type: string, settings: Record<string, unknown>): Record<string, unknown> {
-  const secret = new Set(connectorEntry(type)?.secretFields ?? []);
+async function visibleSettings(env: Env, row: SourceRow): Promise<Record<string, unknown>> {
+  const settings = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, row.settingsCiphertext);
+  const secret = new Set(connectorEntry(row.type)?.secretFields ?? []);
   return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, secret.has(k) ? "********" : v]));
 }
 
-interface SourceStatus {
-  pending: number;
-  failed: number;
+async function statuses(env: Env, ids: string[]): Promise<Map<string, SourceStatus>> {
+  const db = getDb(env);
+  const [deliveries, setAside] = await Promise.all([countsBySource(db, ids), countSetAside(db, ids)]);
+  return new Map(ids.map((id) => [id, { deliveries: deliveries.get(id)!, setAside: setAside.get(id) ?? 0 }]));
 }
 
-async function wireSource(env: Env, row: SourceRow, status: SourceStatus): Promise<z.input<typeof sourceAnswer>> {
-  const settings = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, row.settingsCiphertext);
-  return {
-    SourceId: row.id,
-    StoreId: row.storeId,
-    Type: row.type as z.input<typeof sourceAnswer>["Type"],
-    Name: row.name,
-    Enabled: row.enabled,
-    Settings: visibleSettings(row.type, settings),
-    DateCreated: toWireDate(row.createdAt),
-    DateUpdated: toWireDate(row.updatedAt),
-    Status: {
-      DateLastCycleStarted: toWireDate(row.lastCycleStartedAt),
-      DateLastCycleEnded: toWireDate(row.lastCycleEndedAt),
-      LastCycleImported: row.lastCycleImported,
-      ImportedTotal: row.importedTotal,
-      DeliveriesPending: status.pending,
-      DeliveriesFailed: status.failed,
-      LastError: row.lastError,
-      Cursor: toWireDate(row.cursorAt),
-    },
-  };
-}
-
-async function deliveryCounts(env: Env, sourceIds: string[]): Promise<Map<string, SourceStatus>> {
-  const map = new Map<string, SourceStatus>(sourceIds.map((id) => [id, { pending: 0, failed: 0 }]));
-  if (sourceIds.length === 0) return map;
-  const rows = await getDb(env)
-    .select({ sourceId: outbox.sourceId, state: outbox.state, n: count() })
-    .from(outbox)
-    // One JSON parameter, not one per id: D1 binds at most 100 a statement, and a store with
-    // more sources than that made its source list a 500.
-    .where(sql`${outbox.sourceId} in (select value from json_each(${JSON.stringify(sourceIds)})) and ${outbox.state} in ('pending', 'failed')`)
-    .groupBy(outbox.sourceId, outbox.state);
-  for (const row of rows) {
-    const status = map.get(row.sourceId);
-    if (status && (row.state === "pending" || row.state === "failed")) status[row.state] = row.n;
-  }
-  return map;
+async function answerSources(env: Env, rows: SourceRow[]) {
+  const status = await statuses(env, rows.map((r) => r.id));
+  return Promise.all(rows.map(async (r) => wireSource(r, await visibleSettings(env, r), status.get(r.id)!)));
 }
 
 async function requireSource(env: Env, storeId: string, sourceId: string): Promise<SourceRow> {
   await requireStore(env, storeId);
-  const row = await getDb(env)
-    .select()
-    .from(sources)
-    .where(and(eq(sources.id, sourceId), eq(sources.storeId, storeId)))
-    .get();
+  const row = await findSource(getDb(env), storeId, sourceId);
   if (!row) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}' in store '${storeId.slice(0, 40)}'.`);
   return row;
 }
 
-async function answerSource(env: Env, row: SourceRow) {
-  const counts = await deliveryCounts(env, [row.id]);
-  return wireSource(env, row, counts.get(row.id)!);
+/** A body that may be left out entirely (retry everything), else JSON the schema takes: 400 naming the field. */
+async function optionalJson<T>(request: Request, schema: z.ZodType<T>): Promise<T | null> {
+  const text = await request.text();
+  if (text.trim() === "") return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "The request body is not valid JSON.");
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ApiError(400, describeIssues(parsed.error.issues as never, "json"));
+  return parsed.data;
 }
 
 function nameTaken(name: string) {
@@ -155,95 +139,70 @@ export const sourcesRoutes = createRouter()
       lastCycleImported: 0,
       importedTotal: 0,
       lastError: null,
+      recentCycles: [],
       createdAt: now,
       updatedAt: now,
     };
     try {
-      await getDb(c.env).insert(sources).values(row);
+      await insertSource(getDb(c.env), row);
     } catch (error) {
       if (isUniqueViolation(error)) throw nameTaken(body.Name);
       throw error;
     }
-    return ok(c, { Source: await wireSource(c.env, row, { pending: 0, failed: 0 }) });
+    const [source] = await answerSources(c.env, [row]);
+    return ok(c, { Source: source });
   })
   .get("/stores/:storeId/sources", documented("admin", { summary: "List a store's sources", tags: ["Sources"], answer: envelope({ Sources: z.array(sourceAnswer) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
-    const rows = await getDb(c.env).select().from(sources).where(eq(sources.storeId, store.id)).orderBy(asc(sources.createdAt), asc(sources.id));
-    const counts = await deliveryCounts(c.env, rows.map((r) => r.id));
-    return ok(c, { Sources: await Promise.all(rows.map((r) => wireSource(c.env, r, counts.get(r.id)!))) });
+    return ok(c, { Sources: await answerSources(c.env, await listSources(getDb(c.env), store.id)) });
   })
-  .get("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Get a source with its status", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), async (c) => {
+  .get("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Get a source with its status and recent cycles", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
-    return ok(c, { Source: await answerSource(c.env, await requireSource(c.env, storeId, sourceId)) });
+    const [source] = await answerSources(c.env, [await requireSource(c.env, storeId, sourceId)]);
+    return ok(c, { Source: source });
   })
-  .patch("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Rename, enable or disable a source, or merge Settings", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), validate("json", updateSourceBody), async (c) => {
+  .patch("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Rename, enable or disable a source, merge Settings, or import again from a date (ImportFrom)", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), validate("json", updateSourceBody), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     const body = c.req.valid("json");
-    const next: SourceRow = { ...row, name: body.Name ?? row.name, enabled: body.Enabled ?? row.enabled, updatedAt: Date.now() };
+    const now = Date.now();
+    if (body.ImportFrom !== undefined && (body.ImportFrom > now || body.ImportFrom < now - MAX_IMPORT_FROM_AGE_MS)) {
+      throw new ApiError(400, "'ImportFrom' must be a date in the past, at most 366 days ago.");
+    }
+    const next: SourceRow = {
+      ...row,
+      name: body.Name ?? row.name,
+      enabled: body.Enabled ?? row.enabled,
+      cursorAt: body.ImportFrom ?? row.cursorAt,
+      updatedAt: now,
+    };
     if (body.Settings) {
       const stored = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, row.settingsCiphertext);
       const merged = { ...stored, ...body.Settings };
       for (const [key, value] of Object.entries(body.Settings)) if (value === null) delete merged[key];
       next.settingsCiphertext = await encryptJson(c.env.SOURCE_SETTINGS_KEY, checkSettings(row.type, merged));
     }
-    const db = getDb(c.env);
-    const update = db
-      .update(sources)
-      .set({ name: next.name, enabled: next.enabled, settingsCiphertext: next.settingsCiphertext, updatedAt: next.updatedAt })
-      .where(eq(sources.id, row.id));
     try {
-      if (next.name === row.name) {
-        await db.batch([update]);
-      } else {
-        // An order's OrderSource is its source's Name: a rename carries the orders along, so the
-        // next import finds them under the unique index instead of importing them again.
-        await db.batch([update, db.update(orders).set({ orderSource: next.name }).where(eq(orders.sourceId, row.id))]);
-      }
+      await updateSource(getDb(c.env), row, next);
     } catch (error) {
       if (isUniqueViolation(error)) throw nameTaken(next.name);
       throw error;
     }
-    return ok(c, { Source: await answerSource(c.env, next) });
+    const [source] = await answerSources(c.env, [next]);
+    return ok(c, { Source: source });
   })
   .delete("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Delete a source (its orders stay)", tags: ["Sources"], answer: envelope({}) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
-    const db = getDb(c.env);
-    // Its orders stay (SyncStatus Disabled from now on); what it still had to deliver never will.
-    await db.batch([
-      db
-        .update(outbox)
-        .set({ state: "failed", lastError: "The source was deleted before this was delivered." })
-        .where(and(eq(outbox.sourceId, row.id), eq(outbox.state, "pending"))),
-      db.delete(sources).where(eq(sources.id, row.id)),
-    ]);
+    await deleteSource(getDb(c.env), row.id, Date.now());
     await c.env.SOURCE_SYNC.getByName(row.id).forget();
     return ok(c);
   })
-  .get("/stores/:storeId/sources/:sourceId/deliveries", documented("admin", { summary: "The source's outbox (latest 1,000)", tags: ["Sources"], answer: envelope({ Deliveries: z.array(deliveryAnswer) }) }), validate("param", sourceParam), validate("query", deliveriesQuery), async (c) => {
+  .get("/stores/:storeId/sources/:sourceId/deliveries", documented("admin", { summary: "The source's outbox (oldest 1,000)", tags: ["Sources"], answer: envelope({ Deliveries: z.array(deliveryAnswer) }) }), validate("param", sourceParam), validate("query", deliveriesQuery), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
-    const { status } = c.req.valid("query");
-    const rows = await getDb(c.env)
-      .select()
-      .from(outbox)
-      .where(and(eq(outbox.sourceId, row.id), status ? eq(outbox.state, status) : undefined))
-      .orderBy(asc(outbox.id))
-      .limit(1000);
-    return ok(c, {
-      Deliveries: rows.map((d) => ({
-        DeliveryId: String(d.id),
-        OrderId: String(d.orderId),
-        Kind: d.kind,
-        Status: d.state,
-        Attempts: d.attempts,
-        DateNextAttempt: d.state === "pending" ? toWireDate(d.nextAttemptAt) : null,
-        LastError: d.lastError,
-        DateCreated: toWireDate(d.createdAt),
-        DateDelivered: toWireDate(d.deliveredAt),
-      })),
-    });
+    const entries = await listEntries(getDb(c.env), row.id, c.req.valid("query").status, 1000);
+    return ok(c, { Deliveries: entries.map(wireDelivery) });
   })
   // An operator fixed what the marketplace refused (or it is back): failed deliveries go out again
   // on the next cycle, each order's in their original order, and the orders' messages clear.
@@ -252,36 +211,53 @@ export const sourcesRoutes = createRouter()
     const row = await requireSource(c.env, storeId, sourceId);
     const db = getDb(c.env);
     const now = Date.now();
-    const failedOrders = sql`(select ${outbox.orderId} from ${outbox} where ${outbox.sourceId} = ${row.id} and ${outbox.state} = 'failed')`;
-    const [, retried] = await db.batch([
-      db
-        .update(orders)
-        .set({ syncUserErrorMessage: null, dateUpdated: sql`max(${orders.dateUpdated} + 1, ${now})` })
-        .where(sql`${orders.id} in ${failedOrders}`),
-      db
-        .update(outbox)
-        .set({ state: "pending", attempts: 0, nextAttemptAt: now, lastError: null })
-        .where(and(eq(outbox.sourceId, row.id), eq(outbox.state, "failed"))),
-    ]);
-    return ok(c, { Retried: retried.meta.changes, Source: await answerSource(c.env, row) });
+    const [, retried] = await db.batch([clearSyncErrors(db, failedOrderIds(row.id), now), retryFailed(db, row.id, now)]);
+    const [source] = await answerSources(c.env, [row]);
+    return ok(c, { Retried: retried.meta.changes, Source: source });
+  })
+  .get("/stores/:storeId/sources/:sourceId/set-aside", documented("admin", { summary: "Orders the connector could not map, set aside (oldest 1,000)", tags: ["Sources"], answer: envelope({ SetAside: z.array(setAsideAnswer) }) }), validate("param", sourceParam), async (c) => {
+    const { storeId, sourceId } = c.req.valid("param");
+    const row = await requireSource(c.env, storeId, sourceId);
+    // The oldest 1,000; a source with more has a connector to fix first.
+    return ok(c, { SetAside: (await listSetAside(getDb(c.env), row.id, 1000)).map(wireSetAside) });
+  })
+  // Maps the set-aside orders again (all, or those named) with the source's connector as it is
+  // now: those that map are imported and leave the list, the others stay with the new reason.
+  .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), async (c) => {
+    const { storeId, sourceId } = c.req.valid("param");
+    const row = await requireSource(c.env, storeId, sourceId);
+    const body = await optionalJson(c.req.raw, retrySetAsideBody);
+    const now = Date.now();
+    let connector;
+    try {
+      // Mapping needs no marketplace call and no per-source state.
+      connector = await buildConnector(c.env, row, memoryStorage(), () => new Date());
+    } catch (error) {
+      throw new ApiError(400, `The source's connector cannot be built: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const db = getDb(c.env);
+    const result = await retrySetAside(db, row, connector, now, body?.OrderSourceOrderNumbers ?? null);
+    return ok(c, {
+      Retried: result.retried,
+      Imported: result.imported,
+      StillSetAside: result.stillSetAside,
+      SetAside: (await listSetAside(db, row.id, 1000)).map(wireSetAside),
+    });
+  })
+  .delete("/stores/:storeId/sources/:sourceId/set-aside/:orderNumber", documented("admin", { summary: "Dismiss a set-aside order", tags: ["Sources"], answer: envelope({}) }), validate("param", setAsideParam), async (c) => {
+    const { storeId, sourceId, orderNumber } = c.req.valid("param");
+    const row = await requireSource(c.env, storeId, sourceId);
+    if (!(await dismissSetAside(getDb(c.env), row.id, orderNumber))) {
+      throw new ApiError(404, `Source '${row.id}' has no set-aside order '${orderNumber.slice(0, 60)}'.`);
+    }
+    return ok(c);
   })
   .get("/stores/:storeId/sources/:sourceId/received", documented("admin", { summary: "What a simulated marketplace received (latest 1,000)", tags: ["Sources"], answer: envelope({ Received: z.array(receivedAnswer) }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
-    if (row.type !== "simulated") {
+    const received = await c.env.SOURCE_SYNC.getByName(row.id).received(row.type);
+    if (received === null) {
       throw new ApiError(400, `Only a simulated source records what it receives; source '${row.id}' is of Type '${row.type}'.`);
     }
-    // The RPC type of an open Record body is `never`; the value is plain structured-clone data.
-    const calls = (await c.env.SOURCE_SYNC.getByName(row.id).received()) as unknown as ReceivedCall[];
-    return ok(c, {
-      // The latest 1,000 (the object keeps up to 20,000).
-      Received: calls.slice(-1000).map((r) => ({
-        Seq: r.seq,
-        Date: toWireDate(r.at),
-        Operation: r.operation,
-        OrderSourceOrderNumber: r.orderNumber,
-        Body: r.body,
-        Answer: r.answer,
-      })),
-    });
+    return ok(c, { Received: JSON.parse(received) });
   });

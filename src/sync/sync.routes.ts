@@ -1,9 +1,7 @@
 // POST /admin/v1/sync[?sourceId=]: runs a cycle now, for every enabled source or for one, and
 // answers its summary (decisions 8). The cron runs the same thing (src/sync/run-sync.ts).
-import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "../db/client";
-import { sources } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
@@ -11,56 +9,32 @@ import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { cycleAnswer } from "./sources.schemas";
 import { toWireDate } from "../lib/dates";
-import type { CycleSummary } from "./cycle";
-import { benchRoutes } from "./bench.routes";
 import { runSync } from "./run-sync";
+import { sourceById } from "./sources.queries";
+import { toWireCycle } from "./sync.wire";
 
 const syncQuery = z.object({ sourceId: z.string().min(1).optional() });
 
-export function toWireCycle(s: CycleSummary): z.input<typeof cycleAnswer> {
-  return {
-    SourceId: s.sourceId,
-    Name: s.name,
-    Type: s.type,
-    Ran: s.ran,
-    DateStarted: toWireDate(s.startedAt),
-    DateEnded: toWireDate(s.endedAt),
-    OrdersFetched: s.fetched,
-    OrdersImported: s.imported,
-    /** The import continues in the next invocation (it did not fit this one). */
-    ImportContinues: s.more,
-    Delivered: s.delivered,
-    DeliveriesRetrying: s.retrying,
-    DeliveriesFailed: s.failed,
-    DeliveriesPending: s.pendingDeliveries,
-    DeliveriesFailedTotal: s.failedDeliveries,
-    D1Statements: s.statements,
-    Error: s.error,
-  };
-}
-
-export const syncRoutes = createRouter()
-  .route("/bench", benchRoutes)
-  .post(
-    "/sync",
-    documented("admin", {
-      summary: "Run a sync cycle now (every enabled source, or one)",
-      tags: ["Sync"],
-      answer: envelope({
-        Sync: z.object({
-          DateStarted: z.string().nullable(),
-          OrdersImported: z.number().int(),
-          Delivered: z.number().int(),
-          DeliveriesFailed: z.number().int(),
-          Sources: z.array(cycleAnswer),
-        }),
+export const syncRoutes = createRouter().post(
+  "/sync",
+  documented("admin", {
+    summary: "Run a sync cycle now (every enabled source, or one)",
+    tags: ["Sync"],
+    answer: envelope({
+      Sync: z.object({
+        DateStarted: z.string().nullable(),
+        OrdersImported: z.number().int(),
+        Delivered: z.number().int(),
+        DeliveriesFailed: z.number().int(),
+        Sources: z.array(cycleAnswer),
       }),
     }),
-    validate("query", syncQuery),
-    async (c) => {
+  }),
+  validate("query", syncQuery),
+  async (c) => {
   const { sourceId } = c.req.valid("query");
   if (sourceId !== undefined) {
-    const source = await getDb(c.env).select().from(sources).where(eq(sources.id, sourceId)).get();
+    const source = await sourceById(getDb(c.env), sourceId);
     if (!source) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}'.`);
     if (!source.enabled) throw new ApiError(400, `Source '${sourceId}' is disabled; enable it (PATCH Enabled: true) to sync it.`);
   }
@@ -75,4 +49,5 @@ export const syncRoutes = createRouter()
       Sources: cycles,
     },
   });
-});
+},
+);

@@ -4,9 +4,8 @@
 // The bucket arithmetic is src/throttle/gcra.ts; this class only loads, calls and stores, with
 // synchronous storage so that no other call can interleave between the read and the write.
 import { DurableObject } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
 import { getDb } from "../db/client";
-import { consumerKeys, stores } from "../db/schema";
+import { findKeyWithStore, type KeyRow } from "../stores/consumer-keys";
 import { type BucketConfig, DEFAULT_BUCKET, decide, rebase, remainingAt, sameBucket } from "./gcra";
 
 export interface KeyGrant {
@@ -94,21 +93,16 @@ export class RateLimiter extends DurableObject<Env> {
     return this.ctx.blockConcurrencyWhile(async () => {
       const known = this.ctx.storage.kv.get<KeyGrant>(GRANT);
       if (known) return known;
-      const row = await getDb(this.env)
-        .select({ key: consumerKeys, storeDeletedAt: stores.deletedAt })
-        .from(consumerKeys)
-        .innerJoin(stores, eq(stores.id, consumerKeys.storeId))
-        .where(eq(consumerKeys.id, consumerKeyId))
-        .get();
+      const row = await findKeyWithStore(getDb(this.env), consumerKeyId);
       if (!row) return null;
-      const grant = grantOf(row.key, row.storeDeletedAt !== null);
+      const grant = grantOf(row.key, row.storeDeleted);
       this.ctx.storage.kv.put(GRANT, grant);
       return grant;
     });
   }
 }
 
-export function grantOf(key: typeof consumerKeys.$inferSelect, storeDeleted = false): KeyGrant {
+export function grantOf(key: KeyRow, storeDeleted = false): KeyGrant {
   return {
     storeId: key.storeId,
     scopes: key.scopes,

@@ -4,7 +4,7 @@
 // admin API then answers. The pages themselves are driven in a real browser (test/browser/).
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { admin, ADMIN_KEY, BASE } from "../helpers/api";
+import { admin, ADMIN_KEY, BASE, createStore } from "../helpers/api";
 
 async function send(method: string, path: string, init: { form?: Record<string, string>; cookie?: string; origin?: string | null; headers?: Record<string, string> } = {}) {
   const headers = new Headers(init.headers);
@@ -103,5 +103,52 @@ describe("console session", () => {
     expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.text).toContain('<label for="login-key">Admin key</label>');
+  });
+});
+
+describe("console sources", () => {
+  it("offers a form for every Type, secrets as password fields", async () => {
+    const { cookie } = await signIn();
+    const storeId = await createStore("Console sources");
+    const res = await send("GET", `/console/stores/${storeId}/sources`, { cookie });
+    expect(res.status).toBe(200);
+    for (const type of ["simulated", "walmart", "ebay", "shopify", "amazon"]) {
+      expect(res.text, type).toContain(`<input type="hidden" name="Type" value="${type}">`);
+      expect(res.text, type).toContain(`Add ${type} source</button>`);
+    }
+    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret"];
+    for (const secret of secrets) {
+      const [type, name] = secret.split(":");
+      expect(res.text, secret).toContain(`<input id="add-${type}-Settings-${name}" name="Settings.${name}" type="password"`);
+    }
+    // Not a secret: shown as text.
+    expect(res.text).toContain('<input id="add-shopify-Settings-shopDomain" name="Settings.shopDomain" type="text"');
+  });
+
+  it("lists a source's set-aside orders as the admin API answers them", async () => {
+    const { cookie } = await signIn();
+    const storeId = await createStore("Console set-aside");
+    const now = Date.now();
+    const created = await admin("POST", `/stores/${storeId}/sources`, {
+      Type: "simulated",
+      Name: "Sometimes broken",
+      Settings: { ordersPerHour: 6, startAt: new Date(now - 60 * 60_000).toISOString(), endAt: new Date(now - 60_000).toISOString(), malformedEvery: 2 },
+    });
+    expect(created.status).toBe(200);
+    const sourceId = (created.json.Source as { SourceId: string }).SourceId;
+    expect((await admin("POST", `/sync?sourceId=${sourceId}`)).status).toBe(200);
+    const listed = await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`);
+    const setAside = listed.json.SetAside as { OrderSourceOrderNumber: string; Reason: string }[];
+    // Six orders in the hour, every second one without a SKU on a line.
+    expect(setAside.length).toBeGreaterThanOrEqual(2);
+    expect(setAside.length).toBeLessThanOrEqual(4);
+    const res = await send("GET", `/console/stores/${storeId}/sources/${sourceId}`, { cookie });
+    expect(res.status).toBe(200);
+    const table = /<table[^>]*>\s*<caption>Set-aside orders<\/caption>([\s\S]*?)<\/table>/.exec(res.text);
+    expect(table).not.toBeNull();
+    const rows = table![1]!.match(/<tr><td>/g) ?? [];
+    expect(rows.length).toBe(setAside.length);
+    for (const order of setAside) expect(table![1]).toContain(`<td>${order.OrderSourceOrderNumber}</td>`);
+    expect(res.text).toContain("Map set-aside orders again</button>");
   });
 });

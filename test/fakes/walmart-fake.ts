@@ -3,6 +3,13 @@
 // walmart-examples.extract.mjs) and holds every request to the description: a path or method it
 // does not list, a missing header, an unknown query parameter or a body that misses a required
 // field is answered 400 with a Walmart error body and recorded in `violations`.
+//
+// It keeps each order's lines as Walmart does (a status per quantity of each line: Created,
+// Acknowledged, Shipped, Cancelled) and refuses what the description's operations cannot do:
+// shipping more of a line than is left to ship (a second shipment of shipped lines), shipping or
+// cancelling a cancelled line, cancelling a shipped line (the description's refund is for those),
+// acknowledging an order whose every line is cancelled. Such a call is answered 400 with Walmart's
+// error body and changes nothing; lists and order reads show the lines as they now stand.
 import extracted from "./walmart-examples.json";
 
 interface Schema {
@@ -84,6 +91,10 @@ export interface WalmartFake {
   expireTokens(): void;
   /** Requests other than token requests. */
   apiRequests(): RecordedRequest[];
+  /** An order as the fake now holds it (its lines' statuses as Walmart would report them). */
+  order(purchaseOrderId: string): ExampleOrder | undefined;
+  /** Changes an order the fake serves (a test's odd marketplace data). */
+  editOrder(purchaseOrderId: string, edit: (order: ExampleOrder) => void): void;
 }
 
 export const WALMART_FAKE_CLIENT_ID = "fake-client-id";
@@ -158,9 +169,47 @@ export function checkAgainstSchema(value: unknown, schema: Schema, path: string,
   return problems;
 }
 
+interface ExampleLineStatus {
+  status?: string;
+  statusQuantity?: { unitOfMeasurement?: string; amount?: string };
+  [field: string]: unknown;
+}
+interface ExampleLine {
+  lineNumber?: string;
+  orderLineQuantity?: { unitOfMeasurement?: string; amount?: string };
+  orderLineStatuses?: { orderLineStatus?: ExampleLineStatus[] };
+  [field: string]: unknown;
+}
 interface ExampleOrder {
   purchaseOrderId: string;
-  orderLines?: { orderLine?: { lineNumber?: string; orderLineStatuses?: { orderLineStatus?: { status?: string }[] } }[] };
+  orderLines?: { orderLine?: ExampleLine[] };
+  [field: string]: unknown;
+}
+
+type LineStatus = "Created" | "Acknowledged" | "Shipped" | "Cancelled";
+
+/** How much of a line is in each status. */
+function quantities(line: ExampleLine): Record<LineStatus, number> {
+  const q: Record<LineStatus, number> = { Created: 0, Acknowledged: 0, Shipped: 0, Cancelled: 0 };
+  for (const s of line.orderLineStatuses?.orderLineStatus ?? []) {
+    const status = s.status === "Delivered" ? "Shipped" : (s.status as LineStatus);
+    if (status in q) q[status] += Number(s.statusQuantity?.amount ?? "0");
+  }
+  return q;
+}
+
+function setQuantities(line: ExampleLine, q: Record<LineStatus, number>, extra: Partial<Record<LineStatus, Record<string, unknown>>> = {}): void {
+  const kept = new Map((line.orderLineStatuses?.orderLineStatus ?? []).map((s) => [s.status, s]));
+  line.orderLineStatuses = {
+    orderLineStatus: (Object.keys(q) as LineStatus[])
+      .filter((status) => q[status] > 0)
+      .map((status) => ({
+        ...(kept.get(status) ?? {}),
+        ...(extra[status] ?? {}),
+        status,
+        statusQuantity: { unitOfMeasurement: "EACH", amount: String(q[status]) },
+      })),
+  };
 }
 interface ExampleList {
   list: { meta: { totalCount?: number; limit?: number; nextCursor?: string }; elements: { order: ExampleOrder[] } };
@@ -220,6 +269,55 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
   const correlationIds = new Set<string>();
   const issuedCursors = new Set<string>();
   const faults: Fault[] = [];
+  const orders = new Map<string, ExampleOrder>();
+
+  /** The fake's own copy of an order, made on first use from the description's examples. */
+  function stateOf(id: string): ExampleOrder | undefined {
+    if (!orders.has(id)) {
+      const known = KNOWN_ORDERS.get(id);
+      if (!known) return undefined;
+      orders.set(id, clone(known));
+    }
+    return orders.get(id);
+  }
+
+  const current = (order: ExampleOrder) => clone(orders.get(order.purchaseOrderId) ?? order);
+
+  /** Applies a line operation all or nothing; a message saying what Walmart refuses, or null. */
+  function change(order: ExampleOrder, operationId: string, body: unknown): string | null {
+    const lines = order.orderLines?.orderLine ?? [];
+    if (operationId === "acknowledgeOrders") {
+      if (lines.every((l) => { const q = quantities(l); return q.Cancelled > 0 && q.Created + q.Acknowledged + q.Shipped === 0; })) {
+        return `Order ${order.purchaseOrderId} is cancelled and cannot be acknowledged`;
+      }
+      for (const line of lines) {
+        const q = quantities(line);
+        setQuantities(line, { ...q, Created: 0, Acknowledged: q.Acknowledged + q.Created });
+      }
+      return null;
+    }
+    const sent = bodyLineQuantities(body);
+    const planned: [ExampleLine, Record<LineStatus, number>, Record<string, unknown> | undefined][] = [];
+    for (const { lineNumber, quantity, trackingInfo } of sent) {
+      const line = lines.find((l) => l.lineNumber === lineNumber)!;
+      const q = quantities(line);
+      const open = q.Created + q.Acknowledged;
+      if (quantity > open) {
+        const why = operationId === "shippingUpdates"
+          ? q.Shipped > 0 ? "is already shipped" : q.Cancelled > 0 ? "is cancelled and cannot be shipped" : "has less left to ship"
+          : q.Shipped > 0 ? "is shipped and cannot be cancelled (refund it instead)" : q.Cancelled > 0 ? "is already cancelled" : "has less left to cancel";
+        return `Order ${order.purchaseOrderId} line ${lineNumber} ${why}: ${quantity} sent, ${open} open`;
+      }
+      // Taken from Created first, then Acknowledged.
+      const fromCreated = Math.min(q.Created, quantity);
+      const next = { ...q, Created: q.Created - fromCreated, Acknowledged: q.Acknowledged - (quantity - fromCreated) };
+      if (operationId === "shippingUpdates") next.Shipped += quantity;
+      else next.Cancelled += quantity;
+      planned.push([line, next, trackingInfo ? { trackingInfo } : undefined]);
+    }
+    for (const [line, next, extra] of planned) setQuantities(line, next, extra ? { Shipped: extra } : {});
+    return null;
+  }
 
   function takeFault(target: FaultTarget): Fault | undefined {
     const i = faults.findIndex((f) => f.target === target);
@@ -342,13 +440,13 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
       const first = listExample(op.operationId);
       if (!url.searchParams.has("hasMoreElements")) {
         if (first.list.meta.nextCursor) issuedCursors.add(first.list.meta.nextCursor);
-        return json(200, clone(first));
+        return json(200, { list: { ...clone(first.list), elements: { order: first.list.elements.order.map(current) } } });
       }
       const { nextCursor: _, ...meta } = first.list.meta;
-      return json(200, { list: { meta, elements: { order: clone(SECOND_PAGES[op.operationId] ?? []) } } });
+      return json(200, { list: { meta, elements: { order: (SECOND_PAGES[op.operationId] ?? []).map(current) } } });
     }
     const purchaseOrderId = decodeURIComponent(params[0] ?? "");
-    const order = KNOWN_ORDERS.get(purchaseOrderId);
+    const order = stateOf(purchaseOrderId);
     if (!order) return json(404, walmartErrorBody(404, `Purchase order ${purchaseOrderId} not found`));
     if (op.operationId === "getAnOrder") return json(200, { order: clone(order) });
     const known = new Set((order.orderLines?.orderLine ?? []).map((l) => l.lineNumber));
@@ -356,6 +454,11 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     const unknown = sent.filter((n) => !known.has(n));
     if (unknown.length > 0) {
       return json(400, walmartErrorBody(400, `Order ${purchaseOrderId} has no line ${unknown.join(", ")}`, "lineNumber"));
+    }
+    if (op.operationId === "acknowledgeOrders" || op.operationId === "shippingUpdates" || op.operationId === "cancelOrderLines") {
+      const refused = change(order, op.operationId, body);
+      if (refused) return json(400, walmartErrorBody(400, refused, "orderLineStatus"));
+      return json(200, { order: clone(order) });
     }
     return json(200, clone(examples.default ?? Object.values(examples)[0] ?? {}));
   }
@@ -435,6 +538,15 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     apiRequests() {
       return requests.filter((r) => r.operationId !== "tokenAPI");
     },
+    order(purchaseOrderId) {
+      const order = stateOf(purchaseOrderId);
+      return order && clone(order);
+    },
+    editOrder(purchaseOrderId, edit) {
+      const order = stateOf(purchaseOrderId);
+      if (!order) throw new Error(`the fake has no order ${purchaseOrderId}`);
+      edit(order);
+    },
   };
 }
 
@@ -446,4 +558,21 @@ function bodyLines(body: unknown): string[] {
   } | null;
   const lines = (b?.orderShipment ?? b?.orderCancellation ?? b?.orderRefund)?.orderLines?.orderLine ?? [];
   return lines.map((l) => l.lineNumber ?? "");
+}
+
+/** Each line a shipment or cancellation names, with the quantity it moves and its tracking. */
+function bodyLineQuantities(body: unknown): { lineNumber: string; quantity: number; trackingInfo: unknown }[] {
+  const b = body as {
+    orderShipment?: { orderLines?: { orderLine?: ExampleLine[] } };
+    orderCancellation?: { orderLines?: { orderLine?: ExampleLine[] } };
+  } | null;
+  const lines = (b?.orderShipment ?? b?.orderCancellation)?.orderLines?.orderLine ?? [];
+  return lines.map((l) => {
+    const statuses = l.orderLineStatuses?.orderLineStatus ?? [];
+    return {
+      lineNumber: l.lineNumber ?? "",
+      quantity: statuses.reduce((n, s) => n + Number(s.statusQuantity?.amount ?? "0"), 0),
+      trackingInfo: statuses.find((s) => s.trackingInfo)?.trackingInfo,
+    };
+  });
 }

@@ -1,3 +1,7 @@
+// src/feeds/csv.ts: the writer every compiled file goes through and the reader of CSV uploads.
+// The writer is checked against csv-parse, an independent RFC 4180 reader, so the two halves of
+// this module cannot agree on a mistake.
+import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { CsvFieldTooLong, CsvRecordReader, formatRow } from "../../src/feeds/csv";
 import { PartBuffer } from "../../src/feeds/part-buffer";
@@ -19,6 +23,14 @@ describe("CSV writer", () => {
     );
   });
 
+  it("writes what an independent RFC 4180 reader (csv-parse, strict) reads back as the same values", () => {
+    const text = formatRow("csv", ["h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9"]) + formatRow("csv", awkward);
+    expect(parse(text, { relax_column_count: false, relax_quotes: false, record_delimiter: "\r\n" })).toEqual([
+      ["h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9"],
+      awkward,
+    ]);
+  });
+
   it("reads back, through the import's reader, exactly the values it wrote", () => {
     const text = formatRow("csv", ["h1", "h2"]) + formatRow("csv", awkward.slice(0, 5)) + formatRow("csv", awkward.slice(4));
     expect(readAll(text)).toEqual([["h1", "h2"], awkward.slice(0, 5), awkward.slice(4)]);
@@ -31,6 +43,9 @@ describe("TSV writer", () => {
     expect(line).toBe('plain\ta,b\tsay "hi"\tline1 line2\tcr lf\ttab here\tCrème brûlée – 日本語 🎉\t\t spaced \n');
     expect(line.slice(0, -1).split("\t")).toHaveLength(awkward.length);
     expect(line.slice(0, -1)).not.toMatch(/[\r\n]/);
+    expect(parse(line, { delimiter: "\t", quote: false, record_delimiter: "\n" })).toEqual([
+      ["plain", "a,b", 'say "hi"', "line1 line2", "cr lf", "tab here", "Crème brûlée – 日本語 🎉", "", " spaced "],
+    ]);
   });
 });
 

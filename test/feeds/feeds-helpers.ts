@@ -1,4 +1,5 @@
 // Catalog and feed setup through the admin API, as an operator would do it.
+import type { ProductRow } from "../../src/db/schema";
 import { admin, call, ADMIN_KEY } from "../helpers/api";
 
 export function product(sku: string, overrides: Record<string, unknown> = {}) {
@@ -62,4 +63,24 @@ export async function compile(feedId: string) {
   const res = await admin("POST", `/feeds/${feedId}/compile`);
   if (res.status !== 200) throw new Error(`compile: ${res.status} ${res.text}`);
   return res.json.Feed as AdminFeed;
+}
+
+/** A catalog row as the compile reads it from D1 (for the modules tested without the API). */
+export function productRow(sku: string, overrides: Partial<ProductRow> = {}): ProductRow {
+  return {
+    storeId: "store-test",
+    sku,
+    title: `Product ${sku}`,
+    description: `The description of ${sku}`,
+    link: `https://shop.example/p/${sku}`,
+    imageLink: `https://cdn.example/i/${sku}.jpg`,
+    price: 12.5,
+    currency: "USD",
+    availability: "in_stock",
+    brand: "Acme",
+    gtin: "4006381333931",
+    attributes: null,
+    updatedAt: 0,
+    ...overrides,
+  };
 }

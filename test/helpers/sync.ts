@@ -65,6 +65,9 @@ export interface Delivery {
   Attempts: number;
   DateNextAttempt: string | null;
   LastError: string | null;
+  /** The marketplace's reference of a delivered row (a fulfillment id). */
+  Reference: string | null;
+  Warning: string | null;
 }
 
 export async function deliveries(storeId: string, sourceId: string): Promise<Delivery[]> {

@@ -10,7 +10,7 @@ import { call } from "../helpers/api";
 
 type Operation = {
   parameters?: { in: string; name: string; required?: boolean; schema?: Record<string, unknown> }[];
-  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+  requestBody?: { required?: boolean; content: Record<string, { schema: Record<string, unknown> }> };
   responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: Record<string, unknown> }> }>;
   security?: Record<string, string[]>[];
 };
@@ -111,7 +111,9 @@ describe("GET /openapi.json", () => {
   it("request schemas are the validators' own", async () => {
     const doc = await getDocument();
     const list = doc.paths["/v1/{token}/orders"]!.get!.parameters!;
-    expect(list.filter((p) => p.in === "query" && p.required).map((p) => p.name).sort()).toEqual(["fromDate", "page", "pageSize", "toDate"]);
+    expect(list.filter((p) => p.in === "query" && p.required).map((p) => p.name).sort()).toEqual(["fromDate", "pageSize", "toDate"]);
+    // page or cursor, one of them: both optional in the schema, the rule refines it.
+    expect(list.filter((p) => p.in === "query" && !p.required).map((p) => p.name).sort()).toEqual(["cursor", "dateField", "page", "sortBy", "sortDirection", "status"]);
     const store = doc.paths["/admin/v1/stores"]!.post!.requestBody!.content["application/json"]!.schema as {
       properties: Record<string, Record<string, unknown>>;
       required: string[];
@@ -127,7 +129,18 @@ describe("GET /openapi.json", () => {
     const source = doc.paths["/admin/v1/stores/{storeId}/sources"]!.post!.requestBody!.content["application/json"]!.schema as {
       oneOf: { properties: { Type: { const: string } } }[];
     };
-    expect(source.oneOf.map((v) => v.properties.Type.const)).toEqual(["simulated", "walmart"]);
+    expect(source.oneOf.map((v) => v.properties.Type.const)).toEqual(["simulated", "walmart", "ebay", "shopify", "amazon"]);
+    for (const [name, secrets] of [["EbaySettings", ["clientId", "clientSecret", "refreshToken"]], ["ShopifySettings", ["accessToken"]], ["AmazonSettings", ["refreshToken", "clientId", "clientSecret"]]] as const) {
+      const settings = doc.components.schemas[name] as { properties: Record<string, { writeOnly?: boolean }> };
+      for (const secret of secrets) expect(settings.properties[secret]!.writeOnly, `${name}.${secret}`).toBe(true);
+    }
+    const patchSource = doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}"]!.patch!.requestBody!.content["application/json"]!.schema as { properties: Record<string, unknown> };
+    expect(Object.keys(patchSource.properties).sort()).toEqual(["Enabled", "ImportFrom", "Name", "Settings"]);
+    const storeLimits = (store.properties.Limits as { properties: Record<string, unknown> }).properties;
+    expect(Object.keys(storeLimits).sort()).toEqual(["ConsumerKeys", "Feeds", "OrderItems", "Orders", "Products", "Sources"]);
+    expect(Object.keys(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside"]!)).toEqual(["get"]);
+    expect(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/retry"]!.post!.requestBody!.required).toBe(false);
+    expect(Object.keys(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/{orderNumber}"]!)).toEqual(["delete"]);
     const walmart = doc.components.schemas.WalmartSettings as { properties: Record<string, { writeOnly?: boolean }>; required: string[] };
     expect(walmart.properties.clientSecret!.writeOnly).toBe(true);
     expect(walmart.properties.clientId!.writeOnly).toBe(true);

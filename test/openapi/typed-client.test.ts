@@ -57,7 +57,7 @@ it("drives the service end to end with the generated client", async () => {
     params: { path: { token }, query: { fromDate: "2026-05-01", toDate: "2026-05-02", page: "1", pageSize: "10" } },
   });
   expect(list.data!.Orders.map((o) => [o.OrderId, o.OrderStatus, o.OrderItems.length])).toEqual([[orderId, "New", 1]]);
-  expect(list.data!.Paging).toEqual({ Page: 1, PageSize: 10, MaxPageSize: 100 });
+  expect(list.data!.Paging).toEqual({ Page: 1, PageSize: 10, MaxPageSize: 100, NextCursor: null });
 
   const ack = await client.PUT("/v1/{token}/orders/{orderId}/acknowledgeorder", {
     params: { path: { token, orderId }, query: { orderDestinationOrderNumber: "ERP-1" } },

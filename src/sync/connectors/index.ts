@@ -2,7 +2,10 @@
 // (the admin routes answer 400 naming the field) and builds a Connector for one cycle.
 import type { z } from "zod";
 import type { Connector, ConnectorContext } from "../connector";
-import { createSimulatedConnector, simulatedSettingsSchema } from "./simulated/simulated.connector";
+import { amazonSettingsSchema, createAmazonConnector } from "./amazon/amazon.connector";
+import { createEbayConnector, ebaySettingsSchema } from "./ebay/ebay.connector";
+import { createShopifyConnector, shopifySettingsSchema } from "./shopify/shopify.connector";
+import { createSimulatedConnector, receivedWire, simulatedSettingsSchema } from "./simulated/simulated.connector";
 import type { SourceStorage } from "./storage";
 import { createWalmartConnector, walmartSettingsSchema } from "./walmart/walmart.connector";
 
@@ -11,11 +14,28 @@ export interface ConnectorEntry {
   /** Which Settings fields are secrets: kept encrypted like the rest, but masked in answers. */
   secretFields: string[];
   create(ctx: ConnectorContext, storage: SourceStorage): Connector;
+  /** What the marketplace received, as the admin route shows it, for a connector that keeps it (simulated). */
+  received?(storage: SourceStorage): unknown[];
 }
 
 export const CONNECTORS = {
-  simulated: { settingsSchema: simulatedSettingsSchema, secretFields: [], create: createSimulatedConnector },
+  simulated: { settingsSchema: simulatedSettingsSchema, secretFields: [], create: createSimulatedConnector, received: receivedWire },
   walmart: { settingsSchema: walmartSettingsSchema, secretFields: ["clientId", "clientSecret"], create: createWalmartConnector },
+  ebay: {
+    settingsSchema: ebaySettingsSchema,
+    secretFields: ["clientId", "clientSecret", "refreshToken"],
+    create: createEbayConnector,
+  },
+  shopify: {
+    settingsSchema: shopifySettingsSchema,
+    secretFields: ["accessToken"],
+    create: (ctx, storage) => createShopifyConnector(ctx, storage),
+  },
+  amazon: {
+    settingsSchema: amazonSettingsSchema,
+    secretFields: ["refreshToken", "clientId", "clientSecret"],
+    create: (ctx, storage) => createAmazonConnector(ctx, storage),
+  },
 } satisfies Record<string, ConnectorEntry>;
 
 export type SourceType = keyof typeof CONNECTORS;

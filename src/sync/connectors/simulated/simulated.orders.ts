@@ -2,7 +2,7 @@
 // k × interval (a grid on the epoch, so the rate is steady and a time window maps to a range of
 // k) and its content is drawn from a PRNG seeded by (source id, k). The same source therefore
 // always sells the same orders, whichever cycle asks and however often.
-import type { ImportedOrder, ImportedOrderItem } from "../../connector";
+import type { ImportedOrder, ImportedOrderItem, SetAsideOrder } from "../../connector";
 import { prng } from "../../../lib/prng";
 
 const FIRST_NAMES = ["Ava", "Liam", "Noah", "Mia", "Ethan", "Zoe", "Lucas", "Aria", "Mason", "Chloe", "Omar", "Priya"];
@@ -148,4 +148,36 @@ export function makeOrder(sourceId: string, k: number, intervalMs: number): Impo
     grandTotal: round2(subTotal + itemTax + shippingTotal + shippingTaxTotal + giftWrapTotal + giftWrapTaxTotal),
     items,
   };
+}
+
+/**
+ * The marketplace's own record of order k: the order with its date as ISO text. Every
+ * `malformedEvery`-th order (k divisible by it) has a line without a SKU, which the mapping below
+ * refuses, so set-aside orders can be shown without a real marketplace.
+ */
+export interface SimulatedRecord extends Omit<ImportedOrder, "createdAt"> {
+  createdAt: string;
+}
+
+export function makeRecord(sourceId: string, k: number, intervalMs: number, malformedEvery: number | null): SimulatedRecord {
+  const order = makeOrder(sourceId, k, intervalMs);
+  const record: SimulatedRecord = { ...order, createdAt: order.createdAt.toISOString() };
+  if (malformedEvery !== null && k % malformedEvery === 0) {
+    const line = record.items[record.items.length > 1 ? 1 : 0]!;
+    record.items = record.items.map((item) => (item === line ? { ...item, sku: "" } : item));
+  }
+  return record;
+}
+
+/** The record as an order, or why it cannot be one. */
+export function mapRecord(record: SimulatedRecord): ImportedOrder | SetAsideOrder {
+  const missing = record.items.findIndex((item) => item.sku.trim() === "");
+  if (missing >= 0) {
+    return { sourceOrderNumber: record.sourceOrderNumber, reason: `line ${record.items[missing]!.sourceLineId} has no SKU`, record };
+  }
+  const createdAt = new Date(record.createdAt);
+  if (Number.isNaN(createdAt.getTime())) {
+    return { sourceOrderNumber: record.sourceOrderNumber, reason: `createdAt ${JSON.stringify(record.createdAt)} is not a date`, record };
+  }
+  return { ...record, createdAt };
 }

@@ -1,12 +1,15 @@
 // Walmart Marketplace (US) Orders API v3. Built from Walmart's published descriptions
-// (orders.openapi.json and auth.openapi.json 0.6.3, see /work/shared/reference/walmart).
+// (orders.openapi.json and auth.openapi.json 0.6.3, see ../shared/reference/walmart). The HTTP
+// plumbing (deadline, JSON answers, Retry-After, Basic credentials) is marketplace-http.ts's.
 import { z } from "zod";
-import { MarketplaceError, type Connector, type ConnectorContext, type OrderPage } from "../../connector";
+import { MarketplaceError, type Connector, type ConnectorContext, type ImportedOrder, type OrderPage, type SetAsideOrder } from "../../connector";
+import { basicAuthorization, readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
 import { cancellationRequest, mapWalmartOrder, shipmentRequest } from "./walmart.mapping";
 import {
   WALMART_CANCELLATION_REASONS,
   type WalmartError,
   type WalmartErrorBody,
+  type WalmartOrder,
   type WalmartOrderList,
   type WalmartTokenResponse,
 } from "./walmart.types";
@@ -55,17 +58,8 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     };
   }
 
-  async function send(method: string, path: string, headers: Record<string, string>, body?: string) {
-    try {
-      return await ctx.fetch(`${settings.baseUrl}${path}`, {
-        method,
-        headers,
-        body,
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-    } catch (error) {
-      throw transportError(method, path, error);
-    }
+  function send(method: string, path: string, headers: Record<string, string>, body?: string) {
+    return sendToMarketplace({ marketplace: "Walmart", fetch: ctx.fetch, method, url: `${settings.baseUrl}${path}`, headers, body, timeoutMs: TIMEOUT_MS });
   }
 
   async function fetchToken(): Promise<string> {
@@ -75,13 +69,13 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
       "/v3/token",
       {
         ...serviceHeaders(),
-        Authorization: `Basic ${base64(`${settings.clientId}:${settings.clientSecret}`)}`,
+        Authorization: basicAuthorization(settings.clientId, settings.clientSecret),
         "Content-Type": "application/x-www-form-urlencoded",
       },
       new URLSearchParams({ grant_type: "client_credentials" }).toString(),
     );
     if (!response.ok) throw await httpError(response);
-    const body = (await readJson(response, "POST", "/v3/token")) as Partial<WalmartTokenResponse> | null;
+    const body = (await readJsonAnswer(response, "Walmart POST /v3/token")) as Partial<WalmartTokenResponse> | null;
     if (typeof body?.access_token !== "string" || body.access_token === "") {
       throw new MarketplaceError("Walmart token answer carries no access_token", response.status, true);
     }
@@ -125,32 +119,6 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     await response.body?.cancel();
   }
 
-  function transportError(method: string, path: string, error: unknown): MarketplaceError {
-    const name = typeof error === "object" && error !== null && "name" in error ? String(error.name) : "";
-    const reason =
-      name === "TimeoutError" || name === "AbortError"
-        ? `no answer within ${TIMEOUT_MS / 1000} s`
-        : error instanceof Error
-          ? error.message
-          : String(error);
-    return new MarketplaceError(`Walmart ${method} ${path.split("?")[0]} failed: ${reason}`, null, true);
-  }
-
-  async function readJson(response: Response, method: string, path: string): Promise<unknown> {
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      throw transportError(method, path, error);
-    }
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      // A truncated or HTML answer from a proxy in between is worth another try.
-      throw new MarketplaceError(`Walmart ${response.status} answer to ${method} ${path.split("?")[0]} is not JSON`, response.status, true);
-    }
-  }
-
   async function httpError(response: Response): Promise<MarketplaceError> {
     const text = await response.text().catch(() => "");
     const detail = describeErrors(text) ?? (text.trim().slice(0, 200) || response.statusText || "no details");
@@ -164,16 +132,21 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
   }
 
   return {
-    async fetchOrders(since: Date, cursor: string | null): Promise<OrderPage> {
+    // Walmart has every operation, for whole orders and for single lines.
+    capabilities: { acknowledge: true, ship: true, shipLines: true, cancel: true, cancelLines: true },
+
+    async fetchOrders(window, cursor): Promise<OrderPage> {
       // GET /v3/orders rather than /v3/orders/released: "released" only lists lines still in
       // Created, so a later cancellation or shipment would never reach the service, whereas
       // lastModifiedStartDate ("modified after this date") returns new orders and changed ones.
       // createdStartDate goes along because its documented default is "current date - 7 days",
       // which would hide an older order that changed recently; 180 days is all Walmart serves.
+      // lastModifiedEndDate is the window's fixed end, so pages stay stable while orders change.
       const path = cursor
         ? `/v3/orders${cursor.startsWith("?") ? cursor : `?${cursor}`}`
         : `/v3/orders?${new URLSearchParams({
-            lastModifiedStartDate: since.toISOString(),
+            lastModifiedStartDate: window.since.toISOString(),
+            lastModifiedEndDate: window.until.toISOString(),
             createdStartDate: new Date(ctx.now().getTime() - HISTORY_MS).toISOString().slice(0, 10),
             limit: String(PAGE_SIZE),
           })}`;
@@ -181,35 +154,56 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
       if (response.status === 404) {
         // Walmart answers an empty result with 404 CONTENT_NOT_FOUND rather than an empty list.
         const error = await httpError(response);
-        if (/CONTENT_NOT_FOUND/.test(error.message)) return { orders: [], nextCursor: null };
+        if (/CONTENT_NOT_FOUND/.test(error.message)) return { orders: [], setAside: [], nextCursor: null };
         throw error;
       }
       if (!response.ok) throw await httpError(response);
-      const body = (await readJson(response, "GET", path)) as WalmartOrderList | null;
+      const body = (await readJsonAnswer(response, "Walmart GET /v3/orders")) as WalmartOrderList | null;
       const list = body?.list;
       if (!list) throw new MarketplaceError("Walmart order list answer has no list", response.status, true);
       const nextCursor = list.meta?.nextCursor;
-      return {
-        orders: (list.elements?.order ?? []).map(mapWalmartOrder),
-        nextCursor: typeof nextCursor === "string" && nextCursor.trim() !== "" ? nextCursor : null,
-      };
+      const orders: ImportedOrder[] = [];
+      const setAside: SetAsideOrder[] = [];
+      for (const record of list.elements?.order ?? []) {
+        const mapped = remap(record);
+        if ("reason" in mapped) setAside.push(mapped);
+        else orders.push(mapped);
+      }
+      return { orders, setAside, nextCursor: typeof nextCursor === "string" && nextCursor.trim() !== "" ? nextCursor : null };
     },
 
-    async acknowledge(order) {
-      await post(`/v3/orders/${encodeURIComponent(order.sourceOrderNumber)}/acknowledge`);
+    remap,
+
+    async acknowledge(delivery) {
+      await post(`/v3/orders/${encodeURIComponent(delivery.order.sourceOrderNumber)}/acknowledge`);
+      return { state: "delivered" };
     },
 
-    async ship(order, shipment) {
-      await post(`/v3/orders/${encodeURIComponent(order.sourceOrderNumber)}/shipping`, shipmentRequest(order, shipment));
+    async ship(delivery) {
+      await post(`/v3/orders/${encodeURIComponent(delivery.order.sourceOrderNumber)}/shipping`, shipmentRequest(delivery.order, delivery.shipment));
+      return { state: "delivered" };
     },
 
-    async cancel(order) {
+    async cancel(delivery) {
       await post(
-        `/v3/orders/${encodeURIComponent(order.sourceOrderNumber)}/cancel`,
-        cancellationRequest(order, settings.cancellationReason),
+        `/v3/orders/${encodeURIComponent(delivery.order.sourceOrderNumber)}/cancel`,
+        cancellationRequest(delivery.order, settings.cancellationReason),
       );
+      return { state: "delivered" };
     },
   };
+}
+
+/** A Walmart order record as an order, or set aside with the reason its mapping gave. */
+function remap(record: unknown): ImportedOrder | SetAsideOrder {
+  const order = (typeof record === "object" && record !== null ? record : {}) as WalmartOrder;
+  try {
+    return mapWalmartOrder(order);
+  } catch (error) {
+    if (!(error instanceof MarketplaceError)) throw error;
+    const id = typeof order.purchaseOrderId === "string" && order.purchaseOrderId !== "" ? order.purchaseOrderId : "(no purchaseOrderId)";
+    return { sourceOrderNumber: id, reason: error.message, record };
+  }
 }
 
 /** "CODE: description" for each Walmart error; null when the body is not Walmart's error shape. */
@@ -234,17 +228,4 @@ function describeErrors(text: string): string | null {
   return parts.length > 0 ? parts.join("; ") : null;
 }
 
-function retryAfterMs(header: string | null, now: Date): number | null {
-  if (header === null || header.trim() === "") return null;
-  const value = header.trim();
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
-}
 
-function base64(text: string): string {
-  // btoa takes Latin-1 only; credentials go out as UTF-8 bytes.
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}

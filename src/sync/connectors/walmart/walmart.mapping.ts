@@ -238,7 +238,7 @@ function requireLines(order: DeliveryOrder, what: string): void {
 }
 
 export function shipmentRequest(order: DeliveryOrder, shipment: Shipment): WalmartShipmentRequest {
-  requireLines(order, "ship");
+  if (shipment.lines.length === 0) throw invalid(`cannot ship order ${order.sourceOrderNumber}: it has no lines`);
   const where = `order ${order.sourceOrderNumber}`;
   const trackingNumber = shipment.trackingNumber?.trim();
   const carrier = shipment.carrier?.trim();
@@ -253,10 +253,11 @@ export function shipmentRequest(order: DeliveryOrder, shipment: Shipment): Walma
   };
   // ShippingLineType requires sellerOrderId (30 characters at most, printed on return labels).
   const sellerOrderId = (order.sellerOrderNumber?.trim() || order.sourceOrderNumber).slice(0, 30);
+  // The lines and quantities the shipment covers (today every line of the order, whole).
   return {
     orderShipment: {
       orderLines: {
-        orderLine: order.lines.map((line) => ({
+        orderLine: shipment.lines.map((line) => ({
           lineNumber: line.sourceLineId,
           sellerOrderId,
           orderLineStatuses: {

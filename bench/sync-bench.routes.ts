@@ -1,25 +1,19 @@
-// Benchmark-only routes (bench/sync.bench.mjs), answered only when the Worker runs with the var
-// BENCH=1, which only the benchmark sets (`wrangler dev --var BENCH:1`). Elsewhere they are 404.
+// Benchmark-only routes (bench/sync.bench.mjs), served only by the benchmark's own entry
+// (bench/sync-worker.ts): the production Worker (src/index.ts) never imports this file.
 import { eq, sql } from "drizzle-orm";
-import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import { getDb } from "../db/client";
-import { orderItems, orders, sources, stores } from "../db/schema";
-import { ApiError } from "../http/errors";
-import { ok } from "../http/envelope";
-import { createRouter, type AppEnv } from "../http/create-router";
-import { validate } from "../http/validate";
-import { decryptJson, randomId } from "../lib/crypto";
-import type { ImportedOrder } from "./connector";
-import { createSimulatedConnector } from "./connectors/simulated/simulated.connector";
-import { memoryStorage } from "./connectors/storage";
-import { countStatements } from "./cycle";
-import { importSince } from "./importer";
-
-const benchOnly = createMiddleware<AppEnv>(async function benchOnly(c, next) {
-  if ((c.env as { BENCH?: string }).BENCH !== "1") throw new ApiError(404, "Not found.");
-  await next();
-});
+import { getDb } from "../src/db/client";
+import { orderItems, orders, sources, stores } from "../src/db/schema";
+import { ApiError } from "../src/http/errors";
+import { ok } from "../src/http/envelope";
+import { createRouter } from "../src/http/create-router";
+import { validate } from "../src/http/validate";
+import { decryptJson, randomId } from "../src/lib/crypto";
+import type { ImportedOrder } from "../src/sync/connector";
+import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
+import { memoryStorage } from "../src/sync/connectors/storage";
+import { countStatements } from "../src/sync/cycle";
+import { importWindow } from "../src/sync/importer";
 
 const sourceQuery = z.object({ sourceId: z.string(), count: z.coerce.number().int().min(1).max(100_000).optional() });
 
@@ -27,7 +21,6 @@ const sourceQuery = z.object({ sourceId: z.string(), count: z.coerce.number().in
 const BASELINE_BATCH = 50;
 
 export const benchRoutes = createRouter()
-  .use("*", benchOnly)
   // The baseline: the same simulated orders as one import cycle of the source, inserted into a
   // fresh store with plain drizzle inserts in db.batch (no upsert, no JSON packing).
   .post("/baseline-import", validate("query", sourceQuery), async (c) => {
@@ -40,16 +33,19 @@ export const benchRoutes = createRouter()
     const db = getDb({ DB: counted.d1 });
     const storeId = randomId("st");
     await db.insert(stores).values({ id: storeId, name: "bench baseline", createdAt: Date.now() });
-    const since = new Date(importSince(null, Date.now()));
+    const window = importWindow(null, Date.now());
     let cursor: string | null = null;
     let inserted = 0;
     do {
-      const page: { orders: ImportedOrder[]; nextCursor: string | null } = await connector.fetchOrders(since, cursor);
+      const page: { orders: ImportedOrder[]; nextCursor: string | null } = await connector.fetchOrders(
+        { since: new Date(window.since), until: new Date(window.until) },
+        cursor,
+      );
       for (let i = 0; i < page.orders.length; i += BASELINE_BATCH) {
         const part = page.orders.slice(i, i + BASELINE_BATCH);
         const statements = part.flatMap((o) => {
           const head = db.insert(orders).values(orderValues(storeId, source.name, o));
-          // As InsertOrder does it (src/orders/orders.queries.ts): lines find their order by key.
+          // As InsertOrder does it (src/orders/orders.writes.ts): lines find their order by key.
           const orderId = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} and ${orders.orderSource} = ${source.name} and ${orders.orderSourceOrderNumber} = ${o.sourceOrderNumber})`;
           return [
             head,

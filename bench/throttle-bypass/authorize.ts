@@ -1,0 +1,22 @@
+// Bench only: what bench/throttle.bench.mjs builds in place of src/auth/authorize.ts for its
+// server B (`wrangler dev --alias ../auth/authorize:./bench/throttle-bypass/authorize.ts`), to
+// measure the same route without authentication and throttling. The routers import requireScope
+// as "../auth/authorize", so only they get this one; everything else is the real module's.
+// Nothing under src/ refers to this file, so a deployed build cannot contain it.
+import { createMiddleware } from "hono/factory";
+import type { Scope } from "../../src/auth/scopes";
+import type { AppEnv } from "../../src/http/create-router";
+
+export * from "../../src/auth/authorize";
+
+/** No token check, no limiter call: the path carries a store id where the token would be. */
+export function requireScope(_scope: Scope) {
+  return createMiddleware<AppEnv>(async function authorize(c, next) {
+    const storeId = c.req.param("token") ?? "";
+    c.set("caller", { storeId, consumerKeyId: "bench" });
+    // Set here so that rateLimitHeaders does not call the limiter either.
+    c.header("X-RateLimit-Limit", "0");
+    c.header("X-RateLimit-Remaining", "0");
+    await next();
+  });
+}

@@ -1,0 +1,75 @@
+// Query pieces every list shares, with no knowledge of any resource: enum words matched without
+// regard to case, paging by `page` or by an opaque `cursor` (decisions 3), sorting. Resources
+// compose them in their own schema files.
+import { z } from "zod";
+import { truncate } from "../lib/dates";
+
+/** Decisions 3: 100 for orders and for feeds. */
+export const MAX_PAGE_SIZE = 100;
+
+/** A fixed set of words, matched without regard to case, mapped to their canonical value. */
+export function caseInsensitiveEnum<T extends string>(allowed: Record<string, T>, shown: string) {
+  return z.string().transform((value, ctx) => {
+    // Own keys only: 'constructor' or '__proto__' must not find what every object inherits.
+    const word = value.trim().toLowerCase();
+    const hit = Object.hasOwn(allowed, word) ? allowed[word] : undefined;
+    if (hit === undefined) {
+      ctx.addIssue({ code: "custom", message: `'${truncate(value)}' is not allowed; use one of ${shown}` });
+      return z.NEVER;
+    }
+    return hit;
+  });
+}
+
+const given = (what: string) => (issue: { input?: unknown }) =>
+  // A parameter given twice arrives as an array: say so rather than "is required".
+  issue.input === undefined ? "is required" : `must be given once (${what})`;
+
+export function positiveInt(what: string) {
+  return z
+    .string({ error: given(what) })
+    .refine((v) => /^\s*\d{1,9}\s*$/.test(v) && Number(v) >= 1, {
+      error: (issue) => `must be a whole number of 1 or more (${what}); got '${truncate(String(issue.input))}'`,
+    })
+    .transform(Number);
+}
+
+/** A cursor is the NextCursor of an earlier answer: short, URL-safe; its signature is checked later. */
+const cursorParam = z
+  .string({ error: given("the NextCursor of the previous page") })
+  .max(1000, { error: "is not a cursor this service issued" })
+  .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, { error: "is not a cursor this service issued" });
+
+export const pagingQuery = {
+  page: positiveInt("pages start at 1").optional(),
+  pageSize: positiveInt(`at most ${MAX_PAGE_SIZE}; larger sizes are clamped`),
+  cursor: cursorParam.optional(),
+};
+
+/** `page` or `cursor`, exactly one: a cursor already says which page it continues. */
+export function pageOrCursor(value: { page?: number; cursor?: string }, ctx: z.RefinementCtx) {
+  if (value.page === undefined && value.cursor === undefined) {
+    ctx.addIssue({ code: "custom", path: ["page"], message: "is required (or send cursor=<NextCursor> of the previous page instead)" });
+  }
+  if (value.page !== undefined && value.cursor !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["cursor"], message: "cannot be combined with page: send one or the other" });
+  }
+}
+
+export function sortingQuery<T extends string>(fields: readonly T[]) {
+  return {
+    sortBy: caseInsensitiveEnum(Object.fromEntries(fields.map((f) => [f.toLowerCase(), f])) as Record<string, T>, fields.join(", ")).optional(),
+    sortDirection: caseInsensitiveEnum({ asc: "asc", desc: "desc" } as const, "asc, desc")
+      .optional()
+      .transform((v) => v ?? "asc"),
+  };
+}
+
+/** Paging and Sorting of a list answer (orders and feeds), as the OpenAPI document shows them. */
+export const pagingAnswer = z.object({
+  Page: z.number().int(),
+  PageSize: z.number().int(),
+  MaxPageSize: z.number().int(),
+  NextCursor: z.string().nullable().describe("Send as `cursor` for the next page; null on the last page."),
+});
+export const sortingAnswer = z.object({ SortBy: z.string(), SortDirection: z.enum(["asc", "desc"]) });

@@ -1,0 +1,287 @@
+// Every statement that writes orders and order_items: InsertOrder, the import of a marketplace
+// page, the order moves (with their outbox row in the same batch), and what the sync and the
+// sources admin change on orders. Reads stay in orders.queries.ts.
+//
+// Both ways an order is created (a client's InsertOrder, a marketplace import) go through the
+// same statement shape: the order travels as one JSON object whose keys are the drizzle names of
+// ORDER_FIELDS, unpacked by json_each, so the column list is written once below and D1's
+// 100-parameter limit never applies, whatever the number of items.
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { isUniqueViolation } from "../db/errors";
+import { orderItems, orders, type OrderRow } from "../db/schema";
+import { enqueueAfterChange } from "../outbox/outbox";
+import type { Move } from "./order-moves";
+import type { InsertOrderBody } from "./orders.schemas";
+
+/** The columns an order write takes from its JSON object: the one column list of an order. */
+const ORDER_FIELDS = [
+  "orderSourceOrderNumber",
+  "orderSourceCustomerOrderNumber",
+  "orderDestinationOrderNumber",
+  "status",
+  "sourceOrderStatus",
+  "buyerEmailAddress",
+  "buyerPhoneNumber",
+  "buyerUserId",
+  "firstName",
+  "lastName",
+  "shipToCompanyName",
+  "street1",
+  "street2",
+  "city",
+  "stateOrProvince",
+  "postalCode",
+  "country",
+  "shippingMethod",
+  "shippingServiceName",
+  "shippingServiceValue",
+  "destinationShippingCarrier",
+  "paymentType",
+  "paymentTransactionId",
+  "isMarketplacePrime",
+  "grandTotal",
+  "subTotal",
+  "shippingTotal",
+  "shippingTaxTotal",
+  "giftWrapTotal",
+  "giftWrapTaxTotal",
+  "shipmentTrackingNumber",
+  "syncUserErrorMessage",
+  "sourceData",
+  "dateCreatedInOrderSource",
+  "dateCreatedInDestination",
+  "dateShipped",
+] as const satisfies readonly (keyof OrderRow)[];
+
+/** The same for an item. */
+const ITEM_FIELDS = ["sourceLineId", "sku", "name", "quantity", "unitPrice", "saleTaxCost", "discount"] as const satisfies readonly (keyof typeof orderItems.$inferSelect)[];
+
+export type OrderValues = Pick<OrderRow, (typeof ORDER_FIELDS)[number]>;
+export type ItemValues = Pick<typeof orderItems.$inferSelect, (typeof ITEM_FIELDS)[number]>;
+/** One order as its write statement reads it: the order's values and its items. */
+export type OrderWrite = OrderValues & { items: ItemValues[] };
+
+const orderColumns = getTableColumns(orders);
+const itemColumns = getTableColumns(orderItems);
+const ORDER_COLUMN_LIST = ORDER_FIELDS.map((f) => orderColumns[f].name).join(", ");
+const orderValueList = (o: string) => ORDER_FIELDS.map((f) => `${o} ->> '${f}'`).join(", ");
+const ITEM_COLUMN_LIST = ITEM_FIELDS.map((f) => itemColumns[f].name).join(", ");
+const itemValueList = (line: string) => ITEM_FIELDS.map((f) => `${line} ->> '${f}'`).join(", ");
+
+// ---------------------------------------------------------------------------------------------
+// InsertOrder
+
+export type InsertResult = { inserted: true; orderId: number } | { inserted: false; existingOrderId: number };
+
+// An inserted order whose OrderSource names a source of the store syncs with that source.
+const INSERT_ORDER = `insert into orders (store_id, source_id, order_source, ${ORDER_COLUMN_LIST}, date_updated)
+  select ?1, (select id from sources where store_id = ?1 and name = ?2), ?2, ${orderValueList("o")}, ?3
+  from (select value as o from json_each(?4))`;
+
+// Items keep the order they were sent in (json_each walks the array in order).
+const INSERT_ORDER_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIST})
+  select (select id from orders where store_id = ?1 and order_source = ?2 and order_source_order_number = ?3), ${itemValueList("line.value")}
+  from json_each(?4) as line order by line.key`;
+
+export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody, now: number): Promise<InsertResult> {
+  const write = insertedOrder(body, now);
+  const key = and(
+    eq(orders.storeId, storeId),
+    eq(orders.orderSource, body.OrderSource),
+    eq(orders.orderSourceOrderNumber, body.OrderSourceOrderNumber),
+  );
+  const { items, ...head } = write;
+  const d1 = db.$client;
+  try {
+    // One batch: the order and its items land together or not at all.
+    await d1.batch([
+      d1.prepare(INSERT_ORDER).bind(storeId, body.OrderSource, now, JSON.stringify([head])),
+      d1.prepare(INSERT_ORDER_ITEMS).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, JSON.stringify(items)),
+    ]);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const existing = await db.select({ id: orders.id }).from(orders).where(key).get();
+    if (!existing) throw error;
+    return { inserted: false, existingOrderId: existing.id };
+  }
+  const created = await db.select({ id: orders.id }).from(orders).where(key).get();
+  return { inserted: true, orderId: created!.id };
+}
+
+function insertedOrder(body: InsertOrderBody, now: number): OrderWrite {
+  const status = body.OrderStatus ?? "New";
+  return {
+    orderSourceOrderNumber: body.OrderSourceOrderNumber,
+    orderSourceCustomerOrderNumber: body.OrderSourceCustomerOrderNumber ?? null,
+    orderDestinationOrderNumber: body.OrderDestinationOrderNumber ?? null,
+    status,
+    sourceOrderStatus: status,
+    buyerEmailAddress: body.BuyerEmailAddress,
+    buyerPhoneNumber: body.BuyerPhoneNumber,
+    buyerUserId: body.BuyerUserId ?? null,
+    firstName: body.FirstName,
+    lastName: body.LastName,
+    shipToCompanyName: body.ShipToCompanyName,
+    street1: body.Street1,
+    street2: body.Street2 ?? "",
+    city: body.City,
+    stateOrProvince: body.StateOrProvince,
+    postalCode: body.PostalCode,
+    country: body.Country,
+    shippingMethod: body.ShippingMethod,
+    shippingServiceName: body.ShippingServiceName ?? "",
+    shippingServiceValue: body.ShippingServiceValue ?? "",
+    destinationShippingCarrier: body.DestinationShippingCarrier ?? "",
+    paymentType: body.PaymentType ?? null,
+    paymentTransactionId: body.PaymentTransactionId ?? null,
+    isMarketplacePrime: body.IsMarketplacePrime ?? false,
+    grandTotal: body.GrandTotal,
+    subTotal: body.SubTotal,
+    shippingTotal: body.ShippingTotal ?? 0,
+    shippingTaxTotal: body.ShippingTaxTotal ?? 0,
+    giftWrapTotal: body.GiftWrapTotal ?? 0,
+    giftWrapTaxTotal: body.GiftWrapTaxTotal ?? 0,
+    shipmentTrackingNumber: body.ShipmentTrackingNumber ?? null,
+    syncUserErrorMessage: body.SyncUserErrorMessage ?? null,
+    sourceData: null,
+    dateCreatedInOrderSource: body.DateCreatedInOrderSource,
+    dateCreatedInDestination: body.DateCreatedInDestination ?? (body.OrderDestinationOrderNumber ? now : null),
+    dateShipped: body.DateShipped ?? null,
+    items: body.OrderItems.map((item) => ({
+      sourceLineId: null,
+      sku: item.Sku,
+      name: item.Name,
+      quantity: item.Quantity,
+      unitPrice: item.UnitPrice,
+      saleTaxCost: item.SaleTaxCost ?? 0,
+      discount: item.Discount ?? "0",
+    })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import of a marketplace page. Orders are keyed by the source, not by a name read earlier: the
+// name is read inside the statement (`select name from sources where id = ?`), so a source
+// renamed while its cycle runs (the rename moves its orders' OrderSource in one batch) never gets
+// an order twice, and a source deleted meanwhile gets nothing.
+
+const SOURCE_NAME = `(select name from sources where id = ?2)`;
+
+/** How many of the page's orders the source already has (run first in the page's batch). */
+export const COUNT_KNOWN_ORDERS = `select count(*) as n from orders
+  where store_id = ?1 and order_source = ${SOURCE_NAME} and order_source_order_number in (select value ->> 'orderSourceOrderNumber' from json_each(?3))`;
+
+// A new order starts New. A known one only takes the marketplace's status word and facts (the
+// client owns OrderStatus), and an order inserted by a client under this source's name before the
+// source existed (or claimed by a source since deleted) is claimed by it.
+export const UPSERT_IMPORTED_ORDERS = `insert into orders (store_id, source_id, order_source, ${ORDER_COLUMN_LIST}, date_updated)
+  select ?1, ?2, ${SOURCE_NAME}, ${orderValueList("o")}, ?4
+  from (select value as o from json_each(?3)) where exists (select 1 from sources where id = ?2)
+  on conflict (store_id, order_source, order_source_order_number) do update set
+    source_order_status = excluded.source_order_status,
+    source_data = coalesce(excluded.source_data, orders.source_data),
+    source_id = case when orders.source_id is null or not exists (select 1 from sources where id = orders.source_id)
+      then excluded.source_id else orders.source_id end,
+    date_updated = max(excluded.date_updated, orders.date_updated + 1)
+  where orders.source_order_status is not excluded.source_order_status
+    or orders.source_data is not coalesce(excluded.source_data, orders.source_data)
+    or orders.source_id is null or not exists (select 1 from sources where id = orders.source_id)`;
+
+// Lines are matched by the marketplace's line id, so a page written again adds none twice; an
+// order a client inserted (its lines have no marketplace id) keeps the client's lines only. The
+// upsert and this insert share the batch, so no order is ever seen without its lines. CROSS JOIN
+// pins the loop order (SQLite never reorders it): page first, then one index probe per order.
+// Left to the planner, it scanned every order of the source once per page, quadratic in the
+// source's size (a 10,000-order import took minutes).
+export const INSERT_IMPORTED_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIST})
+  select orders.id, ${itemValueList("line.value")}
+  from json_each(?3) as page
+    cross join orders
+    cross join json_each(page.value, '$.items') as line
+  where orders.store_id = ?1 and orders.order_source = ${SOURCE_NAME} and orders.order_source_order_number = page.value ->> 'orderSourceOrderNumber'
+    and not exists (select 1 from order_items as known
+      where known.order_id = orders.id and (known.source_line_id = line.value ->> 'sourceLineId' or known.source_line_id is null))`;
+
+/**
+ * The three statements that write one page of imported orders (bind: store, source, page JSON,
+ * now). The first answers how many of them the source already had.
+ */
+export function importPageStatements(db: Db, source: { storeId: string; id: string }, page: OrderWrite[], now: number): D1PreparedStatement[] {
+  const rows = JSON.stringify(page);
+  const d1 = db.$client;
+  return [
+    d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, rows),
+    d1.prepare(UPSERT_IMPORTED_ORDERS).bind(source.storeId, source.id, rows, now),
+    d1.prepare(INSERT_IMPORTED_ITEMS).bind(source.storeId, source.id, rows),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moves (acknowledge, ship, cancel) and what the sync and the sources admin change on orders.
+
+/**
+ * Applies a move if the order is still as it was read (same dateUpdated and status), together
+ * with its outbox row, in one batch. Returns false when another request changed the order first;
+ * the caller re-reads and decides again.
+ */
+export async function applyMove(db: Db, order: OrderRow, move: Move, now: number): Promise<boolean> {
+  if (move.kind === "none") return true;
+  const guard = and(eq(orders.id, order.id), eq(orders.dateUpdated, order.dateUpdated), eq(orders.status, order.status));
+  // dateUpdated only moves forward, so the guard of the next move always differs from this one's.
+  const updatedAt = Math.max(now, order.dateUpdated + 1);
+  const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard);
+  if (!move.delivery || !order.sourceId) {
+    const [result] = await db.batch([update]);
+    return result.meta.changes === 1;
+  }
+  const sourceId = order.sourceId;
+  // The outbox row is written only if the update happened: changes() still reports it there,
+  // inside the same batch (one transaction, one connection). When the order's source is gone the
+  // row is failed at once, and the order says why.
+  const enqueue = enqueueAfterChange(db, { storeId: order.storeId, sourceId, orderId: order.id, payload: move.delivery, at: updatedAt });
+  const orphaned = db
+    .update(orders)
+    .set({ syncUserErrorMessage: sql`(select last_error from outbox where order_id = ${order.id} order by id desc limit 1)` })
+    .where(and(eq(orders.id, order.id), eq(orders.dateUpdated, updatedAt), sql`not exists (select 1 from sources where id = ${sourceId})`))
+    .toSQL();
+  const update$ = update.toSQL();
+  const d1 = db.$client;
+  // Straight to D1: drizzle's batch cannot carry a raw `db.run(sql)` statement (it has no
+  // prepared statement to bind, and the whole batch failed with a TypeError).
+  const [result] = await d1.batch([
+    d1.prepare(update$.sql).bind(...update$.params),
+    enqueue,
+    d1.prepare(orphaned.sql).bind(...orphaned.params),
+  ]);
+  return result!.meta.changes === 1;
+}
+
+/** A delivery failed for good: the order says what the marketplace answered, and dateUpdated moves so polls see it. */
+export function markDeliveryFailed(db: Db, orderId: number, message: string, now: number) {
+  return db
+    .update(orders)
+    .set({ syncUserErrorMessage: message, dateUpdated: sql`max(${orders.dateUpdated} + 1, ${now})` })
+    .where(eq(orders.id, orderId));
+}
+
+/** The operator retries failed deliveries: the orders' messages clear. `orderIds` is a subquery. */
+export function clearSyncErrors(db: Db, orderIds: ReturnType<typeof sql>, now: number) {
+  return db
+    .update(orders)
+    .set({ syncUserErrorMessage: null, dateUpdated: sql`max(${orders.dateUpdated} + 1, ${now})` })
+    .where(sql`${orders.id} in ${orderIds}`);
+}
+
+/** Sets the message on the orders of a subquery (a deleted source's undelivered rows). */
+export function setSyncErrors(db: Db, orderIds: ReturnType<typeof sql>, message: string, now: number) {
+  return db
+    .update(orders)
+    .set({ syncUserErrorMessage: message, dateUpdated: sql`max(${orders.dateUpdated} + 1, ${now})` })
+    .where(sql`${orders.id} in ${orderIds}`);
+}
+
+/** An order's OrderSource is its source's Name: a rename carries the orders along, in the rename's batch. */
+export function renameOrderSource(db: Db, sourceId: string, name: string) {
+  return db.update(orders).set({ orderSource: name }).where(eq(orders.sourceId, sourceId));
+}

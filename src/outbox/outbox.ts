@@ -1,0 +1,257 @@
+// The outbox: what must reach a marketplace, one row per acknowledgement, shipment or
+// cancellation. This module holds every statement on the table and the one description of a
+// row's payload (a zod union on the row's kind, validated whenever a row is read), so the order
+// moves that write rows, the sync that delivers them and the admin routes that show and retry
+// them all speak one typed vocabulary.
+import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { OUTBOX_STATES, outbox, sources } from "../db/schema";
+
+export const DELIVERY_KINDS = ["acknowledge", "ship", "cancel"] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+export type OutboxState = (typeof OUTBOX_STATES)[number];
+
+const nullableText = z.string().nullable().default(null);
+
+/** What each kind of row carries; the row's `kind` column is the discriminator. */
+export const outboxPayload = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("acknowledge"),
+    /** The number this acknowledgement carried, not whatever the order holds by delivery time. */
+    sellerOrderNumber: nullableText,
+  }),
+  z.object({
+    kind: z.literal("ship"),
+    trackingNumber: nullableText,
+    carrier: nullableText,
+    shippingMethod: nullableText,
+    /** Epoch ms; rows written before it was kept fall back to the row's creation time. */
+    shippedAt: z.number().int().nullable().default(null),
+  }),
+  z.object({ kind: z.literal("cancel"), reason: z.string().default("Canceled by seller") }),
+]);
+export type OutboxPayload = z.output<typeof outboxPayload>;
+
+type Row = typeof outbox.$inferSelect;
+
+/** A row as the rest of the service sees it: the payload parsed, or the reason it could not be. */
+export type OutboxEntry = Omit<Row, "payload"> & ({ payload: OutboxPayload; unreadable: null } | { payload: null; unreadable: string });
+
+export function readEntry(row: Row): OutboxEntry {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(row.payload);
+  } catch {
+    return { ...row, payload: null, unreadable: "its stored payload is not JSON" };
+  }
+  const parsed = outboxPayload.safeParse({ ...(typeof raw === "object" && raw !== null ? raw : {}), kind: row.kind });
+  if (!parsed.success) return { ...row, payload: null, unreadable: `its stored payload is invalid (${parsed.error.issues[0]?.message ?? "?"})` };
+  return { ...row, payload: parsed.data, unreadable: null };
+}
+
+/** The payload as stored (the kind lives in its own column). */
+function payloadJson(payload: OutboxPayload): string {
+  const { kind: _, ...rest } = payload;
+  return JSON.stringify(rest);
+}
+
+const dialect = new SQLiteAsyncDialect();
+
+/**
+ * The outbox row of an order change, as a statement to run in the same batch right after the
+ * order's guarded update: it inserts only if that update changed a row (`changes() = 1`). A row
+ * for an order whose source was deleted is failed at once, saying so, instead of pending forever.
+ */
+export function enqueueAfterChange(
+  db: Db,
+  row: { storeId: string; sourceId: string; orderId: number; payload: OutboxPayload; at: number },
+): D1PreparedStatement {
+  const query = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
+    select ${row.storeId}, ${row.sourceId}, ${row.orderId}, ${row.payload.kind}, ${payloadJson(row.payload)},
+      case when exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId}) then 'pending' else 'failed' end,
+      0, ${row.at},
+      case when exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId}) then null else ${SOURCE_DELETED} end,
+      ${row.at}
+    where changes() = 1`);
+  return db.$client.prepare(query.sql).bind(...query.params);
+}
+
+export const SOURCE_DELETED = "The order's marketplace source was deleted; nothing can be delivered to it.";
+
+/** `column in (ids)` with one bound parameter: D1 allows 100 a statement. */
+export function idIn(column: AnySQLiteColumn, ids: readonly (number | string)[]): SQL {
+  return sql`${column} in (select value from json_each(${JSON.stringify(ids)}))`;
+}
+
+/** Pending rows that are due and have no earlier row of their order still to complete, oldest first. */
+export async function dueEntries(db: Db, sourceId: string, now: number, limit: number): Promise<OutboxEntry[]> {
+  const rows = await db
+    .select()
+    .from(outbox)
+    .where(
+      and(
+        eq(outbox.sourceId, sourceId),
+        eq(outbox.state, "pending"),
+        sql`${outbox.nextAttemptAt} <= ${now}`,
+        sql`not exists (select 1 from outbox as earlier
+          where earlier.order_id = ${outbox.orderId} and earlier.id < ${outbox.id} and earlier.state not in ('delivered', 'notApplicable'))`,
+      ),
+    )
+    .orderBy(asc(outbox.id))
+    .limit(limit);
+  return rows.map(readEntry);
+}
+
+/** Submitted rows whose result the marketplace has not given yet, oldest first. */
+export async function submittedEntries(db: Db, sourceId: string, limit: number): Promise<OutboxEntry[]> {
+  const rows = await db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "submitted")))
+    .orderBy(asc(outbox.id))
+    .limit(limit);
+  return rows.map(readEntry);
+}
+
+/** Completed rows of these orders (what an earlier delivery left: its kind and reference), oldest first. */
+export function completedOf(db: Db, orderIds: number[]) {
+  return db
+    .select({ id: outbox.id, orderId: outbox.orderId, kind: outbox.kind, state: outbox.state, reference: outbox.reference })
+    .from(outbox)
+    .where(and(idIn(outbox.orderId, orderIds), inArray(outbox.state, ["delivered", "notApplicable"])))
+    .orderBy(asc(outbox.id));
+}
+
+/** What became of one attempt, as the row will record it. */
+export type RowOutcome =
+  | { state: "delivered"; reference: string | null; warning: string | null; called: boolean }
+  | { state: "submitted"; reference: string }
+  | { state: "notApplicable"; reason: string; called: boolean }
+  | { state: "retry"; error: string; nextAttemptAt: number }
+  | { state: "failed"; error: string; called: boolean };
+
+/**
+ * The statement recording one outcome. Guarded by the state the row was read in, so a row the
+ * operator or a source deletion moved meanwhile is left as they put it.
+ */
+export function recordOutcome(db: Db, entry: { id: number; state: OutboxState }, outcome: RowOutcome, now: number) {
+  const guard = and(eq(outbox.id, entry.id), eq(outbox.state, entry.state));
+  const attempted = (called: boolean) => (called ? sql`${outbox.attempts} + 1` : sql`${outbox.attempts}`);
+  switch (outcome.state) {
+    case "delivered":
+      return db
+        .update(outbox)
+        .set({
+          state: "delivered",
+          attempts: attempted(outcome.called),
+          deliveredAt: now,
+          lastError: null,
+          reference: sql`coalesce(${outcome.reference}, ${outbox.reference})`,
+          warning: outcome.warning,
+        })
+        .where(guard);
+    case "submitted":
+      return db.update(outbox).set({ state: "submitted", attempts: sql`${outbox.attempts} + 1`, lastError: null, reference: outcome.reference }).where(guard);
+    case "notApplicable":
+      return db
+        .update(outbox)
+        .set({ state: "notApplicable", attempts: attempted(outcome.called), deliveredAt: now, lastError: null, warning: outcome.reason })
+        .where(guard);
+    case "retry":
+      return db
+        .update(outbox)
+        .set({ attempts: sql`${outbox.attempts} + 1`, nextAttemptAt: outcome.nextAttemptAt, lastError: outcome.error })
+        .where(guard);
+    case "failed":
+      return db
+        .update(outbox)
+        .set({ state: "failed", attempts: attempted(outcome.called), lastError: outcome.error })
+        .where(guard);
+  }
+}
+
+/** A submitted row the marketplace has not finished with: asked again next cycle, attempt counted. */
+export function recordStillSubmitted(db: Db, id: number, error: string | null) {
+  return db.update(outbox).set({ lastError: error }).where(and(eq(outbox.id, id), eq(outbox.state, "submitted")));
+}
+
+export interface OutboxCounts {
+  pending: number;
+  submitted: number;
+  failed: number;
+}
+
+/** Rows still to complete and rows failed for good, per source. */
+export async function countsBySource(db: Db, sourceIds: string[]): Promise<Map<string, OutboxCounts>> {
+  const map = new Map<string, OutboxCounts>(sourceIds.map((id) => [id, { pending: 0, submitted: 0, failed: 0 }]));
+  if (sourceIds.length === 0) return map;
+  const rows = await db
+    .select({ sourceId: outbox.sourceId, state: outbox.state, n: count() })
+    .from(outbox)
+    // One JSON parameter, not one per id: a store with more than 100 sources made its list a 500.
+    .where(and(idIn(outbox.sourceId, sourceIds), inArray(outbox.state, ["pending", "submitted", "failed"])))
+    .groupBy(outbox.sourceId, outbox.state);
+  for (const row of rows) {
+    const counts = map.get(row.sourceId);
+    if (counts && (row.state === "pending" || row.state === "submitted" || row.state === "failed")) counts[row.state] = row.n;
+  }
+  return map;
+}
+
+/** A source's rows for the deliveries route, oldest first. */
+export async function listEntries(db: Db, sourceId: string, state: OutboxState | undefined, limit: number): Promise<OutboxEntry[]> {
+  const rows = await db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.sourceId, sourceId), state ? eq(outbox.state, state) : undefined))
+    .orderBy(asc(outbox.id))
+    .limit(limit);
+  return rows.map(readEntry);
+}
+
+/** Orders with a failed row of this source (a subquery for the orders' message reset). */
+export function failedOrderIds(sourceId: string): SQL {
+  return sql`(select ${outbox.orderId} from ${outbox} where ${outbox.sourceId} = ${sourceId} and ${outbox.state} = 'failed')`;
+}
+
+/** The operator's retry: failed rows go out again on the next cycle, attempts from zero. */
+export function retryFailed(db: Db, sourceId: string, now: number) {
+  return db
+    .update(outbox)
+    .set({ state: "pending", attempts: 0, nextAttemptAt: now, lastError: null })
+    .where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "failed")));
+}
+
+/** Orders with a row of this source still to complete (a subquery, for the deletion's order messages). */
+export function openOrderIds(sourceId: string): SQL {
+  return sql`(select ${outbox.orderId} from ${outbox} where ${outbox.sourceId} = ${sourceId} and ${outbox.state} in ('pending', 'submitted'))`;
+}
+
+/** The source is deleted: what it still had to deliver never will be. */
+export function failOpenRows(db: Db, sourceId: string) {
+  return db
+    .update(outbox)
+    .set({ state: "failed", lastError: SOURCE_DELETED })
+    .where(and(eq(outbox.sourceId, sourceId), inArray(outbox.state, ["pending", "submitted"])));
+}
+
+export function countOpen(db: Db, sourceId: string) {
+  return db
+    .select({ state: outbox.state, n: count() })
+    .from(outbox)
+    .where(and(eq(outbox.sourceId, sourceId), inArray(outbox.state, ["pending", "submitted", "failed"])))
+    .groupBy(outbox.state);
+}
+
+/** An order's rows (what is or was to be told to its marketplace), oldest first: the operator's order page. */
+export async function entriesOfOrder(db: Db, storeId: string, orderId: number): Promise<OutboxEntry[]> {
+  const rows = await db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.orderId, orderId), eq(outbox.storeId, storeId)))
+    .orderBy(asc(outbox.id));
+  return rows.map(readEntry);
+}

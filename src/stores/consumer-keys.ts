@@ -1,0 +1,45 @@
+// Every statement on consumer_keys. A key is stored as its SHA-256 only; the active ones count
+// against the store's ConsumerKeys limit (kept by triggers, see src/stores/limits.ts).
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { consumerKeys, stores } from "../db/schema";
+
+export type KeyRow = typeof consumerKeys.$inferSelect;
+
+export async function insertKey(db: Db, key: KeyRow): Promise<void> {
+  await db.insert(consumerKeys).values(key);
+}
+
+export function keysOfStore(db: Db, storeId: string): Promise<KeyRow[]> {
+  return db.select().from(consumerKeys).where(eq(consumerKeys.storeId, storeId)).orderBy(consumerKeys.createdAt);
+}
+
+export function findKey(db: Db, consumerKeyId: string): Promise<KeyRow | undefined> {
+  return db.select().from(consumerKeys).where(eq(consumerKeys.id, consumerKeyId)).get();
+}
+
+export async function markKeyRevoked(db: Db, consumerKeyId: string, at: number): Promise<void> {
+  await db.update(consumerKeys).set({ revokedAt: at }).where(eq(consumerKeys.id, consumerKeyId));
+}
+
+/** The active key with this hash whose store is live (token exchange). */
+export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<KeyRow | undefined> {
+  const row = await db
+    .select({ key: consumerKeys })
+    .from(consumerKeys)
+    .innerJoin(stores, eq(stores.id, consumerKeys.storeId))
+    .where(and(eq(consumerKeys.keyHash, keyHash), isNull(consumerKeys.revokedAt), isNull(stores.deletedAt)))
+    .get();
+  return row?.key;
+}
+
+/** A key with whether its store is deleted (a limiter loading its grant). */
+export async function findKeyWithStore(db: Db, consumerKeyId: string): Promise<{ key: KeyRow; storeDeleted: boolean } | undefined> {
+  const row = await db
+    .select({ key: consumerKeys, storeDeletedAt: stores.deletedAt })
+    .from(consumerKeys)
+    .innerJoin(stores, eq(stores.id, consumerKeys.storeId))
+    .where(eq(consumerKeys.id, consumerKeyId))
+    .get();
+  return row && { key: row.key, storeDeleted: row.storeDeletedAt !== null };
+}

@@ -1,0 +1,101 @@
+// Every statement on stores and store_usage. A store's row carries its limits; store_usage, what
+// it holds, is kept by the database's triggers (migrations/0004_orders_scale.sql).
+import { and, eq, isNull } from "drizzle-orm";
+import { getDb, type Db } from "../db/client";
+import { stores, storeUsage } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { LIMITS, type LimitName } from "./limits";
+
+export type StoreRow = typeof stores.$inferSelect;
+export type Limits = Record<LimitName, number>;
+
+export function limitsOf(store: StoreRow): Limits {
+  return Object.fromEntries(Object.entries(LIMITS).map(([name, { column }]) => [name, store[column]])) as Limits;
+}
+
+/** Limit columns to write: only the names given. */
+function limitColumns(limits: Partial<Limits> | undefined): Partial<StoreRow> {
+  const set: Record<string, number> = {};
+  for (const [name, value] of Object.entries(limits ?? {})) {
+    if (value !== undefined) set[LIMITS[name as LimitName].column] = value;
+  }
+  return set as Partial<StoreRow>;
+}
+
+export async function insertStore(db: Db, store: { id: string; name: string; maskBuyerPii: boolean; createdAt: number }, limits?: Partial<Limits>): Promise<StoreRow> {
+  const [row] = await db
+    .insert(stores)
+    .values({ ...store, deletedAt: null, ...limitColumns(limits) })
+    .returning();
+  return row!;
+}
+
+export function listStores(db: Db): Promise<StoreRow[]> {
+  return db.select().from(stores).where(isNull(stores.deletedAt)).orderBy(stores.createdAt);
+}
+
+export function findStore(db: Db, storeId: string): Promise<StoreRow | undefined> {
+  return db
+    .select()
+    .from(stores)
+    .where(and(eq(stores.id, storeId), isNull(stores.deletedAt)))
+    .get();
+}
+
+/** A live store, or 404. */
+export async function requireStore(env: Env, storeId: string): Promise<StoreRow> {
+  const store = await findStore(getDb(env), storeId);
+  if (!store) throw new ApiError(404, `No store with StoreId '${storeId.slice(0, 40)}'.`);
+  return store;
+}
+
+export async function updateStore(
+  db: Db,
+  storeId: string,
+  changes: { name?: string; maskBuyerPii?: boolean; limits?: Partial<Limits> },
+): Promise<StoreRow | undefined> {
+  const set: Partial<StoreRow> = { ...limitColumns(changes.limits) };
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.maskBuyerPii !== undefined) set.maskBuyerPii = changes.maskBuyerPii;
+  if (Object.keys(set).length === 0) return findStore(db, storeId);
+  const [row] = await db
+    .update(stores)
+    .set(set)
+    .where(and(eq(stores.id, storeId), isNull(stores.deletedAt)))
+    .returning();
+  return row;
+}
+
+export async function markStoreDeleted(db: Db, storeId: string, at: number): Promise<void> {
+  await db.update(stores).set({ deletedAt: at }).where(eq(stores.id, storeId));
+}
+
+/** The store's MaskBuyerPii setting, as a query an order read can batch. */
+export function maskSettingOf(db: Db, storeId: string) {
+  return db.select({ maskBuyerPii: stores.maskBuyerPii }).from(stores).where(eq(stores.id, storeId));
+}
+
+/** How many orders the store holds, as a query an order read can batch. */
+export function ordersStoredOf(db: Db, storeId: string) {
+  return db.select({ n: storeUsage.orders }).from(storeUsage).where(eq(storeUsage.storeId, storeId));
+}
+
+/** What the store holds, by limit name. */
+export async function usageOf(db: Db, storeId: string): Promise<Limits> {
+  const u = await db.select().from(storeUsage).where(eq(storeUsage.storeId, storeId)).get();
+  return {
+    Orders: u?.orders ?? 0,
+    OrderItems: u?.orderItems ?? 0,
+    Products: u?.products ?? 0,
+    Feeds: u?.feeds ?? 0,
+    Sources: u?.sources ?? 0,
+    ConsumerKeys: u?.consumerKeys ?? 0,
+  };
+}
+
+/** The value of one limit of a store (for an error message); undefined if the store is gone. */
+export async function limitValue(db: Db, storeId: string, name: LimitName): Promise<number | undefined> {
+  const store = await db.select().from(stores).where(eq(stores.id, storeId)).get();
+  return store ? store[LIMITS[name].column] : undefined;
+}
+

@@ -1,0 +1,103 @@
+// Every statement on the sources table: the admin routes' reads and writes, what a cycle records
+// of itself, and the cron's list of enabled sources. A rename and a deletion carry their orders,
+// outbox rows and set-aside orders along in the same batch, through those tables' owner modules.
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { sources, stores } from "../db/schema";
+import { renameOrderSource, setSyncErrors } from "../orders/orders.writes";
+import { failOpenRows, openOrderIds, SOURCE_DELETED } from "../outbox/outbox";
+import type { CycleSummary } from "./cycle";
+import { deleteSetAsideOf } from "./set-aside";
+
+export type SourceRow = typeof sources.$inferSelect;
+
+/** The most recent cycle summaries a source keeps (newest first). */
+export const RECENT_CYCLES = 20;
+
+export function insertSource(db: Db, row: SourceRow) {
+  return db.insert(sources).values(row);
+}
+
+export function listSources(db: Db, storeId: string): Promise<SourceRow[]> {
+  return db.select().from(sources).where(eq(sources.storeId, storeId)).orderBy(asc(sources.createdAt), asc(sources.id));
+}
+
+export async function findSource(db: Db, storeId: string, sourceId: string): Promise<SourceRow | null> {
+  return (await db.select().from(sources).where(and(eq(sources.id, sourceId), eq(sources.storeId, storeId))).get()) ?? null;
+}
+
+export async function sourceById(db: Db, sourceId: string): Promise<SourceRow | null> {
+  return (await db.select().from(sources).where(eq(sources.id, sourceId)).get()) ?? null;
+}
+
+/** Enabled sources of live stores, oldest first: what the cron runs. */
+export async function enabledSourceIds(db: Db): Promise<string[]> {
+  const rows = await db
+    .select({ id: sources.id })
+    .from(sources)
+    .innerJoin(stores, eq(stores.id, sources.storeId))
+    .where(and(eq(sources.enabled, true), isNull(stores.deletedAt)))
+    .orderBy(asc(sources.createdAt), asc(sources.id));
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Writes an operator's change. A rename carries the orders along in the same batch (their
+ * OrderSource is the source's Name), so the next import finds them under the unique index.
+ */
+export async function updateSource(
+  db: Db,
+  before: SourceRow,
+  next: Pick<SourceRow, "name" | "enabled" | "settingsCiphertext" | "updatedAt" | "cursorAt">,
+): Promise<void> {
+  const update = db
+    .update(sources)
+    .set({ name: next.name, enabled: next.enabled, settingsCiphertext: next.settingsCiphertext, updatedAt: next.updatedAt, cursorAt: next.cursorAt })
+    .where(eq(sources.id, before.id));
+  if (next.name === before.name) await db.batch([update]);
+  else await db.batch([update, renameOrderSource(db, before.id, next.name)]);
+}
+
+/**
+ * Deletes a source. Its orders stay (SyncStatus Disabled from now on); what it still had to
+ * deliver never will be, and those orders say so; its set-aside orders go with it.
+ */
+export async function deleteSource(db: Db, sourceId: string, now: number): Promise<void> {
+  await db.batch([
+    setSyncErrors(db, openOrderIds(sourceId), SOURCE_DELETED, now),
+    failOpenRows(db, sourceId),
+    deleteSetAsideOf(db, sourceId),
+    db.delete(sources).where(eq(sources.id, sourceId)),
+  ]);
+}
+
+// --- What a cycle records of itself --------------------------------------------------------
+
+export function markCycleStarted(db: Db, sourceId: string, at: number) {
+  return db.update(sources).set({ lastCycleStartedAt: at }).where(eq(sources.id, sourceId));
+}
+
+/** The import of a window completed: the cursor moves to its end, unless an operator moved it meanwhile (ImportFrom wins). */
+export function advanceCursor(db: Db, sourceId: string, from: number | null, to: number) {
+  return db
+    .update(sources)
+    .set({ cursorAt: to })
+    .where(and(eq(sources.id, sourceId), from === null ? isNull(sources.cursorAt) : eq(sources.cursorAt, from)));
+}
+
+export function addImported(db: Db, sourceId: string, count: number) {
+  return db.update(sources).set({ importedTotal: sql`${sources.importedTotal} + ${count}` }).where(eq(sources.id, sourceId));
+}
+
+/**
+ * The cycle's end: its summary goes first in the source's recent cycles (at most 20 kept). A
+ * source's cycles never overlap (its Durable Object chains them), so the list read at the cycle's
+ * start is still the latest.
+ */
+export function recordCycleEnd(db: Db, source: Pick<SourceRow, "id" | "recentCycles">, summary: CycleSummary) {
+  const recent = [summary, ...source.recentCycles].slice(0, RECENT_CYCLES);
+  return db
+    .update(sources)
+    .set({ lastCycleEndedAt: summary.endedAt, lastCycleImported: summary.imported, lastError: summary.error, recentCycles: recent })
+    .where(eq(sources.id, source.id));
+}

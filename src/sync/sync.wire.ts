@@ -1,0 +1,104 @@
+// The sync's rows as the admin API answers them (PascalCase): sources with their status, cycle
+// summaries, deliveries and set-aside orders. The one place camelCase turns into the wire form.
+import { toWireDate } from "../lib/dates";
+import type { OutboxCounts, OutboxEntry } from "../outbox/outbox";
+import type { CycleSummary } from "./cycle";
+import { readCycles } from "./cycle";
+import type { SetAsideRow } from "./set-aside";
+import type { SourceRow } from "./sources.queries";
+
+export function toWireCycle(s: CycleSummary) {
+  return {
+    SourceId: s.sourceId,
+    Name: s.name,
+    Type: s.type,
+    Ran: s.ran,
+    DateStarted: toWireDate(s.startedAt),
+    DateEnded: toWireDate(s.endedAt),
+    OrdersFetched: s.fetched,
+    OrdersImported: s.imported,
+    OrdersSetAside: s.setAside,
+    /** The import continues in the next invocation (it did not fit this one). */
+    ImportContinues: s.more,
+    Delivered: s.delivered,
+    DeliveriesSubmitted: s.submitted,
+    DeliveriesNotApplicable: s.notApplicable,
+    DeliveriesRetrying: s.retrying,
+    DeliveriesFailed: s.failed,
+    DeliveriesPending: s.pendingDeliveries,
+    DeliveriesSubmittedTotal: s.submittedDeliveries,
+    DeliveriesFailedTotal: s.failedDeliveries,
+    D1Statements: s.statements,
+    Error: s.error,
+  };
+}
+
+export interface SourceStatus {
+  deliveries: OutboxCounts;
+  setAside: number;
+}
+
+export function wireSource(row: SourceRow, settings: Record<string, unknown>, status: SourceStatus) {
+  return {
+    SourceId: row.id,
+    StoreId: row.storeId,
+    Type: row.type,
+    Name: row.name,
+    Enabled: row.enabled,
+    Settings: settings,
+    DateCreated: toWireDate(row.createdAt),
+    DateUpdated: toWireDate(row.updatedAt),
+    Status: {
+      DateLastCycleStarted: toWireDate(row.lastCycleStartedAt),
+      DateLastCycleEnded: toWireDate(row.lastCycleEndedAt),
+      LastCycleImported: row.lastCycleImported,
+      ImportedTotal: row.importedTotal,
+      DeliveriesPending: status.deliveries.pending,
+      DeliveriesSubmitted: status.deliveries.submitted,
+      DeliveriesFailed: status.deliveries.failed,
+      SetAside: status.setAside,
+      LastError: row.lastError,
+      Cursor: toWireDate(row.cursorAt),
+      /** The last 20 cycles, newest first: when a marketplace started failing, and how. */
+      RecentCycles: readCycles(row.recentCycles).map(toWireCycle),
+    },
+  };
+}
+
+export function wireDelivery(d: OutboxEntry) {
+  return {
+    DeliveryId: String(d.id),
+    OrderId: String(d.orderId),
+    Kind: d.kind,
+    Status: d.state,
+    Attempts: d.attempts,
+    DateNextAttempt: d.state === "pending" ? toWireDate(d.nextAttemptAt) : null,
+    LastError: d.lastError ?? (d.unreadable !== null ? `Unreadable: ${d.unreadable}` : null),
+    /** The marketplace's reference (a submission, a fulfillment), when it gave one. */
+    Reference: d.reference,
+    /** What the marketplace noted on a delivered row, or why the row is NotApplicable. */
+    Warning: d.warning,
+    DateCreated: toWireDate(d.createdAt),
+    DateDelivered: toWireDate(d.deliveredAt),
+  };
+}
+
+export function wireSetAside(row: SetAsideRow) {
+  let record: unknown = row.record;
+  if (!row.recordTruncated) {
+    try {
+      record = JSON.parse(row.record);
+    } catch {
+      // Kept as text: shown as it was stored.
+    }
+  }
+  return {
+    OrderSourceOrderNumber: row.orderSourceOrderNumber,
+    Reason: row.reason,
+    /** The marketplace's record (JSON), or the start of it as text when it was over 64 KiB. */
+    Record: record,
+    RecordTruncated: row.recordTruncated,
+    DateFirstSeen: toWireDate(row.firstSeenAt),
+    DateLastSeen: toWireDate(row.lastSeenAt),
+  };
+}

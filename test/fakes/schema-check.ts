@@ -1,0 +1,46 @@
+// The shape check the fakes hold requests and their own answers to: a walk over a compacted
+// OpenAPI schema (refs resolved, only type, format, enum, required, properties, items). An object
+// schema without properties takes any keys; one with properties takes only those.
+export interface Schema {
+  type?: string;
+  format?: string;
+  enum?: unknown[];
+  required?: string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+}
+
+export function schemaProblems(value: unknown, schema: Schema, path: string, problems: string[] = []): string[] {
+  if (schema.type === "object") {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      problems.push(`${path}: expected an object, got ${JSON.stringify(value)}`);
+      return problems;
+    }
+    const record = value as Record<string, unknown>;
+    for (const key of schema.required ?? []) {
+      if (!(key in record)) problems.push(`${path}.${key}: required by the description, missing`);
+    }
+    if (schema.properties) {
+      for (const [key, v] of Object.entries(record)) {
+        const sub = schema.properties[key];
+        if (!sub) problems.push(`${path}.${key}: not a field of the description`);
+        else schemaProblems(v, sub, `${path}.${key}`, problems);
+      }
+    }
+  } else if (schema.type === "array") {
+    if (!Array.isArray(value)) problems.push(`${path}: expected an array, got ${JSON.stringify(value)}`);
+    else value.forEach((v, i) => schemaProblems(v, schema.items ?? {}, `${path}[${i}]`, problems));
+  } else if (schema.type === "string" && typeof value !== "string") {
+    problems.push(`${path}: expected a string, got ${JSON.stringify(value)}`);
+  } else if (schema.type === "integer" && !(Number.isInteger(value) && (schema.format !== "int32" || Math.abs(value as number) < 2 ** 31))) {
+    problems.push(`${path}: expected an ${schema.format ?? "integer"}, got ${JSON.stringify(value)}`);
+  } else if (schema.type === "number" && typeof value !== "number") {
+    problems.push(`${path}: expected a number, got ${JSON.stringify(value)}`);
+  } else if (schema.type === "boolean" && typeof value !== "boolean") {
+    problems.push(`${path}: expected a boolean, got ${JSON.stringify(value)}`);
+  }
+  if (schema.enum && !schema.enum.includes(value)) {
+    problems.push(`${path}: ${JSON.stringify(value)} is not one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}`);
+  }
+  return problems;
+}
