@@ -215,7 +215,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a store */
+        /** Get a store with its limits and usage */
         get: operations["getAdminV1StoresByStoreId"];
         put?: never;
         post?: never;
@@ -223,7 +223,7 @@ export interface paths {
         delete: operations["deleteAdminV1StoresByStoreId"];
         options?: never;
         head?: never;
-        /** Rename a store or switch PII masking */
+        /** Rename a store, switch PII masking or set its limits */
         patch: operations["patchAdminV1StoresByStoreId"];
         trace?: never;
     };
@@ -305,7 +305,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a source with its status */
+        /** Get a source with its status and recent cycles */
         get: operations["getAdminV1StoresByStoreIdSourcesBySourceId"];
         put?: never;
         post?: never;
@@ -313,7 +313,7 @@ export interface paths {
         delete: operations["deleteAdminV1StoresByStoreIdSourcesBySourceId"];
         options?: never;
         head?: never;
-        /** Rename, enable or disable a source, or merge Settings */
+        /** Rename, enable or disable a source, merge Settings, or import again from a date (ImportFrom) */
         patch: operations["patchAdminV1StoresByStoreIdSourcesBySourceId"];
         trace?: never;
     };
@@ -324,7 +324,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The source's outbox (latest 1,000) */
+        /** The source's outbox (oldest 1,000) */
         get: operations["getAdminV1StoresByStoreIdSourcesBySourceIdDeliveries"];
         put?: never;
         post?: never;
@@ -346,6 +346,57 @@ export interface paths {
         /** Send failed deliveries again on the next cycle */
         post: operations["postAdminV1StoresByStoreIdSourcesBySourceIdDeliveriesRetry"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Orders the connector could not map, set aside (oldest 1,000) */
+        get: operations["getAdminV1StoresByStoreIdSourcesBySourceIdSetAside"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Map set-aside orders again (all, or those named) and import those that map */
+        post: operations["postAdminV1StoresByStoreIdSourcesBySourceIdSetAsideRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/{orderNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Dismiss a set-aside order */
+        delete: operations["deleteAdminV1StoresByStoreIdSourcesBySourceIdSetAsideByOrderNumber"];
         options?: never;
         head?: never;
         patch?: never;
@@ -680,6 +731,16 @@ export interface components {
             Name: string;
             MaskBuyerPii: boolean;
             DateCreated: string | null;
+            Limits: components["schemas"]["StoreLimits"];
+            Usage?: components["schemas"]["StoreLimits"];
+        };
+        StoreLimits: {
+            Orders: number;
+            OrderItems: number;
+            Products: number;
+            Feeds: number;
+            Sources: number;
+            ConsumerKeys: number;
         };
         ConsumerKey: {
             ConsumerKeyId: string;
@@ -699,7 +760,7 @@ export interface components {
             SourceId: string;
             StoreId: string;
             /** @enum {string} */
-            Type: "simulated" | "walmart";
+            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon";
             Name: string;
             Enabled: boolean;
             /** @description Secret fields are answered as ********. */
@@ -714,10 +775,38 @@ export interface components {
                 LastCycleImported: number;
                 ImportedTotal: number;
                 DeliveriesPending: number;
+                DeliveriesSubmitted: number;
                 DeliveriesFailed: number;
+                SetAside: number;
                 LastError: string | null;
                 Cursor: string | null;
+                /** @description The last 20 cycles, newest first. */
+                RecentCycles: components["schemas"]["Cycle"][];
             };
+        };
+        Cycle: {
+            SourceId: string;
+            Name: string;
+            Type: string;
+            Ran: boolean;
+            DateStarted: string | null;
+            DateEnded: string | null;
+            OrdersFetched: number;
+            OrdersImported: number;
+            /** @description Orders the connector could not map, kept aside (GET .../set-aside). */
+            OrdersSetAside: number;
+            /** @description The import continues in the next invocation (it did not fit this one). */
+            ImportContinues: boolean;
+            Delivered: number;
+            DeliveriesSubmitted: number;
+            DeliveriesNotApplicable: number;
+            DeliveriesRetrying: number;
+            DeliveriesFailed: number;
+            DeliveriesPending: number;
+            DeliveriesSubmittedTotal: number;
+            DeliveriesFailedTotal: number;
+            D1Statements: number;
+            Error: string | null;
         };
         SimulatedSettings: {
             /** @default 6 */
@@ -738,13 +827,29 @@ export interface components {
                  *       "fetchOrders",
                  *       "acknowledge",
                  *       "ship",
-                 *       "cancel"
+                 *       "cancel",
+                 *       "checkSubmitted"
                  *     ]
                  */
-                operations: ("fetchOrders" | "acknowledge" | "ship" | "cancel")[];
+                operations: ("fetchOrders" | "acknowledge" | "ship" | "cancel" | "checkSubmitted")[];
             };
             /** @default [] */
             rejectOrderNumbers: string[];
+            malformedEvery?: number;
+            asynchronous?: {
+                /**
+                 * @default [
+                 *       "acknowledge",
+                 *       "ship",
+                 *       "cancel"
+                 *     ]
+                 */
+                operations: ("acknowledge" | "ship" | "cancel")[];
+                /** @default 1 */
+                checksBeforeResult: number;
+            };
+            /** @default [] */
+            unsupportedOperations: ("acknowledge" | "ship" | "shipLines" | "cancel" | "cancelLines")[];
         };
         WalmartSettings: {
             clientId: string;
@@ -759,37 +864,87 @@ export interface components {
              */
             cancellationReason: "CUSTOMER_REQUESTED_SELLER_TO_CANCEL" | "SELLER_CANCEL_PRICING_ERROR" | "SELLER_CANCEL_OUT_OF_STOCK" | "SELLER_CANCEL_FRAUD_STOP_SHIPMENT" | "SELLER_CANCEL_ADDRESS_NOT_SERVICEABLE";
         };
+        EbaySettings: {
+            clientId: string;
+            clientSecret: string;
+            refreshToken: string;
+            marketplaceId: string;
+            /** Format: uri */
+            baseUrl?: string;
+            /** Format: uri */
+            tokenUrl?: string;
+            /**
+             * @default OUT_OF_STOCK_OR_CANNOT_FULFILL
+             * @enum {string}
+             */
+            cancelReason: "OUT_OF_STOCK_OR_CANNOT_FULFILL" | "BUYER_ASKED_CANCEL" | "ADDRESS_ISSUES";
+        };
+        ShopifySettings: {
+            shopDomain: string;
+            accessToken: string;
+            /** @default 2026-01 */
+            apiVersion: string;
+            /** Format: uri */
+            baseUrl?: string;
+            /** @default false */
+            notifyCustomer: boolean;
+            /**
+             * @default OTHER
+             * @enum {string}
+             */
+            cancelReason: "CUSTOMER" | "DECLINED" | "FRAUD" | "INVENTORY" | "OTHER" | "STAFF";
+            /** @default false */
+            cancelRefund: boolean;
+            /** @default false */
+            cancelRestock: boolean;
+            /** @default false */
+            cancelNotifyCustomer: boolean;
+        };
+        AmazonSettings: {
+            refreshToken: string;
+            clientId: string;
+            clientSecret: string;
+            /** @enum {string} */
+            region: "na" | "eu" | "fe";
+            marketplaceIds: string[];
+            /** Format: uri */
+            baseUrl?: string;
+            /** Format: uri */
+            tokenUrl?: string;
+            sellerId?: string;
+            /**
+             * @default GeneralAdjustment
+             * @enum {string}
+             */
+            cancelReason: "NoInventory" | "ShippingAddressUndeliverable" | "CustomerExchange" | "BuyerCanceled" | "GeneralAdjustment" | "CarrierCreditDecision" | "RiskAssessmentInformationNotValid" | "CarrierCoverageFailure" | "CustomerReturn" | "MerchandiseNotReceived";
+            /** @default [] */
+            carrierCodes: string[];
+        };
         Delivery: {
             DeliveryId: string;
             OrderId: string;
             /** @enum {string} */
             Kind: "acknowledge" | "ship" | "cancel";
             /** @enum {string} */
-            Status: "pending" | "delivered" | "failed";
+            Status: "pending" | "submitted" | "delivered" | "notApplicable" | "failed";
             Attempts: number;
             DateNextAttempt: string | null;
             LastError: string | null;
+            /** @description The marketplace's reference (a submission, a fulfillment), when it gave one. */
+            Reference: string | null;
+            /** @description What the marketplace noted on a delivered row, or why the row is notApplicable. */
+            Warning: string | null;
             DateCreated: string | null;
             DateDelivered: string | null;
         };
-        Cycle: {
-            SourceId: string;
-            Name: string;
-            Type: string;
-            Ran: boolean;
-            DateStarted: string | null;
-            DateEnded: string | null;
-            OrdersFetched: number;
-            OrdersImported: number;
-            /** @description The import continues in the next invocation (it did not fit this one). */
-            ImportContinues: boolean;
-            Delivered: number;
-            DeliveriesRetrying: number;
-            DeliveriesFailed: number;
-            DeliveriesPending: number;
-            DeliveriesFailedTotal: number;
-            D1Statements: number;
-            Error: string | null;
+        SetAsideOrder: {
+            OrderSourceOrderNumber: string;
+            Reason: string;
+            /** @description The marketplace's record (JSON), or the start of it as text when it was over 64 KiB. */
+            Record: unknown;
+            RecordTruncated: boolean;
+            DateFirstSeen: string | null;
+            DateLastSeen: string | null;
         };
         AdminFeed: {
             FeedId: string;
@@ -1255,8 +1410,9 @@ export interface operations {
                 toDate: string;
                 status?: string;
                 dateField?: string;
-                page: string;
+                page?: string;
                 pageSize: string;
+                cursor?: string;
                 sortBy?: string;
                 sortDirection?: string;
             };
@@ -1286,6 +1442,8 @@ export interface operations {
                             Page: number;
                             PageSize: number;
                             MaxPageSize: number;
+                            /** @description Send as `cursor` for the next page; null on the last page. */
+                            NextCursor: string | null;
                         };
                         Sorting: {
                             SortBy: string;
@@ -1885,8 +2043,9 @@ export interface operations {
         parameters: {
             query: {
                 filterQuery?: string;
-                page: string;
+                page?: string;
                 pageSize: string;
+                cursor?: string;
                 sortBy?: string;
                 sortDirection?: string;
             };
@@ -1916,6 +2075,8 @@ export interface operations {
                             Page: number;
                             PageSize: number;
                             MaxPageSize: number;
+                            /** @description Send as `cursor` for the next page; null on the last page. */
+                            NextCursor: string | null;
                         };
                         Sorting: {
                             SortBy: string;
@@ -2376,6 +2537,14 @@ export interface operations {
                 "application/json": {
                     Name: string;
                     MaskBuyerPii?: boolean;
+                    Limits?: {
+                        Orders?: number;
+                        OrderItems?: number;
+                        Products?: number;
+                        Feeds?: number;
+                        Sources?: number;
+                        ConsumerKeys?: number;
+                    };
                 };
             };
         };
@@ -2628,6 +2797,14 @@ export interface operations {
                 "application/json": {
                     Name?: string;
                     MaskBuyerPii?: boolean;
+                    Limits?: {
+                        Orders?: number;
+                        OrderItems?: number;
+                        Products?: number;
+                        Feeds?: number;
+                        Sources?: number;
+                        ConsumerKeys?: number;
+                    };
                 };
             };
         };
@@ -3253,6 +3430,24 @@ export interface operations {
                     Name: string;
                     Settings?: components["schemas"]["WalmartSettings"];
                     Enabled?: boolean;
+                } | {
+                    /** @constant */
+                    Type: "ebay";
+                    Name: string;
+                    Settings?: components["schemas"]["EbaySettings"];
+                    Enabled?: boolean;
+                } | {
+                    /** @constant */
+                    Type: "shopify";
+                    Name: string;
+                    Settings?: components["schemas"]["ShopifySettings"];
+                    Enabled?: boolean;
+                } | {
+                    /** @constant */
+                    Type: "amazon";
+                    Name: string;
+                    Settings?: components["schemas"]["AmazonSettings"];
+                    Enabled?: boolean;
                 };
             };
         };
@@ -3511,6 +3706,7 @@ export interface operations {
                     Settings?: {
                         [key: string]: unknown;
                     };
+                    ImportFrom?: string;
                 };
             };
         };
@@ -3589,7 +3785,7 @@ export interface operations {
     getAdminV1StoresByStoreIdSourcesBySourceIdDeliveries: {
         parameters: {
             query?: {
-                status?: "pending" | "delivered" | "failed";
+                status?: "pending" | "submitted" | "delivered" | "notApplicable" | "failed";
             };
             header?: never;
             path: {
@@ -3755,6 +3951,264 @@ export interface operations {
             };
         };
     };
+    getAdminV1StoresByStoreIdSourcesBySourceIdSetAside: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        SetAside: components["schemas"]["SetAsideOrder"][];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAdminV1StoresByStoreIdSourcesBySourceIdSetAsideRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    OrderSourceOrderNumbers?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Retried: number;
+                        Imported: number;
+                        StillSetAside: number;
+                        SetAside: components["schemas"]["SetAsideOrder"][];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAdminV1StoresByStoreIdSourcesBySourceIdSetAsideByOrderNumber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                sourceId: string;
+                orderNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getAdminV1StoresByStoreIdSourcesBySourceIdReceived: {
         parameters: {
             query?: never;
@@ -3784,6 +4238,8 @@ export interface operations {
                             OrderSourceOrderNumber: string | null;
                             Body: unknown;
                             Answer: unknown;
+                            IdempotencyKey: string | null;
+                            Duplicate: boolean;
                         }[];
                     };
                 };
@@ -4909,6 +5365,7 @@ export interface operations {
                         Success: true;
                         Message: string;
                         Orders: components["schemas"]["Order"][];
+                        /** @description Pages by number only: an operator's search. */
                         Paging: {
                             Page: number;
                             PageSize: number;
@@ -5003,7 +5460,7 @@ export interface operations {
                             /** @enum {string} */
                             Kind: "acknowledge" | "ship" | "cancel";
                             /** @enum {string} */
-                            Status: "pending" | "delivered" | "failed";
+                            Status: "pending" | "submitted" | "delivered" | "notApplicable" | "failed";
                             Attempts: number;
                             LastError: string | null;
                             DateCreated: string | null;
@@ -5198,8 +5655,9 @@ export interface operations {
                 toDate: string;
                 status?: string;
                 dateField?: string;
-                page: string;
+                page?: string;
                 pageSize: string;
+                cursor?: string;
                 sortBy?: string;
                 sortDirection?: string;
             };
@@ -5226,6 +5684,8 @@ export interface operations {
                             Page: number;
                             PageSize: number;
                             MaxPageSize: number;
+                            /** @description Send as `cursor` for the next page; null on the last page. */
+                            NextCursor: string | null;
                         };
                         Sorting: {
                             SortBy: string;
