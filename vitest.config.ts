@@ -33,6 +33,8 @@ export default defineConfig(async () => {
     test: {
       setupFiles: ["./test/setup/apply-migrations.ts"],
       include: ["test/**/*.test.ts"],
+      // Node-side tests with a browser and a real server: vitest.browser.config.ts.
+      exclude: ["test/browser/**", "node_modules/**"],
       // 2 cores shared by several suites at once: the 5 s default failed the heavier fuzz and
       // sync tests on load alone (at load 13 they take 5-20 s). Still bounded, so a hang fails.
       testTimeout: 60_000,

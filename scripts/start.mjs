@@ -174,8 +174,11 @@ function demoOrders() {
 
 seed()
   .then((demo) => {
+    const links = `
+ Operator console:  ${base}/console  (sign in with ADMIN_API_KEY from .dev.vars: ${vars.ADMIN_API_KEY})
+ API reference:     ${base}/docs     (OpenAPI document: ${base}/openapi.json)`;
     if (!demo) {
-      console.log("\nThe local database already has stores; no demo key was recorded in " + DEMO_FILE + ".");
+      console.log("\nThe local database already has stores; no demo key was recorded in " + DEMO_FILE + "." + links + "\n");
       return;
     }
     const today = new Date().toISOString().slice(0, 10);
@@ -184,6 +187,7 @@ seed()
  Order and feed hub running at ${base} (self-signed certificate: curl -k)
  Demo store:        ${demo.storeId}
  Demo consumer key: ${demo.key}
+${links}
 
  TOKEN=$(curl -sk -X PUT ${base}/v1/Authorization -H 'content-type: application/json' \\
    -d '{"ConsumerKey":"${demo.key}"}' | sed -E 's/.*"Token":"([^"]+)".*/\\1/')

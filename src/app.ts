@@ -12,6 +12,8 @@ import { ordersRoutes } from "./orders/orders.routes";
 import { adminRoutes } from "./admin/admin.routes";
 import { maintenanceSwitch } from "./admin/maintenance";
 import { feedsRoutes } from "./feeds/feeds.routes";
+import { docsRoutes } from "./docs/docs.routes";
+import { consoleRoutes } from "./console/console.routes";
 import { getDb } from "./db/client";
 import { limitError, limitReached, type LimitName } from "./stores/limits";
 import { limitValue } from "./stores/stores";
@@ -30,6 +32,9 @@ app.route("/v1/authorization", authorizationRoutes);
 app.route("/v1/:token/orders", ordersRoutes);
 app.route("/v1/:token/feeds", feedsRoutes);
 app.route("/admin/v1", adminRoutes);
+app.route("/", docsRoutes(app));
+// The console reaches data only through the admin API, called in-process through this app.
+app.route("/console", consoleRoutes((request, env, ctx) => app.fetch(request, env, ctx)));
 
 const fallback = unmatched(app);
 

@@ -6,6 +6,7 @@ import { storesRoutes } from "./stores.routes";
 import { sourcesRoutes } from "../sync/sources.routes";
 import { syncRoutes } from "../sync/sync.routes";
 import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
+import { ordersAdminRoutes } from "../orders/orders.admin.routes";
 
 export const adminRoutes = createRouter()
   .use("*", adminOnly)
@@ -13,4 +14,5 @@ export const adminRoutes = createRouter()
   .route("/", maintenanceRoutes)
   .route("/", sourcesRoutes)
   .route("/", syncRoutes)
-  .route("/", feedsAdminRoutes);
+  .route("/", feedsAdminRoutes)
+  .route("/", ordersAdminRoutes);

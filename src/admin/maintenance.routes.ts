@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
 import { readMaintenance, writeMaintenance } from "./maintenance";
 
 const maintenanceBody = z.object({
@@ -9,14 +10,16 @@ const maintenanceBody = z.object({
   Message: z.string().max(500).optional(),
 });
 
+const maintenanceAnswer = envelope({ Maintenance: z.object({ Enabled: z.boolean(), Message: z.string() }) });
+
 export const maintenanceRoutes = createRouter()
-  .put("/maintenance", validate("json", maintenanceBody), async (c) => {
+  .put("/maintenance", documented("admin", { summary: "Switch maintenance on or off (/v1 answers 503 while on)", tags: ["Maintenance"], answer: maintenanceAnswer }), validate("json", maintenanceBody), async (c) => {
     const body = c.req.valid("json");
     const state = { enabled: body.Enabled, message: body.Message ?? "" };
     await writeMaintenance(c.env, state);
     return ok(c, { Maintenance: { Enabled: state.enabled, Message: state.message } });
   })
-  .get("/maintenance", async (c) => {
+  .get("/maintenance", documented("admin", { summary: "Maintenance state", tags: ["Maintenance"], answer: maintenanceAnswer }), async (c) => {
     const state = await readMaintenance(c.env, { fresh: true });
     return ok(c, { Maintenance: { Enabled: state.enabled, Message: state.message } });
   });

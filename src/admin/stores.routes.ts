@@ -6,6 +6,7 @@ import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
 import { randomId, sha256Hex, toBase64Url } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
 import { LIFESPANS } from "../auth/tokens";
@@ -47,13 +48,40 @@ const createKeyBody = z.object({
 const storeParam = z.object({ storeId: z.string() });
 const keyParam = z.object({ consumerKeyId: z.string() });
 
-const wireStore = (s: StoreRow) => ({ StoreId: s.id, Name: s.name, MaskBuyerPii: s.maskBuyerPii, DateCreated: toWireDate(s.createdAt), Limits: limitsOf(s) });
-const wireKey = (k: KeyRow) => ({
+const limitsAnswer = z
+  .object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int()])) as Record<LimitName, z.ZodNumber>)
+  .meta({ id: "StoreLimits" });
+const storeAnswer = z
+  .object({
+    StoreId: z.string(),
+    Name: z.string(),
+    MaskBuyerPii: z.boolean(),
+    DateCreated: z.string().nullable(),
+    Limits: limitsAnswer.describe("The most the store may hold of each; a write beyond one is refused."),
+    Usage: limitsAnswer.optional().describe("What the store holds of each (on one store's answers, not in the list)."),
+  })
+  .meta({ id: "Store" });
+const keyAnswer = z
+  .object({
+    ConsumerKeyId: z.string(),
+    StoreId: z.string(),
+    Name: z.string(),
+    Scopes: z.array(z.enum(SCOPES)),
+    Lifespan: z.enum(LIFESPANS),
+    BucketSize: z.number().int().nullable().describe("null: the default (50)."),
+    LeakRatePerSecond: z.number().nullable().describe("null: the default (2)."),
+    DateCreated: z.string().nullable(),
+    DateRevoked: z.string().nullable(),
+  })
+  .meta({ id: "ConsumerKey" });
+
+const wireStore = (s: StoreRow): z.input<typeof storeAnswer> => ({ StoreId: s.id, Name: s.name, MaskBuyerPii: s.maskBuyerPii, DateCreated: toWireDate(s.createdAt), Limits: limitsOf(s) });
+const wireKey = (k: KeyRow): z.input<typeof keyAnswer> => ({
   ConsumerKeyId: k.id,
   StoreId: k.storeId,
   Name: k.name,
-  Scopes: k.scopes,
-  Lifespan: k.lifespan,
+  Scopes: k.scopes as z.input<typeof keyAnswer>["Scopes"],
+  Lifespan: k.lifespan as z.input<typeof keyAnswer>["Lifespan"],
   BucketSize: k.bucketSize,
   LeakRatePerSecond: k.leakRatePerSecond,
   DateCreated: toWireDate(k.createdAt),
@@ -78,7 +106,7 @@ async function publishGrant(env: Env, key: KeyRow, storeDeleted = false): Promis
 }
 
 export const storesRoutes = createRouter()
-  .post("/stores", validate("json", createStoreBody), async (c) => {
+  .post("/stores", documented("admin", { summary: "Create a store", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("json", createStoreBody), async (c) => {
     const body = c.req.valid("json");
     const store = await insertStore(
       getDb(c.env),
@@ -87,14 +115,14 @@ export const storesRoutes = createRouter()
     );
     return ok(c, { Store: await storeView(c.env, store) });
   })
-  .get("/stores", async (c) => {
+  .get("/stores", documented("admin", { summary: "List stores", tags: ["Stores"], answer: envelope({ Stores: z.array(storeAnswer) }) }), async (c) => {
     const rows = await listStores(getDb(c.env));
     return ok(c, { Stores: rows.map(wireStore) });
   })
-  .get("/stores/:storeId", validate("param", storeParam), async (c) => {
+  .get("/stores/:storeId", documented("admin", { summary: "Get a store with its limits and usage", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("param", storeParam), async (c) => {
     return ok(c, { Store: await storeView(c.env, await requireStore(c.env, c.req.valid("param").storeId)) });
   })
-  .patch("/stores/:storeId", validate("param", storeParam), validate("json", updateStoreBody), async (c) => {
+  .patch("/stores/:storeId", documented("admin", { summary: "Rename a store, switch PII masking or set its limits", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("param", storeParam), validate("json", updateStoreBody), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const body = c.req.valid("json");
     // A limit may be set below what the store holds: nothing is removed, nothing more is added.
@@ -102,7 +130,7 @@ export const storesRoutes = createRouter()
     if (!next) throw new ApiError(404, `No store with StoreId '${store.id}'.`);
     return ok(c, { Store: await storeView(c.env, next) });
   })
-  .delete("/stores/:storeId", validate("param", storeParam), async (c) => {
+  .delete("/stores/:storeId", documented("admin", { summary: "Delete a store (every token of its keys stops)", tags: ["Stores"], answer: envelope({}) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const db = getDb(c.env);
     // Every token of the store's keys stops working on its next call. The limiters are told
@@ -113,7 +141,14 @@ export const storesRoutes = createRouter()
     await markStoreDeleted(db, store.id, Date.now());
     return ok(c);
   })
-  .post("/stores/:storeId/consumer-keys", validate("param", storeParam), validate("json", createKeyBody), async (c) => {
+  .post(
+    "/stores/:storeId/consumer-keys",
+    documented("admin", {
+      summary: "Create a consumer key (the key is in this answer only)",
+      tags: ["Consumer keys"],
+      answer: envelope({ ConsumerKey: keyAnswer.extend({ Key: z.string().describe("Shown once; only its SHA-256 is kept.") }) }),
+    }),
+    validate("param", storeParam), validate("json", createKeyBody), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const body = c.req.valid("json");
     const secret = `ofh_${toBase64Url(crypto.getRandomValues(new Uint8Array(32)))}`;
@@ -135,12 +170,12 @@ export const storesRoutes = createRouter()
     // The key itself is shown here once; only its hash is kept.
     return ok(c, { ConsumerKey: { ...wireKey(key), Key: secret } });
   })
-  .get("/stores/:storeId/consumer-keys", validate("param", storeParam), async (c) => {
+  .get("/stores/:storeId/consumer-keys", documented("admin", { summary: "List a store's consumer keys", tags: ["Consumer keys"], answer: envelope({ ConsumerKeys: z.array(keyAnswer) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const rows = await keysOfStore(getDb(c.env), store.id);
     return ok(c, { ConsumerKeys: rows.map(wireKey) });
   })
-  .delete("/consumer-keys/:consumerKeyId", validate("param", keyParam), async (c) => {
+  .delete("/consumer-keys/:consumerKeyId", documented("admin", { summary: "Revoke a consumer key", tags: ["Consumer keys"], answer: envelope({ ConsumerKey: keyAnswer }) }), validate("param", keyParam), async (c) => {
     const db = getDb(c.env);
     const { consumerKeyId } = c.req.valid("param");
     const key = await findKey(db, consumerKeyId);

@@ -6,6 +6,7 @@ import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
 import { throttleAddress } from "./authorize";
@@ -19,7 +20,14 @@ const authorizationBody = z.object({
   ConsumerKey: z.string().min(1).max(200),
 });
 
-export const authorizationRoutes = createRouter().put("/", async (c, next) => {
+export const authorizationRoutes = createRouter().put("/", documented("exchange", {
+  summary: "Exchange a consumer key for an access token",
+  tags: ["Authorization"],
+  answer: envelope({
+    Token: z.string().describe("Goes in the path: /v1/{token}/..."),
+    TokenExpirationDate: z.string().nullable().describe("null for a key whose Lifespan is NeverExpires."),
+  }),
+}), async (c, next) => {
   // Throttled per address before the body is even read, so keys cannot be guessed at speed.
   await throttleAddress(c);
   await next();

@@ -2,6 +2,7 @@
 // import paths (a JSON array, or a CSV upload streamed record by record so that a million rows
 // never sit in memory at once).
 import { and, count, eq, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Db } from "../db/client";
 import { products, type ProductRow } from "../db/schema";
 import { ApiError } from "../http/errors";
@@ -98,19 +99,17 @@ export async function pageProducts(d1: D1Database, storeId: string, afterSku: st
   return out;
 }
 
-export interface Rejection {
-  Row: number;
-  Sku: string | null;
-  Message: string;
-}
-
-export type ImportSummary = {
-  RowsReceived: number;
-  RowsUpserted: number;
-  RowsRejected: number;
-  /** The first rejections, by row number; RowsRejected says how many there were in all. */
-  Rejections: Rejection[];
-};
+/** What an import answers (also its description in the OpenAPI document). */
+export const importSummary = z.object({
+  RowsReceived: z.number().int(),
+  RowsUpserted: z.number().int(),
+  RowsRejected: z.number().int(),
+  Rejections: z
+    .array(z.object({ Row: z.number().int(), Sku: z.string().nullable(), Message: z.string() }))
+    .describe("The first rejections, by row number; RowsRejected says how many there were in all."),
+});
+export type ImportSummary = z.infer<typeof importSummary>;
+export type Rejection = ImportSummary["Rejections"][number];
 
 const MAX_LISTED_REJECTIONS = 100;
 

@@ -99,10 +99,10 @@ export class FeedCompiler extends DurableObject<Env> {
   }
 
   /** The running job's progress, or the last finished job's, for tests and the benchmark. */
-  async progress(): Promise<{ running: boolean; slices: number; parts: number; afterSku: string | null } | null> {
+  async progress(): Promise<{ running: boolean; slices: number; parts: number; afterSku: string | null; rows: number } | null> {
     const job = this.job() ?? this.ctx.storage.kv.get<CompileJob>(LAST_JOB);
     if (!job) return null;
-    return { running: !!this.job(), slices: job.slices, parts: job.checkpoint.parts.length, afterSku: job.checkpoint.afterSku };
+    return { running: !!this.job(), slices: job.slices, parts: job.checkpoint.parts.length, afterSku: job.checkpoint.afterSku, rows: job.checkpoint.counts.total };
   }
 
   override async alarm(): Promise<void> {

@@ -8,12 +8,14 @@ import { ApiError } from "../http/errors";
 import { bodyTooLarge, countedStream } from "../http/transport";
 import { createRouter } from "../http/create-router";
 import { describeIssues, isJsonContentType, validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
 import { randomId } from "../lib/crypto";
 import { requireStore } from "../stores/stores";
-import { countProducts, deleteProduct, importCsv, importJson } from "./catalog";
+import { countProducts, deleteProduct, importCsv, importJson, importSummary } from "./catalog";
 import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds, updateFeed } from "./feeds.queries";
 import { createFeedBody, feedIdParam, productsBody, updateFeedBody } from "./feeds.schemas";
-import { fileNameOf, toAdminFeed } from "./feeds.wire";
+import { adminFeed, fileNameOf, toAdminFeed } from "./feeds.wire";
+import { contentTypeOf } from "./feed-compiler";
 
 const storeParam = z.object({ storeId: z.string() });
 const skuParam = z.object({ storeId: z.string(), sku: z.string() });
@@ -28,7 +30,15 @@ async function requireFeed(env: Env, feedId: string): Promise<FeedRow> {
 export const JSON_CATALOG_MAX = 16 * 1024 * 1024;
 
 export const feedsAdminRoutes = createRouter()
-  .put("/stores/:storeId/products", validate("param", storeParam), async (c) => {
+  .put(
+    "/stores/:storeId/products",
+    documented("admin", {
+      summary: "Upsert products by Sku (JSON up to 16 MiB, or a streamed CSV up to 100 MiB)",
+      tags: ["Catalog"],
+      body: { "application/json": productsBody, "text/csv": { type: "string" } },
+      answer: envelope(importSummary.shape),
+    }),
+    validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const db = getDb(c.env);
     const contentType = c.req.header("content-type") ?? "";
@@ -57,11 +67,11 @@ export const feedsAdminRoutes = createRouter()
     if (!parsed.success) throw new ApiError(400, describeIssues(parsed.error.issues as z.core.$ZodIssue[], "json"));
     return ok(c, await importJson(db, store.id, parsed.data.Products, now));
   })
-  .get("/stores/:storeId/products/count", validate("param", storeParam), async (c) => {
+  .get("/stores/:storeId/products/count", documented("admin", { summary: "Count a store's products", tags: ["Catalog"], answer: envelope({ Count: z.number().int() }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     return ok(c, { Count: await countProducts(getDb(c.env), store.id) });
   })
-  .delete("/stores/:storeId/products/:sku", validate("param", skuParam), async (c) => {
+  .delete("/stores/:storeId/products/:sku", documented("admin", { summary: "Delete a product", tags: ["Catalog"], answer: envelope({}) }), validate("param", skuParam), async (c) => {
     const { storeId, sku } = c.req.valid("param");
     const store = await requireStore(c.env, storeId);
     if (!(await deleteProduct(getDb(c.env), store.id, sku))) {
@@ -69,7 +79,7 @@ export const feedsAdminRoutes = createRouter()
     }
     return ok(c);
   })
-  .post("/stores/:storeId/feeds", validate("param", storeParam), validate("json", createFeedBody), async (c) => {
+  .post("/stores/:storeId/feeds", documented("admin", { summary: "Create a feed", tags: ["Feed definitions"], answer: envelope({ Feed: adminFeed }) }), validate("param", storeParam), validate("json", createFeedBody), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const body = c.req.valid("json");
     const id = randomId("fd");
@@ -102,14 +112,14 @@ export const feedsAdminRoutes = createRouter()
     if (feed.compileIntervalMinutes) await c.env.FEED_COMPILER.getByName(id).schedule(id, feed.compileIntervalMinutes);
     return ok(c, { Feed: toAdminFeed(feed) });
   })
-  .get("/stores/:storeId/feeds", validate("param", storeParam), async (c) => {
+  .get("/stores/:storeId/feeds", documented("admin", { summary: "List a store's feeds", tags: ["Feed definitions"], answer: envelope({ Feeds: z.array(adminFeed) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     return ok(c, { Feeds: (await listStoreFeeds(getDb(c.env), store.id)).map(toAdminFeed) });
   })
-  .get("/feeds/:feedId", validate("param", feedIdParam), async (c) => {
+  .get("/feeds/:feedId", documented("admin", { summary: "Get a feed", tags: ["Feed definitions"], answer: envelope({ Feed: adminFeed }) }), validate("param", feedIdParam), async (c) => {
     return ok(c, { Feed: toAdminFeed(await requireFeed(c.env, c.req.valid("param").feedId)) });
   })
-  .patch("/feeds/:feedId", validate("param", feedIdParam), validate("json", updateFeedBody), async (c) => {
+  .patch("/feeds/:feedId", documented("admin", { summary: "Change a feed", tags: ["Feed definitions"], answer: envelope({ Feed: adminFeed }) }), validate("param", feedIdParam), validate("json", updateFeedBody), async (c) => {
     const feed = await requireFeed(c.env, c.req.valid("param").feedId);
     const body = c.req.valid("json");
     const changes: Partial<FeedRow> = {};
@@ -127,22 +137,64 @@ export const feedsAdminRoutes = createRouter()
     }
     return ok(c, { Feed: toAdminFeed(updated) });
   })
-  .delete("/feeds/:feedId", validate("param", feedIdParam), async (c) => {
+  .delete("/feeds/:feedId", documented("admin", { summary: "Delete a feed and its file", tags: ["Feed definitions"], answer: envelope({}) }), validate("param", feedIdParam), async (c) => {
     const feed = await requireFeed(c.env, c.req.valid("param").feedId);
     await deleteFeed(getDb(c.env), feed.storeId, feed.id);
     await c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null);
     if (feed.fileKey) await c.env.FEEDS.delete(feed.fileKey);
     return ok(c);
   })
-  .get("/feeds/:feedId/compile", validate("param", feedIdParam), async (c) => {
+  .get(
+    "/feeds/:feedId/compile",
+    documented("admin", {
+      summary: "Progress of the running (or last) compile",
+      tags: ["Feed definitions"],
+      answer: envelope({
+        Compile: z
+          .object({
+            Running: z.boolean(),
+            Slices: z.number().int(),
+            Parts: z.number().int(),
+            AfterSku: z.string().nullable(),
+            RowsCompiled: z.number().int().describe("Products read so far (counted at each 5 MiB part)."),
+          })
+          .nullable()
+          .describe("null before the first compile."),
+      }),
+    }),
+    validate("param", feedIdParam),
+    async (c) => {
     // Progress of the running compile (or the last one): how many slices and parts so far.
     const feed = await requireFeed(c.env, c.req.valid("param").feedId);
     const progress = await c.env.FEED_COMPILER.getByName(feed.id).progress();
     return ok(c, {
-      Compile: progress && { Running: progress.running, Slices: progress.slices, Parts: progress.parts, AfterSku: progress.afterSku },
+      Compile: progress && { Running: progress.running, Slices: progress.slices, Parts: progress.parts, AfterSku: progress.afterSku, RowsCompiled: progress.rows },
     });
   })
-  .post("/feeds/:feedId/compile", validate("param", feedIdParam), async (c) => {
+  // The operator's copy of the file (the console's download): the /v1 download needs a token.
+  .get(
+    "/feeds/:feedId/download",
+    documented("admin", {
+      summary: "Download the feed's compiled file",
+      tags: ["Feed definitions"],
+      answer: { files: ["text/csv", "text/tab-separated-values"], description: "The file (CSV or TSV)." },
+    }),
+    validate("param", feedIdParam),
+    async (c) => {
+      const feed = await requireFeed(c.env, c.req.valid("param").feedId);
+      const object = feed.fileKey ? await c.env.FEEDS.get(feed.fileKey) : null;
+      if (!object) throw new ApiError(404, `Feed '${feed.id}' has no file yet: it has not been compiled successfully (Status ${feed.status}).`);
+      return new Response(object.body, {
+        headers: {
+          "Content-Type": contentTypeOf(feed.format),
+          "Content-Disposition": `attachment; filename="${feed.fileName}"`,
+          "Content-Length": String(object.size),
+          "Cache-Control": "private, no-store",
+        },
+      });
+    },
+  )
+  .post("/feeds/:feedId/compile", documented("admin", { summary: "Compile now (the first slice runs before the answer)", tags: ["Feed definitions"], answer: envelope({ Feed: adminFeed }) }), validate("param", feedIdParam), async (c) => {
     const feed = await requireFeed(c.env, c.req.valid("param").feedId);
     // Runs the first slice before answering: a small catalog answers Completed (or Failed),
     // a large one Compiling, and alarms carry on.

@@ -8,22 +8,24 @@ import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import { createRouter, type AppEnv } from "../http/create-router";
 import { validate } from "../http/validate";
-import { MAX_PAGE_SIZE } from "../http/query-schemas";
+import { documented, envelope } from "../http/openapi";
+import { z } from "zod";
+import { MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
 import { openCursor, signCursor } from "../lib/cursor";
 import { contentTypeOf } from "./feed-compiler";
 import { countFeeds, findFeed, listFeeds, markPulled, type FeedPageStart } from "./feeds.queries";
 import { feedCountQuery, feedIdParam, feedListQuery } from "./feeds.schemas";
-import { toWireFeed } from "./feeds.wire";
+import { toWireFeed, wireFeed } from "./feeds.wire";
 import { parseRange } from "./ranges";
 
 export const feedNotFound = (feedId: string) => new ApiError(404, `No feed with FeedId '${feedId.slice(0, 40)}' exists in this store.`);
 
 export const feedsRoutes = createRouter()
-  .get("/count", requireScope("FeedsRead"), validate("query", feedCountQuery), async (c) => {
+  .get("/count", documented("token", { summary: "Count feeds", tags: ["Feeds"], answer: envelope({ Count: z.number().int() }) }), requireScope("FeedsRead"), validate("query", feedCountQuery), async (c) => {
     const count = await countFeeds(getDb(c.env), c.get("caller").storeId, c.req.valid("query").filterQuery);
     return ok(c, { Count: count });
   })
-  .get("/", requireScope("FeedsRead"), validate("query", feedListQuery), async (c) => {
+  .get("/", documented("token", { summary: "List feeds", tags: ["Feeds"], answer: envelope({ Feeds: z.array(wireFeed), Paging: pagingAnswer, Sorting: sortingAnswer }) }), requireScope("FeedsRead"), validate("query", feedListQuery), async (c) => {
     const query = c.req.valid("query");
     const storeId = c.get("caller").storeId;
     const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
@@ -47,13 +49,23 @@ export const feedsRoutes = createRouter()
       Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
     });
   })
-  .get("/:feedId", requireScope("FeedsRead"), validate("param", feedIdParam), async (c) => {
+  .get("/:feedId", documented("token", { summary: "Get one feed", tags: ["Feeds"], answer: envelope({ Feeds: z.array(wireFeed) }) }), requireScope("FeedsRead"), validate("param", feedIdParam), async (c) => {
     const { feedId } = c.req.valid("param");
     const feed = await findFeed(getDb(c.env), c.get("caller").storeId, feedId);
     if (!feed) throw feedNotFound(feedId);
     return ok(c, { Feeds: [toWireFeed(feed)] });
   })
-  .get("/:feedId/download", requireScope("FeedsRead"), validate("param", feedIdParam), async (c) => {
+  .get(
+    "/:feedId/download",
+    documented("token", {
+      summary: "Download the feed's compiled file",
+      description: "Supports If-None-Match (304) and one Range (206); the answer is the file, not the envelope.",
+      tags: ["Feeds"],
+      answer: { files: ["text/csv", "text/tab-separated-values"], description: "The file (CSV or TSV)." },
+      alsoAnswers: { 206: "One Range of the file.", 304: "If-None-Match matched: the file has not changed." },
+      errors: [416],
+    }),
+    requireScope("FeedsRead"), validate("param", feedIdParam), async (c) => {
     const { feedId } = c.req.valid("param");
     const db = getDb(c.env);
     // A compile that completes between the two reads deletes the file the row named: read again.

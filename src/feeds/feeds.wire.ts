@@ -1,15 +1,49 @@
-// The one place where a feed row becomes the interface's PascalCase Feed (spec 2.5).
+// The one place where a feed row becomes the interface's PascalCase Feed (spec 2.5), and the zod
+// description of it that the OpenAPI document shows and the functions here are typed by.
+import { z } from "zod";
 import type { FeedRow } from "../db/schema";
 import { toWireDate } from "../lib/dates";
 import { columnsOf } from "./feed-rows";
 
-export function toWireFeed(f: FeedRow) {
+const wireDate = z.string().nullable();
+
+export const wireFeed = z
+  .object({
+    FeedId: z.string(),
+    Name: z.string(),
+    Status: z.enum(["New", "Compiling", "Completed", "Failed"]),
+    StatusMessage: z.string(),
+    Format: z.enum(["csv", "tsv"]),
+    FileName: z.string(),
+    DateLastCompiled: wireDate,
+    DateLastSubmitted: wireDate,
+    DateLastPulled: wireDate,
+    CompilationTotalCount: z.number().int(),
+    CompilationValidCount: z.number().int(),
+    CompilationWarningCount: z.number().int(),
+    CompilationErrorCount: z.number().int(),
+    Score: z.number(),
+  })
+  .meta({ id: "Feed" });
+
+export const adminFeed = wireFeed
+  .extend({
+    StoreId: z.string(),
+    Template: z.string(),
+    Columns: z.array(z.object({ Header: z.string(), Field: z.string() })),
+    CompileIntervalMinutes: z.number().int().nullable(),
+    FileSize: z.number().int().nullable(),
+    Issues: z.array(z.object({ Sku: z.string(), Errors: z.array(z.string()), Warnings: z.array(z.string()) })),
+  })
+  .meta({ id: "AdminFeed" });
+
+export function toWireFeed(f: FeedRow): z.input<typeof wireFeed> {
   return {
     FeedId: f.id,
     Name: f.name,
-    Status: f.status,
+    Status: f.status as z.input<typeof wireFeed>["Status"],
     StatusMessage: f.statusMessage,
-    Format: f.format,
+    Format: f.format as z.input<typeof wireFeed>["Format"],
     FileName: f.fileName,
     DateLastCompiled: toWireDate(f.dateLastCompiled),
     DateLastSubmitted: toWireDate(f.dateLastSubmitted),
@@ -23,7 +57,7 @@ export function toWireFeed(f: FeedRow) {
 }
 
 /** What an operator sees: the definition and a sample of the last compile's problems too. */
-export function toAdminFeed(f: FeedRow) {
+export function toAdminFeed(f: FeedRow): z.input<typeof adminFeed> {
   return {
     ...toWireFeed(f),
     StoreId: f.storeId,

@@ -36,7 +36,7 @@ const QUERY_NAMES = [
 const QUERY_BY_LOWER = new Map(QUERY_NAMES.map((name) => [name.toLowerCase(), name]));
 
 /** The three token-less forms of the reference, served with the token in a Bearer header. */
-const BEARER_FORMS = new Map([
+export const BEARER_FORMS = new Map([
   ["/api/v1/orders/count", "/orders/count"],
   ["/api/v1/orders", "/orders"],
   ["/api/v1/feeds/count", "/feeds/count"],

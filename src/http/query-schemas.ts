@@ -64,3 +64,12 @@ export function sortingQuery<T extends string>(fields: readonly T[]) {
       .transform((v) => v ?? "asc"),
   };
 }
+
+/** Paging and Sorting of a list answer (orders and feeds), as the OpenAPI document shows them. */
+export const pagingAnswer = z.object({
+  Page: z.number().int(),
+  PageSize: z.number().int(),
+  MaxPageSize: z.number().int(),
+  NextCursor: z.string().nullable().describe("Send as `cursor` for the next page; null on the last page."),
+});
+export const sortingAnswer = z.object({ SortBy: z.string(), SortDirection: z.enum(["asc", "desc"]) });

@@ -27,12 +27,14 @@ export function accepts(header: string | undefined, types: string[]): boolean {
   });
 }
 
-/** A feed download answers a file; every other route answers JSON. */
+/** A feed download answers a file; every other route answers JSON, except the pages (reference, console): a browser asks for those. */
 const DOWNLOAD_PATH = /^\/v1\/[^/]+\/feeds\/[^/]+\/download\/?$/;
+const PAGE_PATH = /^\/(docs|console)(\/|$)/;
 
 export const acceptJson = createMiddleware<AppEnv>(async function acceptJson(c, next) {
   const header = c.req.header("accept");
   const wanted = DOWNLOAD_PATH.test(c.req.path) ? FILE_TYPES : JSON_TYPES;
+  if (PAGE_PATH.test(c.req.path)) return next();
   if (!accepts(header, wanted)) {
     throw new ApiError(
       406,

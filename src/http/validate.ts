@@ -1,6 +1,8 @@
 // The one wrapper around zValidator: a failure becomes a 400 envelope whose Message names the
-// field, the value's problem, and (for enums) what is allowed.
+// field, the value's problem, and (for enums) what is allowed. The same schema documents the
+// request in GET /openapi.json (hono-openapi reads it from the middleware).
 import { zValidator } from "@hono/zod-validator";
+import { resolver, uniqueSymbol } from "hono-openapi";
 import type { ValidationTargets } from "hono";
 import type { ZodType, z } from "zod";
 import { ApiError } from "./errors";
@@ -9,9 +11,9 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
   target: Target,
   schema: Schema,
   /** storesText: false for a body that is only compared, never stored (a consumer key). */
-  options: { storesText?: boolean } = {},
+  options: { storesText?: boolean; documentAs?: ZodType } = {},
 ) {
-  return zValidator(target, schema, (result, c) => {
+  const middleware = zValidator(target, schema, (result, c) => {
     if (target === "json" && !isJsonContentType(c.req.header("content-type"))) {
       throw new ApiError(400, "Send the request body as JSON with the header Content-Type: application/json.");
     }
@@ -24,6 +26,9 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
       if (path) throw new ApiError(400, `${field ? `'${field}'` : "The request body"} is not valid Unicode text (it holds an unpaired surrogate)`);
     }
   });
+  // What the document shows: the validating schema, or a more precise one that validates the same
+  // body in steps (a source's Settings, checked by its Type's connector).
+  return Object.assign(middleware, { [uniqueSymbol]: { target, ...resolver(options.documentAs ?? schema) } });
 }
 
 /** A UTF-16 half without its other half. */

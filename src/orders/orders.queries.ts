@@ -1,7 +1,7 @@
 // Every order read. Each function takes `db` and is tested directly as well as through the
 // routes. Reads that need several statements go in one db.batch (one round trip). Writes live
 // in orders.writes.ts.
-import { and, asc, count, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { orderItems, orders, sources, type OrderItemRow, type OrderRow } from "../db/schema";
 import { maskSettingOf, ordersStoredOf } from "../stores/stores";
@@ -272,4 +272,29 @@ export async function findOrder(db: Db, storeId: string, orderId: string): Promi
   const row = rows[0];
   if (!row) return null;
   return { order: row.order, items, sourceEnabled: row.sourceEnabled, maskBuyerPii: store[0]?.maskBuyerPii ?? false };
+}
+
+/**
+ * The operator's search (console): orders of a store whose marketplace number, seller number or
+ * OrderId is exactly `number`, newest first, without their items (see orderItemsOf). Reads the
+ * store's orders through (store, date); an operator's lookup, not a client's hot path.
+ */
+export async function findOrdersByNumber(db: Db, storeId: string, number: string, limit: number): Promise<OrderListPage> {
+  const id = /^[1-9]\d{0,15}$/.test(number) ? Number(number) : -1;
+  const [store, rows] = await db.batch([
+    maskSettingOf(db, storeId),
+    db
+      .select({ order: orders, sourceEnabled: sources.enabled })
+      .from(orders)
+      .leftJoin(sources, eq(sources.id, orders.sourceId))
+      .where(
+        and(
+          eq(orders.storeId, storeId),
+          sql`(${orders.orderSourceOrderNumber} = ${number} or ${orders.orderDestinationOrderNumber} = ${number} or ${orders.id} = ${id})`,
+        ),
+      )
+      .orderBy(desc(orders.dateCreatedInOrderSource), desc(orders.id))
+      .limit(limit),
+  ]);
+  return { maskBuyerPii: store[0]?.maskBuyerPii ?? false, rows, next: null };
 }

@@ -6,10 +6,12 @@ import { ApiError } from "../http/errors";
 import { ok, okStream } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
+import { z } from "zod";
 import { acknowledge, cancel, ship, type Move } from "./order-moves";
 import { countOrders, findOrder, listOrders, orderItemsOf, type OrderListPage, type PageStart } from "./orders.queries";
 import { applyMove, insertOrder } from "./orders.writes";
-import { MAX_PAGE_SIZE } from "../http/query-schemas";
+import { MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
 import { openCursor, signCursor } from "../lib/cursor";
 import {
   acknowledgeQuery,
@@ -19,7 +21,7 @@ import {
   orderListQuery,
   updateStatusBody,
 } from "./orders.schemas";
-import { toWireOrder } from "./orders.wire";
+import { toWireOrder, wireOrder } from "./orders.wire";
 import type { Db } from "../db/client";
 import type { OrderRow } from "../db/schema";
 
@@ -54,11 +56,11 @@ const invalidCursor = (what: string) =>
   new ApiError(400, `'cursor' is not valid for this request: send the NextCursor of the previous page unaltered, with the same ${what} as the request that returned it.`);
 
 export const ordersRoutes = createRouter()
-  .get("/count", requireScope("OrdersRead"), validate("query", orderCountQuery), async (c) => {
+  .get("/count", documented("token", { summary: "Count orders", tags: ["Orders"], answer: envelope({ Count: z.number().int() }) }), requireScope("OrdersRead"), validate("query", orderCountQuery), async (c) => {
     const count = await countOrders(getDb(c.env), c.get("caller").storeId, c.req.valid("query"));
     return ok(c, { Count: count });
   })
-  .put("/insertorder", requireScope("OrdersCreate"), validate("json", insertOrderBody), async (c) => {
+  .put("/insertorder", documented("token", { summary: "Insert an order", tags: ["Orders"], answer: envelope({ OrderId: z.string() }) }), requireScope("OrdersCreate"), validate("json", insertOrderBody), async (c) => {
     const result = await insertOrder(getDb(c.env), c.get("caller").storeId, c.req.valid("json"), Date.now());
     if (!result.inserted) {
       const body = c.req.valid("json");
@@ -69,7 +71,7 @@ export const ordersRoutes = createRouter()
     }
     return ok(c, { OrderId: String(result.orderId) });
   })
-  .get("/", requireScope("OrdersRead"), validate("query", orderListQuery), async (c) => {
+  .get("/", documented("token", { summary: "List orders", tags: ["Orders"], answer: envelope({ Orders: z.array(wireOrder), Paging: pagingAnswer, Sorting: sortingAnswer }) }), requireScope("OrdersRead"), validate("query", orderListQuery), async (c) => {
     const query = c.req.valid("query");
     const storeId = c.get("caller").storeId;
     const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
@@ -92,7 +94,7 @@ export const ordersRoutes = createRouter()
     });
   })
   // Ids are numeric, so GET on a fixed word (InsertOrder) is a wrong method (405), not an order id.
-  .get("/:orderId{[0-9]+}", requireScope("OrdersRead"), validate("param", orderIdParam), async (c) => {
+  .get("/:orderId{[0-9]+}", documented("token", { summary: "Get one order", tags: ["Orders"], answer: envelope({ Orders: z.array(wireOrder) }) }), requireScope("OrdersRead"), validate("param", orderIdParam), async (c) => {
     const { orderId } = c.req.valid("param");
     const found = await findOrder(getDb(c.env), c.get("caller").storeId, orderId);
     if (!found) throw orderNotFound(orderId);
@@ -102,6 +104,7 @@ export const ordersRoutes = createRouter()
   })
   .put(
     "/:orderId/acknowledgeorder",
+    documented("token", { summary: "Acknowledge an order with the seller's order number", tags: ["Orders"], answer: envelope({}) }),
     requireScope("OrdersUpdate"),
     validate("param", orderIdParam),
     validate("query", acknowledgeQuery),
@@ -115,6 +118,7 @@ export const ordersRoutes = createRouter()
   )
   .put(
     "/:orderId/updatestatus",
+    documented("token", { summary: "Ship or cancel an order", tags: ["Orders"], answer: envelope({}) }),
     requireScope("OrdersUpdate"),
     validate("param", orderIdParam),
     validate("json", updateStatusBody),

@@ -1,6 +1,68 @@
-// The one place where an order row becomes the interface's PascalCase Order (spec 2.3).
+// The one place where an order row becomes the interface's PascalCase Order (spec 2.3), and the
+// zod description of that Order, which the OpenAPI document shows and toWireOrder is typed by.
+import { z } from "zod";
 import type { OrderItemRow, OrderRow } from "../db/schema";
 import { toWireDate } from "../lib/dates";
+import { ORDER_STATUSES } from "./orders.schemas";
+
+/** An ISO 8601 instant in UTC (`...Z`), or null when the event has not happened. */
+const wireDate = z.string().nullable();
+
+export const wireOrderItem = z.object({
+  OrderItemId: z.string(),
+  Sku: z.string(),
+  Name: z.string(),
+  Quantity: z.number().int(),
+  UnitPrice: z.number(),
+  SaleTaxCost: z.number(),
+  Discount: z.string().describe("A decimal amount, e.g. \"1.50\"."),
+});
+
+export const wireOrder = z
+  .object({
+    OrderId: z.string(),
+    BuyerEmailAddress: z.string().describe("Masked (j***@example.com) when the store masks buyer PII."),
+    BuyerPhoneNumber: z.string(),
+    BuyerUserId: z.string().nullable(),
+    DateCreatedInDestination: wireDate,
+    DateCreatedInOrderSource: wireDate,
+    DateShipped: wireDate,
+    DateUpdated: wireDate,
+    GrandTotal: z.number(),
+    SubTotal: z.number(),
+    ShippingTotal: z.number(),
+    ShippingTaxTotal: z.number(),
+    GiftWrapTotal: z.number(),
+    GiftWrapTaxTotal: z.number(),
+    OrderDestinationOrderNumber: z.string().nullable(),
+    OrderSource: z.string(),
+    OrderSourceOrderNumber: z.string(),
+    OrderSourceCustomerOrderNumber: z.string().nullable(),
+    PaymentTransactionId: z.string().nullable(),
+    PaymentType: z.string().nullable(),
+    ShipmentTrackingNumber: z.string().nullable(),
+    FirstName: z.string(),
+    LastName: z.string(),
+    ShipToCompanyName: z.string().nullable(),
+    Street1: z.string(),
+    Street2: z.string(),
+    City: z.string(),
+    StateOrProvince: z.string(),
+    PostalCode: z.string(),
+    Country: z.string(),
+    ShippingMethod: z.string(),
+    ShippingServiceName: z.string(),
+    ShippingServiceValue: z.string(),
+    DestinationShippingCarrier: z.string(),
+    SyncUserErrorMessage: z.string().nullable(),
+    OrderStatus: z.enum(ORDER_STATUSES),
+    SourceOrderStatus: z.string(),
+    SyncStatus: z.enum(["Enabled", "Disabled"]),
+    IsMarketplacePrime: z.boolean(),
+    OrderItems: z.array(wireOrderItem),
+  })
+  .meta({ id: "Order" });
+export type WireOrder = z.input<typeof wireOrder>;
 
 export interface WireOptions {
   maskBuyerPii: boolean;
@@ -8,7 +70,7 @@ export interface WireOptions {
   sourceEnabled: boolean | null;
 }
 
-export function toWireOrder(order: OrderRow, items: OrderItemRow[], options: WireOptions) {
+export function toWireOrder(order: OrderRow, items: OrderItemRow[], options: WireOptions): WireOrder {
   return {
     OrderId: String(order.id),
     BuyerEmailAddress: options.maskBuyerPii ? maskEmail(order.buyerEmailAddress) : order.buyerEmailAddress,
@@ -45,7 +107,7 @@ export function toWireOrder(order: OrderRow, items: OrderItemRow[], options: Wir
     ShippingServiceValue: order.shippingServiceValue,
     DestinationShippingCarrier: order.destinationShippingCarrier,
     SyncUserErrorMessage: order.syncUserErrorMessage,
-    OrderStatus: order.status,
+    OrderStatus: order.status as WireOrder["OrderStatus"],
     SourceOrderStatus: order.sourceOrderStatus,
     SyncStatus: options.sourceEnabled ? "Enabled" : "Disabled",
     IsMarketplacePrime: order.isMarketplacePrime,
@@ -73,3 +135,4 @@ export function maskPhone(phone: string): string {
   const digits = phone.replace(/\D/g, "");
   return digits.length < 4 ? (phone ? "***" : "") : `***-***-${digits.slice(-4)}`;
 }
+

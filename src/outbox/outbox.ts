@@ -245,3 +245,13 @@ export function countOpen(db: Db, sourceId: string) {
     .where(and(eq(outbox.sourceId, sourceId), inArray(outbox.state, ["pending", "submitted", "failed"])))
     .groupBy(outbox.state);
 }
+
+/** An order's rows (what is or was to be told to its marketplace), oldest first: the operator's order page. */
+export async function entriesOfOrder(db: Db, storeId: string, orderId: number): Promise<OutboxEntry[]> {
+  const rows = await db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.orderId, orderId), eq(outbox.storeId, storeId)))
+    .orderBy(asc(outbox.id));
+  return rows.map(readEntry);
+}

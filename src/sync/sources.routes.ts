@@ -4,7 +4,7 @@
 // statements live in sources.queries.ts (and the outbox's and set-aside's owners), the wire
 // forms in sync.wire.ts.
 import { z } from "zod";
-import { requireStore } from "../admin/stores.routes";
+import { requireStore } from "../stores/stores";
 import { getDb } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { OUTBOX_STATES } from "../db/schema";
@@ -12,6 +12,7 @@ import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { describeIssues, validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
 import { decryptJson, encryptJson, randomId } from "../lib/crypto";
 import { isoDateField } from "../lib/dates";
 import { clearSyncErrors } from "../orders/orders.writes";
@@ -23,6 +24,7 @@ import { retrySetAside } from "./importer";
 import { countSetAside, dismissSetAside, listSetAside } from "./set-aside";
 import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "./sources.queries";
 import { wireDelivery, wireSetAside, wireSource, type SourceStatus } from "./sync.wire";
+import { createSourceDocument, deliveryAnswer, receivedAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
 
 const settingsObject = z.record(z.string(), z.unknown());
 
@@ -114,7 +116,12 @@ function nameTaken(name: string) {
 }
 
 export const sourcesRoutes = createRouter()
-  .post("/stores/:storeId/sources", validate("param", storeParam), validate("json", createSourceBody), async (c) => {
+  .post(
+    "/stores/:storeId/sources",
+    documented("admin", { summary: "Add a marketplace source", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }),
+    validate("param", storeParam),
+    validate("json", createSourceBody, { documentAs: createSourceDocument }),
+    async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const body = c.req.valid("json");
     const settings = checkSettings(body.Type, body.Settings ?? {});
@@ -145,16 +152,16 @@ export const sourcesRoutes = createRouter()
     const [source] = await answerSources(c.env, [row]);
     return ok(c, { Source: source });
   })
-  .get("/stores/:storeId/sources", validate("param", storeParam), async (c) => {
+  .get("/stores/:storeId/sources", documented("admin", { summary: "List a store's sources", tags: ["Sources"], answer: envelope({ Sources: z.array(sourceAnswer) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     return ok(c, { Sources: await answerSources(c.env, await listSources(getDb(c.env), store.id)) });
   })
-  .get("/stores/:storeId/sources/:sourceId", validate("param", sourceParam), async (c) => {
+  .get("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Get a source with its status and recent cycles", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const [source] = await answerSources(c.env, [await requireSource(c.env, storeId, sourceId)]);
     return ok(c, { Source: source });
   })
-  .patch("/stores/:storeId/sources/:sourceId", validate("param", sourceParam), validate("json", updateSourceBody), async (c) => {
+  .patch("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Rename, enable or disable a source, merge Settings, or import again from a date (ImportFrom)", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), validate("json", updateSourceBody), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     const body = c.req.valid("json");
@@ -184,14 +191,14 @@ export const sourcesRoutes = createRouter()
     const [source] = await answerSources(c.env, [next]);
     return ok(c, { Source: source });
   })
-  .delete("/stores/:storeId/sources/:sourceId", validate("param", sourceParam), async (c) => {
+  .delete("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Delete a source (its orders stay)", tags: ["Sources"], answer: envelope({}) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     await deleteSource(getDb(c.env), row.id, Date.now());
     await c.env.SOURCE_SYNC.getByName(row.id).forget();
     return ok(c);
   })
-  .get("/stores/:storeId/sources/:sourceId/deliveries", validate("param", sourceParam), validate("query", deliveriesQuery), async (c) => {
+  .get("/stores/:storeId/sources/:sourceId/deliveries", documented("admin", { summary: "The source's outbox (oldest 1,000)", tags: ["Sources"], answer: envelope({ Deliveries: z.array(deliveryAnswer) }) }), validate("param", sourceParam), validate("query", deliveriesQuery), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     const entries = await listEntries(getDb(c.env), row.id, c.req.valid("query").status, 1000);
@@ -199,7 +206,7 @@ export const sourcesRoutes = createRouter()
   })
   // An operator fixed what the marketplace refused (or it is back): failed deliveries go out again
   // on the next cycle, each order's in their original order, and the orders' messages clear.
-  .post("/stores/:storeId/sources/:sourceId/deliveries/retry", validate("param", sourceParam), async (c) => {
+  .post("/stores/:storeId/sources/:sourceId/deliveries/retry", documented("admin", { summary: "Send failed deliveries again on the next cycle", tags: ["Sources"], answer: envelope({ Retried: z.number().int(), Source: sourceAnswer }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     const db = getDb(c.env);
@@ -208,7 +215,7 @@ export const sourcesRoutes = createRouter()
     const [source] = await answerSources(c.env, [row]);
     return ok(c, { Retried: retried.meta.changes, Source: source });
   })
-  .get("/stores/:storeId/sources/:sourceId/set-aside", validate("param", sourceParam), async (c) => {
+  .get("/stores/:storeId/sources/:sourceId/set-aside", documented("admin", { summary: "Orders the connector could not map, set aside (oldest 1,000)", tags: ["Sources"], answer: envelope({ SetAside: z.array(setAsideAnswer) }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     // The oldest 1,000; a source with more has a connector to fix first.
@@ -216,7 +223,7 @@ export const sourcesRoutes = createRouter()
   })
   // Maps the set-aside orders again (all, or those named) with the source's connector as it is
   // now: those that map are imported and leave the list, the others stay with the new reason.
-  .post("/stores/:storeId/sources/:sourceId/set-aside/retry", validate("param", sourceParam), async (c) => {
+  .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     const body = await optionalJson(c.req.raw, retrySetAsideBody);
@@ -237,7 +244,7 @@ export const sourcesRoutes = createRouter()
       SetAside: (await listSetAside(db, row.id, 1000)).map(wireSetAside),
     });
   })
-  .delete("/stores/:storeId/sources/:sourceId/set-aside/:orderNumber", validate("param", setAsideParam), async (c) => {
+  .delete("/stores/:storeId/sources/:sourceId/set-aside/:orderNumber", documented("admin", { summary: "Dismiss a set-aside order", tags: ["Sources"], answer: envelope({}) }), validate("param", setAsideParam), async (c) => {
     const { storeId, sourceId, orderNumber } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     if (!(await dismissSetAside(getDb(c.env), row.id, orderNumber))) {
@@ -245,7 +252,7 @@ export const sourcesRoutes = createRouter()
     }
     return ok(c);
   })
-  .get("/stores/:storeId/sources/:sourceId/received", validate("param", sourceParam), async (c) => {
+  .get("/stores/:storeId/sources/:sourceId/received", documented("admin", { summary: "What a simulated marketplace received (latest 1,000)", tags: ["Sources"], answer: envelope({ Received: z.array(receivedAnswer) }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
     const received = await c.env.SOURCE_SYNC.getByName(row.id).received(row.type);

@@ -6,6 +6,8 @@ import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
+import { documented, envelope } from "../http/openapi";
+import { cycleAnswer } from "./sources.schemas";
 import { toWireDate } from "../lib/dates";
 import { runSync } from "./run-sync";
 import { sourceById } from "./sources.queries";
@@ -13,7 +15,23 @@ import { toWireCycle } from "./sync.wire";
 
 const syncQuery = z.object({ sourceId: z.string().min(1).optional() });
 
-export const syncRoutes = createRouter().post("/sync", validate("query", syncQuery), async (c) => {
+export const syncRoutes = createRouter().post(
+  "/sync",
+  documented("admin", {
+    summary: "Run a sync cycle now (every enabled source, or one)",
+    tags: ["Sync"],
+    answer: envelope({
+      Sync: z.object({
+        DateStarted: z.string().nullable(),
+        OrdersImported: z.number().int(),
+        Delivered: z.number().int(),
+        DeliveriesFailed: z.number().int(),
+        Sources: z.array(cycleAnswer),
+      }),
+    }),
+  }),
+  validate("query", syncQuery),
+  async (c) => {
   const { sourceId } = c.req.valid("query");
   if (sourceId !== undefined) {
     const source = await sourceById(getDb(c.env), sourceId);
@@ -31,4 +49,5 @@ export const syncRoutes = createRouter().post("/sync", validate("query", syncQue
       Sources: cycles,
     },
   });
-});
+},
+);

@@ -1,5 +1,6 @@
 // Whole requests against the Worker, as a client would send them.
 import { exports } from "cloudflare:workers";
+import { checkContract } from "./contract";
 
 export const BASE = "https://hub.test";
 export const ADMIN_KEY = "test-admin-key";
@@ -17,8 +18,10 @@ export async function call(method: string, path: string, init: { body?: unknown;
     body = JSON.stringify(init.body);
     headers["content-type"] ??= "application/json";
   }
-  const response = await exports.default.fetch(new Request(path.startsWith("http") ? path : BASE + path, { method, headers, body }));
+  const request = new Request(path.startsWith("http") ? path : BASE + path, { method, headers, body });
+  const response = await exports.default.fetch(request);
   const text = await response.text();
+  await checkContract({ method, url: request.url, authorization: request.headers.get("authorization") }, { status: response.status, headers: response.headers, text });
   let json: Envelope | undefined;
   try {
     json = JSON.parse(text) as Envelope;

@@ -1,0 +1,111 @@
+// /console: the operator console. Server-rendered pages with plain forms (POST, then a redirect
+// to the page with what was done), a little script for the copy button and the compile progress
+// (public/console/console.js). Every read and write goes through the admin API in-process
+// (admin-api.ts), so what a page shows is what the API answers; its errors are shown in words
+// next to the form or field that caused them. Here: headers, CSRF, sign-in and the session gate;
+// the pages of each resource are in pages/.
+import { csrf } from "hono/csrf";
+import { html } from "hono/html";
+import { secureHeaders } from "hono/secure-headers";
+import { createRouter } from "../http/create-router";
+import { limitBody, MiB } from "../http/transport";
+import { adminApi, type AppFetch } from "./admin-api";
+import { makeKit, type C } from "./kit";
+import { page } from "./layout";
+import { feedPages } from "./pages/feeds";
+import { keyPages } from "./pages/keys";
+import { maintenancePages } from "./pages/maintenance";
+import { orderPages } from "./pages/orders";
+import { sourcePages } from "./pages/sources";
+import { storePages } from "./pages/stores";
+import { csrfMatches, endSession, readSession, startSession, type Session } from "./session";
+
+export function consoleRoutes(appFetch: AppFetch) {
+  const sessions = new WeakMap<Request, Session>();
+  const kit = makeKit(appFetch, sessions);
+  const { form } = kit;
+  const router = createRouter();
+
+  router.use(
+    "*",
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", "data:"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+      referrerPolicy: "same-origin",
+    }),
+    // A form posted from another origin is refused before anything else (Origin / Sec-Fetch-Site).
+    csrf(),
+    limitBody(16 * MiB),
+    async (c, next) => {
+      c.header("Cache-Control", "no-store");
+      await next();
+    },
+  );
+
+  // ---- Sign in and out ----------------------------------------------------------------------
+  const loginPage = (c: C, error?: string, status: 200 | 401 = 200) =>
+    c.html(
+      page(
+        "Sign in",
+        html`<form method="post" action="/console/login" class="card narrow">
+  <p>Sign in with the service's admin key (the <code>ADMIN_API_KEY</code> secret). The key is exchanged for a session cookie that lasts 8 hours; the browser never keeps the key.</p>
+  <div class="field">
+    <label for="login-key">Admin key</label>
+    <input id="login-key" name="key" type="password" autocomplete="current-password" required${error ? html` aria-invalid="true" aria-describedby="login-error"` : ""}>
+    ${error ? html`<p class="error" role="alert" id="login-error">${error}</p>` : ""}
+  </div>
+  <button type="submit">Sign in</button>
+</form>`,
+      ),
+      status,
+    );
+
+  router.get("/login", async (c) => {
+    if (await readSession(c)) return c.redirect("/console", 303);
+    return loginPage(c);
+  });
+
+  router.post("/login", async (c) => {
+    const body = await form(c);
+    const key = typeof body.key === "string" ? body.key.trim() : "";
+    // The key is checked by the admin API itself: 200 on a harmless read means it is the key.
+    const probe = key ? await adminApi(c, appFetch, key).call("GET", "/maintenance") : { ok: false as const, status: 403, message: "" };
+    if (!probe.ok) return loginPage(c, key ? "That admin key is not valid. Check the ADMIN_API_KEY secret." : "Enter the admin key.", 401);
+    await startSession(c);
+    return c.redirect("/console", 303);
+  });
+
+  // Everything below needs a session; a state-changing request also needs its CSRF token.
+  router.use("*", async (c, next) => {
+    const current = await readSession(c);
+    if (!current) {
+      if (c.req.method === "GET") return c.redirect("/console/login", 303);
+      return c.text("Your session has ended; sign in again.", 401);
+    }
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+      const body = await form(c);
+      if (!csrfMatches(current, body._csrf ?? c.req.header("x-csrf-token"))) {
+        return c.text("This form has expired or did not come from the console; reload the page and try again.", 403);
+      }
+    }
+    sessions.set(c.req.raw, current);
+    await next();
+  });
+
+  router.post("/logout", (c) => {
+    endSession(c);
+    return c.redirect("/console/login", 303);
+  });
+
+  for (const pages of [storePages, keyPages, sourcePages, orderPages, feedPages, maintenancePages]) pages(router, kit);
+
+  return router;
+}

@@ -1,0 +1,53 @@
+// The console's session: a signed cookie, exchanged for the admin key at sign-in. It holds no
+// key, only an id and an expiry under an HMAC whose secret is derived from ADMIN_API_KEY (so a new
+// admin key ends every session). HttpOnly, Secure, SameSite=Strict, Path=/console. Each session
+// has a CSRF token (an HMAC of its id) that every state-changing form carries; Hono's csrf()
+// middleware also refuses a form posted from another origin.
+import type { Context } from "hono";
+import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
+import type { AppEnv } from "../http/create-router";
+import { hmacSign, timingSafeEqual } from "../lib/crypto";
+
+export const COOKIE = "__Host-console";
+/** A session lasts 8 hours from sign-in (a working day), then the operator signs in again. */
+export const SESSION_SECONDS = 8 * 60 * 60;
+
+export interface Session {
+  id: string;
+  expiresAt: number;
+  csrf: string;
+}
+
+const secretOf = (env: Env) => hmacSign(env.ADMIN_API_KEY ?? "", "console-session");
+const csrfOf = async (env: Env, id: string) => hmacSign(await secretOf(env), `csrf:${id}`);
+
+export async function startSession(c: Context<AppEnv>): Promise<void> {
+  const id = crypto.randomUUID();
+  const expiresAt = Date.now() + SESSION_SECONDS * 1000;
+  // __Host-: Secure, Path=/ and no Domain are required by the browser, so no sibling host can set it.
+  await setSignedCookie(c, COOKIE, `${id}.${expiresAt}`, await secretOf(c.env), {
+    httpOnly: true,
+    secure: true,
+    sameSite: "Strict",
+    path: "/",
+    maxAge: SESSION_SECONDS,
+  });
+}
+
+export function endSession(c: Context<AppEnv>): void {
+  deleteCookie(c, COOKIE, { path: "/", secure: true, httpOnly: true, sameSite: "Strict" });
+}
+
+export async function readSession(c: Context<AppEnv>): Promise<Session | null> {
+  if (!c.env.ADMIN_API_KEY) return null;
+  const value = await getSignedCookie(c, await secretOf(c.env), COOKIE);
+  if (!value) return null;
+  const [id, expires] = value.split(".");
+  const expiresAt = Number(expires);
+  if (!id || !Number.isFinite(expiresAt) || expiresAt <= Date.now()) return null;
+  return { id, expiresAt, csrf: await csrfOf(c.env, id) };
+}
+
+export function csrfMatches(session: Session, presented: unknown): boolean {
+  return typeof presented === "string" && timingSafeEqual(presented, session.csrf);
+}

@@ -1,0 +1,131 @@
+// /admin/v1/stores/:storeId/orders[/:orderId]: the operator's view of a store's orders (the
+// console's orders page): search by number, filter by status and date, page through; one order
+// with its items and its deliveries. Mounted under /admin/v1; reads through orders.queries.ts.
+import { z } from "zod";
+import { requireStore } from "../stores/stores";
+import { getDb } from "../db/client";
+import { ApiError } from "../http/errors";
+import { ok } from "../http/envelope";
+import { createRouter } from "../http/create-router";
+import { documented, envelope } from "../http/openapi";
+import { validate } from "../http/validate";
+import { isoDateField, toWireDate } from "../lib/dates";
+import { caseInsensitiveEnum, MAX_PAGE_SIZE, pagingAnswer, positiveInt } from "../http/query-schemas";
+import { DELIVERY_KINDS, entriesOfOrder } from "../outbox/outbox";
+import { OUTBOX_STATES } from "../db/schema";
+import type { Db } from "../db/client";
+import { findOrder, findOrdersByNumber, listOrders, orderItemsOf, type OrderListPage } from "./orders.queries";
+import { ORDER_STATUSES, type OrderStatus } from "./orders.schemas";
+import { toWireOrder, wireOrder, type WireOrder } from "./orders.wire";
+
+const adminOrderQuery = z.object({
+  orderNumber: z.string().trim().min(1).max(100).optional().describe("Exact marketplace number, seller number or OrderId."),
+  status: caseInsensitiveEnum<OrderStatus>(
+    Object.fromEntries(ORDER_STATUSES.map((s) => [s.toLowerCase(), s])) as Record<string, OrderStatus>,
+    ORDER_STATUSES.join(", "),
+  ).optional(),
+  fromDate: isoDateField.optional(),
+  toDate: isoDateField.optional(),
+  page: positiveInt("pages start at 1"),
+  pageSize: positiveInt(`at most ${MAX_PAGE_SIZE}; larger sizes are clamped`),
+});
+
+const storeParam = z.object({ storeId: z.string() });
+const orderParam = z.object({ storeId: z.string(), orderId: z.string() });
+
+const orderDelivery = z.object({
+  DeliveryId: z.string(),
+  SourceId: z.string(),
+  Kind: z.enum(DELIVERY_KINDS),
+  Status: z.enum(OUTBOX_STATES),
+  Attempts: z.number().int(),
+  LastError: z.string().nullable(),
+  DateCreated: z.string().nullable(),
+  DateDelivered: z.string().nullable(),
+});
+
+/** The page's orders with their items (an operator's page: at most 100 orders, read at once). */
+async function wireOrders(db: Db, page: OrderListPage): Promise<WireOrder[]> {
+  const out: WireOrder[] = [];
+  const byId = new Map(page.rows.map((r) => [r.order.id, r]));
+  for await (const slice of orderItemsOf(db, [...byId.keys()], 5_000)) {
+    for (const id of slice.ids) {
+      const { order, sourceEnabled } = byId.get(id)!;
+      out.push(toWireOrder(order, slice.items.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled }));
+    }
+  }
+  return out;
+}
+
+/** Orders from the first of time to the last a date can say: no date filter. */
+const ALL_TIME = { fromDate: 0, toDate: 253_402_300_799_999 };
+
+export const ordersAdminRoutes = createRouter()
+  .get(
+    "/stores/:storeId/orders",
+    documented("admin", {
+      summary: "Search and page through a store's orders, newest first",
+      tags: ["Orders (operator)"],
+      answer: envelope({ Orders: z.array(wireOrder), Paging: pagingAnswer.omit({ NextCursor: true }).describe("Pages by number only: an operator's search.") }),
+    }),
+    validate("param", storeParam),
+    validate("query", adminOrderQuery),
+    async (c) => {
+      const store = await requireStore(c.env, c.req.valid("param").storeId);
+      const query = c.req.valid("query");
+      const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
+      const db = getDb(c.env);
+      const page = query.orderNumber
+        ? await findOrdersByNumber(db, store.id, query.orderNumber, pageSize)
+        : await listOrders(
+            db,
+            store.id,
+            {
+              fromDate: query.fromDate ?? ALL_TIME.fromDate,
+              toDate: query.toDate ?? ALL_TIME.toDate,
+              status: query.status,
+              dateField: "created",
+              page: query.page,
+              pageSize,
+              sortBy: "DateCreatedInOrderSource",
+              sortDirection: "desc",
+            },
+            pageSize,
+            { offset: (query.page - 1) * pageSize },
+          );
+      return ok(c, {
+        Orders: await wireOrders(db, page),
+        Paging: { Page: query.orderNumber ? 1 : query.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE },
+      });
+    },
+  )
+  .get(
+    "/stores/:storeId/orders/:orderId",
+    documented("admin", {
+      summary: "One order with its items and its deliveries to the marketplace",
+      tags: ["Orders (operator)"],
+      answer: envelope({ Order: wireOrder, Deliveries: z.array(orderDelivery) }),
+    }),
+    validate("param", orderParam),
+    async (c) => {
+      const { storeId, orderId } = c.req.valid("param");
+      const store = await requireStore(c.env, storeId);
+      const db = getDb(c.env);
+      const found = await findOrder(db, store.id, orderId);
+      if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
+      const deliveries = await entriesOfOrder(db, store.id, found.order.id);
+      return ok(c, {
+        Order: toWireOrder(found.order, found.items, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled }),
+        Deliveries: deliveries.map((d) => ({
+          DeliveryId: String(d.id),
+          SourceId: d.sourceId,
+          Kind: d.kind,
+          Status: d.state,
+          Attempts: d.attempts,
+          LastError: d.lastError,
+          DateCreated: toWireDate(d.createdAt),
+          DateDelivered: toWireDate(d.deliveredAt),
+        })),
+      });
+    },
+  );

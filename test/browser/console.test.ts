@@ -1,0 +1,219 @@
+// The operator console in a real browser (Chromium driven by Playwright) against a real local
+// server: sign in (a wrong key refused), create a store and a key (shown once, copied), add a
+// simulated source and sync it, find an imported order, upload a catalog, compile a feed and watch
+// the progress reach 100 %, download it, revoke the key, maintenance on and off, sign out. Each
+// page is checked by axe-core (no serious or critical violation) and screenshotted to
+// test-results/console/. The browser: CHROME_PATH, else /usr/bin/chromium (Debian's package).
+import { mkdirSync, readFileSync } from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ADMIN_KEY, request, startServer, type Server } from "./server";
+
+const SHOTS = "test-results/console";
+const CHROME = process.env.CHROME_PATH ?? "/usr/bin/chromium";
+const STEP_MS = 20_000;
+
+let server: Server;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const checked: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  server = await startServer();
+  browser = await chromium.launch({
+    executablePath: CHROME,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    timeout: 60_000,
+  });
+  context = await browser.newContext({ ignoreHTTPSErrors: true, acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.base });
+  page = await context.newPage();
+  page.setDefaultTimeout(STEP_MS);
+});
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  await server?.stop();
+});
+
+/** axe-core on the page as it is now, then a full-page screenshot named after the step. */
+async function check(name: string) {
+  await page.waitForLoadState("load");
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const serious = result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+  expect(serious, `axe on ${name}`).toEqual([]);
+  await page.screenshot({ path: `${SHOTS}/${String(checked.length + 1).padStart(2, "0")}-${name}.png`, fullPage: true });
+  checked.push(name);
+}
+
+const flash = () => page.locator("p.done[role=status]");
+
+it("runs an operator's day from sign-in to sign-out", async () => {
+  // Sign in: the console sends an anonymous visitor to the form; a wrong key is refused in words.
+  await page.goto(`${server.base}/console`);
+  await expect.poll(() => new URL(page.url()).pathname).toBe("/console/login");
+  await check("sign-in");
+  await page.getByLabel("Admin key").fill("not-the-key");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect.poll(() => page.getByRole("alert").textContent()).toContain("That admin key is not valid.");
+  expect(await page.getByLabel("Admin key").getAttribute("aria-invalid")).toBe("true");
+  await check("sign-in-refused");
+  await page.getByLabel("Admin key").fill(ADMIN_KEY);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: "Stores" }).waitFor();
+  const cookies = await context.cookies();
+  expect(cookies.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([["__Host-console", true, true, "Strict"]]);
+  expect(cookies[0]!.value).not.toContain(ADMIN_KEY);
+  await check("stores");
+
+  // A store; the API's refusal appears under the field that caused it.
+  // The field's own maxlength would stop the browser first; without it the API answers.
+  await page.getByLabel("Name").evaluate((el: HTMLInputElement) => el.removeAttribute("maxlength"));
+  await page.getByLabel("Name").fill("y".repeat(201));
+  await page.getByRole("button", { name: "Create store" }).click();
+  await expect.poll(() => page.locator("#create-store-Name-error").textContent()).toContain("'Name'");
+  await check("store-refused");
+  await page.getByLabel("Name").fill("Browser store");
+  await page.getByRole("button", { name: "Create store" }).click();
+  await page.getByRole("heading", { level: 1, name: "Store: Browser store" }).waitFor();
+  expect(await flash().textContent()).toBe("Store 'Browser store' created.");
+  const storeId = /\/console\/stores\/([^/?]+)/.exec(page.url())![1]!;
+  await check("store");
+
+  // A consumer key: shown once, with a copy button and the warning.
+  await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Consumer keys" }).click();
+  await page.getByLabel("Name").fill("Browser key");
+  await page.getByLabel("Lifespan of its tokens").selectOption("30Days");
+  await page.getByRole("button", { name: "Create key" }).click();
+  await page.getByRole("heading", { level: 1, name: "Consumer key created" }).waitFor();
+  expect(await page.getByText("it will not be shown again").count()).toBe(1);
+  const key = await page.getByLabel("Consumer key").inputValue();
+  expect(key).toMatch(/^ofh_[A-Za-z0-9_-]{43}$/);
+  await page.getByRole("button", { name: "Copy" }).click();
+  await expect.poll(() => page.locator("#new-key-copied").textContent()).toMatch(/Copied to the clipboard\.|Selected:/);
+  await check("key-created");
+  const token = await request(server.base, "PUT", "/v1/Authorization", { body: { ConsumerKey: key } });
+  expect(token.status).toBe(200);
+  // Shown once: the list never carries it again.
+  await page.goto(`${server.base}/console/stores/${storeId}/keys`);
+  expect(await page.content()).not.toContain(key);
+  await check("keys");
+
+  // A simulated source, from the form built out of its connector's Settings; then sync now.
+  await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Sources" }).click();
+  const form = page.locator("form", { has: page.getByRole("button", { name: "Add simulated source" }) });
+  await form.getByLabel("Name").fill("Browser market");
+  await form.getByLabel("ordersPerHour").fill("12");
+  await form.getByLabel("startAt").fill(new Date(Date.now() - 60 * 60_000).toISOString());
+  await form.getByLabel("endAt").fill(new Date(Date.now() - 60_000).toISOString());
+  await check("sources");
+  await form.getByRole("button", { name: "Add simulated source" }).click();
+  await page.getByRole("heading", { level: 1, name: "Source: Browser market" }).waitFor();
+  await page.getByRole("button", { name: "Sync now" }).click();
+  await expect.poll(() => flash().textContent()).toMatch(/^Sync done: \d+ orders fetched, \d+ imported/);
+  const imported = Number(/(\d+) imported/.exec((await flash().textContent())!)![1]);
+  expect(imported).toBeGreaterThanOrEqual(8);
+  expect(imported).toBeLessThanOrEqual(14);
+  expect(await page.getByText("Set-aside orders").count()).toBeGreaterThan(0);
+  await check("source");
+
+  // Orders: the imported ones are listed; find one by its marketplace number and open it.
+  await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Orders" }).click();
+  const rows = page.getByRole("table", { name: /Orders, page 1/ }).locator("tbody tr");
+  expect(await rows.count()).toBe(imported);
+  const number = (await rows.first().locator("td").nth(1).textContent())!;
+  await check("orders");
+  await page.getByLabel("Order number").fill(number);
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect.poll(() => rows.count()).toBe(1);
+  await rows.first().getByRole("link").click();
+  await page.getByRole("heading", { level: 1, name: /^Order \d+$/ }).waitFor();
+  expect(await page.getByRole("table", { name: "Items" }).locator("tbody tr").count()).toBeGreaterThanOrEqual(1);
+  expect(await page.getByText(`Browser market ${number}`).count()).toBe(1);
+  await check("order");
+
+  // Feeds: a catalog, a feed, compile with the progress bar reaching 100 %, download.
+  await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Feeds" }).click();
+  const header = "Sku,Title,Description,Link,ImageLink,Price,Availability,Brand,Gtin";
+  const lines = Array.from({ length: 30 }, (_, i) => `SKU-${String(i + 1).padStart(3, "0")},Mug ${i + 1},A blue mug,https://shop.example/m/${i + 1},https://shop.example/m/${i + 1}.jpg,${(i + 5).toFixed(2)},in stock,Acme,${i === 0 ? "" : "0".repeat(11) + String(i % 10) + "0"}`);
+  await page.getByLabel(/CSV file with a header row/).setInputFiles({ name: "catalog.csv", mimeType: "text/csv", buffer: Buffer.from([header, ...lines].join("\n")) });
+  await page.getByRole("button", { name: "Upload products" }).click();
+  await expect.poll(() => flash().textContent()).toBe("30 products stored, 0 rejected.");
+  await page.getByLabel("Name", { exact: true }).fill("Browser feed");
+  await check("feeds");
+  await page.getByRole("button", { name: "Create feed" }).click();
+  await page.getByRole("heading", { level: 1, name: "Feed: Browser feed" }).waitFor();
+  expect(await page.locator("#compile-progress").getAttribute("value")).toBe("0");
+  await page.getByRole("button", { name: "Compile now" }).click();
+  await expect.poll(() => page.locator("#compile-percent").textContent(), { timeout: 60_000 }).toBe("100 %");
+  expect(await page.locator("#compile-progress").evaluate((el: HTMLProgressElement) => el.value)).toBe(100);
+  // The page then shows the server's counts.
+  await expect.poll(() => page.locator("#feed-status").textContent(), { timeout: 30_000 }).toBe("Completed");
+  expect(await page.locator("#feed-counts").textContent()).toMatch(/^30 read: 30 valid \(\d+ with warnings\), 0 with errors$/);
+  expect(Number(await page.locator("#feed-score").textContent())).toBeGreaterThan(0);
+  await check("feed");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "browser-feed.csv" }).click()]);
+  expect(download.suggestedFilename()).toBe("browser-feed.csv");
+  const file = readFileSync((await download.path())!, "utf8");
+  const fileLines = file.trimEnd().split("\r\n");
+  expect(fileLines).toHaveLength(31);
+  expect(fileLines[1]).toMatch(/^SKU-001,/);
+
+  // Revoke the key, with confirmation: its token is refused from then on.
+  await page.goto(`${server.base}/console/stores/${storeId}/keys`);
+  await page.getByRole("link", { name: /Revoke/ }).click();
+  await page.getByRole("heading", { level: 1, name: "Revoke this key?" }).waitFor();
+  await check("revoke-confirm");
+  await page.getByRole("button", { name: "Yes, revoke the key" }).click();
+  await expect.poll(() => flash().textContent()).toBe("Key revoked.");
+  const refused = await request(server.base, "GET", `/v1/${token.json!.Token}/Orders/count?fromDate=2026-01-01&toDate=2026-01-02`);
+  expect(refused.status).toBe(401);
+
+  // Maintenance on (a /v1 call answers 503 with the message), then off.
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Maintenance" }).click();
+  await page.getByLabel("Message to clients").fill("Back at noon.");
+  await page.getByRole("button", { name: "Turn maintenance on" }).click();
+  await expect.poll(() => page.locator("#maintenance-state").textContent()).toContain("Maintenance is on");
+  const during = await request(server.base, "PUT", "/v1/Authorization", { body: { ConsumerKey: key } });
+  expect([during.status, during.json?.Message]).toEqual([503, "Back at noon."]);
+  await check("maintenance-on");
+  await page.getByRole("button", { name: "Turn maintenance off" }).click();
+  await expect.poll(() => page.locator("#maintenance-state").textContent()).toContain("Maintenance is off");
+  const after = await request(server.base, "GET", "/admin/v1/maintenance", { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  expect(after.json!.Maintenance).toEqual({ Enabled: false, Message: "" });
+
+  // A phone's width: nothing sticks out sideways; the keyboard's first stop skips to the content.
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(`${server.base}/console/stores/${storeId}/orders`);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  await check("orders-phone");
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  // Sign out: the session is gone and the console is closed again.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+  expect(await context.cookies()).toEqual([]);
+  await page.goto(`${server.base}/console/maintenance`);
+  await expect.poll(() => new URL(page.url()).pathname).toBe("/console/login");
+
+  expect(checked).toHaveLength(16);
+});
+
+it("renders the API reference at /docs from the Worker's own assets", async () => {
+  const external: string[] = [];
+  page.on("request", (r) => {
+    if (!r.url().startsWith(server.base)) external.push(r.url());
+  });
+  await page.goto(`${server.base}/docs`);
+  await page.locator(".opblock").first().waitFor({ timeout: 30_000 });
+  expect(await page.locator(".opblock").count()).toBeGreaterThanOrEqual(44);
+  await page.screenshot({ path: `${SHOTS}/99-docs.png` });
+  expect(external).toEqual([]);
+});

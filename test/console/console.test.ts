@@ -1,0 +1,154 @@
+// The console's security rules through whole requests in workerd: the session cookie (what it
+// holds, its attributes), a wrong key refused, pages closed without a session, forms refused
+// without their CSRF token or from another origin, sign-out, and that what a form does is what the
+// admin API then answers. The pages themselves are driven in a real browser (test/browser/).
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { admin, ADMIN_KEY, BASE, createStore } from "../helpers/api";
+
+async function send(method: string, path: string, init: { form?: Record<string, string>; cookie?: string; origin?: string | null; headers?: Record<string, string> } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set("cookie", init.cookie);
+  if (init.origin !== null) headers.set("origin", init.origin ?? BASE);
+  const body = init.form ? new URLSearchParams(init.form) : undefined;
+  if (body) headers.set("content-type", "application/x-www-form-urlencoded");
+  const response = await exports.default.fetch(new Request(BASE + path, { method, headers, body, redirect: "manual" }));
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+async function signIn(): Promise<{ cookie: string; csrf: string; setCookie: string }> {
+  const res = await send("POST", "/console/login", { form: { key: ADMIN_KEY } });
+  expect(res.status).toBe(303);
+  expect(res.headers.get("location")).toBe("/console");
+  const setCookie = res.headers.get("set-cookie")!;
+  const cookie = setCookie.split(";")[0]!;
+  const home = await send("GET", "/console", { cookie });
+  expect(home.status).toBe(200);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
+  return { cookie, csrf, setCookie };
+}
+
+describe("console session", () => {
+  it("exchanges the admin key for a signed, HttpOnly, Secure, SameSite=Strict cookie that does not hold the key", async () => {
+    const { setCookie, cookie } = await signIn();
+    expect(setCookie).toMatch(/^__Host-console=/);
+    expect(setCookie).toMatch(/; HttpOnly/i);
+    expect(setCookie).toMatch(/; Secure/i);
+    expect(setCookie).toMatch(/; SameSite=Strict/i);
+    expect(setCookie).toMatch(/; Path=\//);
+    expect(setCookie).toMatch(/; Max-Age=28800/);
+    expect(decodeURIComponent(cookie)).not.toContain(ADMIN_KEY);
+    // A tampered signature is no session.
+    const forged = cookie.replace(/.$/, (ch) => (ch === "A" ? "B" : "A"));
+    const res = await send("GET", "/console", { cookie: forged });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/console/login");
+  });
+
+  it("refuses a wrong key with 401 and the reason in the page, and sets no cookie", async () => {
+    const res = await send("POST", "/console/login", { form: { key: "not-the-admin-key" } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("set-cookie")).toBeNull();
+    expect(res.text).toContain("That admin key is not valid.");
+    expect(res.text).toContain('aria-invalid="true"');
+  });
+
+  it("sends every page to sign-in without a session", async () => {
+    for (const path of ["/console", "/console/maintenance", "/console/stores/st_x/keys", "/console/stores/st_x/feeds/fd_x/progress"]) {
+      const res = await send("GET", path);
+      expect(res.status, path).toBe(303);
+      expect(res.headers.get("location"), path).toBe("/console/login");
+    }
+  });
+
+  it("refuses a form without its CSRF token, with a wrong one, or from another origin; nothing changes", async () => {
+    const { cookie, csrf } = await signIn();
+    const before = ((await admin("GET", "/stores")).json.Stores as unknown[]).length;
+    const missing = await send("POST", "/console/stores", { cookie, form: { Name: "csrf missing" } });
+    expect(missing.status).toBe(403);
+    const wrong = await send("POST", "/console/stores", { cookie, form: { Name: "csrf wrong", _csrf: "0".repeat(64) } });
+    expect(wrong.status).toBe(403);
+    const crossSite = await send("POST", "/console/stores", { cookie, origin: "https://evil.example", form: { Name: "cross site", _csrf: csrf } });
+    expect(crossSite.status).toBe(403);
+    expect(((await admin("GET", "/stores")).json.Stores as unknown[]).length).toBe(before);
+  });
+
+  it("does what a form says through the admin API, and shows the API's error next to the field", async () => {
+    const { cookie, csrf } = await signIn();
+    const created = await send("POST", "/console/stores", { cookie, form: { Name: "Console store", MaskBuyerPii: "on", _csrf: csrf } });
+    expect(created.status).toBe(303);
+    const storeId = /\/console\/stores\/([^?]+)\?/.exec(created.headers.get("location")!)![1]!;
+    const got = await admin("GET", `/stores/${storeId}`);
+    expect(got.json.Store).toMatchObject({ Name: "Console store", MaskBuyerPii: true });
+
+    const bad = await send("POST", "/console/stores", { cookie, form: { Name: "x".repeat(201), _csrf: csrf } });
+    expect(bad.status).toBe(400);
+    // The API's Message, under the Name field it names.
+    expect(bad.text).toMatch(/id="create-store-Name-error">&#39;Name&#39;: Too big: expected string to have &lt;=200 characters<\/p>/);
+    expect(bad.text).toMatch(/id="create-store-Name"[^>]*aria-invalid="true"/);
+  });
+
+  it("signs out: the cookie is cleared", async () => {
+    const { cookie, csrf } = await signIn();
+    const res = await send("POST", "/console/logout", { cookie, form: { _csrf: csrf } });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/console/login");
+    expect(res.headers.get("set-cookie")).toMatch(/^__Host-console=; Max-Age=0/);
+  });
+
+  it("serves pages with a strict Content-Security-Policy and no caching", async () => {
+    const res = await send("GET", "/console/login");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.text).toContain('<label for="login-key">Admin key</label>');
+  });
+});
+
+describe("console sources", () => {
+  it("offers a form for every Type, secrets as password fields", async () => {
+    const { cookie } = await signIn();
+    const storeId = await createStore("Console sources");
+    const res = await send("GET", `/console/stores/${storeId}/sources`, { cookie });
+    expect(res.status).toBe(200);
+    for (const type of ["simulated", "walmart", "ebay", "shopify", "amazon"]) {
+      expect(res.text, type).toContain(`<input type="hidden" name="Type" value="${type}">`);
+      expect(res.text, type).toContain(`Add ${type} source</button>`);
+    }
+    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret"];
+    for (const secret of secrets) {
+      const [type, name] = secret.split(":");
+      expect(res.text, secret).toContain(`<input id="add-${type}-Settings-${name}" name="Settings.${name}" type="password"`);
+    }
+    // Not a secret: shown as text.
+    expect(res.text).toContain('<input id="add-shopify-Settings-shopDomain" name="Settings.shopDomain" type="text"');
+  });
+
+  it("lists a source's set-aside orders as the admin API answers them", async () => {
+    const { cookie } = await signIn();
+    const storeId = await createStore("Console set-aside");
+    const now = Date.now();
+    const created = await admin("POST", `/stores/${storeId}/sources`, {
+      Type: "simulated",
+      Name: "Sometimes broken",
+      Settings: { ordersPerHour: 6, startAt: new Date(now - 60 * 60_000).toISOString(), endAt: new Date(now - 60_000).toISOString(), malformedEvery: 2 },
+    });
+    expect(created.status).toBe(200);
+    const sourceId = (created.json.Source as { SourceId: string }).SourceId;
+    expect((await admin("POST", `/sync?sourceId=${sourceId}`)).status).toBe(200);
+    const listed = await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`);
+    const setAside = listed.json.SetAside as { OrderSourceOrderNumber: string; Reason: string }[];
+    // Six orders in the hour, every second one without a SKU on a line.
+    expect(setAside.length).toBeGreaterThanOrEqual(2);
+    expect(setAside.length).toBeLessThanOrEqual(4);
+    const res = await send("GET", `/console/stores/${storeId}/sources/${sourceId}`, { cookie });
+    expect(res.status).toBe(200);
+    const table = /<table[^>]*>\s*<caption>Set-aside orders<\/caption>([\s\S]*?)<\/table>/.exec(res.text);
+    expect(table).not.toBeNull();
+    const rows = table![1]!.match(/<tr><td>/g) ?? [];
+    expect(rows.length).toBe(setAside.length);
+    for (const order of setAside) expect(table![1]).toContain(`<td>${order.OrderSourceOrderNumber}</td>`);
+    expect(res.text).toContain("Map set-aside orders again</button>");
+  });
+});

@@ -1,0 +1,174 @@
+// The OpenAPI document (GET /openapi.json) and its reference page (GET /docs): every route of the
+// app is in it, with the envelope, the error statuses, the security schemes and the throttle
+// headers; request schemas come from the validators. Its validity against the OpenAPI 3.1 schema
+// is checked in Node (test/browser/openapi-schema.test.ts): that validator compiles code, which
+// workerd forbids.
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import { app } from "../../src/app";
+import { call } from "../helpers/api";
+
+type Operation = {
+  parameters?: { in: string; name: string; required?: boolean; schema?: Record<string, unknown> }[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: Record<string, unknown> }> };
+  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: Record<string, unknown> }> }>;
+  security?: Record<string, string[]>[];
+};
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Record<string, unknown>>; securitySchemes: Record<string, Record<string, unknown>>; headers: Record<string, unknown> };
+};
+
+async function getDocument(): Promise<Doc> {
+  const res = await call("GET", "/openapi.json");
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  return JSON.parse(res.text) as Doc;
+}
+
+/** Routes that are not the API (written out here, not taken from the code under test). */
+const NOT_API = [/^\/admin\/v1\/bench\//, /^\/console(\/|$)/, /^\/docs$/, /^\/openapi\.json$/];
+
+/** Every (method, path) of a Hono app's route table that the document lacks. */
+function missingRoutes(routes: { method: string; path: string }[], doc: Doc): string[] {
+  const wanted = new Set<string>();
+  for (const route of routes) {
+    if (route.method === "ALL" || NOT_API.some((r) => r.test(route.path))) continue;
+    const path = route.path
+      .split("/")
+      .map((part) => (part.startsWith(":") ? `{${/^:(\w+)/.exec(part)![1]}}` : part))
+      .join("/");
+    wanted.add(`${route.method} ${path}`);
+  }
+  return [...wanted].filter((key) => {
+    const [method, path] = key.split(" ") as [string, string];
+    return !doc.paths[path]?.[method.toLowerCase()];
+  });
+}
+
+describe("GET /openapi.json", () => {
+  it("is an OpenAPI 3.1 document that lists every route of the app", async () => {
+    const doc = await getDocument();
+    expect(doc.openapi).toBe("3.1.0");
+    expect(missingRoutes(app.routes, doc)).toEqual([]);
+    const operations = Object.values(doc.paths).flatMap((p) => Object.keys(p));
+    // 11 /v1 operations, 30 admin ones, 3 Bearer forms: at least that many, whatever lands later.
+    expect(operations.length).toBeGreaterThanOrEqual(44);
+  });
+
+  it("the route check fails for a route that has no annotation", async () => {
+    const doc = await getDocument();
+    const extended = new Hono().route("/", app).get("/admin/v1/stores/:storeId/undocumented", (c) => c.text("x"));
+    expect(missingRoutes(extended.routes, doc)).toEqual(["GET /admin/v1/stores/{storeId}/undocumented"]);
+  });
+
+  it("every operation answers the envelope, its errors and (on /v1) the throttle headers", async () => {
+    const doc = await getDocument();
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const where = `${method} ${path}`;
+        expect(op.responses["200"], where).toBeDefined();
+        expect(op.responses["400"]?.content?.["application/json"]?.schema, where).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
+        const throttled = path.startsWith("/v1/") || path.startsWith("/api/v1/");
+        for (const status of ["200", "400", "429", "503"]) {
+          const headers = Object.keys(op.responses[status]?.headers ?? {});
+          if (throttled) expect(headers, `${where} ${status}`).toEqual(expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining"]));
+          else expect(headers, `${where} ${status}`).not.toContain("X-RateLimit-Limit");
+        }
+        if (throttled) {
+          expect(Object.keys(op.responses["429"]!.headers!), where).toContain("Retry-After");
+          expect(op.responses["401"], where).toBeDefined();
+        }
+        const json = op.responses["200"]!.content?.["application/json"]?.schema as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+        if (json) {
+          expect(json.properties?.Success, where).toEqual({ type: "boolean", const: true });
+          expect(json.required, where).toEqual(expect.arrayContaining(["Success", "Message"]));
+        }
+      }
+    }
+    expect(doc.components.schemas.ErrorEnvelope).toMatchObject({
+      properties: { Success: { type: "boolean", const: false }, Message: { type: "string" } },
+      required: ["Success", "Message"],
+    });
+  });
+
+  it("documents the token in the path, the Bearer forms and the admin key", async () => {
+    const doc = await getDocument();
+    expect(doc.components.securitySchemes.AdminKey).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes.AccessToken).toMatchObject({ type: "http", scheme: "bearer" });
+    const count = doc.paths["/v1/{token}/orders/count"]!.get!;
+    expect(count.parameters!.find((p) => p.name === "token")).toMatchObject({ in: "path", required: true });
+    for (const path of ["/api/v1/orders/count", "/api/v1/orders", "/api/v1/feeds/count"]) {
+      const op = doc.paths[path]!.get!;
+      expect(op.security, path).toEqual([{ AccessToken: [] }]);
+      expect(op.parameters!.some((p) => p.name === "token"), path).toBe(false);
+    }
+    expect(doc.paths["/admin/v1/stores"]!.post!.security).toEqual([{ AdminKey: [] }]);
+    expect(doc.paths["/v1/authorization"]!.put!.security).toEqual([]);
+  });
+
+  it("request schemas are the validators' own", async () => {
+    const doc = await getDocument();
+    const list = doc.paths["/v1/{token}/orders"]!.get!.parameters!;
+    expect(list.filter((p) => p.in === "query" && p.required).map((p) => p.name).sort()).toEqual(["fromDate", "pageSize", "toDate"]);
+    // page or cursor, one of them: both optional in the schema, the rule refines it.
+    expect(list.filter((p) => p.in === "query" && !p.required).map((p) => p.name).sort()).toEqual(["cursor", "dateField", "page", "sortBy", "sortDirection", "status"]);
+    const store = doc.paths["/admin/v1/stores"]!.post!.requestBody!.content["application/json"]!.schema as {
+      properties: Record<string, Record<string, unknown>>;
+      required: string[];
+    };
+    expect(store.properties.Name).toMatchObject({ type: "string", minLength: 1, maxLength: 200 });
+    expect(store.required).toEqual(["Name"]);
+    const key = doc.paths["/admin/v1/stores/{storeId}/consumer-keys"]!.post!.requestBody!.content["application/json"]!.schema as {
+      properties: Record<string, { items?: { enum?: string[] }; enum?: string[] }>;
+    };
+    expect(key.properties.Scopes!.items!.enum).toEqual(["FeedsRead", "OrdersCreate", "OrdersRead", "OrdersUpdate"]);
+    expect(key.properties.Lifespan!.enum).toEqual(["NeverExpires", "7Days", "14Days", "30Days"]);
+    // A source's Settings: one variant per Type, from its connector; secrets are write-only.
+    const source = doc.paths["/admin/v1/stores/{storeId}/sources"]!.post!.requestBody!.content["application/json"]!.schema as {
+      oneOf: { properties: { Type: { const: string } } }[];
+    };
+    expect(source.oneOf.map((v) => v.properties.Type.const)).toEqual(["simulated", "walmart", "ebay", "shopify", "amazon"]);
+    for (const [name, secrets] of [["EbaySettings", ["clientId", "clientSecret", "refreshToken"]], ["ShopifySettings", ["accessToken"]], ["AmazonSettings", ["refreshToken", "clientId", "clientSecret"]]] as const) {
+      const settings = doc.components.schemas[name] as { properties: Record<string, { writeOnly?: boolean }> };
+      for (const secret of secrets) expect(settings.properties[secret]!.writeOnly, `${name}.${secret}`).toBe(true);
+    }
+    const patchSource = doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}"]!.patch!.requestBody!.content["application/json"]!.schema as { properties: Record<string, unknown> };
+    expect(Object.keys(patchSource.properties).sort()).toEqual(["Enabled", "ImportFrom", "Name", "Settings"]);
+    const storeLimits = (store.properties.Limits as { properties: Record<string, unknown> }).properties;
+    expect(Object.keys(storeLimits).sort()).toEqual(["ConsumerKeys", "Feeds", "OrderItems", "Orders", "Products", "Sources"]);
+    expect(Object.keys(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside"]!)).toEqual(["get"]);
+    expect(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/retry"]!.post!.requestBody!.required).toBe(false);
+    expect(Object.keys(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/{orderNumber}"]!)).toEqual(["delete"]);
+    const walmart = doc.components.schemas.WalmartSettings as { properties: Record<string, { writeOnly?: boolean }>; required: string[] };
+    expect(walmart.properties.clientSecret!.writeOnly).toBe(true);
+    expect(walmart.properties.clientId!.writeOnly).toBe(true);
+    expect(walmart.properties.baseUrl!.writeOnly).toBeUndefined();
+    expect(walmart.required).toEqual(["clientId", "clientSecret"]);
+    const simulated = doc.components.schemas.SimulatedSettings as { properties: Record<string, { default?: unknown }> };
+    expect(simulated.properties.ordersPerHour!.default).toBe(6);
+    // The catalog upload is read as a stream: documented by its annotation, JSON and CSV.
+    expect(Object.keys(doc.paths["/admin/v1/stores/{storeId}/products"]!.put!.requestBody!.content)).toEqual(["application/json", "text/csv"]);
+  });
+
+  it("the download is a file, with its 206, 304 and 416", async () => {
+    const doc = await getDocument();
+    const download = doc.paths["/v1/{token}/feeds/{feedId}/download"]!.get!;
+    expect(Object.keys(download.responses["200"]!.content!)).toEqual(["text/csv", "text/tab-separated-values"]);
+    expect(Object.keys(download.responses)).toEqual(expect.arrayContaining(["206", "304", "416"]));
+  });
+});
+
+describe("GET /docs", () => {
+  it("is Swagger UI on the document, with its script and styles served by the Worker's assets", async () => {
+    const res = await call("GET", "/docs", { headers: { accept: "text/html" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(res.text).toContain("url: '/openapi.json'");
+    expect(res.text).toContain('src="/vendor/swagger-ui-dist/swagger-ui-bundle.js"');
+    expect(res.text).toContain('href="/vendor/swagger-ui-dist/swagger-ui.css"');
+    // Nothing is loaded from another host.
+    expect(res.text).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+});

@@ -1,0 +1,14 @@
+// The tests that run in Node against a real `wrangler dev` (npm run test:browser): the console in
+// Chromium through Playwright, the OpenAPI document's validity, the typed client's freshness.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/browser/**/*.test.ts"],
+    environment: "node",
+    // One server at a time: each file starts its own on the same ports.
+    fileParallelism: false,
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+  },
+});
