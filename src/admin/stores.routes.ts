@@ -16,7 +16,6 @@ import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "..
 import { LIMIT_NAMES, type LimitName } from "../stores/limits";
 import { insertStore, limitsOf, listStores, markStoreDeleted, requireStore, updateStore, usageOf, type StoreRow } from "../stores/stores";
 
-// Kept for the routers that still import it from here; src/stores/stores.ts is its home.
 
 /** Each limit a whole number from 0 (nothing more may be stored) to a billion. */
 const limitsBody = z
