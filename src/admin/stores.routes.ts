@@ -16,7 +16,6 @@ import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "..
 import { LIMIT_NAMES, type LimitName } from "../stores/limits";
 import { insertStore, limitsOf, listStores, markStoreDeleted, requireStore, updateStore, usageOf, type StoreRow } from "../stores/stores";
 
-
 /** Each limit a whole number from 0 (nothing more may be stored) to a billion. */
 const limitsBody = z
   .object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int().min(0).max(1_000_000_000).optional()])) as Record<LimitName, z.ZodOptional<z.ZodNumber>>)
