@@ -1,6 +1,6 @@
 // Builds walmart-examples.json, the part of Walmart's published API descriptions the fake needs:
 // paths, parameter names, required headers, request schemas (refs resolved) and the documented
-// examples. The fake runs inside workerd and cannot read /work/shared at run time, so it imports
+// examples. The fake runs inside workerd and cannot read ../shared at run time, so it imports
 // this output instead; rerun after the reference files change:
 //   node test/fakes/walmart-examples.extract.mjs [path/to/reference/walmart]
 import { readFileSync, writeFileSync } from "node:fs";
