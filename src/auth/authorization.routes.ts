@@ -35,12 +35,11 @@ export const authorizationRoutes = createRouter().put("/", documented("exchange"
   const { ConsumerKey } = c.req.valid("json");
   const keyHash = await sha256Hex(ConsumerKey);
   const key = await findActiveKeyByHash(getDb(c.env), keyHash);
-  const row = key && { key };
   // The lookup is by hash, so its timing says nothing about the key; the comparison is
   // constant-time all the same.
-  if (!row || !timingSafeEqual(row.key.keyHash, keyHash)) throw new ApiError(401, INVALID_KEY);
+  if (!key || !timingSafeEqual(key.keyHash, keyHash)) throw new ApiError(401, INVALID_KEY);
   const issuedAt = Date.now();
-  const expiresAt = expiryOf(row.key.lifespan as Lifespan, issuedAt);
-  const token = await issueToken(c.env.TOKEN_SIGNING_SECRET, { consumerKeyId: row.key.id, issuedAt, expiresAt });
+  const expiresAt = expiryOf(key.lifespan as Lifespan, issuedAt);
+  const token = await issueToken(c.env.TOKEN_SIGNING_SECRET, { consumerKeyId: key.id, issuedAt, expiresAt });
   return ok(c, { Token: token, TokenExpirationDate: toWireDate(expiresAt) });
 });

@@ -1,7 +1,6 @@
 // A source's Settings form, built from its connector's schema as the OpenAPI document publishes
 // it (components.schemas.<Type>Settings), and the way back: form fields to a Settings object.
 // Secrets (writeOnly) are password fields and never prefilled.
-import { html } from "hono/html";
 import { field, select, type PageContext } from "./layout";
 
 export interface JsonSchema {
@@ -91,5 +90,3 @@ export function settingsFromForm(spec: SettingsSpec, form: Record<string, unknow
   }
   return { settings };
 }
-
-export const settingsHeading = (type: string) => html`Add a ${type} source`;

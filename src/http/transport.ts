@@ -32,9 +32,9 @@ const DOWNLOAD_PATH = /^\/v1\/[^/]+\/feeds\/[^/]+\/download\/?$/;
 const PAGE_PATH = /^\/(docs|console)(\/|$)/;
 
 export const acceptJson = createMiddleware<AppEnv>(async function acceptJson(c, next) {
+  if (PAGE_PATH.test(c.req.path)) return next();
   const header = c.req.header("accept");
   const wanted = DOWNLOAD_PATH.test(c.req.path) ? FILE_TYPES : JSON_TYPES;
-  if (PAGE_PATH.test(c.req.path)) return next();
   if (!accepts(header, wanted)) {
     throw new ApiError(
       406,
