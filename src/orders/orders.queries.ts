@@ -3,6 +3,7 @@
 // in orders.writes.ts.
 import { and, asc, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { idIn } from "../db/sql";
 import { orderItems, orders, sources, type OrderItemRow, type OrderRow } from "../db/schema";
 import { maskSettingOf, ordersStoredOf } from "../stores/stores";
 import type { OrderFilter, OrderListQuery, OrderSortField } from "./orders.schemas";
@@ -209,8 +210,7 @@ const SORT_KEYS = {
  */
 export async function* orderItemsOf(db: Db, orderIds: number[], budget: number): AsyncGenerator<{ ids: number[]; items: Map<number, OrderItemRow[]> }> {
   if (orderIds.length === 0) return;
-  // The ids travel as one JSON parameter: D1 binds at most 100 a statement.
-  const among = (ids: number[]) => sql`${orderItems.orderId} in (select value from json_each(${JSON.stringify(ids)}))`;
+  const among = (ids: number[]) => idIn(orderItems.orderId, ids);
   const read = async (ids: number[], limit: number) =>
     db.select().from(orderItems).where(among(ids)).orderBy(asc(orderItems.orderId), asc(orderItems.id)).limit(limit);
   const group = (items: OrderItemRow[]) => {
@@ -297,4 +297,28 @@ export async function findOrdersByNumber(db: Db, storeId: string, number: string
       .limit(limit),
   ]);
   return { maskBuyerPii: store[0]?.maskBuyerPii ?? false, rows, next: null };
+}
+
+/**
+ * What a marketplace delivery needs of its orders: the heads and their lines (in line order), as
+ * two statements for the caller's batch.
+ */
+export function deliveryReadsOf(db: Db, orderIds: number[]) {
+  return [
+    db
+      .select({
+        id: orders.id,
+        number: orders.orderSourceOrderNumber,
+        customerNumber: orders.orderSourceCustomerOrderNumber,
+        seller: orders.orderDestinationOrderNumber,
+        sourceData: orders.sourceData,
+      })
+      .from(orders)
+      .where(idIn(orders.id, orderIds)),
+    db
+      .select({ orderId: orderItems.orderId, sourceLineId: orderItems.sourceLineId, sku: orderItems.sku, quantity: orderItems.quantity })
+      .from(orderItems)
+      .where(idIn(orderItems.orderId, orderIds))
+      .orderBy(asc(orderItems.id)),
+  ] as const;
 }

@@ -4,10 +4,10 @@
 // moves that write rows, the sync that delivers them and the admin routes that show and retry
 // them all speak one typed vocabulary.
 import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import type { Db } from "../db/client";
+import { idIn } from "../db/sql";
 import { OUTBOX_STATES, outbox, sources } from "../db/schema";
 
 export const DELIVERY_KINDS = ["acknowledge", "ship", "cancel"] as const;
@@ -80,11 +80,6 @@ export function enqueueAfterChange(
 }
 
 export const SOURCE_DELETED = "The order's marketplace source was deleted; nothing can be delivered to it.";
-
-/** `column in (ids)` with one bound parameter: D1 allows 100 a statement. */
-export function idIn(column: AnySQLiteColumn, ids: readonly (number | string)[]): SQL {
-  return sql`${column} in (select value from json_each(${JSON.stringify(ids)}))`;
-}
 
 /** Pending rows that are due and have no earlier row of their order still to complete, oldest first. */
 export async function dueEntries(db: Db, sourceId: string, now: number, limit: number): Promise<OutboxEntry[]> {

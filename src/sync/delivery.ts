@@ -8,14 +8,12 @@
 // carries an idempotency key derived from the row. Failures are retried with exponential backoff
 // (or the marketplace's Retry-After, if longer); after the last try, or at once for an answer no
 // retry can change (a 400), the row is failed and the order's SyncUserErrorMessage says why.
-import { asc } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { orderItems, orders } from "../db/schema";
+import { deliveryReadsOf } from "../orders/orders.queries";
 import { markDeliveryFailed } from "../orders/orders.writes";
 import {
   completedOf,
   dueEntries,
-  idIn,
   recordOutcome,
   recordStillSubmitted,
   submittedEntries,
@@ -290,22 +288,10 @@ async function deliveryTargets(db: Db, orderIds: number[]): Promise<Map<number, 
   const ids = [...new Set(orderIds)];
   const map = new Map<number, Target>();
   if (ids.length === 0) return map;
+  const [headsQuery, linesQuery] = deliveryReadsOf(db, ids);
   const [heads, lines, completed] = await db.batch([
-    db
-      .select({
-        id: orders.id,
-        number: orders.orderSourceOrderNumber,
-        customerNumber: orders.orderSourceCustomerOrderNumber,
-        seller: orders.orderDestinationOrderNumber,
-        sourceData: orders.sourceData,
-      })
-      .from(orders)
-      .where(idIn(orders.id, ids)),
-    db
-      .select({ orderId: orderItems.orderId, sourceLineId: orderItems.sourceLineId, sku: orderItems.sku, quantity: orderItems.quantity })
-      .from(orderItems)
-      .where(idIn(orderItems.orderId, ids))
-      .orderBy(asc(orderItems.id)),
+    headsQuery,
+    linesQuery,
     completedOf(db, ids),
   ]);
   for (const head of heads) {

@@ -1,8 +1,9 @@
 // Set-aside orders (decisions 6): an order a connector could not turn into an Order is kept with
 // the reason and the marketplace's own record (at most 64 KiB of its JSON), so one bad order never
 // stops a source's import. Every statement on the set_aside_orders table is here.
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { idIn } from "../db/sql";
 import { setAsideOrders } from "../db/schema";
 import type { OrderPage, SetAsideOrder } from "./connector";
 
@@ -81,7 +82,7 @@ export async function countSetAside(db: Db, sourceIds: string[]): Promise<Map<st
 }
 
 function sqlIn(sourceIds: string[]) {
-  return sql`${setAsideOrders.sourceId} in (select value from json_each(${JSON.stringify(sourceIds)}))`;
+  return idIn(setAsideOrders.sourceId, sourceIds);
 }
 
 /** Dismisses one set-aside order; answers whether there was one. */
