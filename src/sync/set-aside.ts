@@ -36,7 +36,7 @@ const UPSERT = `insert into set_aside_orders (store_id, source_id, order_source_
 
 // An order set aside once that the marketplace now sends in a form that maps is no longer aside.
 const CLEAR_MAPPED = `delete from set_aside_orders where source_id = ?1
-  and order_source_order_number in (select value ->> 'orderSourceOrderNumber' from json_each(?2))`;
+  and order_source_order_number in (select value from json_each(?2))`;
 
 /** The statements that keep a page's set-aside orders and clear those that now mapped (bind order fixed here). */
 export function setAsideStatements(
@@ -49,7 +49,7 @@ export function setAsideStatements(
   const out: D1PreparedStatement[] = [];
   if (page.setAside.length > 0) out.push(d1.prepare(UPSERT).bind(source.storeId, source.id, now, JSON.stringify(page.setAside.map(toStored))));
   if (page.orders.length > 0) {
-    out.push(d1.prepare(CLEAR_MAPPED).bind(source.id, JSON.stringify(page.orders.map((o) => ({ orderSourceOrderNumber: o.sourceOrderNumber })))));
+    out.push(d1.prepare(CLEAR_MAPPED).bind(source.id, JSON.stringify(page.orders.map((o) => o.sourceOrderNumber))));
   }
   return out;
 }
