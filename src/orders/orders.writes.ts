@@ -77,8 +77,7 @@ const orderValueList = (o: string) => ORDER_FIELDS.map((_, i) => `${o} ->> ${i}`
 const itemTuple = (item: ItemValues, ...prefix: unknown[]): unknown[] => [...prefix, ...ITEM_FIELDS.map((f) => item[f])];
 /** The SQL reading a line tuple back; `from` skips its prefix. */
 const itemValueList = (line: string, from = 0) => ITEM_FIELDS.map((_, i) => `${line} ->> ${i + from}`).join(", ");
-/** Where an order tuple holds its OrderSourceOrderNumber; an imported line holds its order's at 0. */
-const NUMBER_AT = ORDER_FIELDS.indexOf("orderSourceOrderNumber");
+/** Where an imported line holds its marketplace line id (its order's number is at 0). */
 const LINE_ID_AT = 1 + ITEM_FIELDS.indexOf("sourceLineId");
 
 // ---------------------------------------------------------------------------------------------
@@ -182,7 +181,7 @@ const SOURCE_NAME = `(select name from sources where id = ?2)`;
 
 /** How many of the page's orders the source already has (run first in the page's batch). */
 const COUNT_KNOWN_ORDERS = `select count(*) as n from orders
-  where store_id = ?1 and order_source = ${SOURCE_NAME} and order_source_order_number in (select value ->> ${NUMBER_AT} from json_each(?3))`;
+  where store_id = ?1 and order_source = ${SOURCE_NAME} and order_source_order_number in (select value from json_each(?3))`;
 
 // A new order starts New. A known one only takes the marketplace's status word and facts (the
 // client owns OrderStatus), and an order inserted by a client under this source's name before the
@@ -224,7 +223,7 @@ export function importPageStatements(db: Db, source: { storeId: string; id: stri
   const lines = JSON.stringify(page.flatMap((order) => order.items.map((item) => itemTuple(item, order.orderSourceOrderNumber))));
   const d1 = db.$client;
   return [
-    d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, rows),
+    d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, JSON.stringify(page.map((order) => order.orderSourceOrderNumber))),
     d1.prepare(UPSERT_IMPORTED_ORDERS).bind(source.storeId, source.id, rows, now),
     d1.prepare(INSERT_IMPORTED_ITEMS).bind(source.storeId, source.id, lines),
   ];
