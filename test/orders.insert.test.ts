@@ -176,6 +176,25 @@ describe("InsertOrder", () => {
     expect((await put(token, sampleOrder({ OrderSource: "Mall", OrderSourceOrderNumber: "W-1" }))).status).toBe(200);
   });
 
+  it("trims the identifiers (OrderSource, OrderSourceOrderNumber, Sku), so a padded copy is the same order; other text stays verbatim", async () => {
+    const { storeId, token } = await storeWithToken();
+    const first = await put(
+      token,
+      sampleOrder({ OrderSource: " Web ", OrderSourceOrderNumber: "\tW-7 ", FirstName: "  Jane ", OrderItems: [{ Sku: " SKU-1 ", Name: " Mug ", Quantity: 1, UnitPrice: 1 }] }),
+    );
+    expect(first.status).toBe(200);
+    const stored = await getOrder(token, first.json.OrderId as string);
+    expect(stored.OrderSource).toBe("Web");
+    expect(stored.OrderSourceOrderNumber).toBe("W-7");
+    expect(stored.FirstName).toBe("  Jane ");
+    const items = stored.OrderItems as Record<string, unknown>[];
+    expect(items[0]).toMatchObject({ Sku: "SKU-1", Name: " Mug " });
+    const again = await put(token, sampleOrder({ OrderSource: "Web", OrderSourceOrderNumber: "W-7" }));
+    expect(again.status).toBe(400);
+    expect(again.json.Message).toContain(`OrderId ${first.json.OrderId}`);
+    expect(await countRows("orders", storeId)).toBe(1);
+  });
+
   it("lets exactly one of two concurrent inserts of the same order through", async () => {
     const { storeId, token } = await storeWithToken();
     const body = sampleOrder({ OrderSourceOrderNumber: "RACE-1" });
