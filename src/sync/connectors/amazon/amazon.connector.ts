@@ -16,6 +16,7 @@ import {
   type SetAsideOrder,
   type SubmissionStatus,
 } from "../../connector";
+import { accessTokens, issuedToken } from "../access-token";
 import { readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
 import type { SourceStorage } from "../storage";
 import {
@@ -42,7 +43,6 @@ import {
   type AmazonFeed,
   type AmazonFeedDocument,
   type AmazonSearchOrdersResponse,
-  type LwaTokenResponse,
   type ProcessingReport,
 } from "./amazon.types";
 
@@ -143,56 +143,42 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
   const maxWaitMs = options.maxWaitMs ?? 5_000;
   let waitBudgetMs = options.waitBudgetMs ?? 30_000;
 
-  let token: { value: string; renewAt: number } | null = null;
-  let tokenInFlight: Promise<string> | null = null;
   const feedStates = new Map<string, Promise<FeedState>>();
 
   const nowMs = () => ctx.now().getTime();
 
-  async function fetchToken(): Promise<string> {
-    const requestedAt = nowMs();
-    const response = await sendToMarketplace({
-      marketplace: "Login with Amazon",
-      fetch: ctx.fetch,
-      method: "POST",
-      url: settings.tokenUrl,
-      headers: { "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8", Accept: "application/json" },
-      body: new URLSearchParams({
-        grant_type: "refresh_token",
-        refresh_token: settings.refreshToken,
-        client_id: settings.clientId,
-        client_secret: settings.clientSecret,
-      }).toString(),
-      timeoutMs: TIMEOUT_MS,
-    });
-    if (!response.ok) {
-      const body = await response.text().catch(() => "");
-      const detail = describeAmazonErrors(body) ?? (body.trim().slice(0, 200) || response.statusText || "no details");
-      // A refused refresh token or client will not change by itself: the seller must authorise again.
-      throw new MarketplaceError(
-        `Login with Amazon refused the token request: ${response.status} ${detail}`,
-        response.status,
-        response.status === 429 || response.status >= 500,
-        retryAfterMs(response.headers.get("Retry-After"), ctx.now()),
-      );
-    }
-    const body = (await readJsonAnswer(response, "Login with Amazon token answer")) as Partial<LwaTokenResponse> | null;
-    if (typeof body?.access_token !== "string" || body.access_token === "") {
-      throw new MarketplaceError("Login with Amazon token answer carries no access_token", response.status, true);
-    }
-    const lifetimeMs = (typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : 3600) * 1000;
-    token = { value: body.access_token, renewAt: requestedAt + lifetimeMs - Math.min(TOKEN_RENEW_EARLY_MS, lifetimeMs / 2) };
-    return token.value;
-  }
-
-  function accessToken(): Promise<string> {
-    if (token && nowMs() < token.renewAt) return Promise.resolve(token.value);
-    // Calls that start together share one token request.
-    tokenInFlight ??= fetchToken().finally(() => {
-      tokenInFlight = null;
-    });
-    return tokenInFlight;
-  }
+  const tokens = accessTokens({
+    now: nowMs,
+    renewEarlyMs: TOKEN_RENEW_EARLY_MS,
+    async issue() {
+      const response = await sendToMarketplace({
+        marketplace: "Login with Amazon",
+        fetch: ctx.fetch,
+        method: "POST",
+        url: settings.tokenUrl,
+        headers: { "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8", Accept: "application/json" },
+        body: new URLSearchParams({
+          grant_type: "refresh_token",
+          refresh_token: settings.refreshToken,
+          client_id: settings.clientId,
+          client_secret: settings.clientSecret,
+        }).toString(),
+        timeoutMs: TIMEOUT_MS,
+      });
+      if (!response.ok) {
+        const body = await response.text().catch(() => "");
+        const detail = describeAmazonErrors(body) ?? (body.trim().slice(0, 200) || response.statusText || "no details");
+        // A refused refresh token or client will not change by itself: the seller must authorise again.
+        throw new MarketplaceError(
+          `Login with Amazon refused the token request: ${response.status} ${detail}`,
+          response.status,
+          response.status === 429 || response.status >= 500,
+          retryAfterMs(response.headers.get("Retry-After"), ctx.now()),
+        );
+      }
+      return issuedToken(await readJsonAnswer(response, "Login with Amazon token answer"), "Login with Amazon token answer", response.status, 3600);
+    },
+  });
 
   const paceKey = (op: AmazonOperation) => `amazon:pace:${op}`;
 
@@ -248,7 +234,7 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
     let waited429 = false;
     for (;;) {
       await pace(op);
-      const used = await accessToken();
+      const used = await tokens.get();
       const headers: Record<string, string> = { "x-amz-access-token": used, Accept: "application/json" };
       if (body !== undefined) headers["Content-Type"] = "application/json";
       const response = await sendToMarketplace({
@@ -265,7 +251,7 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
       if ((response.status === 401 || response.status === 403) && !renewed) {
         renewed = true;
         await response.body?.cancel();
-        if (token?.value === used) token = null;
+        tokens.drop(used);
         continue;
       }
       if (response.status === 429 && !waited429) {

@@ -4,14 +4,6 @@
 // beyond what the models mark required: Amazon leaves out whole datasets (no RECIPIENT for an
 // order Amazon fulfils, no PROCEEDS while payment is pending), so the mapping checks each one.
 
-/** Login with Amazon's answer to the refresh-token grant (LWA docs; not in the models). */
-export interface LwaTokenResponse {
-  access_token: string;
-  token_type: string;
-  expires_in: number;
-  refresh_token?: string;
-}
-
 /** LWA's error answer: `{error, error_description}` (OAuth 2.0). */
 export interface LwaError {
   error?: string;

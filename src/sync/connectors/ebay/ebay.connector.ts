@@ -26,6 +26,7 @@ import {
   type SetAsideOrder,
   type ShipDelivery,
 } from "../../connector";
+import { accessTokens, issuedToken } from "../access-token";
 import { basicAuthorization, readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
 import type { SourceStorage } from "../storage";
 import {
@@ -46,7 +47,6 @@ import {
   type EbayOrder,
   type EbayOrderPage,
   type EbayShippingFulfillmentPage,
-  type OAuthTokenAnswer,
   type PostOrderCancelResponse,
   type PostOrderEligibilityResult,
 } from "./ebay.types";
@@ -99,12 +99,6 @@ const SETTLE_MS = 2 * 60_000;
 
 const CAPABILITIES: Capabilities = { acknowledge: false, ship: true, shipLines: true, cancel: true, cancelLines: false };
 
-interface CachedToken {
-  fingerprint: string;
-  value: string;
-  renewAt: number;
-}
-
 /** A mapping or eligibility refusal: the data will not change on a retry. */
 const refusal = (message: string, status: number | null = null) => new MarketplaceError(`eBay ${message}`, status, false);
 
@@ -118,8 +112,6 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
   const tokenUrl = settings.tokenUrl ?? `${new URL(settings.baseUrl).origin}${TOKEN_PATH}`;
   const postOrderMarketplace = POST_ORDER_MARKETPLACES[settings.marketplaceId] ?? null;
 
-  let token: CachedToken | null = null;
-  let tokenInFlight: Promise<string> | null = null;
   let fingerprint: Promise<string> | null = null;
 
   // The cached token is kept with the credentials it came from, so new settings never reuse it.
@@ -148,74 +140,47 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     );
   }
 
-  async function fetchToken(): Promise<string> {
-    const requestedAt = ctx.now().getTime();
-    const response = await sendToMarketplace({
-      marketplace: "eBay",
-      fetch: ctx.fetch,
-      method: "POST",
-      url: tokenUrl,
-      headers: {
-        Accept: "application/json",
-        Authorization: basicAuthorization(settings.clientId, settings.clientSecret),
-        "Content-Type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({
-        grant_type: "refresh_token",
-        refresh_token: settings.refreshToken,
-        scope: EBAY_FULFILLMENT_SCOPE,
-      }).toString(),
-      timeoutMs: TIMEOUT_MS,
-    });
-    if (!response.ok) {
-      const error = await errorOf(response, "the token request");
-      if (response.status === 400 || response.status === 401) {
-        // invalid_grant / invalid_client: only new settings help, retrying does not.
-        throw refusal(
-          `refused the source's credentials (${error.message.replace(/^eBay \d+ on the token request: /, "")}); ` +
-            "the seller must grant consent again and the source's refreshToken (or client credentials) be replaced",
-          response.status,
-        );
+  const tokens = accessTokens({
+    now: () => ctx.now().getTime(),
+    renewEarlyMs: TOKEN_RENEW_EARLY_MS,
+    keep: storage ? { storage, key: TOKEN_KEY, fingerprint: credentialsFingerprint } : undefined,
+    async issue() {
+      const response = await sendToMarketplace({
+        marketplace: "eBay",
+        fetch: ctx.fetch,
+        method: "POST",
+        url: tokenUrl,
+        headers: {
+          Accept: "application/json",
+          Authorization: basicAuthorization(settings.clientId, settings.clientSecret),
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({
+          grant_type: "refresh_token",
+          refresh_token: settings.refreshToken,
+          scope: EBAY_FULFILLMENT_SCOPE,
+        }).toString(),
+        timeoutMs: TIMEOUT_MS,
+      });
+      if (!response.ok) {
+        const error = await errorOf(response, "the token request");
+        if (response.status === 400 || response.status === 401) {
+          // invalid_grant / invalid_client: only new settings help, retrying does not.
+          throw refusal(
+            `refused the source's credentials (${error.message.replace(/^eBay \d+ on the token request: /, "")}); ` +
+              "the seller must grant consent again and the source's refreshToken (or client credentials) be replaced",
+            response.status,
+          );
+        }
+        throw error;
       }
-      throw error;
-    }
-    const body = (await readJsonAnswer(response, "eBay token answer")) as OAuthTokenAnswer | null;
-    if (typeof body?.access_token !== "string" || body.access_token === "") {
-      throw new MarketplaceError("eBay token answer carries no access_token", response.status, true);
-    }
-    const lifetimeMs = (typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : 7200) * 1000;
-    token = {
-      fingerprint: await credentialsFingerprint(),
-      value: body.access_token,
-      renewAt: requestedAt + lifetimeMs - Math.min(TOKEN_RENEW_EARLY_MS, lifetimeMs / 2),
-    };
-    storage?.put(TOKEN_KEY, token);
-    return token.value;
-  }
-
-  async function accessToken(): Promise<string> {
-    const now = ctx.now().getTime();
-    if (!token && storage) {
-      const stored = storage.get<CachedToken>(TOKEN_KEY);
-      if (stored && stored.fingerprint === (await credentialsFingerprint())) token = stored;
-    }
-    if (token && now < token.renewAt) return token.value;
-    // Calls that start together share one token request.
-    tokenInFlight ??= fetchToken().finally(() => {
-      tokenInFlight = null;
-    });
-    return tokenInFlight;
-  }
-
-  function dropToken(used: string): void {
-    if (token?.value !== used) return;
-    token = null;
-    storage?.delete(TOKEN_KEY);
-  }
+      return issuedToken(await readJsonAnswer(response, "eBay token answer"), "eBay token answer", response.status, 7200);
+    },
+  });
 
   async function call(api: "fulfillment" | "postOrder", method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
-      const used = await accessToken();
+      const used = await tokens.get();
       const headers: Record<string, string> = {
         Accept: "application/json",
         Authorization: api === "postOrder" ? `IAF ${used}` : `Bearer ${used}`,
@@ -234,7 +199,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
       // A user token can be revoked or expire early on eBay's side: one fresh token, one retry.
       if (response.status === 401 && attempt === 1) {
         await response.body?.cancel();
-        dropToken(used);
+        tokens.drop(used);
         continue;
       }
       return response;

@@ -196,12 +196,6 @@ export interface OAuthErrorBody {
   error_description?: string;
 }
 
-export interface OAuthTokenAnswer {
-  access_token?: string;
-  expires_in?: number;
-  token_type?: string;
-}
-
 /** OrderEligibilityCheckInfo: the check_eligibility body. */
 export interface PostOrderEligibilityRequest {
   legacyOrderId: string;

@@ -3,6 +3,7 @@
 // plumbing (deadline, JSON answers, Retry-After, Basic credentials) is marketplace-http.ts's.
 import { z } from "zod";
 import { MarketplaceError, type Connector, type ConnectorContext, type ImportedOrder, type OrderPage, type SetAsideOrder } from "../../connector";
+import { accessTokens, issuedToken } from "../access-token";
 import { basicAuthorization, readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
 import { cancellationRequest, mapWalmartOrder, shipmentRequest } from "./walmart.mapping";
 import {
@@ -11,7 +12,6 @@ import {
   type WalmartErrorBody,
   type WalmartOrder,
   type WalmartOrderList,
-  type WalmartTokenResponse,
 } from "./walmart.types";
 
 export const WALMART_DEFAULT_BASE_URL = "https://marketplace.walmartapis.com";
@@ -47,9 +47,6 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
   }
   const settings = parsed.data;
 
-  let token: { value: string; renewAt: number } | null = null;
-  let tokenInFlight: Promise<string> | null = null;
-
   function serviceHeaders(): Record<string, string> {
     return {
       Accept: "application/json",
@@ -62,50 +59,35 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     return sendToMarketplace({ marketplace: "Walmart", fetch: ctx.fetch, method, url: `${settings.baseUrl}${path}`, headers, body, timeoutMs: TIMEOUT_MS });
   }
 
-  async function fetchToken(): Promise<string> {
-    const requestedAt = ctx.now().getTime();
-    const response = await send(
-      "POST",
-      "/v3/token",
-      {
-        ...serviceHeaders(),
-        Authorization: basicAuthorization(settings.clientId, settings.clientSecret),
-        "Content-Type": "application/x-www-form-urlencoded",
-      },
-      new URLSearchParams({ grant_type: "client_credentials" }).toString(),
-    );
-    if (!response.ok) throw await httpError(response);
-    const body = (await readJsonAnswer(response, "Walmart POST /v3/token")) as Partial<WalmartTokenResponse> | null;
-    if (typeof body?.access_token !== "string" || body.access_token === "") {
-      throw new MarketplaceError("Walmart token answer carries no access_token", response.status, true);
-    }
-    const lifetimeMs = (typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : 900) * 1000;
-    token = {
-      value: body.access_token,
-      renewAt: requestedAt + lifetimeMs - Math.min(TOKEN_RENEW_EARLY_MS, lifetimeMs / 2),
-    };
-    return token.value;
-  }
-
-  function accessToken(): Promise<string> {
-    if (token && ctx.now().getTime() < token.renewAt) return Promise.resolve(token.value);
-    // Calls that start together share one token request.
-    tokenInFlight ??= fetchToken().finally(() => {
-      tokenInFlight = null;
-    });
-    return tokenInFlight;
-  }
+  const tokens = accessTokens({
+    now: () => ctx.now().getTime(),
+    renewEarlyMs: TOKEN_RENEW_EARLY_MS,
+    async issue() {
+      const response = await send(
+        "POST",
+        "/v3/token",
+        {
+          ...serviceHeaders(),
+          Authorization: basicAuthorization(settings.clientId, settings.clientSecret),
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        new URLSearchParams({ grant_type: "client_credentials" }).toString(),
+      );
+      if (!response.ok) throw await httpError(response);
+      return issuedToken(await readJsonAnswer(response, "Walmart POST /v3/token"), "Walmart token answer", response.status, 900);
+    },
+  });
 
   async function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
-      const used = await accessToken();
+      const used = await tokens.get();
       const headers: Record<string, string> = { ...serviceHeaders(), "WM_SEC.ACCESS_TOKEN": used };
       if (body !== undefined) headers["Content-Type"] = "application/json";
       const response = await send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
       // A token can be revoked or expire early on Walmart's side: one fresh token, one retry.
       if (response.status === 401 && attempt === 1) {
         await response.body?.cancel();
-        if (token?.value === used) token = null;
+        tokens.drop(used);
         continue;
       }
       return response;

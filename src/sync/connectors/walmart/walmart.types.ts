@@ -2,12 +2,6 @@
 // auth.openapi.json. Read-side fields are optional or nullable beyond what the description marks
 // required: Walmart's live answers carry nulls (address2, carrierMethodName) and omit blocks.
 
-export interface WalmartTokenResponse {
-  access_token: string;
-  token_type: string;
-  expires_in: number;
-}
-
 export interface WalmartError {
   code?: string;
   field?: string;
