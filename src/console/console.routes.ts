@@ -100,8 +100,8 @@ export function consoleRoutes(appFetch: AppFetch) {
     await next();
   });
 
-  router.post("/logout", (c) => {
-    endSession(c);
+  router.post("/logout", async (c) => {
+    await endSession(c, sessions.get(c.req.raw)!);
     return c.redirect("/console/login", 303);
   });
 

@@ -1,12 +1,16 @@
 // The console's session: a signed cookie, exchanged for the admin key at sign-in. It holds no
 // key, only an id and an expiry under an HMAC whose secret is derived from ADMIN_API_KEY (so a new
-// admin key ends every session). HttpOnly, Secure, SameSite=Strict, Path=/console. Each session
-// has a CSRF token (an HMAC of its id) that every state-changing form carries; Hono's csrf()
-// middleware also refuses a form posted from another origin.
+// admin key ends every session). HttpOnly, Secure, SameSite=Strict, Path=/. Signing out clears
+// the cookie and lists the session as signed out (sign-outs.ts), so a copy of the cookie opens
+// nothing afterwards. Each session has a CSRF token (an HMAC of its id) that every
+// state-changing form carries; Hono's csrf() middleware also refuses a form posted from another
+// origin.
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
+import { getDb } from "../db/client";
 import type { AppEnv } from "../http/create-router";
 import { hmacSign, timingSafeEqual } from "../lib/crypto";
+import { isSignedOut, recordSignOut } from "./sign-outs";
 
 export const COOKIE = "__Host-console";
 /** A session lasts 8 hours from sign-in (a working day), then the operator signs in again. */
@@ -34,7 +38,8 @@ export async function startSession(c: Context<AppEnv>): Promise<void> {
   });
 }
 
-export function endSession(c: Context<AppEnv>): void {
+export async function endSession(c: Context<AppEnv>, session: Session): Promise<void> {
+  await recordSignOut(getDb(c.env), session.id, session.expiresAt, Date.now());
   deleteCookie(c, COOKIE, { path: "/", secure: true, httpOnly: true, sameSite: "Strict" });
 }
 
@@ -45,6 +50,7 @@ export async function readSession(c: Context<AppEnv>): Promise<Session | null> {
   const [id, expires] = value.split(".");
   const expiresAt = Number(expires);
   if (!id || !Number.isFinite(expiresAt) || expiresAt <= Date.now()) return null;
+  if (await isSignedOut(getDb(c.env), id)) return null;
   return { id, expiresAt, csrf: await csrfOf(c.env, id) };
 }
 

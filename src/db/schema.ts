@@ -261,6 +261,16 @@ export const settings = sqliteTable("settings", {
     .default(sql`(unixepoch() * 1000)`),
 });
 
+/**
+ * Console sessions signed out before they expired (src/console/sign-outs.ts). A session is a
+ * signed cookie, not a row; this list is what makes a copy of the cookie useless after sign-out.
+ * A row is kept until the session would have expired anyway.
+ */
+export const consoleSignOuts = sqliteTable("console_sign_outs", {
+  sessionId: text("session_id").primaryKey(),
+  expiresAt: ms("expires_at").notNull(),
+});
+
 export type OrderRow = typeof orders.$inferSelect;
 export type OrderItemRow = typeof orderItems.$inferSelect;
 

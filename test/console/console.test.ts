@@ -96,6 +96,24 @@ describe("console session", () => {
     expect(res.headers.get("set-cookie")).toMatch(/^__Host-console=; Max-Age=0/);
   });
 
+  it("signs out for good: a copy of the cookie taken before opens nothing after, other sessions stay open", async () => {
+    const copied = await signIn();
+    const other = await signIn();
+    expect((await send("GET", "/console", { cookie: copied.cookie })).status).toBe(200);
+    expect((await send("POST", "/console/logout", { cookie: copied.cookie, form: { _csrf: copied.csrf } })).status).toBe(303);
+
+    const page = await send("GET", "/console", { cookie: copied.cookie });
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/console/login");
+    const form = await send("POST", "/console/stores", { cookie: copied.cookie, form: { Name: "after sign-out", _csrf: copied.csrf } });
+    expect(form.status).toBe(401);
+    expect(form.text).toBe("Your session has ended; sign in again.");
+    // The sign-in page no longer takes the copy for a session either.
+    expect((await send("GET", "/console/login", { cookie: copied.cookie })).status).toBe(200);
+
+    expect((await send("GET", "/console", { cookie: other.cookie })).status).toBe(200);
+  });
+
   it("serves pages with a strict Content-Security-Policy and no caching", async () => {
     const res = await send("GET", "/console/login");
     expect(res.status).toBe(200);
