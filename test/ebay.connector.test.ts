@@ -649,7 +649,7 @@ describe("eBay cancellation (Post-Order API)", () => {
       ["POST", "/post-order/v2/cancellation"],
     ]);
     for (const call of calls) {
-      expect(call.headers.authorization).toBe(`IAF ${fake.tokens[0]}`);
+      expect(call.headers.authorization).toBe(`Bearer ${fake.tokens[0]}`);
       expect(call.headers["x-ebay-c-marketplace-id"]).toBe("EBAY-UK");
       expect(call.headers["content-type"]).toBe("application/json");
     }
@@ -794,7 +794,7 @@ describe("the fake eBay holds requests to the description", () => {
       await fake.fetch(`${base}/order/${orderIdOf(1)}/issue_refund`, { method: "POST", headers: { ...bearer, "Content-Type": "application/json" }, body: "{}" }),
       await fake.fetch("https://api.ebay.com/post-order/v2/cancellation", {
         method: "POST",
-        headers: { Authorization: `IAF ${token}`, "Content-Type": "application/json", "X-EBAY-C-MARKETPLACE-ID": "EBAY_US" },
+        headers: { ...bearer, "Content-Type": "application/json", "X-EBAY-C-MARKETPLACE-ID": "EBAY_US" },
         body: JSON.stringify({ legacyOrderId: orderIdOf(1), cancelReason: "FOUND_CHEAPER_PRICE", buyerPaid: true, buyerPaidDate: "2026-02-28" }),
       }),
     ];
@@ -827,7 +827,7 @@ describe("the fake eBay holds requests to the description", () => {
     ]);
     const unknown = await fake.fetch("https://api.ebay.com/post-order/v2/cancellation/check_eligibility", {
       method: "POST",
-      headers: { Authorization: `IAF ${token}`, "Content-Type": "application/json", "X-EBAY-C-MARKETPLACE-ID": "EBAY-DE" },
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "X-EBAY-C-MARKETPLACE-ID": "EBAY-DE" },
       body: JSON.stringify({ legacyOrderId: "99-99999-99999" }),
     });
     expect(unknown.status).toBe(400);

@@ -218,12 +218,16 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     if (contentType.split(";")[0]?.trim() !== "application/json") problems.push(`Content-Type must be application/json, got ${contentType || "none"}`);
   }
 
-  /** The token of an Authorization header with this scheme; problems when it is not one this fake issued. */
-  function bearer(headers: Headers, scheme: "Bearer" | "IAF", problems: string[]): string | null {
+  /**
+   * The token of a `Bearer` Authorization header (both APIs: the Fulfillment description's
+   * security scheme, and the Post-Order "Making a Call" page); problems when it is not one this
+   * fake issued.
+   */
+  function bearer(headers: Headers, problems: string[]): string | null {
     const authorization = headers.get("Authorization") ?? "";
-    const match = new RegExp(`^${scheme} (\\S+)$`).exec(authorization);
+    const match = /^Bearer (\S+)$/.exec(authorization);
     if (!match) {
-      problems.push(`Authorization must be "${scheme} <user access token>", got ${JSON.stringify(authorization)}`);
+      problems.push(`Authorization must be "Bearer <user access token>", got ${JSON.stringify(authorization)}`);
       return null;
     }
     if (!tokenState.has(match[1]!)) problems.push("the access token is not one this fake issued");
@@ -383,7 +387,7 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     }
     const problems: string[] = [];
     checkAccept(request.headers, problems);
-    const token = bearer(request.headers, "Bearer", problems);
+    const token = bearer(request.headers, problems);
     for (const header of op.requiredHeaders) {
       if (header.toLowerCase() === "content-type") checkJsonContentType(request.headers, problems);
       else if (!request.headers.get(header)) problems.push(`header ${header} is required`);
@@ -451,7 +455,7 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     const problems: string[] = [];
     if (request.method !== "POST") problems.push(`${url.pathname} takes POST`);
     checkAccept(request.headers, problems);
-    const token = bearer(request.headers, "IAF", problems);
+    const token = bearer(request.headers, problems);
     const marketplace = request.headers.get("X-EBAY-C-MARKETPLACE-ID");
     if (!marketplace || !POST_ORDER_MARKETPLACES.includes(marketplace)) {
       problems.push(`X-EBAY-C-MARKETPLACE-ID must be one of ${POST_ORDER_MARKETPLACES.join(", ")}, got ${marketplace ?? "none"}`);

@@ -7,10 +7,10 @@
 // X-EBAY-C-MARKETPLACE-ID, the {errorMessage: {error}} shape) and, where the README is silent,
 // eBay's Post-Order reference pages (developer.ebay.com/Devzone/post-order/): the seller
 // CancelReasonEnum values, buyerPaidDate as a DateTime `{value}`, the eligibility answer read as
-// OrderEligibilityResult `{eligible, failureReason, eligibleCancelReason}`. Those pages show the
-// `TOKEN` prefix for Auth'n'Auth tokens only; for an OAuth user token this connector sends
-// `Authorization: IAF <token>`, the scheme the hendt/ebay-api client (where the stored
-// description comes from) uses for the Post-Order API. Nothing more of that API is used.
+// OrderEligibilityResult `{eligible, failureReason, eligibleCancelReason}`, and the Authorization
+// header: the current "Making a Call" page (Post-Order API Version 2) says to prefix the token
+// with `Bearer`, as the Fulfillment API does (an older copy of that page, and the hendt/ebay-api
+// client, used `IAF` for OAuth tokens). Nothing more of that API is used.
 import { z } from "zod";
 import {
   MarketplaceError,
@@ -183,7 +183,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
       const used = await tokens.get();
       const headers: Record<string, string> = {
         Accept: "application/json",
-        Authorization: api === "postOrder" ? `IAF ${used}` : `Bearer ${used}`,
+        Authorization: `Bearer ${used}`,
       };
       if (body !== undefined) headers["Content-Type"] = "application/json";
       if (api === "postOrder" && postOrderMarketplace) headers["X-EBAY-C-MARKETPLACE-ID"] = postOrderMarketplace;
