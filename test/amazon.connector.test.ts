@@ -22,6 +22,7 @@ import {
   type FakeOrder,
 } from "./fakes/amazon-fake";
 import { XMLParser } from "fast-xml-parser";
+import { rejection } from "./helpers/rejection";
 
 const START = Date.parse("2026-03-01T12:00:00Z");
 const SINCE = new Date("2024-12-01T00:00:00Z");
@@ -69,17 +70,6 @@ function setup(options: { settings?: Record<string, unknown>; storage?: SourceSt
       return { since, until: new Date(clock.ms - 2 * MINUTE) };
     },
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<MarketplaceError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(MarketplaceError);
-  return error as MarketplaceError;
 }
 
 async function allOrders(connector: Connector, window: { since: Date; until: Date }) {

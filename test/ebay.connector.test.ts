@@ -27,6 +27,7 @@ import {
   type EbayFake,
 } from "./fakes/ebay-fake";
 import { orderIdOf, sampleOrder, type SampleOrder } from "./fakes/ebay-orders";
+import { rejection } from "./helpers/rejection";
 
 const START = Date.parse("2026-03-01T12:00:00.000Z");
 const HOUR = 3_600_000;
@@ -87,17 +88,6 @@ async function importAll(connector: Connector, window = WINDOW, between?: (page:
     if (pages.length > 20) throw new Error("the import does not end");
   } while (cursor !== null);
   return pages;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<MarketplaceError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(MarketplaceError);
-  return error as MarketplaceError;
 }
 
 function deliveryOrder(order: ImportedOrder): DeliveryOrder {

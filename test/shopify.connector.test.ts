@@ -5,7 +5,6 @@
 import { parse, validate } from "graphql";
 import { describe, expect, it } from "vitest";
 import {
-  MarketplaceError,
   type CancelDelivery,
   type DeliveryOrder,
   type EarlierDelivery,
@@ -30,6 +29,7 @@ import { admin, createStore } from "./helpers/api";
 import { adminSent, expectNoFailures, fuzzer, send, toJson } from "./helpers/fuzz";
 import { createShopifyFake, shopifySchema, SHOPIFY_FAKE_SHOP, SHOPIFY_FAKE_TOKEN, type ShopifyFake } from "./fakes/shopify-fake";
 import { ordersUpdatedFrom, shopifyOrder, type Json, type LineSpec } from "./fakes/shopify-fixtures";
+import { rejection } from "./helpers/rejection";
 
 const START = Date.parse("2026-03-01T12:00:00Z");
 const WINDOW = { since: new Date("2026-03-01T10:00:00Z"), until: new Date("2026-03-01T12:00:00Z") };
@@ -126,17 +126,6 @@ function shipDelivery(
 
 function cancelDelivery(order: DeliveryOrder, earlier: EarlierDelivery[] = []): CancelDelivery {
   return { id: 9, idempotencyKey: "source-1-9", kind: "cancel", order, earlier, reason: "Canceled by seller" };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<MarketplaceError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(MarketplaceError);
-  return error as MarketplaceError;
 }
 
 const numbers = (pages: OrderPage[]) => pages.flatMap((p) => p.orders.map((o) => o.sourceOrderNumber));

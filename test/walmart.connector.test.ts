@@ -19,6 +19,7 @@ import {
   type WalmartFake,
 } from "./fakes/walmart-fake";
 import extracted from "./fakes/walmart-examples.json";
+import { rejection } from "./helpers/rejection";
 
 const START = Date.parse("2026-03-01T12:00:00Z");
 const WINDOW = { since: new Date("2026-02-28T00:00:00Z"), until: new Date("2026-03-01T11:58:00Z") };
@@ -66,17 +67,6 @@ const shipOf = (order: DeliveryOrder, shipment: Omit<Shipment, "lines">): ShipDe
   shipment: { ...shipment, lines: order.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity })) },
 });
 const cancelOf = (order: DeliveryOrder): CancelDelivery => ({ ...base(order), kind: "cancel", reason: "Canceled by seller" });
-
-async function rejection(promise: Promise<unknown>): Promise<MarketplaceError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(MarketplaceError);
-  return error as MarketplaceError;
-}
 
 const tokenRequests = (fake: WalmartFake) => fake.requests.filter((r) => r.operationId === "tokenAPI");
 

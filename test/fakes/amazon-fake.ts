@@ -14,6 +14,7 @@
 // error codes and texts of its refusals are illustrative (the models give the shape only).
 import { XMLBuilder, XMLParser, XMLValidator } from "fast-xml-parser";
 import extracted from "./amazon-examples.json";
+import { receive, type ReceivedRequest } from "./received-request";
 import { checkAgainstSchema, isDateTime, type Schema } from "./amazon-schema-check.mjs";
 
 interface Param {
@@ -51,19 +52,6 @@ export const AMAZON_FAKE_BASE_URL = "https://sellingpartnerapi-na.amazon.com";
 const DOCUMENT_ORIGIN = "https://d34o8swod1owfl.cloudfront.net";
 const API_ORIGINS = ["https://sellingpartnerapi-na.amazon.com", "https://sellingpartnerapi-eu.amazon.com", "https://sellingpartnerapi-fe.amazon.com"];
 
-export interface RecordedRequest {
-  method: string;
-  url: string;
-  path: string;
-  query: Record<string, string>;
-  /** Lower-case names, as Headers reports them. */
-  headers: Record<string, string>;
-  rawBody: string;
-  body: unknown;
-  /** The model's operationId; "token", "upload" or "download" for the calls outside the models. */
-  operationId: string | null;
-  status: number | null;
-}
 
 /** An Order as the models write it (orders_2026-01-01 `Order`). */
 export type FakeOrder = Record<string, unknown> & {
@@ -190,7 +178,7 @@ const ROUTES = spec.operations
 
 export function createAmazonFake(opts: AmazonFakeOptions = {}) {
   const now = opts.now ?? (() => new Date());
-  const requests: RecordedRequest[] = [];
+  const requests: ReceivedRequest[] = [];
   const violations: string[] = [];
   const tokens: string[] = [];
   const tokenState = new Map<string, { expiresAt: number; revoked: boolean }>();
@@ -558,7 +546,7 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
   }
 
   // ---------------------------------------------------------------- routing
-  async function handleApi(request: Request, url: URL, rawBody: string, recorded: RecordedRequest): Promise<Response> {
+  async function handleApi(request: Request, url: URL, rawBody: string, recorded: ReceivedRequest): Promise<Response> {
     const route = ROUTES.find((r) => r.regex.test(url.pathname) && r.op.method === request.method);
     const where = `${request.method} ${url.pathname}`;
     if (!route) {
@@ -612,32 +600,8 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
   }
 
   const fakeFetch: typeof fetch = async (input, init) => {
-    const request = new Request(input, init);
-    if (request.signal?.aborted) throw request.signal.reason;
-    const url = new URL(request.url);
-    // Read as bytes: Request.text() on a form body makes workerd log a warning per call.
-    const rawBody = request.body ? new TextDecoder().decode(await request.arrayBuffer()) : "";
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    let parsedBody: unknown = rawBody === "" ? null : rawBody;
-    try {
-      parsedBody = rawBody === "" ? null : JSON.parse(rawBody);
-    } catch {
-      // a form or an XML document: kept as text
-    }
-    const recorded: RecordedRequest = {
-      method: request.method,
-      url: request.url,
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      headers,
-      rawBody,
-      body: parsedBody,
-      operationId: null,
-      status: null,
-    };
+    // The token request's form is kept as text: handleToken reads it.
+    const { request, url, rawBody, recorded } = await receive(input, init, () => false);
     requests.push(recorded);
     let response: Response;
     if (`${url.origin}${url.pathname}` === AMAZON_FAKE_TOKEN_URL) {

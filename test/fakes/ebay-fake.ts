@@ -13,6 +13,7 @@
 // Post-Order error ids are illustrative.
 import type { EbayOrder } from "../../src/sync/connectors/ebay/ebay.types";
 import extracted from "./ebay-description.json";
+import { receive, type ReceivedRequest } from "./received-request";
 import { schemaProblems, type Schema } from "./schema-check";
 
 interface Operation {
@@ -52,22 +53,8 @@ export const EBAY_FAKE_REFRESH_TOKEN = "v^1.1#i^1#r^1#fake-refresh-token";
 
 export type EbayApi = "token" | "fulfillment" | "postOrder";
 
-export interface RecordedRequest {
+export interface RecordedRequest extends ReceivedRequest {
   api: EbayApi | null;
-  method: string;
-  url: string;
-  path: string;
-  /** The query string as sent, before any decoding. */
-  rawQuery: string;
-  query: Record<string, string>;
-  /** Lower-case names, as Headers reports them. */
-  headers: Record<string, string>;
-  rawBody: string;
-  /** Parsed JSON, or the form fields of a token request; null without a body. */
-  body: unknown;
-  operationId: string | null;
-  /** The status answered, or null when the fake threw a network error instead. */
-  status: number | null;
 }
 
 export interface EbayFakeOptions {
@@ -505,38 +492,15 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
   }
 
   const fakeFetch: typeof fetch = async (input, init) => {
-    const request = new Request(input, init);
-    if (request.signal?.aborted) throw request.signal.reason;
-    const url = new URL(request.url);
-    // Decoded by hand: Request.text() on a form body makes workerd log a warning per call.
-    const rawBody = request.body ? new TextDecoder().decode(await request.arrayBuffer()) : "";
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    const isToken = url.pathname === TOKEN_PATH;
+    const received = await receive(input, init, (u) => u.pathname === TOKEN_PATH);
+    const { request, url, rawBody, form } = received;
+    const isToken = form !== null;
     const isPostOrder = url.pathname === POST_ORDER_PATHS.eligibility || url.pathname === POST_ORDER_PATHS.create;
     const route = ROUTES.find((r) => r.regex.test(url.pathname) && r.op.method === request.method) ?? ROUTES.find((r) => r.regex.test(url.pathname));
-    const form = isToken ? Object.fromEntries(new URLSearchParams(rawBody)) : null;
-    let parsedBody: unknown = form ?? null;
-    if (!isToken && rawBody) {
-      try {
-        parsedBody = JSON.parse(rawBody);
-      } catch {
-        parsedBody = rawBody;
-      }
-    }
     const api: EbayApi | null = isToken ? "token" : isPostOrder ? "postOrder" : route ? "fulfillment" : null;
     const recorded: RecordedRequest = {
+      ...received.recorded,
       api,
-      method: request.method,
-      url: request.url,
-      path: url.pathname,
-      rawQuery: url.search,
-      query: Object.fromEntries(url.searchParams),
-      headers,
-      rawBody,
-      body: parsedBody,
       operationId: isToken
         ? "token"
         : isPostOrder
@@ -544,7 +508,6 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
             ? "checkCancellationEligibility"
             : "createCancellation"
           : (route?.op.operationId ?? null),
-      status: null,
     };
     requests.push(recorded);
 

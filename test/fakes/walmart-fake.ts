@@ -10,6 +10,7 @@
 // cancelling a cancelled line, cancelling a shipped line (the description's refund is for those),
 // acknowledging an order whose every line is cancelled. Such a call is answered 400 with Walmart's
 // error body and changes nothing; lists and order reads show the lines as they now stand.
+import { receive, type ReceivedRequest } from "./received-request";
 import extracted from "./walmart-examples.json";
 
 interface Schema {
@@ -48,20 +49,6 @@ interface Extracted {
 
 const spec = extracted as unknown as Extracted;
 
-export interface RecordedRequest {
-  method: string;
-  url: string;
-  path: string;
-  query: Record<string, string>;
-  /** Lower-case names, as Headers reports them. */
-  headers: Record<string, string>;
-  rawBody: string;
-  /** Parsed JSON, or the form fields of a token request; null without a body. */
-  body: unknown;
-  operationId: string | null;
-  /** The status answered, or null when the fake threw a network error instead. */
-  status: number | null;
-}
 
 export interface WalmartFakeOptions {
   clientId?: string;
@@ -79,7 +66,7 @@ type Fault =
 
 export interface WalmartFake {
   fetch: typeof fetch;
-  requests: RecordedRequest[];
+  requests: ReceivedRequest[];
   violations: string[];
   /** Tokens issued so far, oldest first. */
   tokens: string[];
@@ -90,7 +77,7 @@ export interface WalmartFake {
   /** Walmart-side expiry of every issued token: the next call with one answers 401. */
   expireTokens(): void;
   /** Requests other than token requests. */
-  apiRequests(): RecordedRequest[];
+  apiRequests(): ReceivedRequest[];
   /** An order as the fake now holds it (its lines' statuses as Walmart would report them). */
   order(purchaseOrderId: string): ExampleOrder | undefined;
   /** Changes an order the fake serves (a test's odd marketplace data). */
@@ -262,7 +249,7 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
   const clientId = opts.clientId ?? WALMART_FAKE_CLIENT_ID;
   const clientSecret = opts.clientSecret ?? WALMART_FAKE_CLIENT_SECRET;
   const now = opts.now ?? (() => new Date());
-  const requests: RecordedRequest[] = [];
+  const requests: ReceivedRequest[] = [];
   const violations: string[] = [];
   const tokens: string[] = [];
   const tokenState = new Map<string, { expiresAt: number; expired: boolean }>();
@@ -464,38 +451,11 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
   }
 
   const fakeFetch: typeof fetch = async (input, init) => {
-    const request = new Request(input, init);
-    if (request.signal?.aborted) throw request.signal.reason;
-    const url = new URL(request.url);
-    // Decoded by hand: Request.text() on a form body makes workerd log a warning per call.
-    const rawBody = request.body ? new TextDecoder().decode(await request.arrayBuffer()) : "";
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    const isToken = url.pathname === spec.token.path;
-    const form = isToken ? Object.fromEntries(new URLSearchParams(rawBody)) : null;
-    let parsedBody: unknown = form;
-    if (!isToken && rawBody) {
-      try {
-        parsedBody = JSON.parse(rawBody);
-      } catch {
-        parsedBody = rawBody;
-      }
-    }
+    const { request, url, rawBody, form, recorded } = await receive(input, init, (u) => u.pathname === spec.token.path);
+    const isToken = form !== null;
     const route = ROUTES.find((r) => r.regex.test(url.pathname) && r.op.method === request.method)
       ?? ROUTES.find((r) => r.regex.test(url.pathname));
-    const recorded: RecordedRequest = {
-      method: request.method,
-      url: request.url,
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      headers,
-      rawBody,
-      body: parsedBody,
-      operationId: isToken ? "tokenAPI" : (route?.op.operationId ?? null),
-      status: null,
-    };
+    recorded.operationId = isToken ? "tokenAPI" : (route?.op.operationId ?? null);
     requests.push(recorded);
 
     let response: Response;
