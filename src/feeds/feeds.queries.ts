@@ -3,7 +3,6 @@
 import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { feeds, type FeedIssue, type FeedRow } from "../db/schema";
-import type { CompileJob } from "./feed-compiler";
 import type { Counts } from "./feed-rows";
 import type { FeedListQuery, FeedSortField } from "./feeds.schemas";
 
@@ -105,10 +104,10 @@ export interface CompileResult {
   at: number;
 }
 
-/** Points the feed at its new file; answers the key of the file it replaced. */
+/** Points the feed at its new file (the job's object); answers the key of the file it replaced. */
 export async function commitCompile(
   db: Db,
-  job: CompileJob,
+  job: { feedId: string; objectKey: string },
   result: CompileResult,
 ): Promise<{ committed: boolean; oldKey: string | null; intervalMinutes: number | null }> {
   const { counts } = result;

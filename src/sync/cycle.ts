@@ -2,48 +2,17 @@
 // pending. Runs inside the source's SourceSync Durable Object, which keeps cycles of one source
 // from overlapping; this module only needs a database, a clock and the source's storage.
 import { drizzle } from "drizzle-orm/d1";
-import { z } from "zod";
 import * as schema from "../db/schema";
 import { countOpen } from "../outbox/outbox";
 import { decryptJson } from "../lib/crypto";
 import { MarketplaceError, type Connector } from "./connector";
 import { connectorEntry } from "./connectors";
+import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SourceStorage } from "./connectors/storage";
 import { deliverPending } from "./delivery";
 import { importOrders, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "./sources.queries";
 
-/** What one cycle did: answered by POST /admin/v1/sync, kept (the last 20) in the source's status. */
-export const cycleSummarySchema = z.object({
-  sourceId: z.string(),
-  name: z.string(),
-  type: z.string(),
-  startedAt: z.number(),
-  endedAt: z.number(),
-  /** False when the cycle did nothing: the source is disabled or gone. */
-  ran: z.boolean(),
-  /** The import did not fit this invocation; the next one (an alarm, right away) continues it. */
-  more: z.boolean(),
-  fetched: z.number(),
-  imported: z.number(),
-  /** Orders the connector could not map: set aside with the reason (decisions 6). */
-  setAside: z.number(),
-  delivered: z.number(),
-  /** Accepted by the marketplace for later processing. */
-  submitted: z.number(),
-  /** Completed without a call: the marketplace has no such operation. */
-  notApplicable: z.number(),
-  retrying: z.number(),
-  failed: z.number(),
-  /** Deliveries still waiting (due later, or behind an earlier one), being processed, and failed for good, after the cycle. */
-  pendingDeliveries: z.number(),
-  submittedDeliveries: z.number(),
-  failedDeliveries: z.number(),
-  /** D1 statements the cycle issued. */
-  statements: z.number(),
-  error: z.string().nullable(),
-});
-export type CycleSummary = z.infer<typeof cycleSummarySchema>;
 
 /** Where an import that did not fit one invocation stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
@@ -148,14 +117,6 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   summary.statements = counted.count() + 1;
   await recordCycleEnd(db, { id: sourceId, recentCycles: readCycles(source.recentCycles) }, summary);
   return summary;
-}
-
-/** The summaries a source keeps, as stored; one that no longer reads (an older shape) is left out. */
-export function readCycles(stored: unknown[]): CycleSummary[] {
-  return stored.flatMap((entry) => {
-    const parsed = cycleSummarySchema.safeParse(entry);
-    return parsed.success ? [parsed.data] : [];
-  });
 }
 
 /** The source's connector, built from its decrypted Settings. */

@@ -2,7 +2,8 @@
 // source's own Durable Object (its own invocation), all at once. This function only dispatches
 // and collects the summaries.
 import { getDb } from "../db/client";
-import { emptySummary, type CycleSummary } from "./cycle";
+import { emptySummary } from "./cycle";
+import type { CycleSummary } from "./cycle-summary";
 import { enabledSourceIds } from "./sources.queries";
 
 export interface SyncSummary {

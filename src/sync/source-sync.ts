@@ -7,7 +7,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { connectorEntry } from "./connectors";
 import { kvStorage } from "./connectors/storage";
-import { runSourceCycle, type CycleSummary } from "./cycle";
+import { runSourceCycle } from "./cycle";
+import type { CycleSummary } from "./cycle-summary";
 
 const SOURCE_ID = "sync:sourceId";
 

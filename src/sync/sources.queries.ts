@@ -6,7 +6,7 @@ import type { Db } from "../db/client";
 import { sources, stores } from "../db/schema";
 import { renameOrderSource, setSyncErrors } from "../orders/orders.writes";
 import { failOpenRows, openOrderIds, SOURCE_DELETED } from "../outbox/outbox";
-import type { CycleSummary } from "./cycle";
+import type { CycleSummary } from "./cycle-summary";
 import { deleteSetAsideOf } from "./set-aside";
 
 export type SourceRow = typeof sources.$inferSelect;

@@ -2,8 +2,7 @@
 // summaries, deliveries and set-aside orders. The one place camelCase turns into the wire form.
 import { toWireDate } from "../lib/dates";
 import type { OutboxCounts, OutboxEntry } from "../outbox/outbox";
-import type { CycleSummary } from "./cycle";
-import { readCycles } from "./cycle";
+import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SetAsideRow } from "./set-aside";
 import type { SourceRow } from "./sources.queries";
 
