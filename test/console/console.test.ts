@@ -169,4 +169,40 @@ describe("console sources", () => {
     for (const order of setAside) expect(table![1]).toContain(`<td>${order.OrderSourceOrderNumber}</td>`);
     expect(res.text).toContain("Map set-aside orders again</button>");
   });
+
+  it("dismisses one set-aside order from the source's page, and only that one", async () => {
+    const { cookie, csrf } = await signIn();
+    const storeId = await createStore("Console dismiss");
+    const now = Date.now();
+    const created = await admin("POST", `/stores/${storeId}/sources`, {
+      Type: "simulated",
+      Name: "Broken half the time",
+      Settings: { ordersPerHour: 6, startAt: new Date(now - 60 * 60_000).toISOString(), endAt: new Date(now - 60_000).toISOString(), malformedEvery: 2 },
+    });
+    const sourceId = (created.json.Source as { SourceId: string }).SourceId;
+    expect((await admin("POST", `/sync?sourceId=${sourceId}`)).status).toBe(200);
+    const numbers = async () =>
+      ((await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`)).json.SetAside as { OrderSourceOrderNumber: string }[]).map((o) => o.OrderSourceOrderNumber);
+    const before = await numbers();
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    const [gone, ...kept] = before;
+
+    const page = `/console/stores/${storeId}/sources/${sourceId}`;
+    const action = `${page}/set-aside/${encodeURIComponent(gone!)}/dismiss`;
+    expect((await send("GET", page, { cookie })).text).toContain(`action="${action}"`);
+    expect((await send("POST", action, { cookie, form: {} })).status).toBe(403);
+    expect(await numbers()).toEqual(before);
+
+    const res = await send("POST", action, { cookie, form: { _csrf: csrf } });
+    expect(res.status).toBe(303);
+    expect(await numbers()).toEqual(kept);
+    const after = await send("GET", res.headers.get("location")!, { cookie });
+    expect(after.text).toContain(`Set-aside order ${gone} dismissed.`);
+    expect(after.text).not.toContain(`<td>${gone}</td>`);
+
+    // Dismissing it again: the API's 404 is shown on the page, nothing else changes.
+    const again = await send("POST", action, { cookie, form: { _csrf: csrf } });
+    expect(again.text).toContain(`has no set-aside order &#39;${gone}&#39;.`);
+    expect(await numbers()).toEqual(kept);
+  });
 });

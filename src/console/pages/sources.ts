@@ -1,6 +1,7 @@
 // Console pages: a store's marketplace sources: list, add one of each Type (a form built from its
 // connector's Settings in the OpenAPI document), status with the recent cycles, deliveries with
-// retry, set-aside orders (mapped again on demand), enable or disable, sync now.
+// retry, set-aside orders (mapped again on demand, or dismissed one by one), enable or disable,
+// sync now.
 import { html } from "hono/html";
 import type { AdminApi } from "../admin-api";
 import { settingsFields, settingsFromForm, settingsSpecs, type SettingsSpec } from "../settings-form";
@@ -135,8 +136,14 @@ ${table(
 ${setAside.ok
   ? table(
       "Set-aside orders",
-      ["Marketplace order", "Reason", "First seen", "Last seen"],
-      setAsideList.map((o) => [str(o.OrderSourceOrderNumber), str(o.Reason), when(o.DateFirstSeen), when(o.DateLastSeen)]),
+      ["Marketplace order", "Reason", "First seen", "Last seen", "Action"],
+      setAsideList.map((o) => [
+        str(o.OrderSourceOrderNumber),
+        str(o.Reason),
+        when(o.DateFirstSeen),
+        when(o.DateLastSeen),
+        html`<form method="post" action="${base}/set-aside/${enc(str(o.OrderSourceOrderNumber))}/dismiss">${csrfField(ctx.csrf)}<button type="submit" aria-label="Dismiss set-aside order ${str(o.OrderSourceOrderNumber)}">Dismiss</button></form>`,
+      ]),
       "none.",
     )
   : html`<p class="error" role="alert">${setAside.message}</p>`}
@@ -170,6 +177,13 @@ ${setAsideList.length
     const res = await api(c).call<{ Retried: number }>("POST", `${sourceApi(c)}/deliveries/retry`);
     if (!res.ok) return failed(c, sourcePage, "retry", res);
     return back(c, sourceUrl(c), `${res.data.Retried} deliveries will be tried again on the next cycle.`);
+  });
+  // The marketplace cancelled it, or the seller handles it by hand: the order leaves the list.
+  router.post("/stores/:storeId/sources/:sourceId/set-aside/:orderNumber/dismiss", async (c) => {
+    const number = c.req.param("orderNumber");
+    const res = await api(c).call("DELETE", `${sourceApi(c)}/set-aside/${enc(number)}`);
+    if (!res.ok) return failed(c, sourcePage, "set-aside", res);
+    return back(c, sourceUrl(c), `Set-aside order ${number} dismissed.`);
   });
   router.post("/stores/:storeId/sources/:sourceId/set-aside/retry", async (c) => {
     const res = await api(c).call<{ Retried: number; Imported: number; StillSetAside: number }>("POST", `${sourceApi(c)}/set-aside/retry`);
