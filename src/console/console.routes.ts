@@ -51,7 +51,7 @@ export function consoleRoutes(appFetch: AppFetch) {
   );
 
   // ---- Sign in and out ----------------------------------------------------------------------
-  const loginPage = (c: C, error?: string, status: 200 | 401 = 200) =>
+  const loginPage = (c: C, error?: string, status: 200 | 401 | 503 = 200) =>
     c.html(
       page(
         "Sign in",
@@ -69,7 +69,8 @@ export function consoleRoutes(appFetch: AppFetch) {
     );
 
   router.get("/login", async (c) => {
-    if (await readSession(c)) return c.redirect("/console", 303);
+    // The sign-in page opens even when the database does not answer.
+    if (await readSession(c).catch(() => null)) return c.redirect("/console", 303);
     return loginPage(c);
   });
 
@@ -85,7 +86,13 @@ export function consoleRoutes(appFetch: AppFetch) {
 
   // Everything below needs a session; a state-changing request also needs its CSRF token.
   router.use("*", async (c, next) => {
-    const current = await readSession(c);
+    let current: Session | null;
+    try {
+      current = await readSession(c);
+    } catch {
+      // Whether this session was signed out is unknown: closed, and said so.
+      return c.text("The console's database did not answer; try again in a moment.", 503, { "Retry-After": "5" });
+    }
     if (!current) {
       if (c.req.method === "GET") return c.redirect("/console/login", 303);
       return c.text("Your session has ended; sign in again.", 401);
@@ -101,8 +108,12 @@ export function consoleRoutes(appFetch: AppFetch) {
   });
 
   router.post("/logout", async (c) => {
-    await endSession(c, sessions.get(c.req.raw)!);
-    return c.redirect("/console/login", 303);
+    if (await endSession(c, sessions.get(c.req.raw)!)) return c.redirect("/console/login", 303);
+    return loginPage(
+      c,
+      "You are signed out in this browser, but the service's database did not record it: a copy of this session's cookie stays valid until it expires (rotate ADMIN_API_KEY to end every session).",
+      503,
+    );
   });
 
   for (const pages of [storePages, keyPages, sourcePages, orderPages, feedPages, maintenancePages]) pages(router, kit);

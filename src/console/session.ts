@@ -38,11 +38,22 @@ export async function startSession(c: Context<AppEnv>): Promise<void> {
   });
 }
 
-export async function endSession(c: Context<AppEnv>, session: Session): Promise<void> {
-  await recordSignOut(getDb(c.env), session.id, session.expiresAt, Date.now());
+/**
+ * Signs out: the browser's cookie is cleared whatever happens, then the session is listed as
+ * signed out. Answers false when the database could not record it (a copy of the cookie then
+ * stays valid until it expires, and the operator is told so).
+ */
+export async function endSession(c: Context<AppEnv>, session: Session): Promise<boolean> {
   deleteCookie(c, COOKIE, { path: "/", secure: true, httpOnly: true, sameSite: "Strict" });
+  try {
+    await recordSignOut(getDb(c.env), session.id, session.expiresAt, Date.now());
+    return true;
+  } catch {
+    return false;
+  }
 }
 
+/** The request's session, or null. Throws when the database cannot say whether it was signed out. */
 export async function readSession(c: Context<AppEnv>): Promise<Session | null> {
   if (!c.env.ADMIN_API_KEY) return null;
   const value = await getSignedCookie(c, await secretOf(c.env), COOKIE);

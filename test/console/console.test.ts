@@ -2,7 +2,9 @@
 // holds, its attributes), a wrong key refused, pages closed without a session, forms refused
 // without their CSRF token or from another origin, sign-out, and that what a form does is what the
 // admin API then answers. The pages themselves are driven in a real browser (test/browser/).
-import { exports } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import worker from "../../src/index";
 import { describe, expect, it } from "vitest";
 import { admin, ADMIN_KEY, BASE, createStore } from "../helpers/api";
 
@@ -114,6 +116,48 @@ describe("console session", () => {
     expect((await send("GET", "/console", { cookie: other.cookie })).status).toBe(200);
   });
 
+  it("with its database down: the sign-in page still opens, a session is refused with 503, sign-out clears the cookie and says it was not recorded", async () => {
+    const { cookie, csrf } = await signIn();
+    let failing = ["prepare", "batch"];
+    const down = new Proxy(env.DB, {
+      get(target, prop) {
+        if (typeof prop === "string" && failing.includes(prop)) {
+          return () => {
+            throw new Error("D1_ERROR: the database went away");
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const sendDown = async (method: string, path: string, form?: Record<string, string>) => {
+      const headers = new Headers({ cookie, origin: BASE });
+      if (form) headers.set("content-type", "application/x-www-form-urlencoded");
+      const ctx = createExecutionContext();
+      const response = await worker.fetch(new Request(BASE + path, { method, headers, body: form ? new URLSearchParams(form) : undefined, redirect: "manual" }), { ...env, DB: down }, ctx);
+      await waitOnExecutionContext(ctx);
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    };
+
+    const login = await sendDown("GET", "/console/login");
+    expect(login.status).toBe(200);
+    expect(login.text).toContain("Sign in");
+    const home = await sendDown("GET", "/console");
+    expect(home.status).toBe(503);
+    expect(home.headers.get("retry-after")).toBe("5");
+    expect(home.text).toBe("The console's database did not answer; try again in a moment.");
+
+    // Reads answer, the sign-out's write does not: the cookie is cleared all the same, and the
+    // operator is told the copy of it stays valid.
+    failing = ["batch"];
+    const out = await sendDown("POST", "/console/logout", { _csrf: csrf });
+    expect(out.status).toBe(503);
+    expect(out.headers.get("set-cookie")).toMatch(/^__Host-console=; Max-Age=0/);
+    expect(out.text).toContain("the service&#39;s database did not record it: a copy of this session&#39;s cookie stays valid until it expires");
+    // Not recorded, indeed: the session still opens with the real database.
+    expect((await send("GET", "/console", { cookie })).status).toBe(200);
+  });
+
   it("serves pages with a strict Content-Security-Policy and no caching", async () => {
     const res = await send("GET", "/console/login");
     expect(res.status).toBe(200);
@@ -188,12 +232,14 @@ describe("console sources", () => {
     const [gone, ...kept] = before;
 
     const page = `/console/stores/${storeId}/sources/${sourceId}`;
-    const action = `${page}/set-aside/${encodeURIComponent(gone!)}/dismiss`;
-    expect((await send("GET", page, { cookie })).text).toContain(`action="${action}"`);
-    expect((await send("POST", action, { cookie, form: {} })).status).toBe(403);
+    const action = `${page}/set-aside/dismiss`;
+    const shown = (await send("GET", page, { cookie })).text;
+    expect(shown).toContain(`action="${action}"`);
+    expect(shown).toContain(`<input type="hidden" name="OrderSourceOrderNumber" value="${gone}">`);
+    expect((await send("POST", action, { cookie, form: { OrderSourceOrderNumber: gone! } })).status).toBe(403);
     expect(await numbers()).toEqual(before);
 
-    const res = await send("POST", action, { cookie, form: { _csrf: csrf } });
+    const res = await send("POST", action, { cookie, form: { OrderSourceOrderNumber: gone!, _csrf: csrf } });
     expect(res.status).toBe(303);
     expect(await numbers()).toEqual(kept);
     const after = await send("GET", res.headers.get("location")!, { cookie });
@@ -201,7 +247,7 @@ describe("console sources", () => {
     expect(after.text).not.toContain(`<td>${gone}</td>`);
 
     // Dismissing it again: the API's 404 is shown on the page, nothing else changes.
-    const again = await send("POST", action, { cookie, form: { _csrf: csrf } });
+    const again = await send("POST", action, { cookie, form: { OrderSourceOrderNumber: gone!, _csrf: csrf } });
     expect(again.text).toContain(`has no set-aside order &#39;${gone}&#39;.`);
     expect(await numbers()).toEqual(kept);
   });

@@ -142,7 +142,7 @@ ${setAside.ok
         str(o.Reason),
         when(o.DateFirstSeen),
         when(o.DateLastSeen),
-        html`<form method="post" action="${base}/set-aside/${enc(str(o.OrderSourceOrderNumber))}/dismiss">${csrfField(ctx.csrf)}<button type="submit" aria-label="Dismiss set-aside order ${str(o.OrderSourceOrderNumber)}">Dismiss</button></form>`,
+        html`<form method="post" action="${base}/set-aside/dismiss">${csrfField(ctx.csrf)}<input type="hidden" name="OrderSourceOrderNumber" value="${str(o.OrderSourceOrderNumber)}"><button type="submit" aria-label="Dismiss set-aside order ${str(o.OrderSourceOrderNumber)}">Dismiss</button></form>`,
       ]),
       "none.",
     )
@@ -179,8 +179,9 @@ ${setAsideList.length
     return back(c, sourceUrl(c), `${res.data.Retried} deliveries will be tried again on the next cycle.`);
   });
   // The marketplace cancelled it, or the seller handles it by hand: the order leaves the list.
-  router.post("/stores/:storeId/sources/:sourceId/set-aside/:orderNumber/dismiss", async (c) => {
-    const number = c.req.param("orderNumber");
+  // The number travels in the form, not the path: any text is a marketplace's order number, "." too.
+  router.post("/stores/:storeId/sources/:sourceId/set-aside/dismiss", async (c) => {
+    const number = String((await form(c)).OrderSourceOrderNumber ?? "");
     const res = await api(c).call("DELETE", `${sourceApi(c)}/set-aside/${enc(number)}`);
     if (!res.ok) return failed(c, sourcePage, "set-aside", res);
     return back(c, sourceUrl(c), `Set-aside order ${number} dismissed.`);
