@@ -16,7 +16,7 @@ import { enqueueAfterChange } from "../outbox/outbox";
 import type { Move } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
 
-/** The columns an order write takes from its JSON object: the one column list of an order. */
+/** The columns an order write takes, in the order of its JSON array: the one column list of an order. */
 const ORDER_FIELDS = [
   "orderSourceOrderNumber",
   "orderSourceCustomerOrderNumber",

@@ -13,7 +13,6 @@ import { deliverPending } from "./delivery";
 import { importOrders, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "./sources.queries";
 
-
 /** Where an import that did not fit one invocation stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
 /** Until when the marketplace asked not to be called (a 429's Retry-After), per source. */

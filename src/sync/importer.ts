@@ -1,7 +1,7 @@
 // Import: one window of a source's orders (changed at or after `since`, before a fixed `until`),
 // page by page. Every page is written with one db.batch of a few statements, whatever its size:
-// the whole page travels as one JSON parameter and SQLite's json_each unpacks it (D1 binds at
-// most 100 parameters a statement). The upsert on the unique index orders_store_source_number
+// each statement takes the page as one JSON parameter (its orders, its lines or its numbers, as
+// arrays) that SQLite's json_each unpacks (D1 binds at most 100 parameters a statement). The upsert on the unique index orders_store_source_number
 // makes a page written twice (a re-run, a cycle cut off and started again) leave each order once.
 // Orders the connector could not map are set aside with the page (src/sync/set-aside.ts) and the
 // rest of the page goes in; `until` becomes the source's cursor once every page is written.

@@ -52,7 +52,6 @@ export const AMAZON_FAKE_BASE_URL = "https://sellingpartnerapi-na.amazon.com";
 const DOCUMENT_ORIGIN = "https://d34o8swod1owfl.cloudfront.net";
 const API_ORIGINS = ["https://sellingpartnerapi-na.amazon.com", "https://sellingpartnerapi-eu.amazon.com", "https://sellingpartnerapi-fe.amazon.com"];
 
-
 /** An Order as the models write it (orders_2026-01-01 `Order`). */
 export type FakeOrder = Record<string, unknown> & {
   orderId: string;

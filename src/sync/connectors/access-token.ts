@@ -47,9 +47,10 @@ export function accessTokens(options: AccessTokenOptions): AccessTokens {
   async function renew(): Promise<string> {
     const requestedAt = now();
     const issued = await issue();
-    token = { value: issued.value, renewAt: requestedAt + issued.lifetimeMs - Math.min(renewEarlyMs, issued.lifetimeMs / 2) };
-    if (keep) keep.storage.put(keep.key, { ...token, fingerprint: await keep.fingerprint() } satisfies Kept);
-    return token.value;
+    const fresh: Held = { value: issued.value, renewAt: requestedAt + issued.lifetimeMs - Math.min(renewEarlyMs, issued.lifetimeMs / 2) };
+    token = fresh;
+    if (keep) keep.storage.put(keep.key, { ...fresh, fingerprint: await keep.fingerprint() } satisfies Kept);
+    return fresh.value;
   }
 
   return {
