@@ -179,7 +179,9 @@ ${setAsideList.length
     return back(c, sourceUrl(c), `${res.data.Retried} deliveries will be tried again on the next cycle.`);
   });
   // The marketplace cancelled it, or the seller handles it by hand: the order leaves the list.
-  // The number travels in the form, not the path: any text is a marketplace's order number, "." too.
+  // The number travels in the form; the admin API's path then carries it encoded. A number that
+  // is "." or ".." cannot be addressed there (URL parsing drops such a segment, encoded or not):
+  // the API answers 404 and the page says so.
   router.post("/stores/:storeId/sources/:sourceId/set-aside/dismiss", async (c) => {
     const number = String((await form(c)).OrderSourceOrderNumber ?? "");
     const res = await api(c).call("DELETE", `${sourceApi(c)}/set-aside/${enc(number)}`);
