@@ -163,7 +163,7 @@ describe("Amazon settings", () => {
     expect(problems({ ...SETTINGS, marketplaceIds: ["atvp dk"] })).toEqual([
       "marketplaceIds.0: each marketplace id is Amazon's, like ATVPDKIKX0DER",
     ]);
-    expect(problems({ ...SETTINGS, baseUrl: "http://sandbox.example" })).toEqual(["baseUrl: baseUrl must be an https URL"]);
+    expect(problems({ ...SETTINGS, baseUrl: "http://sandbox.example" })).toEqual(["baseUrl: must be an https URL"]);
     expect(problems({ ...SETTINGS, cancelReason: "Whim" })[0]).toMatch(/^cancelReason: cancelReason must be one of NoInventory, /);
     expect(problems({ ...SETTINGS, extra: 1 })[0]).toMatch(/extra/);
   });

@@ -25,8 +25,8 @@ describe("Amazon source settings", () => {
       [{ ...settings, clientSecret: 42 }, "'Settings.clientSecret': clientSecret is required"],
       [{ ...settings, marketplaceIds: [] }, "'Settings.marketplaceIds': marketplaceIds must name at least one marketplace"],
       [{ ...settings, marketplaceIds: ["<script>"] }, "'Settings.marketplaceIds[0]': each marketplace id is Amazon's, like ATVPDKIKX0DER"],
-      [{ ...settings, tokenUrl: "http://api.amazon.com/auth/o2/token" }, "'Settings.tokenUrl': tokenUrl must be an https URL"],
-      [{ ...settings, baseUrl: "not a url" }, "'Settings.baseUrl': baseUrl must be an https URL"],
+      [{ ...settings, tokenUrl: "http://api.amazon.com/auth/o2/token" }, "'Settings.tokenUrl': must be an https URL"],
+      [{ ...settings, baseUrl: "not a url" }, "'Settings.baseUrl': must be an https URL"],
     ];
     for (const [body, message] of cases) {
       const res = await admin("POST", `/stores/${storeId}/sources`, { Type: "amazon", Name: "Amazon EU", Settings: body });

@@ -729,8 +729,8 @@ describe("eBay settings through the admin API", () => {
     [{ ...good, clientSecret: 42 }, "'Settings.clientSecret': clientSecret must be a string"],
     [{ ...good, marketplaceId: "US" }, "'Settings.marketplaceId': marketplaceId must be an eBay marketplace id such as EBAY_US, EBAY_GB or EBAY_DE"],
     [{ ...good, marketplaceId: undefined }, "'Settings.marketplaceId': marketplaceId is required"],
-    [{ ...good, baseUrl: "http://api.sandbox.ebay.com" }, "'Settings.baseUrl': baseUrl must be an https URL"],
-    [{ ...good, tokenUrl: "not a url" }, "'Settings.tokenUrl': tokenUrl must be an https URL"],
+    [{ ...good, baseUrl: "http://api.sandbox.ebay.com" }, "'Settings.baseUrl': must be an https URL"],
+    [{ ...good, tokenUrl: "not a url" }, "'Settings.tokenUrl': must be an https URL"],
     [{ ...good, cancelReason: "FOUND_CHEAPER_PRICE" }, "'Settings.cancelReason'"],
   ])("answers 400 naming the setting (%#)", async (settings, message) => {
     const storeId = await createStore();

@@ -601,7 +601,7 @@ describe("Shopify errors", () => {
         { sourceId: "s", settings: { shopDomain: "example.com", accessToken: "x" }, fetch: fake.fetch, now: () => new Date() },
         memoryStorage(),
       ),
-    ).toThrow("Shopify settings of source s are invalid: shopDomain must be the shop's permanent domain, <shop>.myshopify.com");
+    ).toThrow("Shopify settings of source s are invalid: shopDomain: must be the shop's permanent domain, <shop>.myshopify.com");
   });
 });
 

@@ -29,7 +29,7 @@ export const CONNECTORS = {
   shopify: {
     settingsSchema: shopifySettingsSchema,
     secretFields: ["accessToken"],
-    create: (ctx, storage) => createShopifyConnector(ctx, storage),
+    create: createShopifyConnector,
   },
   amazon: {
     settingsSchema: amazonSettingsSchema,

@@ -16,6 +16,7 @@ import {
   type SetAsideOrder,
   type SubmissionStatus,
 } from "../../connector";
+import { connectorSettings, httpsUrl } from "../settings";
 import { accessTokens, issuedToken } from "../access-token";
 import { readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
 import type { SourceStorage } from "../storage";
@@ -46,10 +47,6 @@ import {
   type ProcessingReport,
 } from "./amazon.types";
 
-const httpsUrl = (name: string) =>
-  z
-    .url({ protocol: /^https$/, error: `${name} must be an https URL` })
-    .transform((url) => url.replace(/\/+$/, ""));
 
 export const amazonSettingsSchema = z.strictObject({
   refreshToken: z.string({ error: "refreshToken is required" }).trim().min(1, "refreshToken is required"),
@@ -64,9 +61,9 @@ export const amazonSettingsSchema = z.strictObject({
     // searchOrders takes at most 50.
     .max(50, "marketplaceIds takes at most 50 marketplaces"),
   /** A sandbox or a fake; the region's host by default. */
-  baseUrl: httpsUrl("baseUrl").optional(),
+  baseUrl: httpsUrl().optional(),
   /** Login with Amazon's token endpoint; a fake in tests. */
-  tokenUrl: httpsUrl("tokenUrl").default(LWA_TOKEN_URL),
+  tokenUrl: httpsUrl().default(LWA_TOKEN_URL),
   /** The seller's merchant token, written as the feed envelope's MerchantIdentifier. */
   sellerId: z.string().trim().min(1, "sellerId must not be blank").max(64).optional(),
   /** The CancelReason of a cancellation (Connector.cancel carries no reason Amazon knows). */
@@ -131,12 +128,7 @@ type FeedState = { state: "pending" } | { state: "final"; report: StoredReport }
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStorage, options: AmazonConnectorOptions = {}): Connector {
-  const parsed = amazonSettingsSchema.safeParse(ctx.settings);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "settings"}: ${i.message}`).join("; ");
-    throw new MarketplaceError(`Amazon settings of source ${ctx.sourceId} are invalid: ${detail}`, null, false);
-  }
-  const settings = parsed.data;
+  const settings = connectorSettings(amazonSettingsSchema, ctx, "Amazon");
   const baseUrl = settings.baseUrl ?? AMAZON_REGION_HOSTS[settings.region];
   const carrierCodes = [...settings.carrierCodes, ...MODEL_CARRIER_CODES];
   const sleep = options.sleep ?? realSleep;
@@ -369,7 +361,7 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
   }
 
   async function deliverOne(delivery: Delivery): Promise<DeliveryOutcome> {
-    const outcome = (await deliverFeed([delivery]).catch((error: unknown) => new Map([[delivery.id, asMarketplaceError(error)]]))).get(delivery.id);
+    const outcome = (await deliverFeed([delivery])).get(delivery.id);
     if (outcome instanceof MarketplaceError) throw outcome;
     if (!outcome) throw new MarketplaceError(`Amazon feed for order ${delivery.order.sourceOrderNumber} was not sent`, null, true);
     return outcome;

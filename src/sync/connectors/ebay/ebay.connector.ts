@@ -26,6 +26,8 @@ import {
   type SetAsideOrder,
   type ShipDelivery,
 } from "../../connector";
+import { connectorSettings, httpsUrl } from "../settings";
+import { sha256Hex } from "../../../lib/crypto";
 import { accessTokens, issuedToken } from "../access-token";
 import { basicAuthorization, readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
 import type { SourceStorage } from "../storage";
@@ -57,11 +59,6 @@ const FULFILLMENT = "/sell/fulfillment/v1";
 const POST_ORDER = "/post-order/v2";
 export const EBAY_FULFILLMENT_SCOPE = "https://api.ebay.com/oauth/api_scope/sell.fulfillment";
 
-const httpsUrl = (name: string) =>
-  z
-    // https only: the client secret and the seller's tokens travel to these hosts.
-    .url({ protocol: /^https$/, error: `${name} must be an https URL` })
-    .transform((url) => url.replace(/\/+$/, ""));
 
 const stringError = (name: string, example: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? `${name} is required` : `${name} must be a string${example}`;
@@ -76,9 +73,9 @@ export const ebaySettingsSchema = z.strictObject({
   marketplaceId: z
     .string({ error: stringError("marketplaceId", " such as EBAY_US") })
     .regex(/^EBAY_[A-Z]{2}$/, "marketplaceId must be an eBay marketplace id such as EBAY_US, EBAY_GB or EBAY_DE"),
-  baseUrl: httpsUrl("baseUrl").default(EBAY_DEFAULT_BASE_URL),
+  baseUrl: httpsUrl().default(EBAY_DEFAULT_BASE_URL),
   /** Defaults to the token endpoint of baseUrl's host (api.ebay.com, api.sandbox.ebay.com). */
-  tokenUrl: httpsUrl("tokenUrl").optional(),
+  tokenUrl: httpsUrl().optional(),
   // Connector.cancel carries no reason the Post-Order API knows; a seller-side reason is a setting.
   cancelReason: z.enum(EBAY_SELLER_CANCEL_REASONS).default("OUT_OF_STOCK_OR_CANNOT_FULFILL"),
 });
@@ -103,12 +100,7 @@ const CAPABILITIES: Capabilities = { acknowledge: false, ship: true, shipLines: 
 const refusal = (message: string, status: number | null = null) => new MarketplaceError(`eBay ${message}`, status, false);
 
 export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStorage): Connector {
-  const parsed = ebaySettingsSchema.safeParse(ctx.settings);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "settings"}: ${i.message}`).join("; ");
-    throw new MarketplaceError(`eBay settings of source ${ctx.sourceId} are invalid: ${detail}`, null, false);
-  }
-  const settings = parsed.data;
+  const settings = connectorSettings(ebaySettingsSchema, ctx, "eBay");
   const tokenUrl = settings.tokenUrl ?? `${new URL(settings.baseUrl).origin}${TOKEN_PATH}`;
   const postOrderMarketplace = POST_ORDER_MARKETPLACES[settings.marketplaceId] ?? null;
 
@@ -116,9 +108,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
 
   // The cached token is kept with the credentials it came from, so new settings never reuse it.
   function credentialsFingerprint(): Promise<string> {
-    fingerprint ??= crypto.subtle
-      .digest("SHA-256", new TextEncoder().encode([settings.clientId, settings.refreshToken, tokenUrl].join("\n")))
-      .then((hash) => [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join(""));
+    fingerprint ??= sha256Hex([settings.clientId, settings.refreshToken, tokenUrl].join("\n"));
     return fingerprint;
   }
 

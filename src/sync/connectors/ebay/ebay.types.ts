@@ -196,11 +196,6 @@ export interface OAuthErrorBody {
   error_description?: string;
 }
 
-/** OrderEligibilityCheckInfo: the check_eligibility body. */
-export interface PostOrderEligibilityRequest {
-  legacyOrderId: string;
-}
-
 /** OrderEligibilityResult */
 export interface PostOrderEligibilityResult {
   legacyOrderId?: string;

@@ -17,6 +17,7 @@ import {
   type ShipDelivery,
   type SubmissionStatus,
 } from "../../connector";
+import { connectorSettings, httpsUrl } from "../settings";
 import { readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
 import type { SourceStorage } from "../storage";
 import {
@@ -77,10 +78,7 @@ export const shopifySettingsSchema = z.strictObject({
     .default(SHOPIFY_DEFAULT_API_VERSION),
   // Where to send calls instead of https://<shopDomain> (a test double); https only, since the
   // access token rides in every call.
-  baseUrl: z
-    .url({ protocol: /^https$/, error: "must be an https URL" })
-    .transform((url) => url.replace(/\/+$/, ""))
-    .optional(),
+  baseUrl: httpsUrl().optional(),
   /** Shopify emails the buyer on a fulfillment or tracking change. Off: the seller's system usually does. */
   notifyCustomer: z.boolean().default(false),
   /** OrderCancelReason sent with every cancellation (the service's own reason goes in the staff note). */
@@ -213,12 +211,7 @@ export function createShopifyConnector(
   storage: SourceStorage,
   options: ShopifyConnectorOptions = {},
 ): Connector {
-  const parsed = shopifySettingsSchema.safeParse(ctx.settings);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "settings"} ${i.message}`).join("; ");
-    throw new MarketplaceError(`Shopify settings of source ${ctx.sourceId} are invalid: ${detail}`, null, false);
-  }
-  const settings = parsed.data;
+  const settings = connectorSettings(shopifySettingsSchema, ctx, "Shopify");
   const sleep = options.sleep ?? realSleep;
   const endpoint = `${settings.baseUrl ?? `https://${settings.shopDomain}`}/admin/api/${settings.apiVersion}/graphql.json`;
   const now = () => ctx.now().getTime();

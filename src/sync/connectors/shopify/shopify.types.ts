@@ -189,7 +189,6 @@ export interface ShopifyTrackingInput {
 
 /** OrderCancelReason. */
 export const SHOPIFY_CANCEL_REASONS = ["CUSTOMER", "DECLINED", "FRAUD", "INVENTORY", "OTHER", "STAFF"] as const;
-export type ShopifyCancelReason = (typeof SHOPIFY_CANCEL_REASONS)[number];
 
 /** FulfillmentOrderStatus values whose lines can still be fulfilled or will be later. */
 export const FULFILLABLE_STATUSES = ["OPEN", "IN_PROGRESS"] as const;

@@ -19,6 +19,7 @@ import {
   type Shipment,
   type SubmissionStatus,
 } from "../../connector";
+import { connectorSettings } from "../settings";
 import { toWireDate } from "../../../lib/dates";
 import type { SourceStorage } from "../storage";
 import { indexOfOrderNumber, indexRange, makeRecord, mapRecord, type SimulatedRecord } from "./simulated.orders";
@@ -119,12 +120,7 @@ export function receivedWire(storage: SourceStorage): unknown[] {
 }
 
 export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceStorage): Connector {
-  const parsed = simulatedSettingsSchema.safeParse(ctx.settings);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "settings"}: ${i.message}`).join("; ");
-    throw new MarketplaceError(`Simulated settings of source ${ctx.sourceId} are invalid: ${detail}`, null, false);
-  }
-  const settings = parsed.data;
+  const settings = connectorSettings(simulatedSettingsSchema, ctx, "Simulated");
   const grid = {
     intervalMs: Math.max(1, Math.round(3_600_000 / settings.ordersPerHour)),
     startAt: settings.startAt ?? 0,

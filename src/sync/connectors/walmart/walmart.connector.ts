@@ -3,6 +3,7 @@
 // plumbing (deadline, JSON answers, Retry-After, Basic credentials) is marketplace-http.ts's.
 import { z } from "zod";
 import { MarketplaceError, type Connector, type ConnectorContext, type ImportedOrder, type OrderPage, type SetAsideOrder } from "../../connector";
+import { connectorSettings, httpsUrl } from "../settings";
 import { accessTokens, issuedToken } from "../access-token";
 import { basicAuthorization, readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
 import { cancellationRequest, mapWalmartOrder, shipmentRequest } from "./walmart.mapping";
@@ -20,10 +21,7 @@ export const walmartSettingsSchema = z.strictObject({
   clientId: z.string().trim().min(1, "clientId is required"),
   clientSecret: z.string().min(1, "clientSecret is required"),
   // https only: the client secret travels with every token request.
-  baseUrl: z
-    .url({ protocol: /^https$/, error: "baseUrl must be an https URL" })
-    .transform((url) => url.replace(/\/+$/, ""))
-    .default(WALMART_DEFAULT_BASE_URL),
+  baseUrl: httpsUrl().default(WALMART_DEFAULT_BASE_URL),
   serviceName: z.string().trim().min(1).default("Walmart Marketplace"),
   // The cancel call needs a reason and Connector.cancel carries none. Walmart's description says
   // CUSTOMER_REQUESTED_SELLER_TO_CANCEL is only for orders the customer asked to cancel, which
@@ -40,12 +38,7 @@ const TOKEN_RENEW_EARLY_MS = 60_000;
 const HISTORY_MS = 180 * 24 * 60 * 60 * 1000;
 
 export function createWalmartConnector(ctx: ConnectorContext): Connector {
-  const parsed = walmartSettingsSchema.safeParse(ctx.settings);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "settings"}: ${i.message}`).join("; ");
-    throw new MarketplaceError(`Walmart settings of source ${ctx.sourceId} are invalid: ${detail}`, null, false);
-  }
-  const settings = parsed.data;
+  const settings = connectorSettings(walmartSettingsSchema, ctx, "Walmart");
 
   function serviceHeaders(): Record<string, string> {
     return {
