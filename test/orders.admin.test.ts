@@ -39,7 +39,7 @@ describe("GET /admin/v1/stores/{storeId}/orders", () => {
     const { storeId } = await storeWithToken();
     const bad = await admin("GET", `/stores/${storeId}/orders?page=1&pageSize=25&status=lost`);
     expect(bad.status).toBe(400);
-    expect(bad.json.Message).toBe("'status': 'lost' is not allowed; use one of New, Processing, Shipped, Canceled");
+    expect(bad.json.Message).toBe("'status': 'lost' is not allowed; use one of NEW, PROCESSING, SHIPPED, CANCELED");
     const noPage = await admin("GET", `/stores/${storeId}/orders?pageSize=25`);
     expect(noPage.status).toBe(400);
     expect(noPage.json.Message).toBe("'page': is required");

@@ -10,20 +10,17 @@ import { createRouter } from "../http/create-router";
 import { documented, envelope } from "../http/openapi";
 import { validate } from "../http/validate";
 import { isoDateField, toWireDate } from "../lib/dates";
-import { caseInsensitiveEnum, MAX_PAGE_SIZE, pagingAnswer, positiveInt } from "../http/query-schemas";
+import { MAX_PAGE_SIZE, pagingAnswer, positiveInt } from "../http/query-schemas";
 import { DELIVERY_KINDS, entriesOfOrder } from "../outbox/outbox";
 import { OUTBOX_STATES } from "../db/schema";
 import type { Db } from "../db/client";
-import { findOrder, findOrdersByNumber, listOrders, orderItemsOf, type OrderListPage } from "./orders.queries";
-import { ORDER_STATUSES, type OrderStatus } from "./orders.schemas";
-import { toWireOrder, wireOrder, type WireOrder } from "./orders.wire";
+import { findOrder, findOrdersByNumber, listOrders, type OrderListPage } from "./orders.queries";
+import { statusFilter } from "./orders.schemas";
+import { toWireOrder, wireOrder, wireOrders, type WireOrder } from "./orders.wire";
 
 const adminOrderQuery = z.object({
   orderNumber: z.string().trim().min(1).max(100).optional().describe("Exact marketplace number, seller number or OrderId."),
-  status: caseInsensitiveEnum<OrderStatus>(
-    Object.fromEntries(ORDER_STATUSES.map((s) => [s.toLowerCase(), s])) as Record<string, OrderStatus>,
-    ORDER_STATUSES.join(", "),
-  ).optional(),
+  status: statusFilter.optional(),
   fromDate: isoDateField.optional(),
   toDate: isoDateField.optional(),
   page: positiveInt("pages start at 1"),
@@ -44,16 +41,10 @@ const orderDelivery = z.object({
   DateDelivered: z.string().nullable(),
 });
 
-/** The page's orders with their items (an operator's page: at most 100 orders, read at once). */
-async function wireOrders(db: Db, page: OrderListPage): Promise<WireOrder[]> {
+/** The page's orders with their items (an operator's page: at most 100 orders, answered at once). */
+async function wireOrdersAtOnce(db: Db, page: OrderListPage): Promise<WireOrder[]> {
   const out: WireOrder[] = [];
-  const byId = new Map(page.rows.map((r) => [r.order.id, r]));
-  for await (const slice of orderItemsOf(db, [...byId.keys()], 5_000)) {
-    for (const id of slice.ids) {
-      const { order, sourceEnabled } = byId.get(id)!;
-      out.push(toWireOrder(order, slice.items.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled }));
-    }
-  }
+  for await (const order of wireOrders(db, page)) out.push(order);
   return out;
 }
 
@@ -94,7 +85,7 @@ export const ordersAdminRoutes = createRouter()
             { offset: (query.page - 1) * pageSize },
           );
       return ok(c, {
-        Orders: await wireOrders(db, page),
+        Orders: await wireOrdersAtOnce(db, page),
         Paging: { Page: query.orderNumber ? 1 : query.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE },
       });
     },

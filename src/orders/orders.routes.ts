@@ -9,7 +9,7 @@ import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";
 import { acknowledge, cancel, ship, type Move } from "./order-moves";
-import { countOrders, findOrder, listOrders, orderItemsOf, type OrderListPage, type PageStart } from "./orders.queries";
+import { countOrders, findOrder, listOrders, type PageStart } from "./orders.queries";
 import { applyMove, insertOrder } from "./orders.writes";
 import { MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
 import { openCursor, signCursor } from "../lib/cursor";
@@ -21,7 +21,7 @@ import {
   orderListQuery,
   updateStatusBody,
 } from "./orders.schemas";
-import { toWireOrder, wireOrder } from "./orders.wire";
+import { toWireOrder, wireOrder, wireOrders } from "./orders.wire";
 import type { Db } from "../db/client";
 import type { OrderRow } from "../db/schema";
 
@@ -37,19 +37,6 @@ async function moveOrder(db: Db, storeId: string, orderId: string, decide: (orde
     if (await applyMove(db, found.order, decide(found.order, now), now)) return;
   }
   throw new ApiError(503, `Order ${orderId} is being changed by other requests; try again.`, { "Retry-After": "1" });
-}
-
-/** Items are read a slice at a time (about 2 MB of items), so no answer holds a whole page of them. */
-const ITEMS_PER_READ = 5_000;
-
-async function* wireOrders(db: Db, page: OrderListPage) {
-  const byId = new Map(page.rows.map((r) => [r.order.id, r]));
-  for await (const slice of orderItemsOf(db, [...byId.keys()], ITEMS_PER_READ)) {
-    for (const id of slice.ids) {
-      const { order, sourceEnabled } = byId.get(id)!;
-      yield toWireOrder(order, slice.items.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled });
-    }
-  }
 }
 
 const invalidCursor = (what: string) =>

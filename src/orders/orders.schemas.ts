@@ -7,7 +7,8 @@ import { isoDateField, truncate } from "../lib/dates";
 export const ORDER_STATUSES = ["New", "Processing", "Shipped", "Canceled"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-const statusFilter = caseInsensitiveEnum<OrderStatus>(
+/** An OrderStatus in a query, in any case ("cancelled" too): the API's and the operator's filters. */
+export const statusFilter = caseInsensitiveEnum<OrderStatus>(
   { new: "New", processing: "Processing", shipped: "Shipped", canceled: "Canceled", cancelled: "Canceled" },
   "NEW, PROCESSING, SHIPPED, CANCELED",
 );

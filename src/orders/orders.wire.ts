@@ -1,8 +1,11 @@
-// The one place where an order row becomes the interface's PascalCase Order (spec 2.3), and the
-// zod description of that Order, which the OpenAPI document shows and toWireOrder is typed by.
+// The one place where an order row becomes the interface's PascalCase Order (spec 2.3), the zod
+// description of that Order, which the OpenAPI document shows and toWireOrder is typed by, and a
+// page of them with their items, read a slice of items at a time.
 import { z } from "zod";
+import type { Db } from "../db/client";
 import type { OrderItemRow, OrderRow } from "../db/schema";
 import { toWireDate } from "../lib/dates";
+import { orderItemsOf, type OrderListPage } from "./orders.queries";
 import { ORDER_STATUSES } from "./orders.schemas";
 
 /** An ISO 8601 instant in UTC (`...Z`), or null when the event has not happened. */
@@ -136,3 +139,16 @@ export function maskPhone(phone: string): string {
   return digits.length < 4 ? (phone ? "***" : "") : `***-***-${digits.slice(-4)}`;
 }
 
+/** Items are read a slice at a time (about 2 MB of items), so no answer holds a whole page of them. */
+const ITEMS_PER_READ = 5_000;
+
+/** A page's orders as wire Orders with their items, in page order. */
+export async function* wireOrders(db: Db, page: OrderListPage): AsyncGenerator<WireOrder> {
+  const byId = new Map(page.rows.map((r) => [r.order.id, r]));
+  for await (const slice of orderItemsOf(db, [...byId.keys()], ITEMS_PER_READ)) {
+    for (const id of slice.ids) {
+      const { order, sourceEnabled } = byId.get(id)!;
+      yield toWireOrder(order, slice.items.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled });
+    }
+  }
+}
