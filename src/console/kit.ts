@@ -12,9 +12,6 @@ export type C = Context<AppEnv>;
 export type Row = Record<string, unknown>;
 export type Router = Hono<AppEnv>;
 
-export const SCOPES = ["FeedsRead", "OrdersCreate", "OrdersRead", "OrdersUpdate"];
-export const LIFESPANS = ["NeverExpires", "7Days", "14Days", "30Days"];
-export const ORDER_STATUSES = ["New", "Processing", "Shipped", "Canceled"];
 export const ORDERS_PER_PAGE = 25;
 
 export const enc = encodeURIComponent;

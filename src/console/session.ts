@@ -23,7 +23,6 @@ export interface Session {
 }
 
 const secretOf = (env: Env) => hmacSign(env.ADMIN_API_KEY ?? "", "console-session");
-const csrfOf = async (env: Env, id: string) => hmacSign(await secretOf(env), `csrf:${id}`);
 
 export async function startSession(c: Context<AppEnv>): Promise<void> {
   const id = crypto.randomUUID();
@@ -56,13 +55,14 @@ export async function endSession(c: Context<AppEnv>, session: Session): Promise<
 /** The request's session, or null. Throws when the database cannot say whether it was signed out. */
 export async function readSession(c: Context<AppEnv>): Promise<Session | null> {
   if (!c.env.ADMIN_API_KEY) return null;
-  const value = await getSignedCookie(c, await secretOf(c.env), COOKIE);
+  const secret = await secretOf(c.env);
+  const value = await getSignedCookie(c, secret, COOKIE);
   if (!value) return null;
   const [id, expires] = value.split(".");
   const expiresAt = Number(expires);
   if (!id || !Number.isFinite(expiresAt) || expiresAt <= Date.now()) return null;
   if (await isSignedOut(getDb(c.env), id)) return null;
-  return { id, expiresAt, csrf: await csrfOf(c.env, id) };
+  return { id, expiresAt, csrf: await hmacSign(secret, `csrf:${id}`) };
 }
 
 export function csrfMatches(session: Session, presented: unknown): boolean {

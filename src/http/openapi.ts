@@ -65,8 +65,6 @@ export interface RouteDoc {
   body?: Record<string, z.ZodType | { type: "string" }>;
   /** The body may be left out entirely (it then means "all"). */
   bodyOptional?: boolean;
-  /** Left out of the document (benchmark-only routes). */
-  hide?: boolean;
 }
 
 /** The annotation a route carries as its first handler. */
@@ -97,7 +95,6 @@ export function documented(area: Area, doc: RouteDoc) {
     summary: doc.summary,
     description: doc.description,
     tags: doc.tags,
-    hide: doc.hide,
     parameters: area === "token" ? [TOKEN_PARAMETER] : undefined,
     security: area === "admin" ? [{ AdminKey: [] }] : [],
     requestBody: doc.body && {

@@ -174,7 +174,8 @@ export interface SetAsideRetry {
  * (ImportFrom) instead.
  */
 export async function retrySetAside(db: Db, source: ImportSource, connector: Connector, now: number, numbers: string[] | null): Promise<SetAsideRetry> {
-  const rows = (await listSetAside(db, source.id, 1000)).filter((r) => numbers === null || numbers.includes(r.orderSourceOrderNumber));
+  const named = numbers === null ? null : new Set(numbers);
+  const rows = (await listSetAside(db, source.id, 1000)).filter((r) => named === null || named.has(r.orderSourceOrderNumber));
   const orders: ImportedOrder[] = [];
   const setAside: SetAsideOrder[] = [];
   let truncated = 0;

@@ -1,7 +1,9 @@
 // Console pages: a store's consumer keys: list, create (the key shown once, with a copy button),
 // revoke with confirmation.
 import { html } from "hono/html";
-import { LIFESPANS, SCOPES, enc, str, type C, type Kit, type Router, type Row } from "../kit";
+import { SCOPES } from "../../auth/scopes";
+import { LIFESPANS } from "../../auth/tokens";
+import { enc, str, type C, type Kit, type Router, type Row } from "../kit";
 import { checkbox, csrfField, field, formError, page, select, table, when, type Notice } from "../layout";
 
 export function keyPages(router: Router, kit: Kit) {

@@ -1,7 +1,8 @@
 // Console pages: a store's orders (search by number, status and date filter, paging) and one
 // order with its items and deliveries.
 import { html } from "hono/html";
-import { ORDERS_PER_PAGE, ORDER_STATUSES, enc, str, type C, type Kit, type Router, type Row } from "../kit";
+import { ORDER_STATUSES } from "../../orders/orders.schemas";
+import { ORDERS_PER_PAGE, enc, str, type C, type Kit, type Router, type Row } from "../kit";
 import { field, fieldOf, formError, page, select, table, when, type Notice, type PageContext } from "../layout";
 
 export function orderPages(router: Router, kit: Kit) {

@@ -10,6 +10,9 @@ import { csrfField, field, formError, page, table, when, type Notice } from "../
 
 export function sourcePages(router: Router, kit: Kit) {
   const { api, ctxOf, back, failed, form, loadStore, storeNav, storeCrumbs } = kit;
+  /** The source of the request: its console page, and its path in the admin API. */
+  const sourceUrl = (c: C) => `/console/stores/${enc(c.req.param("storeId") ?? "")}/sources/${enc(c.req.param("sourceId") ?? "")}`;
+  const sourceApi = (c: C) => `/stores/${enc(c.req.param("storeId") ?? "")}/sources/${enc(c.req.param("sourceId") ?? "")}`;
 
   let specs: Promise<SettingsSpec[]> | null = null;
   const loadSpecs = (a: AdminApi) => (specs ??= a.publicJson<Parameters<typeof settingsSpecs>[0]>("/openapi.json").then(settingsSpecs).catch((e) => {
@@ -84,8 +87,8 @@ ${types.map((spec) => {
     const { store } = loaded;
     const ctx = ctxOf(c, notice);
     const a = api(c);
-    const path = `/stores/${enc(str(store.StoreId))}/sources/${enc(c.req.param("sourceId") ?? "")}`;
-    const base = `/console${path}`;
+    const path = sourceApi(c);
+    const base = sourceUrl(c);
     const [res, pending, failedRows, setAside] = await Promise.all([
       a.call<{ Source: Row }>("GET", path),
       a.call<{ Deliveries: Row[] }>("GET", `${path}/deliveries?status=pending`),
@@ -155,8 +158,6 @@ ${setAsideList.length
     );
   }
   router.get("/stores/:storeId/sources/:sourceId", (c) => sourcePage(c));
-  const sourceUrl = (c: C) => `/console/stores/${enc(c.req.param("storeId") ?? "")}/sources/${enc(c.req.param("sourceId") ?? "")}`;
-  const sourceApi = (c: C) => `/stores/${enc(c.req.param("storeId") ?? "")}/sources/${enc(c.req.param("sourceId") ?? "")}`;
   router.post("/stores/:storeId/sources/:sourceId/sync", async (c) => {
     const res = await api(c).call<{ Sync: Row }>("POST", `/sync?sourceId=${enc(c.req.param("sourceId"))}`);
     if (!res.ok) return failed(c, sourcePage, "sync", res);
