@@ -1,12 +1,15 @@
 // The sync's rows as the admin API answers them (PascalCase): sources with their status, cycle
 // summaries, deliveries and set-aside orders. The one place camelCase turns into the wire form.
+import type { z } from "zod";
 import { toWireDate } from "../lib/dates";
 import type { OutboxCounts, OutboxEntry } from "../outbox/outbox";
 import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SetAsideRow } from "./set-aside";
+import type { SourceType } from "./connectors";
 import type { SourceRow } from "./sources.queries";
+import type { cycleAnswer, deliveryAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
 
-export function toWireCycle(s: CycleSummary) {
+export function toWireCycle(s: CycleSummary): z.input<typeof cycleAnswer> {
   return {
     SourceId: s.sourceId,
     Name: s.name,
@@ -37,11 +40,12 @@ export interface SourceStatus {
   setAside: number;
 }
 
-export function wireSource(row: SourceRow, settings: Record<string, unknown>, status: SourceStatus) {
+export function wireSource(row: SourceRow, settings: Record<string, unknown>, status: SourceStatus): z.input<typeof sourceAnswer> {
   return {
     SourceId: row.id,
     StoreId: row.storeId,
-    Type: row.type,
+    // A source's Type is checked against the registry when it is created and never changes.
+    Type: row.type as SourceType,
     Name: row.name,
     Enabled: row.enabled,
     Settings: settings,
@@ -64,7 +68,7 @@ export function wireSource(row: SourceRow, settings: Record<string, unknown>, st
   };
 }
 
-export function wireDelivery(d: OutboxEntry) {
+export function wireDelivery(d: OutboxEntry): z.input<typeof deliveryAnswer> {
   return {
     DeliveryId: String(d.id),
     OrderId: String(d.orderId),
@@ -82,7 +86,7 @@ export function wireDelivery(d: OutboxEntry) {
   };
 }
 
-export function wireSetAside(row: SetAsideRow) {
+export function wireSetAside(row: SetAsideRow): z.input<typeof setAsideAnswer> {
   let record: unknown = row.record;
   if (!row.recordTruncated) {
     try {
