@@ -10,6 +10,7 @@ import type { AppEnv } from "../http/create-router";
 import { DEFAULT_BUCKET } from "../throttle/gcra";
 import type { Admission } from "../throttle/rate-limiter";
 import { verifyToken } from "./tokens";
+import { toWireDate } from "../lib/dates";
 import type { Scope } from "./scopes";
 
 /**
@@ -33,7 +34,7 @@ export function requireScope(scope: Scope) {
       await throttleAddress(c);
       throw new ApiError(
         401,
-        `The access token expired at ${new Date(claims.expiresAt).toISOString()}. Generate a new one with PUT /v1/Authorization.`,
+        `The access token expired at ${toWireDate(claims.expiresAt)}. Generate a new one with PUT /v1/Authorization.`,
       );
     }
     const denial = deniedUntil.get(claims.consumerKeyId);

@@ -5,7 +5,8 @@ import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
 import { countOpen } from "../outbox/outbox";
 import { decryptJson } from "../lib/crypto";
-import { MarketplaceError, type Connector } from "./connector";
+import { toWireDate } from "../lib/dates";
+import { cappedWait, MarketplaceError, MAX_WAIT_MS, type Connector } from "./connector";
 import { connectorEntry } from "./connectors";
 import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SourceStorage } from "./connectors/storage";
@@ -49,7 +50,7 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
     const message = error instanceof Error ? error.message : String(error);
     errors.push(`${stage}: ${message}`);
     if (error instanceof MarketplaceError && error.retryAfterMs) {
-      storage.put(PAUSED_UNTIL, clock().getTime() + error.retryAfterMs);
+      storage.put(PAUSED_UNTIL, clock().getTime() + cappedWait(error.retryAfterMs));
     }
   };
 
@@ -57,9 +58,10 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
     note("settings", error);
     return null;
   });
-  const pausedUntil = storage.get<number>(PAUSED_UNTIL) ?? 0;
+  // A pause stored before waits were capped can still be no date at all: held to the cap too.
+  const pausedUntil = Math.min(storage.get<number>(PAUSED_UNTIL) ?? 0, now + MAX_WAIT_MS);
   if (connector && pausedUntil > now) {
-    errors.push(`The marketplace asked to wait until ${new Date(pausedUntil).toISOString()} (Retry-After); nothing was sent.`);
+    errors.push(`The marketplace asked to wait until ${toWireDate(pausedUntil)} (Retry-After); nothing was sent.`);
   } else if (connector) {
     let resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
     // An operator moved the cursor (ImportFrom) since this import began: start the new window.

@@ -21,6 +21,7 @@ import {
   type RowOutcome,
 } from "../outbox/outbox";
 import {
+  cappedWait,
   MarketplaceError,
   type Capabilities,
   type Connector,
@@ -38,10 +39,10 @@ const ROUND = 100;
 /** Submitted rows asked about per cycle. */
 const CHECKS_PER_CYCLE = 100;
 
-/** The wait before attempt `attempts + 1`: 5, 10, 20 … minutes, capped at 6 h, never shorter than Retry-After. */
+/** The wait before attempt `attempts + 1`: 5, 10, 20 … minutes, capped at 6 h, never shorter than Retry-After (itself at most an hour). */
 export function retryDelay(attempts: number, retryAfterMs: number | null): number {
   const backoff = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.max(0, attempts - 1));
-  return Math.max(backoff, retryAfterMs ?? 0);
+  return Math.max(backoff, cappedWait(retryAfterMs));
 }
 
 export interface DeliveryResult {

@@ -1,0 +1,93 @@
+// A marketplace having a bad day, through whole cycles (decisions 6, "Whatever a marketplace
+// answers"): the fake Walmart of test/fakes answers as documented, and a thin hostile layer in
+// front of it answers chosen calls the way a broken or hostile marketplace would (a Retry-After
+// no date can hold, 429 on every order list, page tokens that never end or come round again).
+// Every admin read of the source must still answer below 500 afterwards.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { admin, call, storeWithToken } from "./helpers/api";
+import { createSource, cycleAt, deliveries, HOUR, listOrders, MINUTE, type WireOrder } from "./helpers/sync";
+import { createWalmartFake, WALMART_FAKE_CLIENT_ID, WALMART_FAKE_CLIENT_SECRET, walmartErrorBody } from "./fakes/walmart-fake";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+type Rule = (method: string, url: URL) => Response | null;
+
+/** The fake Walmart behind a hostile layer: `rule` answers a call itself, or lets it through. */
+function hostileWalmart() {
+  const fake = createWalmartFake();
+  let rule: Rule = () => null;
+  const seen: { method: string; url: URL }[] = [];
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const request = new Request(input as RequestInfo, init);
+    const url = new URL(request.url);
+    seen.push({ method: request.method, url });
+    return rule(request.method, url) ?? fake.fetch(input as RequestInfo, init);
+  });
+  return {
+    fake,
+    seen,
+    set(next: Rule) {
+      rule = next;
+    },
+  };
+}
+
+const throttled = (retryAfter: string) =>
+  new Response(JSON.stringify(walmartErrorBody(429)), { status: 429, headers: { "Content-Type": "application/json", "Retry-After": retryAfter } });
+const isOrderList = (method: string, url: URL) => method === "GET" && url.pathname === "/v3/orders";
+const isAcknowledge = (method: string, url: URL) => method === "POST" && url.pathname.endsWith("/acknowledge");
+
+async function walmartStore() {
+  const hostile = hostileWalmart();
+  const { storeId, token } = await storeWithToken();
+  const sourceId = await createSource(storeId, {
+    Type: "walmart",
+    Name: "Walmart US",
+    Settings: { clientId: WALMART_FAKE_CLIENT_ID, clientSecret: WALMART_FAKE_CLIENT_SECRET },
+  });
+  expect((await cycleAt(sourceId, Date.now())).error).toBeNull();
+  const open = (await listOrders(token)).filter((o) => o.SourceOrderStatus === "Created");
+  expect(open.length).toBeGreaterThanOrEqual(2);
+  return { ...hostile, storeId, token, sourceId, open };
+}
+
+const acknowledge = (token: string, order: WireOrder, number: string) =>
+  call("PUT", `/v1/${token}/Orders/${order.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=${number}`);
+
+/** Every admin read of the source answers below 500. */
+async function adminReadsHold(storeId: string, sourceId: string) {
+  for (const path of ["", "/deliveries", "/set-aside"]) {
+    const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}${path}`);
+    expect(res.status, path).toBe(200);
+  }
+  expect((await admin("GET", `/stores/${storeId}/sources`)).status).toBe(200);
+}
+
+describe("a Retry-After no date can hold", () => {
+  it("counts as one hour: later cycles record their end, and the delivery list answers", async () => {
+    const { storeId, token, sourceId, open, set } = await walmartStore();
+    expect((await acknowledge(token, open[0]!, "PO-1")).status).toBe(200);
+    set((method, url) => (isAcknowledge(method, url) ? throttled("9000000000000") : null));
+    const t0 = Date.now();
+    const first = await cycleAt(sourceId, t0);
+    expect(first.error).toMatch(/429/);
+    const [row] = await deliveries(storeId, sourceId);
+    expect(row).toMatchObject({ Status: "pending", Attempts: 1 });
+    expect(Date.parse(row!.DateNextAttempt!)).toBe(t0 + HOUR);
+    await adminReadsHold(storeId, sourceId);
+
+    // Within the hour the source waits, and the cycle still records its end.
+    const waiting = await cycleAt(sourceId, t0 + 30 * MINUTE);
+    expect(waiting.error).toMatch(/Retry-After/);
+    const status = (await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { DateLastCycleEnded: string } };
+    expect(Date.parse(status.Status.DateLastCycleEnded)).toBeGreaterThanOrEqual(t0 + 30 * MINUTE);
+
+    // After it, the marketplace is asked again.
+    set(() => null);
+    const after = await cycleAt(sourceId, t0 + HOUR + MINUTE);
+    expect(after).toMatchObject({ delivered: 1, error: null });
+    await adminReadsHold(storeId, sourceId);
+  });
+});
