@@ -91,3 +91,25 @@ describe("a Retry-After no date can hold", () => {
     await adminReadsHold(storeId, sourceId);
   });
 });
+
+describe("a marketplace answering 429 to every order list", () => {
+  it("pauses the import only: pending shipments still go out that cycle and the next", async () => {
+    const { storeId, token, sourceId, open, seen, set } = await walmartStore();
+    expect((await acknowledge(token, open[0]!, "PO-1")).status).toBe(200);
+    set((method, url) => (isOrderList(method, url) ? throttled("600") : null));
+    const t0 = Date.now();
+    const first = await cycleAt(sourceId, t0);
+    expect(first.error).toMatch(/^import: Walmart 429/);
+    expect(first.delivered).toBe(1);
+
+    // Ten minutes later the order list is left alone, and a new acknowledgement still goes out.
+    expect((await acknowledge(token, open[1]!, "PO-2")).status).toBe(200);
+    const lists = seen.filter((s) => isOrderList(s.method, s.url)).length;
+    const second = await cycleAt(sourceId, t0 + 5 * MINUTE);
+    expect(second.delivered).toBe(1);
+    expect(second.error).toMatch(/Retry-After/);
+    expect(seen.filter((s) => isOrderList(s.method, s.url)).length).toBe(lists);
+    expect((await deliveries(storeId, sourceId)).map((d) => d.Status)).toEqual(["delivered", "delivered"]);
+    await adminReadsHold(storeId, sourceId);
+  });
+});

@@ -16,8 +16,12 @@ import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceByI
 
 /** Where an import that did not fit one invocation stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
-/** Until when the marketplace asked not to be called (a 429's Retry-After), per source. */
-const PAUSED_UNTIL = "sync:pausedUntil";
+/**
+ * Until when the marketplace asked not to be called (a 429's Retry-After), per source and per
+ * stage: a throttled order list must not keep pending shipments from going out (decisions 6).
+ */
+const PAUSED_UNTIL = { import: "sync:importPausedUntil", delivery: "sync:deliveryPausedUntil" } as const;
+type Stage = keyof typeof PAUSED_UNTIL;
 
 export interface CycleDeps {
   env: Env;
@@ -46,23 +50,27 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   await markCycleStarted(db, sourceId, now);
 
   const errors: string[] = [];
-  const note = (stage: string, error: unknown) => {
+  const note = (stage: Stage | "settings", error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
     errors.push(`${stage}: ${message}`);
-    if (error instanceof MarketplaceError && error.retryAfterMs) {
-      storage.put(PAUSED_UNTIL, clock().getTime() + cappedWait(error.retryAfterMs));
+    if (stage !== "settings" && error instanceof MarketplaceError && error.retryAfterMs) {
+      storage.put(PAUSED_UNTIL[stage], clock().getTime() + cappedWait(error.retryAfterMs));
     }
+  };
+  /** Whether the marketplace asked this stage to wait; says so in the summary if it did. */
+  const paused = (stage: Stage): boolean => {
+    // A pause stored before waits were capped can be no date at all: held to the cap too.
+    const until = Math.min(storage.get<number>(PAUSED_UNTIL[stage]) ?? 0, now + MAX_WAIT_MS);
+    if (until <= now) return false;
+    errors.push(`${stage}: the marketplace asked to wait until ${toWireDate(until)} (Retry-After); nothing was sent.`);
+    return true;
   };
 
   const connector = await buildConnector(deps.env, source, storage, clock, deps.fetch).catch((error: unknown) => {
     note("settings", error);
     return null;
   });
-  // A pause stored before waits were capped can still be no date at all: held to the cap too.
-  const pausedUntil = Math.min(storage.get<number>(PAUSED_UNTIL) ?? 0, now + MAX_WAIT_MS);
-  if (connector && pausedUntil > now) {
-    errors.push(`The marketplace asked to wait until ${toWireDate(pausedUntil)} (Retry-After); nothing was sent.`);
-  } else if (connector) {
+  if (connector && !paused("import")) {
     let resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
     // An operator moved the cursor (ImportFrom) since this import began: start the new window.
     if (resume && resume.fromCursor !== source.cursorAt) {
@@ -95,17 +103,17 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
     if (imported > 0) {
       await addImported(db, sourceId, imported);
     }
-    // Delivery does not depend on the import: an acknowledgement can go out while listing fails,
-    // unless the marketplace just asked to be left alone.
-    if ((storage.get<number>(PAUSED_UNTIL) ?? 0) <= now) {
-      const delivered = await deliverPending(db, sourceId, connector, now);
-      summary.delivered = delivered.delivered;
-      summary.submitted = delivered.submitted;
-      summary.notApplicable = delivered.notApplicable;
-      summary.retrying = delivered.retrying;
-      summary.failed = delivered.failed;
-      if (delivered.stoppedBy) note("delivery", delivered.stoppedBy);
-    }
+  }
+  // Delivery does not depend on the import: an acknowledgement goes out while listing fails or
+  // waits, unless the marketplace asked the deliveries themselves to wait.
+  if (connector && !paused("delivery")) {
+    const delivered = await deliverPending(db, sourceId, connector, now);
+    summary.delivered = delivered.delivered;
+    summary.submitted = delivered.submitted;
+    summary.notApplicable = delivered.notApplicable;
+    summary.retrying = delivered.retrying;
+    summary.failed = delivered.failed;
+    if (delivered.stoppedBy) note("delivery", delivered.stoppedBy);
   }
 
   const open = await countOpen(db, sourceId);
