@@ -100,14 +100,20 @@ export async function dueEntries(db: Db, sourceId: string, now: number, limit: n
   return rows.map(readEntry);
 }
 
-/** Submitted rows whose result the marketplace has not given yet, oldest first. */
-export async function submittedEntries(db: Db, sourceId: string, limit: number): Promise<OutboxEntry[]> {
-  const rows = await db
-    .select()
-    .from(outbox)
-    .where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "submitted")))
-    .orderBy(asc(outbox.id))
-    .limit(limit);
+/**
+ * Submitted rows whose result the marketplace has not given yet, in id order after `afterId` and
+ * then from the start again: each cycle asks about the next `limit`, so every row gets its turn.
+ */
+export async function submittedEntries(db: Db, sourceId: string, afterId: number, limit: number): Promise<OutboxEntry[]> {
+  const page = (from: SQL | undefined, n: number) =>
+    db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "submitted"), from))
+      .orderBy(asc(outbox.id))
+      .limit(n);
+  const rows = await page(sql`${outbox.id} > ${afterId}`, limit);
+  if (rows.length < limit && afterId > 0) rows.push(...(await page(sql`${outbox.id} <= ${afterId}`, limit - rows.length)));
   return rows.map(readEntry);
 }
 
@@ -149,7 +155,12 @@ export function recordOutcome(db: Db, entry: { id: number; state: OutboxState },
         })
         .where(guard);
     case "submitted":
-      return db.update(outbox).set({ state: "submitted", attempts: sql`${outbox.attempts} + 1`, lastError: null, reference: outcome.reference }).where(guard);
+      // A submitted row is never due again: its next_attempt_at keeps when it was submitted, the
+      // start of the 24 hours the marketplace has to settle it (src/sync/delivery.ts).
+      return db
+        .update(outbox)
+        .set({ state: "submitted", attempts: sql`${outbox.attempts} + 1`, lastError: null, reference: outcome.reference, nextAttemptAt: now })
+        .where(guard);
     case "notApplicable":
       return db
         .update(outbox)

@@ -22,6 +22,8 @@ const IMPORT_PROGRESS = "sync:importProgress";
  */
 const PAUSED_UNTIL = { import: "sync:importPausedUntil", delivery: "sync:deliveryPausedUntil" } as const;
 type Stage = keyof typeof PAUSED_UNTIL;
+/** The last submitted delivery asked about, so the next cycle asks about the ones after it. */
+const CHECKED_UP_TO = "sync:checkedUpTo";
 
 export interface CycleDeps {
   env: Env;
@@ -107,13 +109,16 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   // Delivery does not depend on the import: an acknowledgement goes out while listing fails or
   // waits, unless the marketplace asked the deliveries themselves to wait.
   if (connector && !paused("delivery")) {
-    const delivered = await deliverPending(db, sourceId, connector, now);
+    const delivered = await deliverPending(db, sourceId, connector, now, { checkAfter: storage.get<number>(CHECKED_UP_TO) ?? 0 });
+    storage.put(CHECKED_UP_TO, delivered.checkedUpTo);
     summary.delivered = delivered.delivered;
     summary.submitted = delivered.submitted;
     summary.notApplicable = delivered.notApplicable;
     summary.retrying = delivered.retrying;
     summary.failed = delivered.failed;
     if (delivered.stoppedBy) note("delivery", delivered.stoppedBy);
+    // Not a pause: asking about a submission is its own operation (Amazon's getFeed has its own quota).
+    if (delivered.checksStoppedBy) errors.push(`delivery check: ${delivered.checksStoppedBy.message}`);
   }
 
   const open = await countOpen(db, sourceId);
