@@ -113,3 +113,58 @@ describe("a marketplace answering 429 to every order list", () => {
     await adminReadsHold(storeId, sourceId);
   });
 });
+
+/** A Walmart order-list page with no orders and this next-page token. */
+const emptyPage = (nextCursor: string) =>
+  new Response(JSON.stringify({ list: { meta: { totalCount: 1_000_000, limit: 100, nextCursor }, elements: { order: [] } } }), {
+    status: 200,
+    headers: { "Content-Type": "application/json" },
+  });
+const sourceStatus = async (storeId: string, sourceId: string) =>
+  ((await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { LastError: string | null; Cursor: string | null } }).Status;
+
+describe("next-page tokens that never end", () => {
+  it("ends the window after 200 pages, keeps what was read, says why, and waits for the next cycle", async () => {
+    const { storeId, sourceId, seen, set } = await walmartStore();
+    const cursorBefore = (await sourceStatus(storeId, sourceId)).Cursor;
+    let n = 0;
+    set((method, url) => (isOrderList(method, url) ? emptyPage(`?nextCursor=page-${++n}`) : null));
+    const setup = seen.filter((s) => isOrderList(s.method, s.url)).length;
+    const lists = () => seen.filter((s) => isOrderList(s.method, s.url)).length - setup;
+    const t0 = Date.now();
+    const first = await cycleAt(sourceId, t0);
+    expect(lists()).toBe(200);
+    expect(first.error).toBe("import: the window ended after 200 pages (the most one window reads); the next cycle goes on from there.");
+    const status = await sourceStatus(storeId, sourceId);
+    expect(status.LastError).toBe(first.error);
+    expect(status.Cursor).toBe(cursorBefore);
+    // Nothing runs on by itself: no alarm carries the import on back to back.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(lists()).toBe(200);
+    await adminReadsHold(storeId, sourceId);
+
+    // The next cycle goes on from the last token, for another 200 pages at most.
+    await cycleAt(sourceId, t0 + 15 * MINUTE);
+    expect(lists()).toBe(400);
+    expect(seen.filter((s) => isOrderList(s.method, s.url))[setup + 200]!.url.search).toBe("?nextCursor=page-200");
+  });
+
+  it("stops on a token already seen in the window, and starts the window over next cycle", async () => {
+    const { storeId, sourceId, seen, set } = await walmartStore();
+    const cursorBefore = (await sourceStatus(storeId, sourceId)).Cursor;
+    let n = 0;
+    // page-1, page-2, page-3, then page-1 again.
+    set((method, url) => (isOrderList(method, url) ? emptyPage(`?nextCursor=page-${(n++ % 3) + 1}`) : null));
+    const lists = () => seen.filter((s) => isOrderList(s.method, s.url)).map((s) => s.url.searchParams.get("nextCursor"));
+    const before = lists().length;
+    const t0 = Date.now();
+    const first = await cycleAt(sourceId, t0);
+    expect(lists().slice(before)).toEqual([null, "page-1", "page-2", "page-3"]);
+    expect(first.error).toBe("import: the marketplace sent a next-page token it had already sent in this window; the window ended there and starts over next cycle.");
+    expect((await sourceStatus(storeId, sourceId)).Cursor).toBe(cursorBefore);
+    n = 0;
+    await cycleAt(sourceId, t0 + 15 * MINUTE);
+    expect(lists().slice(before + 4)).toEqual([null, "page-1", "page-2", "page-3"]);
+    await adminReadsHold(storeId, sourceId);
+  });
+});

@@ -14,7 +14,7 @@ import { deliverPending } from "./delivery";
 import { importOrders, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "./sources.queries";
 
-/** Where an import that did not fit one invocation stands. */
+/** Where an import that did not fit one cycle stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
 /**
  * Until when the marketplace asked not to be called (a 429's Retry-After), per source and per
@@ -90,7 +90,8 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
       summary.fetched = result.fetched;
       summary.setAside = result.setAside;
       summary.more = result.unfinished !== null;
-      if (!result.unfinished) {
+      if (result.endedEarly) errors.push(`import: ${result.endedEarly}`);
+      else if (!result.unfinished) {
         // Only over the cursor this import started from: an operator's ImportFrom meanwhile wins.
         await advanceCursor(db, sourceId, resume ? resume.fromCursor : source.cursorAt, result.cursorAt);
       }
