@@ -76,3 +76,25 @@ describe("a Submitted delivery the marketplace never settles", () => {
     expect(checks.length).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe("corrections that alternate", () => {
+  it("replace the pending row of the same order and kind instead of queueing one each", async () => {
+    const { storeId, token, sourceId, orders } = await importedStore(2, {});
+    const [a, b] = [orders[0]!, orders[1]!];
+    for (const number of ["PO-A", "PO-B", "PO-A", "PO-B", "PO-A", "PO-C"]) expect((await ack(token, a, number)).status).toBe(200);
+    for (const tracking of ["TRK-1", "TRK-2", "TRK-1", "TRK-3"]) expect((await ship(token, b, tracking)).status).toBe(200);
+    expect((await deliveries(storeId, sourceId)).map((d) => `${d.OrderId}:${d.Kind}:${d.Status}`)).toEqual([
+      `${a.OrderId}:acknowledge:pending`,
+      `${b.OrderId}:ship:pending`,
+    ]);
+    expect(await cycleAt(sourceId, Date.now())).toMatchObject({ delivered: 2 });
+    const got = await received(storeId, sourceId);
+    expect(got.map((r) => [r.Operation, r.Body.sellerOrderNumber ?? r.Body.trackingNumber])).toEqual([
+      ["acknowledge", "PO-C"],
+      ["ship", "TRK-3"],
+    ]);
+    // A correction after delivery is a new row, as before.
+    expect((await ship(token, b, "TRK-4")).status).toBe(200);
+    expect((await deliveries(storeId, sourceId)).map((d) => d.Status)).toEqual(["delivered", "delivered", "pending"]);
+  });
+});

@@ -263,7 +263,7 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
   // prepared statement to bind, and the whole batch failed with a TypeError).
   const [result] = await d1.batch([
     d1.prepare(update$.sql).bind(...update$.params),
-    enqueue,
+    ...enqueue,
     d1.prepare(orphaned.sql).bind(...orphaned.params),
   ]);
   return result!.meta.changes === 1;

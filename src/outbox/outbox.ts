@@ -61,22 +61,34 @@ function payloadJson(payload: OutboxPayload): string {
 const dialect = new SQLiteAsyncDialect();
 
 /**
- * The outbox row of an order change, as a statement to run in the same batch right after the
+ * The outbox row of an order change, as statements to run in the same batch right after the
  * order's guarded update: it inserts only if that update changed a row (`changes() = 1`). A row
  * for an order whose source was deleted is failed at once, saying so, instead of pending forever.
+ *
+ * The new row replaces a pending row of the same order and kind (a corrected seller number or
+ * tracking number not yet delivered): only the latest correction matters to the marketplace, and
+ * corrections that alternate must not queue one delivery each. Replaced means deleted in favour
+ * of the new row, which has its own id and so its own idempotency key (a marketplace that holds
+ * the old key must not answer the new payload "as before"). The order's rows keep their order:
+ * the state machine allows no other kind after a pending acknowledgement or shipment of that
+ * order except a shipment after an acknowledgement, which stays after it.
  */
 export function enqueueAfterChange(
   db: Db,
   row: { storeId: string; sourceId: string; orderId: number; payload: OutboxPayload; at: number },
-): D1PreparedStatement {
-  const query = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
+): D1PreparedStatement[] {
+  const insert = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
     select ${row.storeId}, ${row.sourceId}, ${row.orderId}, ${row.payload.kind}, ${payloadJson(row.payload)},
       case when exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId}) then 'pending' else 'failed' end,
       0, ${row.at},
       case when exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId}) then null else ${SOURCE_DELETED} end,
       ${row.at}
     where changes() = 1`);
-  return db.$client.prepare(query.sql).bind(...query.params);
+  // changes() is still the insert's here: nothing is replaced unless a row was added.
+  const replace = dialect.sqlToQuery(sql`delete from ${outbox}
+    where ${outbox.orderId} = ${row.orderId} and ${outbox.kind} = ${row.payload.kind} and ${outbox.state} = 'pending'
+      and ${outbox.id} < last_insert_rowid() and changes() = 1`);
+  return [db.$client.prepare(insert.sql).bind(...insert.params), db.$client.prepare(replace.sql).bind(...replace.params)];
 }
 
 export const SOURCE_DELETED = "The order's marketplace source was deleted; nothing can be delivered to it.";
