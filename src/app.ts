@@ -54,8 +54,9 @@ app.onError(async (error, c) => {
     const message = error.message === "Malformed JSON in request body" ? "The request body is not valid JSON." : error.message;
     return c.json(failure(message), error.status);
   }
-  // A 500 says nothing of its cause to the client; the log keeps it.
-  console.error("unhandled error", c.req.method, c.req.path, error);
+  // A 500 says nothing of its cause to the client; the log keeps it. The route's pattern, not the
+  // path: a /v1 path holds the caller's token, and logs travel further than the service.
+  console.error("unhandled error", c.req.method, c.req.routePath, error);
   return c.json(failure("Internal server error; try again later."), 500);
 });
 
