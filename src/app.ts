@@ -5,6 +5,7 @@ import { createRouter } from "./http/create-router";
 import { ApiError } from "./http/errors";
 import { failure } from "./http/envelope";
 import { unmatched } from "./http/fallbacks";
+import { requireSecrets } from "./http/secrets";
 import { acceptJson, httpsOnly, limitBody, limitStreamedBody, MiB } from "./http/transport";
 import { authorizationRoutes } from "./auth/authorization.routes";
 import { rateLimitHeaders } from "./auth/authorize";
@@ -22,6 +23,8 @@ import type { AppEnv } from "./http/create-router";
 
 const app = createRouter();
 
+// Before anything else: a deployment whose secrets are missing or weak serves nothing.
+app.use("*", requireSecrets);
 // Outermost on /v1, so that every answer there, refusals included, carries X-RateLimit-*.
 app.use("/v1/*", rateLimitHeaders);
 app.use("*", httpsOnly, acceptJson);

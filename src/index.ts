@@ -1,6 +1,7 @@
 // The Worker's entry point: HTTP requests, the Cron Trigger, and the Durable Object classes.
 import { app } from "./app";
 import { normalizeRequest } from "./http/normalize";
+import { secretsHold } from "./http/secrets";
 import { runSync } from "./sync/run-sync";
 
 export { RateLimiter } from "./throttle/rate-limiter";
@@ -12,6 +13,8 @@ export default {
     return app.fetch(normalizeRequest(request), env, ctx);
   },
   scheduled(controller, env, ctx) {
+    // The sync decrypts the sources' credentials with SOURCE_SETTINGS_KEY: not with a weak one.
+    if (!secretsHold(env)) return;
     ctx.waitUntil(runSync(env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

@@ -157,7 +157,7 @@ describe("a streamed CSV catalog over Products", () => {
     const csv = ["Sku,Title", ...Array.from({ length: 800 }, (_, i) => `S${String(i).padStart(4, "0")},t${i}`)].join("\n");
     const res = await call("PUT", `/admin/v1/stores/${storeId}/products`, {
       raw: csv,
-      headers: { authorization: "Bearer test-admin-key", "content-type": "text/csv" },
+      headers: { authorization: "Bearer test-admin-key-0123456789abcdef-0123", "content-type": "text/csv" },
     });
     expect(res.status, res.text).toBe(400);
     // Batches are 350 rows: the first fits, the second (rows 351-700) would cross 500.

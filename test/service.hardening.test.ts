@@ -12,7 +12,7 @@ afterEach(() => {
 /** The Worker with some bindings replaced, as a request reaches it. */
 async function fetchWith(bindings: Partial<Env>, request: Request) {
   const ctx = createExecutionContext();
-  const response = await worker.fetch(request, { ...env, ...bindings }, ctx);
+  const response = await worker.fetch(request as Parameters<typeof worker.fetch>[0], { ...env, ...bindings }, ctx);
   await waitOnExecutionContext(ctx);
   return response;
 }
@@ -36,5 +36,41 @@ describe("what a 500 logs", () => {
     const text = logged.map((args) => args.map((a) => (a instanceof Error ? a.message : String(a))).join(" ")).join("\n");
     expect(text).toContain("unhandled error GET /v1/:token/orders/count");
     expect(text).not.toContain(token);
+  });
+});
+
+describe("secrets too short to protect anything", () => {
+  const base64 = (bytes: number) => btoa("k".repeat(bytes));
+  const cases: [string, Partial<Env>, string][] = [
+    ["a missing ADMIN_API_KEY", { ADMIN_API_KEY: undefined as unknown as string }, "ADMIN_API_KEY"],
+    ["a 31-byte ADMIN_API_KEY", { ADMIN_API_KEY: "a".repeat(31) }, "ADMIN_API_KEY"],
+    ["a 20-byte TOKEN_SIGNING_SECRET", { TOKEN_SIGNING_SECRET: "t".repeat(20) }, "TOKEN_SIGNING_SECRET"],
+    ["a SOURCE_SETTINGS_KEY of 16 bytes", { SOURCE_SETTINGS_KEY: base64(16) }, "SOURCE_SETTINGS_KEY"],
+    ["a SOURCE_SETTINGS_KEY that is not base64", { SOURCE_SETTINGS_KEY: "!".repeat(44) }, "SOURCE_SETTINGS_KEY"],
+  ];
+  for (const [what, bindings, name] of cases) {
+    it(`${what}: every request is refused with 503, and the log names it`, async () => {
+      const logged: string[] = [];
+      vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
+      for (const path of ["/admin/v1/stores", "/v1/Authorization", "/console/login"]) {
+        const res = await fetchWith(bindings, new Request(`${BASE}${path}`, { headers: { authorization: `Bearer ${"a".repeat(31)}` } }));
+        expect(res.status, path).toBe(503);
+        const body = (await res.json()) as { Success: boolean; Message: string };
+        expect(body).toEqual({
+          Success: false,
+          Message: "The service is not configured: a secret it needs is missing or shorter than 32 bytes. Its operator must set it (see docs/security.md).",
+        });
+        expect(body.Message).not.toContain(name);
+      }
+      expect(logged.some((line) => line.includes(name) && /32 bytes/.test(line))).toBe(true);
+    });
+  }
+
+  it("32 bytes are enough", async () => {
+    const res = await fetchWith(
+      { ADMIN_API_KEY: "a".repeat(32), TOKEN_SIGNING_SECRET: "t".repeat(32), SOURCE_SETTINGS_KEY: base64(32) },
+      new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: `Bearer ${"a".repeat(32)}` } }),
+    );
+    expect(res.status).toBe(200);
   });
 });
