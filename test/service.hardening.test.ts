@@ -1,9 +1,9 @@
 // The service-side items of issue 20 that are each one small rule: what a 500 logs, and more below.
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
-import { BASE, storeWithToken } from "./helpers/api";
+import { ADMIN_KEY, BASE, nextIp, storeWithToken } from "./helpers/api";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -72,5 +72,60 @@ describe("secrets too short to protect anything", () => {
       new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: `Bearer ${"a".repeat(32)}` } }),
     );
     expect(res.status).toBe(200);
+  });
+});
+
+/** A console form post from the console's own origin, from one client address. */
+function consolePost(path: string, body: BodyInit, contentType: string, ip: string) {
+  return exports.default.fetch(
+    new Request(BASE + path, { method: "POST", body, redirect: "manual", headers: { origin: BASE, "content-type": contentType, "cf-connecting-ip": ip } }),
+  );
+}
+const signInWith = (key: string, ip = nextIp()) => consolePost("/console/login", new URLSearchParams({ key }), "application/x-www-form-urlencoded", ip);
+
+describe("console sign-in with odd input", () => {
+  it("a key with a character above U+00FF, or a CR/LF, is a wrong key (401), not a 500", async () => {
+    for (const key of ["ключ-админа", "€uro-key", "key\r\nX-Injected: 1", "key\nmore"]) {
+      const res = await signInWith(key);
+      expect(res.status, JSON.stringify(key)).toBe(401);
+      expect(await res.text()).toContain("That admin key is not valid");
+    }
+  });
+
+  it("a malformed multipart body is a 400, not a 500", async () => {
+    const res = await consolePost("/console/login", "--x\r\nContent-Disposition: form-data\r\n\r\nno end", "multipart/form-data; boundary=x", nextIp());
+    expect(res.status).toBe(400);
+  });
+});
+
+describe("admin key failures per client address", () => {
+  it("are limited: after 20 wrong keys an address gets 429 with Retry-After, even for the right key; other addresses are not affected", async () => {
+    const ip = nextIp();
+    const wrong = () => exports.default.fetch(new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: "Bearer wrong-key", "cf-connecting-ip": ip } }));
+    for (let i = 0; i < 10; i++) expect((await wrong()).status).toBe(403);
+    // Failed console sign-ins count against the same address.
+    for (let i = 0; i < 10; i++) expect((await signInWith("wrong-key", ip)).status).toBe(401);
+    const limited = await wrong();
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    const right = await exports.default.fetch(new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: `Bearer ${ADMIN_KEY}`, "cf-connecting-ip": ip } }));
+    expect(right.status).toBe(429);
+    expect((await signInWith(ADMIN_KEY, ip)).status).toBe(429);
+    const elsewhere = await exports.default.fetch(new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: `Bearer ${ADMIN_KEY}`, "cf-connecting-ip": nextIp() } }));
+    expect(elsewhere.status).toBe(200);
+  });
+
+  it("per-address limiter objects delete their storage once idle", async () => {
+    const ip = nextIp();
+    const res = await exports.default.fetch(new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: "Bearer wrong-key", "cf-connecting-ip": ip } }));
+    expect(res.status).toBe(403);
+    const stub = env.RATE_LIMITER.getByName(`ip:${ip}`);
+    const keys = () => runInDurableObject(stub, (_instance, state) => [...state.storage.kv.list()].length);
+    expect(await keys()).toBeGreaterThan(0);
+    // One failure refills in 5 s; the alarm set for then finds the object idle and empties it
+    // (run here in case it has not fired by itself yet).
+    await new Promise((resolve) => setTimeout(resolve, 5_100));
+    await runDurableObjectAlarm(stub);
+    expect(await keys()).toBe(0);
   });
 });

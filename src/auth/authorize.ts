@@ -77,6 +77,29 @@ export async function throttleAddress(c: Context<AppEnv>): Promise<void> {
 }
 
 /**
+ * A wrong admin key (or console sign-in) spends one of its address's admin-failure bucket;
+ * once that is empty the address is answered 429 until it refills, whatever key it sends.
+ */
+export async function throttleAdminFailure(c: Context<AppEnv>): Promise<void> {
+  // Cloudflare's edge sets CF-Connecting-IP on every request it passes on; one without it came
+  // from inside (tests, local tools), where there is no address to hold to account.
+  if (!c.req.header("cf-connecting-ip")) return;
+  const name = addressName(c);
+  const admission = await callLimiter(() => c.env.RATE_LIMITER.getByName(name).admitAdminFailure());
+  if (!admission.allowed) {
+    rememberDenial(`admin:${name}`, { until: Date.now() + admission.retryAfterMs, limit: admission.limit });
+    throw tooMany(c, admission.limit, admission.retryAfterMs);
+  }
+}
+
+/** Refuses an address whose admin failures were refused (isolate-local, so it costs no RPC). */
+export function refuseAdminDenied(c: Context<AppEnv>): void {
+  const denial = deniedUntil.get(`admin:${addressName(c)}`);
+  const now = Date.now();
+  if (denial && denial.until > now) throw tooMany(c, denial.limit, denial.until - now);
+}
+
+/**
  * Every /v1 answer carries X-RateLimit-Limit and X-RateLimit-Remaining. Most get them from the
  * bucket their call was charged to; an answer given before any bucket was consulted (403 for
  * HTTP, 406, 404/405/410 for the route, 413, maintenance 503) shows the sender's address bucket,
