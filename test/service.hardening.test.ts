@@ -4,6 +4,7 @@ import { env, exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import { ADMIN_KEY, BASE, nextIp, storeWithToken } from "./helpers/api";
+import { createSource } from "./helpers/sync";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -127,5 +128,38 @@ describe("admin key failures per client address", () => {
     await new Promise((resolve) => setTimeout(resolve, 5_100));
     await runDurableObjectAlarm(stub);
     expect(await keys()).toBe(0);
+  });
+});
+
+describe("admin JSON bodies", () => {
+  const big = (bytes: number) => JSON.stringify({ Name: "Store", Padding: "x".repeat(bytes) });
+  const send = (body: BodyInit, headers: Record<string, string> = {}) =>
+    exports.default.fetch(
+      new Request(`${BASE}/admin/v1/stores`, { method: "POST", body, headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", ...headers } }),
+    );
+  const streamOf = (text: string) => new Response(text).body!;
+
+  it("are read up to 1 MiB, not 100: 413 for a larger one, declared or streamed", async () => {
+    const declared = await send(big(2 * 1024 * 1024));
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toEqual({ Success: false, Message: "The request body is larger than 1 MiB." });
+    const streamed = await send(streamOf(big(2 * 1024 * 1024)));
+    expect(streamed.status).toBe(413);
+    // A body under the cap is read as before (the unknown field is ignored).
+    expect((await send(big(1000))).status).toBe(200);
+    expect((await send(streamOf(big(1000)))).status).toBe(200);
+  });
+
+  it("the set-aside retry body too", async () => {
+    const { storeId } = await storeWithToken();
+    const sourceId = await createSource(storeId);
+    const res = await exports.default.fetch(
+      new Request(`${BASE}/admin/v1/stores/${storeId}/sources/${sourceId}/set-aside/retry`, {
+        method: "POST",
+        body: streamOf(JSON.stringify({ OrderNumbers: ["x".repeat(2 * 1024 * 1024)] })),
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+      }),
+    );
+    expect(res.status).toBe(413);
   });
 });

@@ -8,7 +8,7 @@ import { products, type ProductRow } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { limitError, limitReached } from "../stores/limits";
 import { findStore, usageOf } from "../stores/stores";
-import { CsvFieldTooLong, CsvRecordReader } from "./csv";
+import { CsvRecordReader, CsvRecordTooLarge } from "./csv";
 import { parseProduct, type ProductInput } from "./product-fields";
 
 /** D1 binds at most 100 parameters a statement; a product row binds 13. */
@@ -241,7 +241,7 @@ export async function importCsv(db: Db, storeId: string, body: ReadableStream<Ui
     }
     parser.end(onRecord);
   } catch (error) {
-    if (!(error instanceof CsvFieldTooLong)) throw error;
+    if (!(error instanceof CsvRecordTooLarge)) throw error;
     // What was read before is kept; the rest cannot be split into rows reliably.
     await reader.cancel().catch(() => {});
     batch.reject(error.record, null, `${error.message}; the upload was not read past this row`);

@@ -3,6 +3,7 @@
 // only as AES-GCM ciphertext, and never answered with their secrets (decisions 8; issue 5). The
 // statements live in sources.queries.ts (and the outbox's and set-aside's owners), the wire
 // forms in sync.wire.ts.
+import type { Context } from "hono";
 import { z } from "zod";
 import { requireStore } from "../stores/stores";
 import { getDb } from "../db/client";
@@ -11,7 +12,7 @@ import { OUTBOX_STATES } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
-import { describeIssues, validate } from "../http/validate";
+import { capBody, describeIssues, JSON_BODY_MAX, validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { decryptJson, encryptJson, randomId } from "../lib/crypto";
 import { isoDateField } from "../lib/dates";
@@ -121,8 +122,9 @@ async function requireSource(env: Env, storeId: string, sourceId: string): Promi
 }
 
 /** A body that may be left out entirely (retry everything), else JSON the schema takes: 400 naming the field. */
-async function optionalJson<T>(request: Request, schema: z.ZodType<T>): Promise<T | null> {
-  const text = await request.text();
+async function optionalJson<T>(c: Context, schema: z.ZodType<T>): Promise<T | null> {
+  await capBody(c, JSON_BODY_MAX);
+  const text = await c.req.raw.text();
   if (text.trim() === "") return null;
   let value: unknown;
   try {
@@ -251,7 +253,7 @@ export const sourcesRoutes = createRouter()
   .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
-    const body = await optionalJson(c.req.raw, retrySetAsideBody);
+    const body = await optionalJson(c, retrySetAsideBody);
     const now = Date.now();
     let connector;
     try {
