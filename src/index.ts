@@ -3,6 +3,7 @@ import { app } from "./app";
 import { normalizeRequest } from "./http/normalize";
 import { secretsHold } from "./http/secrets";
 import { runSync } from "./sync/run-sync";
+import { purgeDeletedStores } from "./admin/store-purge";
 
 export { RateLimiter } from "./throttle/rate-limiter";
 export { SourceSync } from "./sync/source-sync";
@@ -16,5 +17,6 @@ export default {
     // The sync decrypts the sources' credentials with SOURCE_SETTINGS_KEY: not with a weak one.
     if (!secretsHold(env)) return;
     ctx.waitUntil(runSync(env, controller.scheduledTime));
+    ctx.waitUntil(purgeDeletedStores(env).catch((error: unknown) => console.error("purge of deleted stores failed", error)));
   },
 } satisfies ExportedHandler<Env>;

@@ -15,6 +15,10 @@ import { grantOf } from "../throttle/rate-limiter";
 import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "../stores/consumer-keys";
 import { LIMIT_NAMES, type LimitName } from "../stores/limits";
 import { insertStore, limitsOf, listStores, markStoreDeleted, requireStore, updateStore, usageOf, type StoreRow } from "../stores/stores";
+import { listStoreFeeds } from "../feeds/feeds.queries";
+
+const STORE_DELETED =
+  "The store is deleted: its keys and feed schedules stopped now; its orders, buyer data, products, feeds and their files, and sources are purged in the background (every 15 minutes, in batches).";
 
 /** Each limit a whole number from 0 (nothing more may be stored) to a billion. */
 const limitsBody = z
@@ -127,7 +131,7 @@ export const storesRoutes = createRouter()
     if (!next) throw new ApiError(404, `No store with StoreId '${store.id}'.`);
     return ok(c, { Store: await storeView(c.env, next) });
   })
-  .delete("/stores/:storeId", documented("admin", { summary: "Delete a store (every token of its keys stops)", tags: ["Stores"], answer: envelope({}) }), validate("param", storeParam), async (c) => {
+  .delete("/stores/:storeId", documented("admin", { summary: "Delete a store (every token of its keys stops; its data is purged in the background)", tags: ["Stores"], answer: envelope({}) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const db = getDb(c.env);
     // Every token of the store's keys stops working on its next call. The limiters are told
@@ -136,7 +140,10 @@ export const storesRoutes = createRouter()
     const keys = await keysOfStore(db, store.id);
     await Promise.all(keys.map((key) => publishGrant(c.env, key, true)));
     await markStoreDeleted(db, store.id, Date.now());
-    return ok(c);
+    // Its feeds stop compiling now (a compile or alarm already under way finds no feed); the
+    // rest of what it held is purged by the cron (src/admin/store-purge.ts).
+    await Promise.all((await listStoreFeeds(db, store.id)).map((feed) => c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null)));
+    return ok(c, { Message: STORE_DELETED });
   })
   .post(
     "/stores/:storeId/consumer-keys",

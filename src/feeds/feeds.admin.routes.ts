@@ -139,9 +139,12 @@ export const feedsAdminRoutes = createRouter()
   })
   .delete("/feeds/:feedId", documented("admin", { summary: "Delete a feed and its file", tags: ["Feed definitions"], answer: envelope({}) }), validate("param", feedIdParam), async (c) => {
     const feed = await requireFeed(c.env, c.req.valid("param").feedId);
-    await deleteFeed(getDb(c.env), feed.storeId, feed.id);
+    // The file of the row as deleted, not as read above: a compile may have committed a new file
+    // in between (and deleted the one read). A compile committing after this finds no feed and
+    // deletes its own file (FeedCompiler.finish).
+    const deleted = await deleteFeed(getDb(c.env), feed.storeId, feed.id);
     await c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null);
-    if (feed.fileKey) await c.env.FEEDS.delete(feed.fileKey);
+    if (deleted?.fileKey) await c.env.FEEDS.delete(deleted.fileKey);
     return ok(c);
   })
   .get(

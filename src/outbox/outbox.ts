@@ -256,6 +256,11 @@ export function failOpenRows(db: Db, sourceId: string) {
     .where(and(eq(outbox.sourceId, sourceId), inArray(outbox.state, ["pending", "submitted"])));
 }
 
+/** A purge of a deleted store: the rows of these orders (a subquery), whatever their state. */
+export function deleteRowsOfOrders(db: Db, orderIds: SQL) {
+  return db.delete(outbox).where(sql`${outbox.orderId} in ${orderIds}`);
+}
+
 export function countOpen(db: Db, sourceId: string) {
   return db
     .select({ state: outbox.state, n: count() })
