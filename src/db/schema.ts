@@ -321,6 +321,8 @@ export const feeds = sqliteTable(
     /** [{header, field}] in order; null = the template's columns. */
     columns: text("columns", { mode: "json" }).$type<{ header: string; field: string }[]>(),
     compileIntervalMinutes: integer("compile_interval_minutes"),
+    /** Cells starting with = + - @ (or a tab or CR) are prefixed with ' so a spreadsheet shows them instead of running them. */
+    escapeFormulas: integer("escape_formulas", { mode: "boolean" }).notNull().default(false),
     status: text("status").notNull(),
     statusMessage: text("status_message").notNull().default(""),
     fileName: text("file_name").notNull(),

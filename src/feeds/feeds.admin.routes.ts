@@ -92,6 +92,7 @@ export const feedsAdminRoutes = createRouter()
       template: body.Template ?? "google-shopping",
       columns: body.Columns?.map((col) => ({ header: col.Header, field: col.Field })) ?? null,
       compileIntervalMinutes: body.CompileIntervalMinutes ?? null,
+      escapeFormulas: body.EscapeFormulas ?? false,
       status: FEED_STATUS.new,
       statusMessage: "",
       fileName: fileNameOf(body.Name, body.Format, id),
@@ -129,6 +130,7 @@ export const feedsAdminRoutes = createRouter()
     if (body.Columns !== undefined) changes.columns = body.Columns?.map((col) => ({ header: col.Header, field: col.Field })) ?? null;
     if (body.Template !== undefined) changes.template = body.Template;
     if (body.CompileIntervalMinutes !== undefined) changes.compileIntervalMinutes = body.CompileIntervalMinutes;
+    if (body.EscapeFormulas !== undefined) changes.escapeFormulas = body.EscapeFormulas;
     // Columns and rules take effect at the next compile; the schedule at once.
     const updated = Object.keys(changes).length ? await updateFeed(getDb(c.env), feed.id, changes) : feed;
     if (!updated) throw new ApiError(404, `No feed with FeedId '${feed.id}'.`);
