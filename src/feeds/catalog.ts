@@ -7,7 +7,7 @@ import type { Db } from "../db/client";
 import { products, type ProductRow } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { limitError, limitReached } from "../stores/limits";
-import { findStore, usageOf } from "../stores/stores";
+import { findStore, usageOf } from "../stores/stores.queries";
 import { CsvFieldTooLong, CsvRecordReader } from "./csv";
 import { parseProduct, type ProductInput } from "./product-fields";
 

@@ -10,7 +10,7 @@ import { createRouter } from "../http/create-router";
 import { describeIssues, isJsonContentType, validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { randomId } from "../lib/crypto";
-import { requireStore } from "../stores/stores";
+import { requireStore } from "../stores/stores.queries";
 import { countProducts, deleteProduct, importCsv, importJson, importSummary } from "./catalog";
 import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds, updateFeed } from "./feeds.queries";
 import { createFeedBody, feedIdParam, productsBody, updateFeedBody } from "./feeds.schemas";

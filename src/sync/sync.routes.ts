@@ -7,11 +7,11 @@ import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
-import { cycleAnswer } from "./sources.schemas";
+import { cycleAnswer } from "../sources/sources.schemas";
 import { toWireDate } from "../lib/dates";
 import { runSync } from "./run-sync";
-import { sourceById } from "./sources.queries";
-import { toWireCycle } from "./sync.wire";
+import { sourceById } from "../sources/sources.queries";
+import { toWireCycle } from "../sources/sources.wire";
 
 const syncQuery = z.object({ sourceId: z.string().min(1).optional() });
 

@@ -5,9 +5,9 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { sources, stores } from "../db/schema";
 import { renameOrderSource, setSyncErrors } from "../orders/orders.writes";
-import { failOpenRows, openOrderIds, SOURCE_DELETED } from "../outbox/outbox";
-import type { CycleSummary } from "./cycle-summary";
-import { deleteSetAsideOf } from "./set-aside";
+import { failOpenRows, openOrderIds, SOURCE_DELETED } from "../outbox/outbox.queries";
+import type { CycleSummary } from "../sync/cycle-summary";
+import { deleteSetAsideOf } from "./set-aside.queries";
 
 export type SourceRow = typeof sources.$inferSelect;
 
