@@ -4,7 +4,7 @@ import { adminOnly } from "./admin-auth";
 import { maintenanceRoutes } from "../maintenance/maintenance.routes";
 import { storesRoutes } from "../stores/stores.routes";
 import { sourcesRoutes } from "../sources/sources.routes";
-import { syncRoutes } from "../sync/sync.routes";
+import { syncRoutes } from "../sources/sync.routes";
 import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 import { ordersAdminRoutes } from "../orders/orders.admin.routes";
 

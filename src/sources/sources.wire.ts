@@ -1,4 +1,4 @@
-// The sync's rows as the admin API answers them (PascalCase): sources with their status, cycle
+// A source's rows as the admin API answers them (PascalCase): sources with their status, cycle
 // summaries, deliveries and set-aside orders. The one place camelCase turns into the wire form.
 import type { z } from "zod";
 import { toWireDate } from "../lib/dates";
