@@ -12,7 +12,7 @@ import type { ImportedOrder } from "../src/sync/connector";
 import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
 import { memoryStorage } from "../src/sync/connectors/storage";
 import { countStatements } from "../src/sync/cycle";
-import { importWindow } from "../src/sync/importer";
+import { importWindow, toWrite } from "../src/sync/importer";
 import { markProcessingForBench, plainInsertStatements } from "../src/orders/orders.writes";
 import { countsBySource, enqueueAcknowledgementsOf } from "../src/outbox/outbox.queries";
 import { sourceById } from "../src/sources/sources.queries";
@@ -24,8 +24,9 @@ const sourceQuery = z.object({ sourceId: z.string(), count: z.coerce.number().in
 const BASELINE_BATCH = 50;
 
 export const benchRoutes = createRouter()
-  // The baseline: the same simulated orders as one import cycle of the source, inserted into a
-  // fresh store with plain drizzle inserts in db.batch (no upsert, no JSON packing).
+  // The baseline: the same simulated orders as one import cycle of the source, with the values
+  // the import writes, inserted into a fresh store with plain drizzle inserts in db.batch (no
+  // upsert, no JSON packing).
   .post("/baseline-import", validate("query", sourceQuery), async (c) => {
     const { sourceId } = c.req.valid("query");
     const source = await sourceById(getDb(c.env), sourceId);
@@ -46,21 +47,8 @@ export const benchRoutes = createRouter()
       );
       for (let i = 0; i < page.orders.length; i += BASELINE_BATCH) {
         const part = page.orders.slice(i, i + BASELINE_BATCH);
-        const statements = part.flatMap((o) =>
-          plainInsertStatements(
-            db,
-            orderValues(storeId, source.name, o),
-            o.items.map((item) => ({
-              sourceLineId: item.sourceLineId,
-              sku: item.sku,
-              name: item.name,
-              quantity: item.quantity,
-              unitPrice: item.unitPrice,
-              saleTaxCost: item.saleTaxCost,
-              discount: item.discount,
-            })),
-          ),
-        );
+        const now = Date.now();
+        const statements = part.flatMap((o) => plainInsertStatements(db, storeId, source.name, toWrite(o), now));
         await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
         inserted += part.length;
       }
@@ -78,41 +66,3 @@ export const benchRoutes = createRouter()
     const pending = (await countsBySource(db, [sourceId])).get(sourceId)?.pending ?? 0;
     return ok(c, { Pending: pending });
   });
-
-function orderValues(storeId: string, name: string, o: ImportedOrder) {
-  const now = Date.now();
-  return {
-    storeId,
-    orderSource: name,
-    orderSourceOrderNumber: o.sourceOrderNumber,
-    orderSourceCustomerOrderNumber: o.sourceCustomerOrderNumber,
-    status: "New",
-    sourceOrderStatus: o.sourceOrderStatus,
-    buyerEmailAddress: o.buyerEmail,
-    buyerPhoneNumber: o.buyerPhone,
-    buyerUserId: o.buyerUserId,
-    firstName: o.shipTo.firstName,
-    lastName: o.shipTo.lastName,
-    shipToCompanyName: o.shipTo.companyName,
-    street1: o.shipTo.street1,
-    street2: o.shipTo.street2,
-    city: o.shipTo.city,
-    stateOrProvince: o.shipTo.stateOrProvince,
-    postalCode: o.shipTo.postalCode,
-    country: o.shipTo.country,
-    shippingMethod: o.shippingMethod,
-    shippingServiceName: o.shippingServiceName,
-    shippingServiceValue: o.shippingServiceValue,
-    paymentType: o.paymentType,
-    paymentTransactionId: o.paymentTransactionId,
-    isMarketplacePrime: o.isPrime,
-    grandTotal: o.grandTotal,
-    subTotal: o.subTotal,
-    shippingTotal: o.shippingTotal,
-    shippingTaxTotal: o.shippingTaxTotal,
-    giftWrapTotal: o.giftWrapTotal,
-    giftWrapTaxTotal: o.giftWrapTaxTotal,
-    dateCreatedInOrderSource: o.createdAt.getTime(),
-    dateUpdated: now,
-  };
-}

@@ -302,12 +302,17 @@ export function renameOrderSource(db: Db, sourceId: string, name: string) {
 // The sync benchmark's (bench/sync-bench.routes.ts): its baseline and its delivery setup
 
 /**
- * The baseline the page write is measured against: one order as two plain drizzle inserts, no
- * upsert and no JSON packing. Its lines find their order by key, as InsertOrder's do.
+ * The baseline the page write is measured against: one order (the same values an import writes)
+ * as two plain drizzle inserts, no upsert and no JSON packing. Its lines find their order by key,
+ * as InsertOrder's do.
  */
-export function plainInsertStatements(db: Db, order: typeof orders.$inferInsert, items: Omit<typeof orderItems.$inferInsert, "orderId">[]) {
-  const orderId = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${order.storeId} and ${orders.orderSource} = ${order.orderSource} and ${orders.orderSourceOrderNumber} = ${order.orderSourceOrderNumber})`;
-  return [db.insert(orders).values(order), db.insert(orderItems).values(items.map((item) => ({ orderId, ...item })))] as const;
+export function plainInsertStatements(db: Db, storeId: string, orderSource: string, write: OrderWrite, now: number) {
+  const { items, ...order } = write;
+  const orderId = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} and ${orders.orderSource} = ${orderSource} and ${orders.orderSourceOrderNumber} = ${order.orderSourceOrderNumber})`;
+  return [
+    db.insert(orders).values({ ...order, storeId, orderSource, dateUpdated: now }),
+    db.insert(orderItems).values(items.map((item) => ({ orderId, ...item }))),
+  ] as const;
 }
 
 /**
