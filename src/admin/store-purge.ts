@@ -1,5 +1,5 @@
 // The purge of deleted stores (issue 20). Deleting a store stops its keys and feed schedules at
-// once (src/admin/stores.routes.ts); what it held (orders with their buyer data and lines,
+// once (src/stores/stores.routes.ts); what it held (orders with their buyer data and lines,
 // deliveries, set-aside marketplace records, products, feeds and their files in R2, sources with
 // their encrypted credentials and per-source state, keys) goes here, in bounded batches.
 //
@@ -10,12 +10,12 @@
 // over several runs instead of one invocation's limits. A deleted store is unreachable through
 // the API from the moment of its deletion, so purging over hours loses nothing.
 import { getDb, type Db } from "../db/client";
-import { purgeProducts } from "../feeds/catalog";
+import { purgeProducts } from "../feeds/products.queries";
 import { deleteFeed, listStoreFeeds } from "../feeds/feeds.queries";
 import { purgeOrdersStatements } from "../orders/orders.writes";
-import { deleteKeysOfStore } from "../stores/consumer-keys";
-import { deletedStoreIds, deleteStoreRow } from "../stores/stores";
-import { deleteSource, listSources } from "../sync/sources.queries";
+import { deleteKeysOfStore } from "../consumer-keys/consumer-keys.queries";
+import { deletedStoreIds, deleteStoreRow } from "../stores/stores.queries";
+import { deleteSource, listSources } from "../sources/sources.queries";
 
 /** Rows (orders, products, files) one batch deletes. */
 const BATCH = 1_000;

@@ -3,7 +3,7 @@
 // from overlapping; this module only needs a database, a clock and the source's storage.
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
-import { countOpen } from "../outbox/outbox";
+import { countOpen } from "../outbox/outbox.queries";
 import { decryptJson } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
 import { cappedWait, MarketplaceError, MAX_WAIT_MS, type Connector } from "./connector";
@@ -12,7 +12,7 @@ import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SourceStorage } from "./connectors/storage";
 import { deliverPending } from "./delivery";
 import { importOrders, type ImportProgress } from "./importer";
-import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "./sources.queries";
+import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../sources/sources.queries";
 
 /** Where an import that did not fit one cycle stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
