@@ -76,8 +76,8 @@ describe("stores", () => {
       MaskBuyerPii: true,
       DateCreated: expect.stringMatching(/Z$/),
       // The defaults (issue 12): far above what a real seller holds.
-      Limits: { Orders: 2000000, OrderItems: 10000000, Products: 2000000, Feeds: 200, Sources: 200, ConsumerKeys: 200 },
-      Usage: { Orders: 0, OrderItems: 0, Products: 0, Feeds: 0, Sources: 0, ConsumerKeys: 0 },
+      Limits: { Orders: 2000000, OrderItems: 10000000, Products: 2000000, Feeds: 200, Sources: 200, ConsumerKeys: 200, StoredBytes: 2000000000 },
+      Usage: { Orders: 0, OrderItems: 0, Products: 0, Feeds: 0, Sources: 0, ConsumerKeys: 0, StoredBytes: 0 },
     });
 
     const got = await admin("GET", `/stores/${store.StoreId}`);

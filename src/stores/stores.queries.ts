@@ -102,6 +102,7 @@ export async function usageOf(db: Db, storeId: string): Promise<Limits> {
     Feeds: u?.feeds ?? 0,
     Sources: u?.sources ?? 0,
     ConsumerKeys: u?.consumerKeys ?? 0,
+    StoredBytes: u?.storedBytes ?? 0,
   };
 }
 

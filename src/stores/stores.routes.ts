@@ -21,9 +21,10 @@ import { listStoreFeeds } from "../feeds/feeds.queries";
 const STORE_DELETED =
   "The store is deleted: its keys and feed schedules stopped now; its orders, buyer data, products, feeds and their files, and sources are purged in the background (every 15 minutes, in batches).";
 
-/** Each limit a whole number from 0 (nothing more may be stored) to a billion. */
+/** Each limit a whole number from 0 (nothing more may be stored) to a billion; bytes to a trillion (1 TB). */
+const limitMax = (name: LimitName) => (name === "StoredBytes" ? 1_000_000_000_000 : 1_000_000_000);
 const limitsBody = z
-  .object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int().min(0).max(1_000_000_000).optional()])) as Record<LimitName, z.ZodOptional<z.ZodNumber>>)
+  .object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int().min(0).max(limitMax(name)).optional()])) as Record<LimitName, z.ZodOptional<z.ZodNumber>>)
   .strict();
 
 const createStoreBody = z.object({
