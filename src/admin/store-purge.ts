@@ -37,7 +37,7 @@ async function purgeStore(env: Env, db: Db, storeId: string, budget: { left: num
   for (;;) {
     if (!spend()) return false;
     const results = await db.batch(purgeOrdersStatements(db, storeId, BATCH));
-    if (results[2].meta.changes < BATCH) break;
+    if (results[2].length < BATCH) break;
   }
   for (;;) {
     if (!spend()) return false;

@@ -54,10 +54,11 @@ export async function deleteProduct(db: Db, storeId: string, sku: string): Promi
 
 /** One batch of a deleted store's purge: up to `limit` of its products; answers how many went. */
 export async function purgeProducts(db: Db, storeId: string, limit: number): Promise<number> {
-  const result = await db.run(
-    sql`delete from ${products} where ${products.storeId} = ${storeId} and ${products.sku} in (select ${products.sku} from ${products} where ${products.storeId} = ${storeId} limit ${limit})`,
-  );
-  return result.meta.changes;
+  const gone = await db
+    .delete(products)
+    .where(and(eq(products.storeId, storeId), sql`${products.sku} in (select ${products.sku} from ${products} where ${products.storeId} = ${storeId} limit ${limit})`))
+    .returning({ sku: products.sku });
+  return gone.length;
 }
 
 export async function countProducts(db: Db, storeId: string): Promise<number> {

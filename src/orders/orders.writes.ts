@@ -301,14 +301,14 @@ export function renameOrderSource(db: Db, sourceId: string, name: string) {
 /**
  * One batch of a deleted store's purge: its first `limit` orders with their lines and outbox
  * rows, in one transaction (lines and rows first: they reference the orders). The last
- * statement's changes say how many orders went.
+ * statement answers the orders that went (D1's `changes` also counts what triggers wrote).
  */
 export function purgeOrdersStatements(db: Db, storeId: string, limit: number) {
   const batch = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} order by ${orders.id} limit ${limit})`;
   return [
     deleteRowsOfOrders(db, batch),
     db.delete(orderItems).where(sql`${orderItems.orderId} in ${batch}`),
-    db.delete(orders).where(sql`${orders.id} in ${batch}`),
+    db.delete(orders).where(sql`${orders.id} in ${batch}`).returning({ id: orders.id }),
   ] as const;
 }
 

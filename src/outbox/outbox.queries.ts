@@ -235,12 +235,16 @@ export function failedOrderIds(sourceId: string): SQL {
   return sql`(select ${outbox.orderId} from ${outbox} where ${outbox.sourceId} = ${sourceId} and ${outbox.state} = 'failed')`;
 }
 
-/** The operator's retry: failed rows go out again on the next cycle, attempts from zero. */
+/**
+ * The operator's retry: failed rows go out again on the next cycle, attempts from zero. Answers
+ * the rows it moved (D1's `changes` also counts what the table's triggers wrote).
+ */
 export function retryFailed(db: Db, sourceId: string, now: number) {
   return db
     .update(outbox)
     .set({ state: "pending", attempts: 0, nextAttemptAt: now, lastError: null })
-    .where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "failed")));
+    .where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "failed")))
+    .returning({ id: outbox.id });
 }
 
 /** Orders with a row of this source still to complete (a subquery, for the deletion's order messages). */

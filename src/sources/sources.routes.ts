@@ -241,7 +241,7 @@ export const sourcesRoutes = createRouter()
     const now = Date.now();
     const [, retried] = await db.batch([clearSyncErrors(db, failedOrderIds(row.id), now), retryFailed(db, row.id, now)]);
     const [source] = await answerSources(c.env, [row]);
-    return ok(c, { Retried: retried.meta.changes, Source: source });
+    return ok(c, { Retried: retried.length, Source: source });
   })
   .get("/stores/:storeId/sources/:sourceId/set-aside", documented("admin", { summary: "Orders the connector could not map, set aside (oldest 1,000)", tags: ["Sources"], answer: envelope({ SetAside: z.array(setAsideAnswer) }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");

@@ -3,6 +3,9 @@
 // shipment never overtakes the acknowledgement before it, nothing after a failed row goes out,
 // and nothing overtakes a row the marketplace still processes (submitted).
 //
+// A submitted row the marketplace has not settled within 24 hours is failed with its last answer;
+// asking about submitted rows (100 a cycle, in turn) never holds back the pending rows.
+//
 // Each marketplace call's outcome is written before the next call is made: a cycle cut off at any
 // point (eviction, a D1 error, a deploy) repeats at most the one call in flight, and that call
 // carries an idempotency key derived from the row. Failures are retried with exponential backoff
