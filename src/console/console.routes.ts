@@ -80,7 +80,7 @@ export function consoleRoutes(appFetch: AppFetch) {
     // The key is checked by the admin API itself: 200 on a harmless read means it is the key (and
     // a wrong one counts against this address there). A key no header can carry (a CR/LF, a
     // character above U+00FF) cannot be it: wrong, without a call.
-    const sendable = /^[\x21-\x7e]+$/.test(key);
+    const sendable = /^[\x20-\x7e]+$/.test(key);
     const probe = sendable ? await adminApi(c, appFetch, key).call("GET", "/maintenance") : { ok: false as const, status: 403, message: "" };
     if (!probe.ok && probe.status === 429) return loginPage(c, probe.message, 429);
     if (!probe.ok) return loginPage(c, key ? "That admin key is not valid. Check the ADMIN_API_KEY secret." : "Enter the admin key.", 401);
