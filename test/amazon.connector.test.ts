@@ -10,7 +10,8 @@ import {
   type ImportedOrder,
   type SetAsideOrder,
 } from "../src/sync/connector";
-import { amazonSettingsSchema, createAmazonConnector } from "../src/sync/connectors/amazon/amazon.connector";
+import { createAmazonConnector } from "../src/sync/connectors/amazon/amazon.connector";
+import { amazonSettingsSchema } from "../src/sync/connectors/amazon/amazon.settings";
 import { memoryStorage, type SourceStorage } from "../src/sync/connectors/storage";
 import {
   AMAZON_FAKE_CLIENT_ID,

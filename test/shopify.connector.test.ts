@@ -22,8 +22,8 @@ import {
   ORDER_CANCELLED_QUERY,
   ORDER_LINES_QUERY,
   TRACKING_UPDATE_MUTATION,
-  createShopifyConnector,
-} from "../src/sync/connectors/shopify/shopify.connector";
+} from "../src/sync/connectors/shopify/shopify.graphql";
+import { createShopifyConnector } from "../src/sync/connectors/shopify/shopify.connector";
 import { memoryStorage } from "../src/sync/connectors/storage";
 import { admin, createStore } from "./helpers/api";
 import { adminSent, expectNoFailures, fuzzer, send, toJson } from "./helpers/fuzz";

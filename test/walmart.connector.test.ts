@@ -9,7 +9,8 @@ import {
   type ShipDelivery,
   type Shipment,
 } from "../src/sync/connector";
-import { createWalmartConnector, walmartSettingsSchema } from "../src/sync/connectors/walmart/walmart.connector";
+import { createWalmartConnector } from "../src/sync/connectors/walmart/walmart.connector";
+import { walmartSettingsSchema } from "../src/sync/connectors/walmart/walmart.settings";
 import { mapWalmartOrder } from "../src/sync/connectors/walmart/walmart.mapping";
 import type { WalmartOrder } from "../src/sync/connectors/walmart/walmart.types";
 import {
