@@ -127,8 +127,8 @@ describe("Walmart token", () => {
   it("gives up after one retry when the fresh token is refused too", async () => {
     const { fake, connector } = setup();
     const order = await firstOrder(connector);
-    fake.failNext(401);
-    fake.failNext(401);
+    fake.failNext({ status: 401 });
+    fake.failNext({ status: 401 });
     const error = await rejection(connector.acknowledge(ackOf(deliveryOf(order))));
 
     expect(error.status).toBe(401);
@@ -247,7 +247,7 @@ describe("Walmart fetchOrders", () => {
 
   it("reads Walmart's 404 CONTENT_NOT_FOUND as an empty page", async () => {
     const { fake, connector } = setup();
-    fake.failNext(404);
+    fake.failNext({ status: 404 });
     expect(await connector.fetchOrders(WINDOW, null)).toEqual({ orders: [], setAside: [], nextCursor: null });
   });
 
@@ -420,7 +420,7 @@ describe("Walmart errors", () => {
   it("a 400 is not retryable and carries Walmart's code and description", async () => {
     const s = setup();
     const order = await firstOrder(s.connector);
-    s.fake.failNext(400, {
+    s.fake.failNext({ status: 400, body: {
       errors: [
         {
           code: "INVALID_REQUEST_CONTENT.GMP_ORDER_API",
@@ -431,7 +431,7 @@ describe("Walmart errors", () => {
           category: "DATA",
         },
       ],
-    });
+    } });
     const error = await rejection(ship(s, order));
     expect(error.status).toBe(400);
     expect(error.retryable).toBe(false);
@@ -443,7 +443,7 @@ describe("Walmart errors", () => {
 
   it("a 429 is retryable and passes Retry-After on in milliseconds", async () => {
     const s = setup();
-    s.fake.failNext(429, undefined, { "Retry-After": "30" });
+    s.fake.failNext({ status: 429, headers: { "Retry-After": "30" } });
     const error = await rejection(s.connector.fetchOrders(WINDOW, null));
     expect([error.status, error.retryable, error.retryAfterMs]).toEqual([429, true, 30_000]);
     expect(error.message).toContain("REQUEST_THRESHOLD_VIOLATED");
@@ -452,7 +452,7 @@ describe("Walmart errors", () => {
   it("a 500 is retryable", async () => {
     const s = setup();
     const order = await firstOrder(s.connector);
-    s.fake.failNext(500);
+    s.fake.failNext({ status: 500 });
     const error = await rejection(ship(s, order));
     expect([error.status, error.retryable]).toEqual([500, true]);
   });
@@ -468,7 +468,7 @@ describe("Walmart errors", () => {
 
   it("a timeout is retryable and says so", async () => {
     const s = setup();
-    s.fake.failNextWithError(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+    s.fake.failNextWithError({ error: new DOMException("The operation was aborted due to timeout", "TimeoutError") });
     const error = await rejection(s.connector.fetchOrders(WINDOW, null));
     expect([error.status, error.retryable]).toEqual([null, true]);
     expect(error.message).toBe("Walmart GET /v3/orders failed: no answer within 10 s");
@@ -476,7 +476,7 @@ describe("Walmart errors", () => {
 
   it("a failing token call is reported like any other call", async () => {
     const s = setup();
-    s.fake.failNext(503, undefined, {}, "token");
+    s.fake.failNext({ status: 503, target: "token" });
     const error = await rejection(s.connector.fetchOrders(WINDOW, null));
     expect([error.status, error.retryable]).toEqual([503, true]);
   });

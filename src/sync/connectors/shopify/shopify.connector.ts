@@ -16,7 +16,8 @@ import {
   type ShipDelivery,
   type SubmissionStatus,
 } from "../../connector";
-import { readOrder, splitPage } from "../kit/orders-page";
+import { readOrder, splitPage, Unmappable, type OrderReader } from "../kit/orders-page";
+import { pageGuard } from "../kit/paging";
 import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
 import { shopifyGraphql } from "./shopify.client";
@@ -64,6 +65,10 @@ import type {
 
 /** A cancellation job that has not cancelled the order by then is reported as failed. */
 const CANCEL_JOB_TIMEOUT_MS = 60 * 60_000;
+/** Pages of an order's fulfilment state (5 fulfillment orders, or 50 of one's lines, a page) one shipment reads at most. */
+const MAX_FULFILLMENT_STATE_PAGES = 40;
+/** Pages of more line items one order reads at most (50 a page; the order is set aside past 500 lines). */
+const MAX_LINE_PAGES = 12;
 
 const ACKNOWLEDGE_REASON =
   "Shopify has no acknowledgement of an order: its orders are open for fulfilment as they arrive";
@@ -103,13 +108,24 @@ export function createShopifyConnector(
     return gid;
   }
 
-  /** Fetches the rest of an order's line items into it (the page query brings the first few). */
-  async function completeLines(order: ShopifyOrder): Promise<void> {
+  /**
+   * Fetches the rest of an order's line items into it (the page query brings the first few).
+   * Answers why they cannot all be read (a next-page cursor that repeats or never ends), else null.
+   */
+  async function completeLines(order: ShopifyOrder): Promise<string | null> {
     const lines = order.lineItems;
-    if (typeof order.id !== "string" || !lines?.pageInfo?.hasNextPage) return;
+    if (typeof order.id !== "string" || !lines?.pageInfo?.hasNextPage) return null;
     const nodes = [...arrayOf(lines.nodes)];
     let pageInfo: ShopifyPageInfo | null = lines.pageInfo;
+    const nextPage = pageGuard(`Shopify order ${order.id}'s line items`, MAX_LINE_PAGES);
+    let unreadable: string | null = null;
     while (pageInfo?.hasNextPage && pageInfo.endCursor && nodes.length <= MAX_LINES_PER_ORDER) {
+      try {
+        nextPage(pageInfo.endCursor);
+      } catch (error) {
+        unreadable = (error as Error).message;
+        break;
+      }
       const data: ShopifyOrderLinesData = await graphql("ShopifyOrderLines", ORDER_LINES_QUERY, { id: order.id, after: pageInfo.endCursor });
       const more = data.order?.lineItems;
       if (!more) break;
@@ -117,6 +133,7 @@ export function createShopifyConnector(
       pageInfo = more.pageInfo ?? null;
     }
     order.lineItems = { pageInfo: { hasNextPage: Boolean(pageInfo?.hasNextPage), endCursor: pageInfo?.endCursor ?? null }, nodes };
+    return unreadable;
   }
 
   interface FulfillmentState {
@@ -127,6 +144,7 @@ export function createShopifyConnector(
 
   async function fulfillmentState(gid: string, label: string): Promise<FulfillmentState> {
     const state: FulfillmentState = { cancelledAt: null, fulfillmentOrders: [], fulfillments: [] };
+    const nextPage = pageGuard(`Shopify order ${label}'s fulfillment orders`, MAX_FULFILLMENT_STATE_PAGES);
     let after: string | null = null;
     do {
       const data: ShopifyFulfillmentStateData = await graphql("ShopifyFulfillmentState", FULFILLMENT_STATE_QUERY, { id: gid, after });
@@ -140,6 +158,7 @@ export function createShopifyConnector(
         const lines = [...arrayOf(fo.lineItems?.nodes)];
         let pageInfo = fo.lineItems?.pageInfo ?? null;
         while (pageInfo?.hasNextPage && pageInfo.endCursor) {
+          nextPage(`${fo.id} ${pageInfo.endCursor}`);
           const more: ShopifyFulfillmentOrderLinesData = await graphql("ShopifyFulfillmentOrderLines", FULFILLMENT_ORDER_LINES_QUERY, {
             id: fo.id,
             after: pageInfo.endCursor,
@@ -162,6 +181,7 @@ export function createShopifyConnector(
         });
       }
       after = connection?.pageInfo?.hasNextPage ? (connection.pageInfo.endCursor ?? null) : null;
+      if (after !== null) nextPage(after);
     } while (after !== null);
     return state;
   }
@@ -307,15 +327,26 @@ export function createShopifyConnector(
         throw new MarketplaceError("Shopify ShopifyOrders: the answer has no orders", 200, true);
       }
       const nodes: ShopifyOrder[] = connection.nodes;
+      // An order whose line items cannot all be read is set aside with the reason, like any other.
+      const unreadable = new Map<ShopifyOrder, string>();
       for (const node of nodes) {
         if (typeof node !== "object" || node === null || Array.isArray(node)) {
           throw new MarketplaceError("Shopify ShopifyOrders: the answer lists something that is not an order", 200, true);
         }
-        await completeLines(node);
+        const why = await completeLines(node);
+        if (why) unreadable.set(node, why);
       }
+      const reader: OrderReader = {
+        ...shopifyOrderReader,
+        map: (record) => {
+          const why = unreadable.get(record as ShopifyOrder);
+          if (why) throw new Unmappable(why);
+          return shopifyOrderReader.map(record);
+        },
+      };
       const end = connection.pageInfo?.endCursor;
       return {
-        ...splitPage(shopifyOrderReader, nodes, "Shopify ShopifyOrders"),
+        ...splitPage(reader, nodes, "Shopify ShopifyOrders"),
         nextCursor: connection.pageInfo?.hasNextPage === true && typeof end === "string" && end !== "" ? end : null,
       };
     },

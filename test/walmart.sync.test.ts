@@ -89,7 +89,7 @@ describe("a Walmart source in a sync cycle", () => {
     let shipmentsSeen = 0;
     const real = fake.fetch;
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-      if (new Request(input, init).url.endsWith("/shipping") && ++shipmentsSeen === 2) fake.failNext(500);
+      if (new Request(input, init).url.endsWith("/shipping") && ++shipmentsSeen === 2) fake.failNext({ status: 500 });
       return real(input, init);
     });
     const first = await cycleAt(sourceId, Date.now());

@@ -158,8 +158,8 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     expect((await call("PUT", `/v1/${token}/Orders/${order!.OrderId}/UpdateStatus`, { body: { OrderStatus: "Shipped", ShipmentTrackingNumber: "RM123456785GB", DestinationShippingCarrier: "Royal Mail" } })).status).toBe(200);
 
     // getOrders and getOrder both answer 500 with eBay's system error.
-    fake.failNext("fulfillment", 500);
-    fake.failNext("fulfillment", 500);
+    fake.failNext({ target: "fulfillment", status: 500 });
+    fake.failNext({ target: "fulfillment", status: 500 });
     await cycleAt(sourceId, Date.now());
     const [pending] = await deliveries(storeId, sourceId);
     expect([pending!.Status, pending!.Attempts, pending!.LastError]).toEqual(["pending", 1, "eBay 500 on getOrder: 30500 System error"]);
