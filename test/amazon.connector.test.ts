@@ -505,6 +505,27 @@ describe("Amazon import", () => {
   });
 });
 
+describe("Amazon records of another shape", () => {
+  it("sets aside a record the mapping trips on (programs: 5, paymentExecutions: \"x\"), naming the TypeError", () => {
+    const { connector } = setup();
+    const template = exampleOrders().find((o) => o.orderId === "202-7654321-1098765")!;
+    const spoiled: [string, (order: Record<string, unknown>) => void][] = [
+      ["programs", (o) => (o.programs = 5)],
+      ["paymentExecutions", (o) => (o.payment = { paymentExecutions: "x" })],
+    ];
+    for (const [what, spoil] of spoiled) {
+      const record = structuredClone(template) as unknown as Record<string, unknown>;
+      spoil(record);
+      const read = connector.remap(record) as SetAsideOrder;
+      expect([what, read.sourceOrderNumber, read.reason]).toEqual([
+        what,
+        "202-7654321-1098765",
+        expect.stringMatching(/^Amazon the record does not have the shape the marketplace publishes \(TypeError: /),
+      ]);
+    }
+  });
+});
+
 describe("Amazon confirmShipment", () => {
   it("confirms one package with the order's items, carrier, tracking and ship date", async () => {
     const { fake, connector, window } = setup();

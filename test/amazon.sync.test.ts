@@ -13,6 +13,27 @@ afterEach(() => {
 });
 
 const HOUR = 3_600_000;
+/** A source on the fake Amazon, selling in the models' four marketplaces. */
+const SETTINGS = {
+  refreshToken: AMAZON_FAKE_REFRESH_TOKEN,
+  clientId: AMAZON_FAKE_CLIENT_ID,
+  clientSecret: AMAZON_FAKE_CLIENT_SECRET,
+  region: "na",
+  marketplaceIds: ["ATVPDKIKX0DER", "A1F83G8C2ARO7P", "A1VC38T7YXB528", "A2Q3Y263D00KWC"],
+};
+
+/**
+ * A store with an Amazon source on `fake`, whose orders (the models') changed an hour ago, inside
+ * the first cycle's look-back; `unshipped` waits for the seller.
+ */
+async function amazonSource(fake: ReturnType<typeof createAmazonFake>, unshipped: string) {
+  for (const order of fake.orders) order.lastUpdatedTime = new Date(Date.now() - HOUR).toISOString();
+  fake.touch(unshipped, new Date(Date.now() - HOUR), (o) => (o.fulfillment!.fulfillmentStatus = "UNSHIPPED"));
+  vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
+  const { storeId, token } = await storeWithToken();
+  const sourceId = await createSource(storeId, { Type: "amazon", Name: "Amazon", Settings: SETTINGS });
+  return { storeId, token, sourceId };
+}
 
 describe("an Amazon source in sync cycles", () => {
   it("imports the seller's orders, sets aside one it cannot map, ships one, and keeps the feed's acknowledgement and cancellation Submitted until Amazon has processed them", async () => {
@@ -22,22 +43,7 @@ describe("an Amazon source in sync cycles", () => {
     broken.orderId = "202-0000000-0000001";
     delete (broken.orderItems[0]!.product as Record<string, unknown>).sellerSku;
     fake.orders.push(broken);
-    // The models' orders, changed an hour ago (inside the first cycle's look-back).
-    for (const order of fake.orders) order.lastUpdatedTime = new Date(Date.now() - HOUR).toISOString();
-    fake.touch("202-7654321-1098765", new Date(Date.now() - HOUR), (o) => (o.fulfillment!.fulfillmentStatus = "UNSHIPPED"));
-    vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
-    const { storeId, token } = await storeWithToken();
-    const sourceId = await createSource(storeId, {
-      Type: "amazon",
-      Name: "Amazon",
-      Settings: {
-        refreshToken: AMAZON_FAKE_REFRESH_TOKEN,
-        clientId: AMAZON_FAKE_CLIENT_ID,
-        clientSecret: AMAZON_FAKE_CLIENT_SECRET,
-        region: "na",
-        marketplaceIds: ["ATVPDKIKX0DER", "A1F83G8C2ARO7P", "A1VC38T7YXB528", "A2Q3Y263D00KWC"],
-      },
-    });
+    const { storeId, token, sourceId } = await amazonSource(fake, "202-7654321-1098765");
 
     await fireCron();
     const orders = await listOrders(token);
@@ -150,13 +156,7 @@ describe("an Amazon source in sync cycles", () => {
 describe("an Amazon source on a bad day", () => {
   badDaySuite({
     type: "amazon",
-    settings: {
-      refreshToken: AMAZON_FAKE_REFRESH_TOKEN,
-      clientId: AMAZON_FAKE_CLIENT_ID,
-      clientSecret: AMAZON_FAKE_CLIENT_SECRET,
-      region: "na",
-      marketplaceIds: ["ATVPDKIKX0DER", "A1F83G8C2ARO7P", "A1VC38T7YXB528", "A2Q3Y263D00KWC"],
-    },
+    settings: SETTINGS,
     hosts: ["api.amazon.com", "sellingpartnerapi-na.amazon.com"],
     fake(now) {
       const fake = createAmazonFake({ now });
@@ -181,21 +181,7 @@ describe("an Amazon delivery told to wait 9,000,000,000,000 s", () => {
     await quietOtherSources();
     let ahead = 0;
     const fake = createAmazonFake({ now: () => new Date(Date.now() + ahead) });
-    for (const order of fake.orders) order.lastUpdatedTime = new Date(Date.now() - HOUR).toISOString();
-    fake.touch("123-4567890-1234567", new Date(Date.now() - HOUR), (o) => (o.fulfillment!.fulfillmentStatus = "UNSHIPPED"));
-    vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
-    const { storeId, token } = await storeWithToken();
-    const sourceId = await createSource(storeId, {
-      Type: "amazon",
-      Name: "Amazon",
-      Settings: {
-        refreshToken: AMAZON_FAKE_REFRESH_TOKEN,
-        clientId: AMAZON_FAKE_CLIENT_ID,
-        clientSecret: AMAZON_FAKE_CLIENT_SECRET,
-        region: "na",
-        marketplaceIds: ["ATVPDKIKX0DER"],
-      },
-    });
+    const { storeId, token, sourceId } = await amazonSource(fake, "123-4567890-1234567");
     await fireCron();
     const order = (await listOrders(token)).find((o) => o.OrderSourceOrderNumber === "123-4567890-1234567")!;
     const shipped = await call("PUT", `/v1/${token}/Orders/${order.OrderId}/UpdateStatus`, {

@@ -6,6 +6,7 @@ import {
   type Connector,
   type DeliveryOrder,
   type ImportedOrder,
+  type SetAsideOrder,
   type ShipDelivery,
   type Shipment,
 } from "../src/sync/connector";
@@ -249,6 +250,28 @@ describe("Walmart fetchOrders", () => {
     const { fake, connector } = setup();
     fake.failNext({ status: 404 });
     expect(await connector.fetchOrders(WINDOW, null)).toEqual({ orders: [], setAside: [], nextCursor: null });
+  });
+
+  it("sets aside a record of any shape the mapping trips on, naming the TypeError", () => {
+    const { connector } = setup();
+    const released = extracted.operations.find((o) => o.operationId === "getAllReleasedOrders")!;
+    const example = (released.responseExamples as { default: { list: { elements: { order: WalmartOrder[] } } } }).default.list.elements.order[0]!;
+    const spoiled: [string, (order: Record<string, unknown> & WalmartOrder) => void][] = [
+      ["an orderLine object", (o) => (o.orderLines = { orderLine: { lineNumber: "1" } as never })],
+      ["an orderLine [null]", (o) => (o.orderLines = { orderLine: [null] as never })],
+      ["a charge that is a number", (o) => (o.orderLines!.orderLine![0]!.charges = { charge: 5 as never })],
+    ];
+    for (const [what, spoil] of spoiled) {
+      const record = structuredClone(example) as Record<string, unknown> & WalmartOrder;
+      spoil(record);
+      const read = connector.remap(record) as SetAsideOrder;
+      expect([what, read.sourceOrderNumber, read.reason]).toEqual([
+        what,
+        example.purchaseOrderId,
+        expect.stringMatching(/^Walmart the record does not have the shape the marketplace publishes \(TypeError: /),
+      ]);
+      expect(read.record).toBe(record);
+    }
   });
 
   it("adds shipping taxes, several lines and discounts up in cents", () => {

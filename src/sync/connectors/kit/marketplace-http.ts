@@ -165,7 +165,8 @@ export function retryAfterMs(header: string | null, now: Date): number | null {
   let ms: number;
   if (/^\d+(\.\d+)?$/.test(value)) ms = Number(value) * 1000;
   else {
-    const at = Date.parse(value);
+    // An HTTP date starts with its day's name; anything else Date.parse might take ("-5") is not one.
+    const at = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
     ms = Number.isNaN(at) ? UNREADABLE_RETRY_AFTER_MS : at - now.getTime();
   }
   if (Number.isNaN(ms)) ms = UNREADABLE_RETRY_AFTER_MS;
