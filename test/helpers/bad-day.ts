@@ -1,7 +1,7 @@
 // A marketplace having a bad day, played by its fake through whole cycles of the Cron Trigger
 // (decisions 6, "Whatever a marketplace answers" and "never follow a redirect"): a redirect to a
-// host that must receive nothing, a body over 16 MiB, a Retry-After no date can hold, a record
-// that makes the mapper throw. After each, every admin read of the source answers below 500 and
+// host that must receive nothing, a body over 16 MiB, a Retry-After no date can hold, 429 for
+// ever, a record that makes the mapper throw. After each, every admin read of the source answers below 500 and
 // the source imports again once the marketplace recovers. Each <x>.sync.test.ts runs it for its
 // marketplace.
 import { expect, it, vi } from "vitest";
@@ -121,6 +121,17 @@ export function badDaySuite(m: MarketplaceUnderTest): void {
     expect(Date.parse(until!)).toBeLessThanOrEqual(Date.now() + 61 * MINUTE);
     await s.cycle(62);
     expect((await listOrders(s.token)).length).toBeGreaterThan(0);
+    await s.done();
+  });
+
+  it("keeps its footing while the order list answers 429 to every call: each cycle ends and says why", async () => {
+    const s = await start({ ...badDay.throttledForever(), ...m.orderList });
+    await s.cycle(0);
+    await s.cycle(61);
+    const status = await sourceStatus(s.storeId, s.sourceId);
+    expect(Date.parse(status.DateLastCycleEnded!)).toBeGreaterThanOrEqual(Date.now() + 60 * MINUTE);
+    expect(status.LastError).toMatch(/429|asked to wait/);
+    expect(await listOrders(s.token)).toEqual([]);
     await s.done();
   });
 

@@ -2,7 +2,8 @@
 // Orders v0 confirmShipment, acknowledge and cancel with a POST_ORDER_ACKNOWLEDGEMENT_DATA feed
 // (Feeds API 2021-06-30) confirmed in later cycles from its processing report. Built from the
 // models in ../shared/reference/amazon/ and the guides the reference README quotes. Every call
-// is paced per operation (amazon.pacing.ts) with the pace kept in the source's storage.
+// goes through amazon.client.ts (paced per operation, the LWA token); the feed lifecycle is
+// amazon.feeds.ts's. This file wires them and holds the import and confirmShipment.
 import {
   MarketplaceError,
   type Capabilities,

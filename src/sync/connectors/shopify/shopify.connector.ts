@@ -3,6 +3,7 @@
 // not used. Import pages `orders` by updated_at; a shipment becomes fulfillmentCreate over the
 // order's open fulfillment orders (or fulfillmentTrackingInfoUpdate when it corrects an earlier
 // one); a cancellation is orderCancel, a job the delivery waits for; there is no acknowledgement.
+// Its documents are shopify.graphql.ts's, each call goes through shopify.client.ts.
 import {
   MarketplaceError,
   type CancelDelivery,
