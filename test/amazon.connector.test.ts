@@ -9,6 +9,7 @@ import {
   type Delivery,
   type DeliveryOutcome,
   type ImportedOrder,
+  type OrderPage,
   type SetAsideOrder,
 } from "../src/sync/connector";
 import { createAmazonConnector } from "../src/sync/connectors/amazon/amazon.connector";
@@ -18,6 +19,7 @@ import {
   AMAZON_FAKE_CLIENT_ID,
   AMAZON_FAKE_CLIENT_SECRET,
   AMAZON_FAKE_REFRESH_TOKEN,
+  amazonPagesForEver,
   createAmazonFake,
   exampleOrders,
   type AmazonFake,
@@ -503,6 +505,24 @@ describe("Amazon import", () => {
     expect(network.message).toBe("Amazon GET /orders/2026-01-01/orders failed: Network connection lost.");
     expect(network.retryable).toBe(true);
   });
+});
+
+describe("Amazon pages on a bad day", () => {
+  it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
+    for (const [repeating, expected] of [[true, ["again", "again", "again"]], [false, ["page-0", "page-1", "page-2"]]] as const) {
+      const { fake, connector, window } = setup();
+      fake.failNext(amazonPagesForEver(repeating));
+      const cursors: (string | null)[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const page: OrderPage = await connector.fetchOrders(window(), cursor);
+        expect(page.orders).toEqual([]);
+        cursors.push((cursor = page.nextCursor));
+      }
+      expect(cursors).toEqual(expected);
+    }
+  });
+
 });
 
 describe("Amazon records of another shape", () => {

@@ -25,6 +25,7 @@ import {
   fulfillmentError,
   postOrderError,
   type EbayFake,
+  ebayPagesForEver,
 } from "./fakes/ebay-fake";
 import { orderIdOf, sampleOrder, type SampleOrder } from "./fakes/ebay-orders";
 import { rejection } from "./helpers/rejection";
@@ -443,6 +444,22 @@ describe("eBay import (getOrders)", () => {
 
     fake.failNext({ target: "fulfillment", status: 502, body: "<html>Bad gateway</html>" });
     expect((await rejection(connector.fetchOrders(WINDOW, null))).message).toBe('eBay 502 on getOrders: "<html>Bad gateway</html>"');
+  });
+
+  // eBay's pages are offsets: one that names its own offset again is read as the next offset.
+  it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
+    for (const [repeating, expected] of [[true, ["200/1000000", "201/1000000", "202/1000000"]], [false, ["200/1000000", "400/1000000", "600/1000000"]]] as const) {
+      const { fake, connector } = setup();
+      fake.failNext(ebayPagesForEver(repeating));
+      const cursors: (string | null)[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const page: OrderPage = await connector.fetchOrders(WINDOW, cursor);
+        expect(page.orders).toEqual([]);
+        cursors.push((cursor = page.nextCursor));
+      }
+      expect(cursors).toEqual(expected);
+    }
   });
 
   it("refuses an answer without a list rather than ending the import early", async () => {

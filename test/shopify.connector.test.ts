@@ -28,7 +28,7 @@ import { memoryStorage } from "../src/sync/connectors/storage";
 import { admin, createStore } from "./helpers/api";
 import { adminSent, expectNoFailures, fuzzer, send, toJson } from "./helpers/fuzz";
 import { badDay } from "./fakes/faults";
-import { createShopifyFake, shopifySchema, SHOPIFY_FAKE_SHOP, SHOPIFY_FAKE_TOKEN, type ShopifyFake } from "./fakes/shopify-fake";
+import { createShopifyFake, shopifyPagesForEver, shopifySchema, SHOPIFY_FAKE_SHOP, SHOPIFY_FAKE_TOKEN, type ShopifyFake } from "./fakes/shopify-fake";
 import { ordersUpdatedFrom, shopifyOrder, type Json, type LineSpec } from "./fakes/shopify-fixtures";
 import { rejection } from "./helpers/rejection";
 
@@ -514,6 +514,21 @@ describe("Shopify errors", () => {
     ]);
     // And then it works again.
     expect((await connector.fetchOrders(WINDOW, null)).orders).toHaveLength(3);
+  });
+
+  it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
+    for (const [repeating, expected] of [[true, ["again", "again", "again"]], [false, ["page-0", "page-1", "page-2"]]] as const) {
+      const { fake, connector } = setup();
+      fake.failNext(shopifyPagesForEver(repeating));
+      const cursors: (string | null)[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const page: OrderPage = await connector.fetchOrders(WINDOW, cursor);
+        expect(page.orders).toEqual([]);
+        cursors.push((cursor = page.nextCursor));
+      }
+      expect(cursors).toEqual(expected);
+    }
   });
 
   it("reads an answer of the wrong shape without breaking: set aside, defaults, or a retryable error", async () => {

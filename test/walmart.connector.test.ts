@@ -6,6 +6,7 @@ import {
   type Connector,
   type DeliveryOrder,
   type ImportedOrder,
+  type OrderPage,
   type SetAsideOrder,
   type ShipDelivery,
   type Shipment,
@@ -19,6 +20,7 @@ import {
   WALMART_FAKE_CLIENT_ID,
   WALMART_FAKE_CLIENT_SECRET,
   type WalmartFake,
+  walmartPagesForEver,
 } from "./fakes/walmart-fake";
 import extracted from "./fakes/walmart-examples.json";
 import { rejection } from "./helpers/rejection";
@@ -244,6 +246,21 @@ describe("Walmart fetchOrders", () => {
     ]);
     expect([order.subTotal, order.shippingTotal, order.shippingTaxTotal, order.grandTotal]).toEqual([99, 60, 0, 166.92]);
     expect(fake.violations).toEqual([]);
+  });
+
+  it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
+    for (const [repeating, expected] of [[true, [0, 0, 0].map(() => "?limit=100&hasMoreElements=true&soIndex=100&poIndex=100")], [false, [100, 200, 300].map((i) => `?limit=100&hasMoreElements=true&soIndex=${i}&poIndex=100`)]] as const) {
+      const { fake, connector } = setup();
+      fake.failNext(walmartPagesForEver(repeating));
+      const cursors: (string | null)[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const page: OrderPage = await connector.fetchOrders(WINDOW, cursor);
+        expect(page.orders).toEqual([]);
+        cursors.push((cursor = page.nextCursor));
+      }
+      expect(cursors).toEqual(expected);
+    }
   });
 
   it("reads Walmart's 404 CONTENT_NOT_FOUND as an empty page", async () => {

@@ -13,7 +13,7 @@
 // the LWA token exchange, the XML order acknowledgement document and its processing report. The
 // error codes and texts of its refusals are illustrative (the models give the shape only).
 import { XMLBuilder, XMLParser, XMLValidator } from "fast-xml-parser";
-import { faultQueue, faultResponse, type Fault } from "./faults";
+import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault } from "./faults";
 import extracted from "./amazon-examples.json";
 import { receive, type ReceivedRequest } from "./received-request";
 import { checkAgainstSchema, isDateTime, type Schema } from "./amazon-schema-check.mjs";
@@ -809,4 +809,12 @@ function expectSequence(nodes: OrderedNode[], pattern: string[], where: string, 
 async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/**
+ * searchOrders pages for ever, empty, each naming a next page: the same token every time
+ * (`repeating`) or a new one each time. For failNext.
+ */
+export function amazonPagesForEver(repeating: boolean): AnswerFault<Target> {
+  return badDay.endlessPages((n) => ({ orders: [], pagination: { nextToken: repeating ? "again" : `page-${n}` } }), { operation: "searchOrders" });
 }

@@ -13,7 +13,7 @@
 // Post-Order error ids are illustrative.
 import type { EbayOrder } from "../../src/sync/connectors/ebay/ebay.types";
 import extracted from "./ebay-description.json";
-import { faultQueue, faultResponse, type Fault, type FaultHelpers } from "./faults";
+import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "./faults";
 import { receive, type ReceivedRequest } from "./received-request";
 import { schemaProblems, type Schema } from "./schema-check";
 
@@ -555,4 +555,20 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
       return requests.filter((r) => r.api === api);
     },
   };
+}
+
+/**
+ * getOrders pages for ever, without an order, each naming a next page: the same offset every time
+ * (`repeating`) or a further one each time. For failNext.
+ */
+export function ebayPagesForEver(repeating: boolean): AnswerFault<EbayApi> {
+  return badDay.endlessPages(
+    (n) => {
+      const offset = repeating ? 200 : 200 * (n + 1);
+      // One record a page that is no order (no orderId): a page without any is the last one.
+      const page = { href: "https://api.ebay.com/sell/fulfillment/v1/order", total: 1_000_000, limit: 200, offset, orders: [{}] };
+      return { ...page, next: `https://api.ebay.com/sell/fulfillment/v1/order?limit=200&offset=${offset}` };
+    },
+    { target: "fulfillment" },
+  );
 }

@@ -37,7 +37,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from "graphql";
-import { faultQueue, faultResponse } from "./faults";
+import { badDay, faultQueue, faultResponse, type AnswerFault } from "./faults";
 import { supportedActions, type Json } from "./shopify-fixtures";
 
 export const SHOPIFY_FAKE_SHOP = "hub-test.myshopify.com";
@@ -577,4 +577,14 @@ function operationNameOf(text: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * `orders` pages for ever, empty, each naming a next page: the same cursor every time
+ * (`repeating`) or a new one each time. For failNext.
+ */
+export function shopifyPagesForEver(repeating: boolean): AnswerFault<"api"> {
+  return badDay.endlessPages((n) => ({ data: { orders: { pageInfo: { hasNextPage: true, endCursor: repeating ? "again" : `page-${n}` }, nodes: [] } } }), {
+    operation: "ShopifyOrders",
+  });
 }

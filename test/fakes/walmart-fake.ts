@@ -11,7 +11,7 @@
 // acknowledging an order whose every line is cancelled. Such a call is answered 400 with Walmart's
 // error body and changes nothing; lists and order reads show the lines as they now stand.
 import type { WalmartOrder, WalmartOrderLine, WalmartShipmentRequest } from "../../src/sync/connectors/walmart/walmart.types";
-import { faultQueue, faultResponse, type Fault, type FaultHelpers } from "./faults";
+import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "./faults";
 import { receive, type ReceivedRequest } from "./received-request";
 import extracted from "./walmart-examples.json";
 
@@ -343,6 +343,9 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
   }
 
   function applyFault(fault: Fault<FaultTarget>): Response {
+    // A page a fault answers names its next page like any other: the connector may ask for it.
+    const next = (fault.kind === "answer" ? (fault.body as ExampleList | undefined) : undefined)?.list?.meta?.nextCursor;
+    if (typeof next === "string") issuedCursors.add(next);
     return faultResponse(fault, (f) => json(f.status, f.body ?? walmartErrorBody(f.status), f.headers), true);
   }
 
@@ -510,4 +513,17 @@ function bodyLineQuantities(body: unknown): { lineNumber: string; quantity: numb
       trackingInfo: statuses.find((s) => "trackingInfo" in s && s.trackingInfo)?.trackingInfo,
     };
   });
+}
+
+/**
+ * Order lists for ever, empty, each naming a next page: the same one every time (`repeating`) or
+ * a new one each time. For failNext.
+ */
+export function walmartPagesForEver(repeating: boolean): AnswerFault<FaultTarget> {
+  return badDay.endlessPages((n) => ({
+    list: {
+      meta: { totalCount: 1_000_000, limit: 100, nextCursor: `?limit=100&hasMoreElements=true&soIndex=${repeating ? 100 : 100 * (n + 1)}&poIndex=100` },
+      elements: { order: [] },
+    },
+  }));
 }
