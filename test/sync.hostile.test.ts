@@ -1,12 +1,13 @@
 // A marketplace having a bad day, through whole cycles (decisions 6, "Whatever a marketplace
-// answers"): the fake Walmart of test/fakes answers as documented, and a thin hostile layer in
-// front of it answers chosen calls the way a broken or hostile marketplace would (a Retry-After
-// no date can hold, 429 on every order list, page tokens that never end or come round again).
-// Every admin read of the source must still answer below 500 afterwards.
+// answers"), for the engine's rules: the fake Walmart of test/fakes answers as documented, with
+// its own bad-day modes for page tokens that never end or come round again, and a thin hostile
+// layer in front of it where a fault must hit one operation only (a Retry-After no date can hold
+// on the acknowledgement; 429 on every order list while deliveries go through), which the fake's
+// fault queue cannot aim at. Every admin read of the source must still answer below 500 afterwards.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { admin, call, storeWithToken } from "./helpers/api";
 import { createSource, cycleAt, deliveries, HOUR, listOrders, MINUTE, type WireOrder } from "./helpers/sync";
-import { createWalmartFake, WALMART_FAKE_CLIENT_ID, WALMART_FAKE_CLIENT_SECRET, walmartErrorBody } from "./fakes/walmart-fake";
+import { createWalmartFake, WALMART_FAKE_CLIENT_ID, WALMART_FAKE_CLIENT_SECRET, walmartErrorBody, walmartPagesForEver } from "./fakes/walmart-fake";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -114,23 +115,20 @@ describe("a marketplace answering 429 to every order list", () => {
   });
 });
 
-/** A Walmart order-list page with no orders and this next-page token. */
-const emptyPage = (nextCursor: string) =>
-  new Response(JSON.stringify({ list: { meta: { totalCount: 1_000_000, limit: 100, nextCursor }, elements: { order: [] } } }), {
-    status: 200,
-    headers: { "Content-Type": "application/json" },
-  });
 const sourceStatus = async (storeId: string, sourceId: string) =>
   ((await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { LastError: string | null; Cursor: string | null } }).Status;
 
 describe("next-page tokens that never end", () => {
+  // The fake Walmart's own bad-day mode (house-kit): empty order lists for ever, each naming a
+  // next page, a new one each time or the same one every time.
+  const listCalls = (seen: { method: string; url: URL }[]) => seen.filter((s) => isOrderList(s.method, s.url));
+
   it("ends the window after 200 pages, keeps what was read, says why, and waits for the next cycle", async () => {
-    const { storeId, sourceId, seen, set } = await walmartStore();
+    const { fake, storeId, sourceId, seen } = await walmartStore();
     const cursorBefore = (await sourceStatus(storeId, sourceId)).Cursor;
-    let n = 0;
-    set((method, url) => (isOrderList(method, url) ? emptyPage(`?nextCursor=page-${++n}`) : null));
-    const setup = seen.filter((s) => isOrderList(s.method, s.url)).length;
-    const lists = () => seen.filter((s) => isOrderList(s.method, s.url)).length - setup;
+    fake.failNext(walmartPagesForEver(false));
+    const setup = listCalls(seen).length;
+    const lists = () => listCalls(seen).length - setup;
     const t0 = Date.now();
     const first = await cycleAt(sourceId, t0);
     expect(lists()).toBe(200);
@@ -143,28 +141,26 @@ describe("next-page tokens that never end", () => {
     expect(lists()).toBe(200);
     await adminReadsHold(storeId, sourceId);
 
-    // The next cycle goes on from the last token, for another 200 pages at most.
+    // The next cycle goes on from the last token (the 200th page named soIndex 20000), for another 200 pages at most.
     await cycleAt(sourceId, t0 + 15 * MINUTE);
     expect(lists()).toBe(400);
-    expect(seen.filter((s) => isOrderList(s.method, s.url))[setup + 200]!.url.search).toBe("?nextCursor=page-200");
+    expect(listCalls(seen)[setup + 200]!.url.searchParams.get("soIndex")).toBe("20000");
   });
 
   it("stops on a token already seen in the window, and starts the window over next cycle", async () => {
-    const { storeId, sourceId, seen, set } = await walmartStore();
+    const { fake, storeId, sourceId, seen } = await walmartStore();
     const cursorBefore = (await sourceStatus(storeId, sourceId)).Cursor;
-    let n = 0;
-    // page-1, page-2, page-3, then page-1 again.
-    set((method, url) => (isOrderList(method, url) ? emptyPage(`?nextCursor=page-${(n++ % 3) + 1}`) : null));
-    const lists = () => seen.filter((s) => isOrderList(s.method, s.url)).map((s) => s.url.searchParams.get("nextCursor"));
-    const before = lists().length;
+    fake.failNext(walmartPagesForEver(true));
+    const before = listCalls(seen).length;
+    const soIndexes = () => listCalls(seen).slice(before).map((s) => s.url.searchParams.get("soIndex"));
     const t0 = Date.now();
     const first = await cycleAt(sourceId, t0);
-    expect(lists().slice(before)).toEqual([null, "page-1", "page-2", "page-3"]);
+    // The first page names soIndex 100; so does the second: the window ends there.
+    expect(soIndexes()).toEqual([null, "100"]);
     expect(first.error).toBe("import: the marketplace sent a next-page token it had already sent in this window; the window ended there and starts over next cycle.");
     expect((await sourceStatus(storeId, sourceId)).Cursor).toBe(cursorBefore);
-    n = 0;
     await cycleAt(sourceId, t0 + 15 * MINUTE);
-    expect(lists().slice(before + 4)).toEqual([null, "page-1", "page-2", "page-3"]);
+    expect(soIndexes()).toEqual([null, "100", null, "100"]);
     await adminReadsHold(storeId, sourceId);
   });
 });
