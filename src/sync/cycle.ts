@@ -10,6 +10,7 @@ import { connectorEntry } from "./connectors";
 import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SourceStorage } from "./connectors/storage";
 import { deliverPending } from "./delivery";
+import { pushListings } from "../listings/push";
 import { importOrders, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "./sources.queries";
 
@@ -104,6 +105,13 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
       summary.failed = delivered.failed;
       if (delivered.stoppedBy) note("delivery", delivered.stoppedBy);
     }
+    // Stock and price out (decisions 11), after the import so this cycle's orders count.
+    if (connector.listings && (storage.get<number>(PAUSED_UNTIL) ?? 0) <= now) {
+      const pushed = await pushListings(counted.d1, source, connector.listings, now);
+      summary.listingsSent = pushed.sent;
+      summary.listingsAccepted = pushed.accepted;
+      if (pushed.stoppedBy) note("listings", pushed.stoppedBy);
+    }
   }
 
   const open = await countOpen(db, sourceId);
@@ -128,9 +136,11 @@ export async function buildConnector(
 ): Promise<Connector> {
   const entry = connectorEntry(source.type);
   if (!entry) throw new MarketplaceError(`No connector for Type '${source.type}'.`, null, false);
-  const settings = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
+  const { pushStock, ...settings } = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
   const useFetch = fetchImpl ?? (((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init)) as typeof fetch);
-  return entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock }, storage);
+  const connector = entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock }, storage);
+  // Settings.pushStock is the core's, not the connector's: false makes the source import-only.
+  return pushStock === false ? Object.create(connector, { listings: { value: undefined } }) as Connector : connector;
 }
 
 /** A D1Database that counts the statements prepared through it (what the benchmark reports). */
@@ -172,6 +182,8 @@ export function emptySummary(sourceId: string, at: number, error: string | null 
     pendingDeliveries: 0,
     submittedDeliveries: 0,
     failedDeliveries: 0,
+    listingsSent: 0,
+    listingsAccepted: 0,
     statements: 0,
     error,
   };

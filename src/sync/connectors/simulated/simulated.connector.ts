@@ -23,8 +23,9 @@ import { connectorSettings } from "../settings";
 import { toWireDate } from "../../../lib/dates";
 import type { SourceStorage } from "../storage";
 import { indexOfOrderNumber, indexRange, makeRecord, mapRecord, type SimulatedRecord } from "./simulated.orders";
+import { simulatedListingSettings, simulatedListings } from "./simulated.listings";
 
-const OPERATIONS = ["fetchOrders", "acknowledge", "ship", "cancel", "checkSubmitted"] as const;
+const OPERATIONS = ["fetchOrders", "acknowledge", "ship", "cancel", "checkSubmitted", "pushListings"] as const;
 const DELIVERY_OPERATIONS = ["acknowledge", "ship", "cancel"] as const;
 const CAPABILITIES = ["acknowledge", "ship", "shipLines", "cancel", "cancelLines"] as const;
 type Operation = (typeof OPERATIONS)[number];
@@ -66,6 +67,7 @@ export const simulatedSettingsSchema = z.strictObject({
     .optional(),
   /** Operations this marketplace does not have: their deliveries are notApplicable. */
   unsupportedOperations: z.array(z.enum(CAPABILITIES)).default([]),
+  ...simulatedListingSettings,
 });
 export type SimulatedSettings = z.output<typeof simulatedSettingsSchema>;
 
@@ -223,8 +225,15 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
   const unsupported = new Set<string>(settings.unsupportedOperations);
   const capabilities = Object.fromEntries(CAPABILITIES.map((c) => [c, !unsupported.has(c)])) as unknown as Capabilities;
 
+  const cancelled = new Set(settings.cancelledOrderNumbers);
+
   return {
     capabilities,
+    listings: simulatedListings({
+      settings,
+      fault: (body) => fault("pushListings", null, body),
+      record: (body, answer) => record("pushListings", null, body, answer),
+    }),
     async fetchOrders(window, cursor) {
       // Page requests are not recorded: only what the marketplace is told matters to a seller.
       fault("fetchOrders", null, { since: window.since.toISOString(), until: window.until.toISOString(), cursor });
@@ -240,7 +249,7 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
       for (let k = first; k <= last; k++) {
         const mapped = mapRecord(makeRecord(ctx.sourceId, k, grid.intervalMs, malformedEvery));
         if ("reason" in mapped) setAside.push(mapped);
-        else orders.push(mapped);
+        else orders.push(cancelled.has(mapped.sourceOrderNumber) ? { ...mapped, sourceOrderStatus: "Cancelled" } : mapped);
       }
       return { orders, setAside, nextCursor: last < range.last ? String(last + 1) : null };
     },
