@@ -71,6 +71,11 @@ export async function pushListings(d1: D1Database, source: { id: string; storeId
       if (r.state === "retry") result.retrying += 1;
       else result[r.state] += 1;
     }
+    const failure = [...outcomes.values()].find((o) => o.state === "retry" && o.error);
+    if (failure?.state === "retry" && failure.error) {
+      result.stoppedBy = failure.error;
+      break;
+    }
   }
   return result;
 }

@@ -222,8 +222,11 @@ export type ListingOutcome =
   | { state: "unknownSku"; message: string }
   /** Refused for good (a value the marketplace cannot take); the parts it took are said. */
   | { state: "refused"; message: string; quantityAccepted?: boolean; priceAccepted?: boolean }
-  /** Failed for now: sent again in a later cycle, a few times at most. */
-  | { state: "retry"; message: string; quantityAccepted?: boolean; priceAccepted?: boolean };
+  /**
+   * Failed for now: sent again in a later cycle, a few times at most. With `error` (a call that
+   * failed after part of the Sku was taken), the cycle stops there as if the push had thrown it.
+   */
+  | { state: "retry"; message: string; quantityAccepted?: boolean; priceAccepted?: boolean; error?: MarketplaceError };
 
 export interface ListingsPush {
   /** Most Skus one push takes: the marketplace's largest batch. */

@@ -28,7 +28,7 @@ const coreSettings = {
 
 export const CONNECTORS = {
   simulated: { settingsSchema: simulatedSettingsSchema.extend(coreSettings), secretFields: [], create: createSimulatedConnector, received: receivedWire, pushesListings: true },
-  walmart: { settingsSchema: walmartSettingsSchema.extend(coreSettings), secretFields: ["clientId", "clientSecret"], create: createWalmartConnector },
+  walmart: { settingsSchema: walmartSettingsSchema.extend(coreSettings), secretFields: ["clientId", "clientSecret"], create: createWalmartConnector, pushesListings: true },
   ebay: {
     settingsSchema: ebaySettingsSchema.extend(coreSettings),
     secretFields: ["clientId", "clientSecret", "refreshToken"],

@@ -7,6 +7,7 @@ import { connectorSettings, httpsUrl } from "../settings";
 import { accessTokens, issuedToken } from "../access-token";
 import { basicAuthorization, readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
 import { cancellationRequest, mapWalmartOrder, shipmentRequest } from "./walmart.mapping";
+import { walmartListings } from "./walmart.listings";
 import {
   WALMART_CANCELLATION_REASONS,
   type WalmartError,
@@ -71,10 +72,12 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     },
   });
 
-  async function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
+  async function call(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
       const used = await tokens.get();
       const headers: Record<string, string> = { ...serviceHeaders(), "WM_SEC.ACCESS_TOKEN": used };
+      // The inventory and price descriptions mark the Basic credentials required besides the token.
+      if (method === "PUT") headers.Authorization = basicAuthorization(settings.clientId, settings.clientSecret);
       if (body !== undefined) headers["Content-Type"] = "application/json";
       const response = await send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
       // A token can be revoked or expire early on Walmart's side: one fresh token, one retry.
@@ -109,6 +112,7 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
   return {
     // Walmart has every operation, for whole orders and for single lines.
     capabilities: { acknowledge: true, ship: true, shipLines: true, cancel: true, cancelLines: true },
+    listings: walmartListings({ call, httpError }),
 
     async fetchOrders(window, cursor): Promise<OrderPage> {
       // GET /v3/orders rather than /v3/orders/released: "released" only lists lines still in
