@@ -38,6 +38,7 @@ export const CONNECTORS = {
     settingsSchema: shopifySettingsSchema.extend(coreSettings),
     secretFields: ["accessToken"],
     create: createShopifyConnector,
+    pushesListings: true,
   },
   amazon: {
     settingsSchema: amazonSettingsSchema.extend(coreSettings),

@@ -35,6 +35,7 @@ import {
   type FulfillmentOrderState,
 } from "./shopify.mapping";
 import { bucketFrom, waitForCostMs, type BucketEstimate } from "./shopify.throttle";
+import { shopifyListings } from "./shopify.listings";
 import {
   SHOPIFY_CANCEL_REASONS,
   type ShopifyAnswer,
@@ -87,6 +88,8 @@ export const shopifySettingsSchema = z.strictObject({
   cancelRefund: z.boolean().default(false),
   /** Put the cancelled units back in stock. */
   cancelRestock: z.boolean().default(false),
+  /** The location (gid://shopify/Location/...) whose stock this source sets; needed when the shop has several. */
+  locationId: z.string().regex(/^gid:\/\/shopify\/Location\/\d+$/, "must be a location id such as gid://shopify/Location/123").optional(),
   /** Shopify emails the buyer when the order is cancelled. */
   cancelNotifyCustomer: z.boolean().default(false),
 });
@@ -519,6 +522,7 @@ export function createShopifyConnector(
 
   return {
     capabilities: { acknowledge: false, ship: true, shipLines: true, cancel: true, cancelLines: false },
+    listings: shopifyListings({ graphql, locationId: settings.locationId }),
 
     async fetchOrders(window: ImportWindow, cursor: string | null): Promise<OrderPage> {
       const data = await graphql<ShopifyOrdersData>("ShopifyOrders", ORDERS_QUERY, { query: ordersSearchQuery(window), after: cursor });
