@@ -7,7 +7,7 @@ import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
-import { setInventory } from "../feeds/catalog";
+import { setInventory } from "../feeds/products.queries";
 import { inventoryAnswer, inventoryBody } from "./inventory.schemas";
 
 export const inventoryRoutes = createRouter().put(

@@ -11,9 +11,9 @@ import { documented, envelope } from "../http/openapi";
 import { validate } from "../http/validate";
 import { decryptJson } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
-import { requireStore } from "../stores/stores";
+import { requireStore } from "../stores/stores.queries";
 import { connectorEntry } from "../sync/connectors";
-import { findSource } from "../sync/sources.queries";
+import { findSource } from "../sources/sources.queries";
 import { countListings, listListings } from "./listings.queries";
 
 const params = z.object({ storeId: z.string(), sourceId: z.string() });
