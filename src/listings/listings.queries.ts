@@ -1,7 +1,9 @@
 // Every statement on the listings table (decisions 11): the plan that copies what changed in the
 // catalog since a source last planned, the due rows of a push, the outcomes of a push (one
 // statement for the whole batch), and the operator's view. See docs/stock.md for the design.
-import type { ListingRow } from "../db/schema";
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { listings, type ListingRow } from "../db/schema";
 
 /** Catalog rows one plan statement copies (five statements plan 100,000 Skus in a cycle). */
 export const PLAN_ROWS = 5_000;
@@ -141,4 +143,9 @@ export async function countListings(d1: D1Database, sourceId: string): Promise<R
   const out = { pending: 0, accepted: 0, unknownSku: 0, refused: 0 };
   for (const r of rows.results) out[r.status] = r.n;
   return out;
+}
+
+/** A deleted source's listings go with it (run in the source's delete batch). */
+export function deleteListingsOf(db: Db, sourceId: string) {
+  return db.delete(listings).where(eq(listings.sourceId, sourceId));
 }

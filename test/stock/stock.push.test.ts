@@ -1,6 +1,7 @@
 // Stock and price out to a marketplace (decisions 11), through the simulated marketplace and the
 // source's cycle: what changed since the marketplace last accepted it, once, in batches; unknown
 // Skus reported and not retried; a failing marketplace retried later; import-only sources.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, call, storeWithToken } from "../helpers/api";
 import { createSource, cycleAt, patchSource, received } from "../helpers/sync";
@@ -126,6 +127,16 @@ describe("stock and price to the simulated marketplace", () => {
     await cycle(sourceId);
     expect((await listings(storeId, sourceId)).Listings[0]).toMatchObject({ Status: "accepted", AcceptedQuantity: 3, LastError: null, Attempts: 0 });
     expect((await received(storeId, sourceId)).map((r) => `${r.Operation}:${r.Answer}`)).toEqual(["pushListings:500", "pushListings:200"]);
+  });
+
+  it("forgets a deleted source's listings", async () => {
+    const { storeId } = await storeWithToken();
+    await putStock(storeId, [{ Sku: "A", Quantity: 3 }]);
+    const sourceId = await createSource(storeId, { Settings: quiet() });
+    await cycle(sourceId);
+    expect((await env.DB.prepare("select count(*) as n from listings where source_id = ?").bind(sourceId).first<{ n: number }>())!.n).toBe(1);
+    expect((await admin("DELETE", `/stores/${storeId}/sources/${sourceId}`)).status).toBe(200);
+    expect((await env.DB.prepare("select count(*) as n from listings where source_id = ?").bind(sourceId).first<{ n: number }>())!.n).toBe(0);
   });
 
   it("sends nothing to an import-only source (Settings.pushStock false), and says so", async () => {
