@@ -141,14 +141,19 @@ export async function setInventory(db: Db, storeId: string, changes: InventoryCh
     d1
       .prepare(`select key from json_each(?2) as u where not exists (select 1 from products where store_id = ?1 and sku = u.value ->> 0) order by key`)
       .bind(storeId, JSON.stringify(changes.map((c) => [c.sku]))),
+    // An upsert over rows that exist (the select finds them) rather than UPDATE ... FROM
+    // json_each, whose plan walked the store's products once per item: CROSS JOIN pins the loop
+    // to the items first, one primary-key probe each. The stock triggers see an update.
     d1
       .prepare(
-        `update products set
-          quantity = case when u.value ->> 1 = 1 then u.value ->> 2 else products.quantity end,
-          price = case when u.value ->> 3 = 1 then u.value ->> 4 else products.price end,
-          updated_at = ?3
-        from json_each(?2) as u
-        where products.store_id = ?1 and products.sku = u.value ->> 0`,
+        `insert into products (store_id, sku, quantity, price, updated_at)
+        select p.store_id, p.sku,
+          case when u.value ->> 1 = 1 then u.value ->> 2 else p.quantity end,
+          case when u.value ->> 3 = 1 then u.value ->> 4 else p.price end,
+          ?3
+        from json_each(?2) as u cross join products as p
+        where p.store_id = ?1 and p.sku = u.value ->> 0
+        on conflict (store_id, sku) do update set quantity = excluded.quantity, price = excluded.price, updated_at = excluded.updated_at`,
       )
       .bind(storeId, JSON.stringify(tuples), now),
   ]);

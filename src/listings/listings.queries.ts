@@ -86,26 +86,37 @@ export interface RecordedOutcome {
  */
 export function recordOutcomes(d1: D1Database, sourceId: string, outcomes: RecordedOutcome[], now: number): D1PreparedStatement {
   const tuples = outcomes.map((o) => [o.sku, o.state, o.quantity === null ? 0 : 1, o.quantity, o.price === null ? 0 : 1, o.price, o.message]);
-  const acceptedQuantity = "case when o.value ->> 2 = 1 then o.value ->> 3 else listings.accepted_quantity end";
-  const acceptedPrice = "case when o.value ->> 4 = 1 then o.value ->> 5 else listings.accepted_price end";
+  const acceptedQuantity = "case when o.value ->> 2 = 1 then o.value ->> 3 else l.accepted_quantity end";
+  const acceptedPrice = "case when o.value ->> 4 = 1 then o.value ->> 5 else l.accepted_price end";
+  // An upsert over rows that all exist rather than UPDATE ... FROM json_each: CROSS JOIN pins the
+  // loop (the batch's Skus first, one primary-key probe each). UPDATE ... FROM let the planner walk
+  // every listing of the source once per Sku of the batch: 47 s for 1,000 of 100,000 listings.
   return d1
     .prepare(
-      `update listings set
-        accepted_quantity = ${acceptedQuantity},
-        accepted_price = ${acceptedPrice},
-        accepted_at = case when o.value ->> 2 = 1 or o.value ->> 4 = 1 then ?3 else listings.accepted_at end,
-        status = case
-          when listings.pending_quantity is ${acceptedQuantity}
-            and (listings.pending_price is null or listings.pending_price is ${acceptedPrice}) then 'accepted'
+      `insert into listings (source_id, store_id, sku, planned_seq, accepted_quantity, accepted_price, accepted_at, status, attempts, next_attempt_at, last_error, updated_at)
+      select l.source_id, l.store_id, l.sku, l.planned_seq, ${acceptedQuantity}, ${acceptedPrice},
+        case when o.value ->> 2 = 1 or o.value ->> 4 = 1 then ?3 else l.accepted_at end,
+        case
+          when l.pending_quantity is ${acceptedQuantity}
+            and (l.pending_price is null or l.pending_price is ${acceptedPrice}) then 'accepted'
           when o.value ->> 1 in ('unknownSku', 'refused') then o.value ->> 1
-          when o.value ->> 1 = 'retry' and listings.attempts + 1 >= ?4 then 'refused'
+          when o.value ->> 1 = 'retry' and l.attempts + 1 >= ?4 then 'refused'
           else 'pending' end,
-        attempts = case when o.value ->> 1 = 'retry' then listings.attempts + 1 else 0 end,
-        next_attempt_at = case when o.value ->> 1 = 'retry' then ?3 + min(?6, ?5 * (1 << listings.attempts)) else listings.next_attempt_at end,
-        last_error = case when o.value ->> 1 = 'accepted' then null else o.value ->> 6 end,
-        updated_at = ?3
-      from json_each(?2) as o
-      where listings.source_id = ?1 and listings.sku = o.value ->> 0`,
+        case when o.value ->> 1 = 'retry' then l.attempts + 1 else 0 end,
+        case when o.value ->> 1 = 'retry' then ?3 + min(?6, ?5 * (1 << l.attempts)) else l.next_attempt_at end,
+        case when o.value ->> 1 = 'accepted' then null else o.value ->> 6 end,
+        ?3
+      from json_each(?2) as o cross join listings as l
+      where l.source_id = ?1 and l.sku = o.value ->> 0
+      on conflict (source_id, sku) do update set
+        accepted_quantity = excluded.accepted_quantity,
+        accepted_price = excluded.accepted_price,
+        accepted_at = excluded.accepted_at,
+        status = excluded.status,
+        attempts = excluded.attempts,
+        next_attempt_at = excluded.next_attempt_at,
+        last_error = excluded.last_error,
+        updated_at = excluded.updated_at`,
     )
     .bind(sourceId, JSON.stringify(tuples), now, MAX_LISTING_ATTEMPTS, BASE_DELAY_MS, MAX_DELAY_MS);
 }

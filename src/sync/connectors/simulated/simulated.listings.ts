@@ -7,8 +7,8 @@ import type { ListingOutcome, ListingsPush } from "../../connector";
 export const simulatedListingSettings = {
   /** SKUs this marketplace has no listing for: their stock and price are answered unknownSku. */
   unknownSkus: z.array(z.string()).default([]),
-  /** Most Skus one push takes. */
-  listingBatchSize: z.number().int().min(1).max(10_000).default(1_000),
+  /** Most Skus one push takes (at most 1,000: each push is kept whole in the received list). */
+  listingBatchSize: z.number().int().min(1).max(1_000).default(1_000),
   /** Orders this marketplace reports cancelled (SourceOrderStatus Cancelled), as a buyer's cancellation would. */
   cancelledOrderNumbers: z.array(z.string()).default([]),
 };
