@@ -121,3 +121,30 @@ describe("PUT /v1/{token}/Inventory", () => {
     expect(res.status).toBe(413);
   });
 });
+
+describe("hostile input", () => {
+  it("PUT Inventory and the listings view answer every malformed request with a 4xx naming the field, never a 5xx", async () => {
+    const { storeId, token } = await storeWithToken();
+    await putStock(storeId, [{ Sku: "A", Quantity: 1 }]);
+    const created = await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "S", Settings: {} });
+    const sourcePath = `/stores/${storeId}/sources/${(created.json.Source as { SourceId: string }).SourceId}`;
+    const values: unknown[] = [null, true, 42, -1, 1e308, "1", "", "x".repeat(200), "\uD800", [], {}, [1], { Sku: "A" }, "<script>", "__proto__"];
+    const failures: string[] = [];
+    const bodies: unknown[] = [null, [], "text", { Items: null }, { Items: {} }, { Items: [null] }, { Items: [{ Sku: "A", Extra: 1 }] }, { Items: [{ Sku: "A" }], More: 1 }];
+    for (const v of values) {
+      bodies.push({ Items: [{ Sku: v, Quantity: 1 }] }, { Items: [{ Sku: "A", Quantity: v }] }, { Items: [{ Sku: "A", Price: v }] }, { Items: v });
+    }
+    for (const body of bodies) {
+      const res = await call("PUT", `/v1/${token}/Inventory`, { body });
+      if (res.status >= 500 || (res.status !== 200 && !(res.status === 400 && res.json?.Success === false && typeof res.json.Message === "string" && res.json.Message.length > 0))) {
+        failures.push(`${JSON.stringify(body).slice(0, 80)} -> ${res.status} ${res.text.slice(0, 120)}`);
+      }
+    }
+    for (const query of ["?status=nope", "?limit=0", "?limit=1001", "?limit=abc", "?sku=", `?sku=${"x".repeat(101)}`, "?after=%00", "?sku=%F0%9F%98%80", "?status=accepted&limit=1&after=zz"]) {
+      const res = await admin("GET", `${sourcePath}/listings${query}`);
+      if (res.status >= 500 || (res.status !== 200 && res.status !== 400)) failures.push(`listings${query} -> ${res.status}`);
+    }
+    expect(failures).toEqual([]);
+    expect(await quantityOf(storeId, "A")).toBeGreaterThanOrEqual(0);
+  });
+});
