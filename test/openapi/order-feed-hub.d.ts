@@ -942,9 +942,9 @@ export interface components {
             cancelRefund: boolean;
             /** @default false */
             cancelRestock: boolean;
-            locationId?: string;
             /** @default false */
             cancelNotifyCustomer: boolean;
+            locationId?: string;
             pushStock?: boolean;
         };
         AmazonSettings: {
