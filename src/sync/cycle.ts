@@ -107,10 +107,15 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
     }
     // Stock and price out (decisions 11), after the import so this cycle's orders count.
     if (connector.listings && (storage.get<number>(PAUSED_UNTIL) ?? 0) <= now) {
-      const pushed = await pushListings(counted.d1, source, connector.listings, now);
-      summary.listingsSent = pushed.sent;
-      summary.listingsAccepted = pushed.accepted;
-      if (pushed.stoppedBy) note("listings", pushed.stoppedBy);
+      try {
+        const pushed = await pushListings(counted.d1, source, connector.listings, now);
+        summary.listingsSent = pushed.sent;
+        summary.listingsAccepted = pushed.accepted;
+        if (pushed.stoppedBy) note("listings", pushed.stoppedBy);
+      } catch (error) {
+        // What was recorded stays; the cycle still ends and says why (the next one plans again).
+        note("listings", error);
+      }
     }
   }
 
