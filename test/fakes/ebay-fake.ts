@@ -10,10 +10,12 @@
 // Behaviour the description does not fix, chosen here and kept simple: getOrders sorts by
 // creationDate, then orderId; a fulfillment's id is its tracking number (as the description says)
 // or a counter; a second fulfillment with a tracking number the order already has is 409; the
-// Post-Order error ids are illustrative.
+// Post-Order error ids are illustrative. The Sell Inventory API's stock and price calls are
+// ebay-listings-fake.ts's; a token carries the scopes it was asked for, within `consentedScopes`.
 import type { EbayOrder } from "../../src/sync/connectors/ebay/ebay.types";
 import extracted from "./ebay-description.json";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "./faults";
+import { EBAY_INVENTORY_SCOPES, EBAY_INVENTORY_WRITE_SCOPE, ebayListingsFake, type EbayListingsOptions } from "./ebay-listings-fake";
 import { receive, type ReceivedRequest } from "./received-request";
 import { schemaProblems, type Schema } from "./schema-check";
 
@@ -52,7 +54,7 @@ export const EBAY_FAKE_CLIENT_ID = "SellerHu-OrderHub-PRD-fake00001";
 export const EBAY_FAKE_CLIENT_SECRET = "PRD-fakesecret0001";
 export const EBAY_FAKE_REFRESH_TOKEN = "v^1.1#i^1#r^1#fake-refresh-token";
 
-export type EbayApi = "token" | "fulfillment" | "postOrder";
+export type EbayApi = "token" | "fulfillment" | "postOrder" | "inventory";
 
 export interface RecordedRequest extends ReceivedRequest {
   api: EbayApi | null;
@@ -64,6 +66,10 @@ export interface EbayFakeOptions {
   now?: () => Date;
   /** Lifetime of issued tokens in seconds (eBay's user tokens: about two hours). */
   expiresIn?: number;
+  /** The Sell Inventory API's SKUs and limits (ebay-listings-fake.ts). */
+  listings?: EbayListingsOptions;
+  /** The scopes the seller granted at consent; a token asked for another is refused (invalid_scope). Default: all. */
+  consentedScopes?: string[];
 }
 
 
@@ -92,6 +98,8 @@ export interface EbayFake extends FaultHelpers<EbayApi> {
   refuseCancellation(orderId: string, reasons: string[]): void;
   /** eBay-side expiry of every issued token: the next call with one answers 401. */
   expireTokens(): void;
+  /** The inventory item's quantity and its offer's price as the fake eBay shows them now. */
+  item(sku: string): { quantity?: number; price?: string; currency?: string } | undefined;
   /** Requests of one API. */
   requestsOf(api: EbayApi): RecordedRequest[];
 }
@@ -148,7 +156,8 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const tokens: string[] = [];
-  const tokenState = new Map<string, { expiresAt: number; expired: boolean }>();
+  const tokenState = new Map<string, { expiresAt: number; expired: boolean; scopes: string[] }>();
+  const listings = ebayListingsFake(now, opts.listings ?? {}, violations);
   const orders = new Map<string, EbayOrder>();
   const fulfillments = new Map<string, FakeFulfillment[]>();
   const cancellations: EbayFake["cancellations"] = new Map();
@@ -237,9 +246,9 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     if (!form.refresh_token) problems.push("refresh_token is required");
     const scopes = (form.scope ?? "").split(" ").filter(Boolean);
     if (scopes.length === 0) problems.push("scope is required");
-    for (const scope of scopes) if (!spec.scopes.includes(scope)) problems.push(`scope ${scope} is not one of the description`);
-    if (scopes.length > 0 && !scopes.includes(operation("createShippingFulfillment").scopes[0]!)) {
-      problems.push("scope must include sell.fulfillment (createShippingFulfillment needs it)");
+    for (const scope of scopes) if (!spec.scopes.includes(scope) && !EBAY_INVENTORY_SCOPES.includes(scope)) problems.push(`scope ${scope} is not one of the descriptions`);
+    if (scopes.length > 0 && !scopes.includes(operation("createShippingFulfillment").scopes[0]!) && !scopes.includes(EBAY_INVENTORY_WRITE_SCOPE)) {
+      problems.push("scope must include sell.fulfillment (createShippingFulfillment needs it) or sell.inventory (bulkUpdatePriceQuantity needs it)");
     }
     if (problems.length > 0) return reject(`POST ${TOKEN_PATH}`, problems, "token");
     const fault = faults.take("token");
@@ -254,10 +263,12 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     if (form.refresh_token !== EBAY_FAKE_REFRESH_TOKEN) {
       return json(400, oauthError("invalid_grant", "the provided authorization refresh token is invalid or was issued to another client"));
     }
+    const refusedScope = scopes.find((scope) => opts.consentedScopes && !opts.consentedScopes.includes(scope));
+    if (refusedScope) return json(400, oauthError("invalid_scope", `the requested scope ${refusedScope} is invalid, unknown, malformed, or exceeds the scope granted to the client`));
     const token = `v^1.1#i^1#f^0#fake-user-token-${tokens.length + 1}`;
     const expiresIn = opts.expiresIn ?? 7200;
     tokens.push(token);
-    tokenState.set(token, { expiresAt: now().getTime() + expiresIn * 1000, expired: false });
+    tokenState.set(token, { expiresAt: now().getTime() + expiresIn * 1000, expired: false, scopes });
     return json(200, { access_token: token, expires_in: expiresIn, token_type: "User Access Token" });
   }
 
@@ -394,6 +405,8 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     if (!tokenAlive(token)) {
       return json(401, { errors: [{ errorId: 1001, domain: "OAuth", category: "REQUEST", message: "Invalid access token", longMessage: "Invalid access token. Check the value of the Authorization HTTP request header." }] });
     }
+    const scopes = tokenState.get(token!)!.scopes;
+    if (!scopes.some((s) => op.scopes.includes(s))) return reject(where, [`the token's scopes (${scopes.join(" ")}) do not include ${op.scopes.join(" or ")}`], "fulfillment");
 
     const params = route.regex.exec(url.pathname)!.slice(1).map((p) => decodeURIComponent(p));
     switch (op.operationId) {
@@ -491,6 +504,21 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     const { request, url, rawBody, form } = received;
     const isToken = form !== null;
     const isPostOrder = url.pathname === POST_ORDER_PATHS.eligibility || url.pathname === POST_ORDER_PATHS.create;
+    if (!isToken && listings.handles(url.pathname)) {
+      const recorded: RecordedRequest = { ...received.recorded, api: "inventory", operationId: url.pathname.endsWith("/offer") ? "getOffers" : "bulkUpdatePriceQuantity" };
+      requests.push(recorded);
+      const problems: string[] = [];
+      checkAccept(request.headers, problems);
+      const token = bearer(request.headers, problems);
+      const fault = problems.length > 0 ? undefined : faults.take("inventory");
+      let response: Response;
+      if (problems.length > 0) response = reject(`${request.method} ${url.pathname}`, problems, "inventory");
+      else if (fault) response = applyFault(fault);
+      else if (!tokenAlive(token)) response = json(401, fulfillmentError(1001, "Invalid access token"));
+      else response = listings.handle(request, url, rawBody, tokenState.get(token!)!.scopes);
+      recorded.status = response.status;
+      return response;
+    }
     const route = ROUTES.find((r) => r.regex.test(url.pathname) && r.op.method === request.method) ?? ROUTES.find((r) => r.regex.test(url.pathname));
     const api: EbayApi | null = isToken ? "token" : isPostOrder ? "postOrder" : route ? "fulfillment" : null;
     const recorded: RecordedRequest = {
@@ -551,6 +579,7 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     expireTokens() {
       for (const state of tokenState.values()) state.expired = true;
     },
+    item: (sku) => listings.item(sku),
     requestsOf(api) {
       return requests.filter((r) => r.api === api);
     },

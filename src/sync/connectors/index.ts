@@ -44,6 +44,7 @@ export const CONNECTORS = {
     secretFields: ["clientId", "clientSecret", "refreshToken"],
     endpointFields: ["baseUrl", "tokenUrl"],
     create: createEbayConnector,
+    pushesListings: true,
   },
   shopify: {
     settingsSchema: shopifySettingsSchema.extend(coreSettings),

@@ -1,6 +1,7 @@
 // eBay: orders through the Sell Fulfillment API v1 (built from eBay's published description,
 // ../shared/reference/ebay/sell_fulfillment_v1_oas3.json v1.20.7, and the ebay section of
-// ../shared/reference/README.md), cancellations through the Post-Order API v2.
+// ../shared/reference/README.md), cancellations through the Post-Order API v2, stock and price
+// through the Sell Inventory API v1 (ebay.listings.ts).
 //
 // The Post-Order API has no description in the reference. Its calls follow the reference README
 // (check_eligibility then cancellation, {legacyOrderId, cancelReason, buyerPaid, buyerPaidDate},
@@ -40,6 +41,7 @@ import {
   prepareShipment,
   shippingFulfillmentDetails,
 } from "./ebay.mapping";
+import { EBAY_INVENTORY_SCOPE, ebayListings } from "./ebay.listings";
 import { ebaySettingsSchema } from "./ebay.settings";
 import {
   POST_ORDER_MARKETPLACES,
@@ -53,6 +55,7 @@ import {
 const TOKEN_PATH = "/identity/v1/oauth2/token";
 const FULFILLMENT = "/sell/fulfillment/v1";
 const POST_ORDER = "/post-order/v2";
+const INVENTORY = "/sell/inventory/v1";
 export const EBAY_FULFILLMENT_SCOPE = "https://api.ebay.com/oauth/api_scope/sell.fulfillment";
 
 
@@ -66,6 +69,9 @@ const HISTORY_MS = 2 * 365 * 24 * 60 * 60 * 1000;
 // in flight.
 const TOKEN_RENEW_EARLY_MS = 5 * 60_000;
 const TOKEN_KEY = "ebay.userToken";
+// Stock and price calls carry a token of their own, with the sell.inventory scope: a seller whose
+// consent lacks it still imports and ships, and only the pushes fail (ebay.listings.ts, README).
+const INVENTORY_TOKEN_KEY = "ebay.inventoryToken";
 // eBay refuses an end date in the future (30850), and its clock is not ours: the window closes
 // two minutes before the cycle.
 const SETTLE_MS = 2 * 60_000;
@@ -97,10 +103,10 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     });
   }
 
-  const tokens = accessTokens({
+  const userTokens = (scope: string, key: string) => accessTokens({
     now: () => ctx.now().getTime(),
     renewEarlyMs: TOKEN_RENEW_EARLY_MS,
-    keep: storage ? { storage, key: TOKEN_KEY, fingerprint: credentialsFingerprint } : undefined,
+    keep: storage ? { storage, key, fingerprint: credentialsFingerprint } : undefined,
     async issue() {
       const response = await sendToMarketplace({
         marketplace: "eBay",
@@ -115,7 +121,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
         body: new URLSearchParams({
           grant_type: "refresh_token",
           refresh_token: settings.refreshToken,
-          scope: EBAY_FULFILLMENT_SCOPE,
+          scope,
         }).toString(),
         timeoutMs: TIMEOUT_MS,
       });
@@ -134,10 +140,12 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
       return issuedToken(await readJsonAnswer(response, "eBay token answer"), "eBay token answer", response.status, 7200);
     },
   });
+  const tokens = userTokens(EBAY_FULFILLMENT_SCOPE, TOKEN_KEY);
+  const inventoryTokens = userTokens(EBAY_INVENTORY_SCOPE, INVENTORY_TOKEN_KEY);
 
-  function call(api: "fulfillment" | "postOrder", method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
+  function call(api: "fulfillment" | "postOrder" | "inventory", method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
     // A user token can be revoked or expire early on eBay's side: one fresh token, one retry.
-    return withFreshToken(tokens, (token) => {
+    return withFreshToken(api === "inventory" ? inventoryTokens : tokens, (token) => {
       const headers: Record<string, string> = {
         Accept: "application/json",
         Authorization: `Bearer ${token}`,
@@ -148,7 +156,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
         marketplace: "eBay",
         fetch: ctx.fetch,
         method,
-        url: `${settings.baseUrl}${api === "postOrder" ? POST_ORDER : FULFILLMENT}${path}`,
+        url: `${settings.baseUrl}${api === "postOrder" ? POST_ORDER : api === "inventory" ? INVENTORY : FULFILLMENT}${path}`,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         timeoutMs: TIMEOUT_MS,
@@ -310,5 +318,6 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     },
     ship,
     cancel,
+    listings: ebayListings({ call: (method, path, body) => call("inventory", method, path, body), errorOf, marketplaceId: settings.marketplaceId }),
   };
 }
