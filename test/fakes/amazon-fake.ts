@@ -1,5 +1,6 @@
 // A fake Amazon Selling Partner API for tests in workerd: Login with Amazon's token endpoint, the
-// searchOrders, confirmShipment and Feeds operations, and the presigned document URLs. It answers
+// searchOrders, confirmShipment and Feeds operations, patchListingsItem (its offer attributes are
+// amazon-listings-fake.ts's), and the presigned document URLs. It answers
 // from the models' own material (amazon-examples.json, extracted by amazon-examples.extract.mjs):
 // a request equal to one of an operation's `x-amzn-api-sandbox` requests gets that case's answer,
 // and the seller's orders are the Orders the models show, served by the rules the models state
@@ -15,6 +16,7 @@
 import { XMLBuilder, XMLParser, XMLValidator } from "fast-xml-parser";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault } from "./faults";
 import extracted from "./amazon-examples.json";
+import { amazonListingsFake, type AmazonListingsOptions } from "./amazon-listings-fake";
 import { receive, type ReceivedRequest } from "./received-request";
 import { checkAgainstSchema, isDateTime, type Schema } from "./amazon-schema-check.mjs";
 
@@ -93,6 +95,8 @@ export interface AmazonFakeOptions {
   rates?: Partial<Record<string, number>>;
   /** Serve reports gzip-compressed with compressionAlgorithm GZIP (default) or plain. */
   gzipReports?: boolean;
+  /** The seller's listings for patchListingsItem (amazon-listings-fake.ts). */
+  listings?: AmazonListingsOptions;
 }
 
 type Target = "api" | "token" | "upload" | "download";
@@ -175,6 +179,7 @@ const ROUTES = spec.operations
 
 export function createAmazonFake(opts: AmazonFakeOptions = {}) {
   const now = opts.now ?? (() => new Date());
+  const listings = amazonListingsFake(opts.listings);
   const requests: ReceivedRequest[] = [];
   const violations: string[] = [];
   const tokens: string[] = [];
@@ -586,6 +591,10 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
         return createFeed(op, body as { feedType: string; marketplaceIds: string[]; inputFeedDocumentId: string });
       case "getFeed":
         return getFeed(op, pathValues[0]!);
+      case "patchListingsItem": {
+        const patched = listings.patch(pathValues[0]!, pathValues[1]!, query, body as Parameters<typeof listings.patch>[3]);
+        return Array.isArray(patched) ? violation(where, patched) : answer(op, patched.status, patched.body);
+      }
       default:
         return getFeedDocument(op, pathValues[0]!);
     }
@@ -713,6 +722,8 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
       order.lastUpdatedTime = at.toISOString();
     },
     processFeeds,
+    /** A SKU's quantity and price as the fake Amazon's listing shows them now. */
+    item: (sku: string) => listings.item(sku),
     /** Requests to one operation of the models (or all API requests). */
     apiRequests(operationId?: string) {
       return requests.filter((r) => !["token", "upload", "download"].includes(r.operationId ?? "") && (!operationId || r.operationId === operationId));

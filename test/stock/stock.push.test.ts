@@ -154,14 +154,16 @@ describe("stock and price to the simulated marketplace", () => {
     expect(bad.json.Message).toContain("pushStock");
   });
 
-  it("answers NotApplicable for a marketplace that takes no stock, and 404 for an unknown source", async () => {
+  // Every marketplace on this branch takes stock now (Amazon was the last), so NotApplicable has
+  // no source type to show it; an Amazon source answers Enabled.
+  it("answers Enabled for an Amazon source, and 404 for an unknown source", async () => {
     const { storeId } = await storeWithToken();
     const sourceId = await createSource(storeId, {
       Type: "amazon",
       Name: "Amz",
       Settings: { region: "na", marketplaceIds: ["ATVPDKIKX0DER"], refreshToken: "r", clientId: "c", clientSecret: "s" },
     });
-    expect(await listings(storeId, sourceId)).toEqual({ Success: true, Message: "", Push: "NotApplicable", Counts: { Pending: 0, Accepted: 0, UnknownSku: 0, Refused: 0 }, Listings: [], NextAfter: null });
+    expect(await listings(storeId, sourceId)).toEqual({ Success: true, Message: "", Push: "Enabled", Counts: { Pending: 0, Accepted: 0, UnknownSku: 0, Refused: 0 }, Listings: [], NextAfter: null });
     expect((await admin("GET", `/stores/${storeId}/sources/src_none/listings`)).status).toBe(404);
     const doc = await call("GET", "/openapi.json");
     const paths = (doc.json as unknown as { paths: Record<string, Record<string, unknown>> }).paths;

@@ -58,6 +58,7 @@ export const CONNECTORS = {
     secretFields: ["clientId", "clientSecret", "refreshToken"],
     endpointFields: ["baseUrl", "tokenUrl"],
     create: (ctx, storage) => createAmazonConnector(ctx, storage),
+    pushesListings: true,
   },
 } satisfies Record<string, ConnectorEntry>;
 

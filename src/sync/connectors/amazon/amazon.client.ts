@@ -25,9 +25,9 @@ export interface AmazonClientOptions {
 
 export interface AmazonClient {
   /** The answer of a call that succeeded; a failed one is thrown as a MarketplaceError. */
-  call(op: AmazonOperation, method: "GET" | "POST", path: string, body?: unknown): Promise<Response>;
+  call(op: AmazonOperation, method: "GET" | "POST" | "PATCH", path: string, body?: unknown): Promise<Response>;
   /** The JSON object of a call that succeeded (null when the answer is not an object). */
-  callJson<T>(op: AmazonOperation, method: "GET" | "POST", path: string, body?: unknown): Promise<T | null>;
+  callJson<T>(op: AmazonOperation, method: "GET" | "POST" | "PATCH", path: string, body?: unknown): Promise<T | null>;
 }
 
 export function amazonClient(ctx: ConnectorContext, storage: SourceStorage, settings: AmazonSettings, baseUrl: string, options: AmazonClientOptions): AmazonClient {
@@ -112,7 +112,7 @@ export function amazonClient(ctx: ConnectorContext, storage: SourceStorage, sett
     });
   }
 
-  async function call(op: AmazonOperation, method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
+  async function call(op: AmazonOperation, method: "GET" | "POST" | "PATCH", path: string, body?: unknown): Promise<Response> {
     let waited429 = false;
     for (;;) {
       // An expired or revoked token answers 403 (the models) or 401: one fresh token, one retry.
@@ -152,7 +152,7 @@ export function amazonClient(ctx: ConnectorContext, storage: SourceStorage, sett
 
   return {
     call,
-    async callJson<T>(op: AmazonOperation, method: "GET" | "POST", path: string, body?: unknown): Promise<T | null> {
+    async callJson<T>(op: AmazonOperation, method: "GET" | "POST" | "PATCH", path: string, body?: unknown): Promise<T | null> {
       const response = await call(op, method, path, body);
       const answer = await readJsonAnswer(response, `Amazon ${op}`);
       return typeof answer === "object" && answer !== null && !Array.isArray(answer) ? (answer as T) : null;

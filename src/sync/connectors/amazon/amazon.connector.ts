@@ -3,7 +3,8 @@
 // (Feeds API 2021-06-30) confirmed in later cycles from its processing report. Built from the
 // models in ../shared/reference/amazon/ and the guides the reference README quotes. Every call
 // goes through amazon.client.ts (paced per operation, the LWA token); the feed lifecycle is
-// amazon.feeds.ts's. This file wires them and holds the import and confirmShipment.
+// amazon.feeds.ts's, stock and price (patchListingsItem) amazon.listings.ts's. This file wires
+// them and holds the import and confirmShipment.
 import {
   MarketplaceError,
   type Capabilities,
@@ -18,6 +19,7 @@ import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
 import { amazonClient } from "./amazon.client";
 import { amazonFeeds, FEED_BATCH_SIZE } from "./amazon.feeds";
+import { amazonListings } from "./amazon.listings";
 import { amazonOrderReader, confirmShipmentRequest, fulfilledByAmazon } from "./amazon.mapping";
 import { amazonSettingsSchema } from "./amazon.settings";
 import { AMAZON_REGION_HOSTS, type AmazonSearchOrdersResponse } from "./amazon.types";
@@ -141,5 +143,6 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
     ship,
     batch: { kinds: ["acknowledge", "cancel"], size: FEED_BATCH_SIZE, deliver: feeds.deliverFeed },
     checkSubmitted: feeds.checkSubmitted,
+    listings: amazonListings(client, settings.sellerId, settings.marketplaceIds[0]!),
   };
 }

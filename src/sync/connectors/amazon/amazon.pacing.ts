@@ -16,7 +16,8 @@ export type AmazonOperation =
   | "createFeedDocument"
   | "createFeed"
   | "getFeed"
-  | "getFeedDocument";
+  | "getFeedDocument"
+  | "patchListingsItem";
 
 /** The usage plans the models state (rate per second, burst). */
 export const USAGE_PLANS: Record<AmazonOperation, BucketConfig> = {
@@ -26,6 +27,7 @@ export const USAGE_PLANS: Record<AmazonOperation, BucketConfig> = {
   createFeed: { ratePerSecond: 0.0083, capacity: 15 },
   getFeed: { ratePerSecond: 2, capacity: 15 },
   getFeedDocument: { ratePerSecond: 0.0222, capacity: 10 },
+  patchListingsItem: { ratePerSecond: 5, capacity: 5 },
 };
 
 export interface PaceState {

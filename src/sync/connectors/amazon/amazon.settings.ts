@@ -20,7 +20,7 @@ export const amazonSettingsSchema = z.strictObject({
   baseUrl: httpsUrl().optional(),
   /** Login with Amazon's token endpoint; a fake in tests. */
   tokenUrl: httpsUrl().default(LWA_TOKEN_URL),
-  /** The seller's merchant token, written as the feed envelope's MerchantIdentifier. */
+  /** The seller's merchant token: the feed envelope's MerchantIdentifier, and the {sellerId} stock and price calls need. */
   sellerId: z.string().trim().min(1, "sellerId must not be blank").max(64).optional(),
   /** The CancelReason of a cancellation (Connector.cancel carries no reason Amazon knows). */
   cancelReason: z.enum(AMAZON_CANCEL_REASONS, { error: `cancelReason must be one of ${AMAZON_CANCEL_REASONS.join(", ")}` }).default("GeneralAdjustment"),
