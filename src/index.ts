@@ -1,7 +1,9 @@
-// The Worker's entry point: HTTP requests, the Cron Trigger, and the Durable Object classes.
+// The Worker's entry point: HTTP requests, the Cron Trigger, the sync queue's consumer, and the
+// Durable Object classes.
 import { app } from "./app";
 import { normalizeRequest } from "./http/normalize";
-import { runSync } from "./sync/run-sync";
+import { queueSync } from "./sync/run-sync";
+import { consumeSyncBatch } from "./sync/sync-queue";
 
 export { RateLimiter } from "./throttle/rate-limiter";
 export { SourceSync } from "./sync/source-sync";
@@ -12,6 +14,9 @@ export default {
     return app.fetch(normalizeRequest(request), env, ctx);
   },
   scheduled(controller, env, ctx) {
-    ctx.waitUntil(runSync(env, controller.scheduledTime));
+    ctx.waitUntil(queueSync(env, controller.scheduledTime));
+  },
+  queue(batch, env) {
+    return consumeSyncBatch(batch, env);
   },
 } satisfies ExportedHandler<Env>;

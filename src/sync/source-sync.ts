@@ -9,12 +9,17 @@ import { connectorEntry } from "./connectors";
 import { kvStorage } from "./connectors/storage";
 import { runSourceCycle } from "./cycle";
 import type { CycleSummary } from "./cycle-summary";
+import { isNewSlot } from "./sync-queue";
 
 const SOURCE_ID = "sync:sourceId";
+/** The latest cron slot whose cycle ran to its end here (the queue's duplicate check). */
+const LAST_SLOT = "sync:lastSlot";
 
 export class SourceSync extends DurableObject<Env> {
   /** The cycle running now (or the last one); the next waits for it. */
   private tail: Promise<unknown> = Promise.resolve();
+  /** The slot a queued cycle waits or runs for; in memory, so a crash lets the retry run it. */
+  private slotInFlight: number | undefined;
 
   /**
    * Runs one cycle after any cycle already running has ended. Input gates do not cover the
@@ -36,6 +41,24 @@ export class SourceSync extends DurableObject<Env> {
     });
     this.tail = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * The queue's way in (src/sync/sync-queue.ts): the cycle of cron slot `slot`, unless that slot
+   * (or a later one) already ran or is under way here; null then. The slot is recorded only once
+   * the cycle has ended, so a cycle that threw or was cut off runs again on the message's retry.
+   */
+  async runQueuedCycle(sourceId: string, slot: number): Promise<CycleSummary | null> {
+    const kv = this.ctx.storage.kv;
+    if (!isNewSlot(slot, kv.get<number>(LAST_SLOT), this.slotInFlight)) return null;
+    this.slotInFlight = slot;
+    try {
+      const summary = await this.runCycle(sourceId, slot);
+      if (slot > (kv.get<number>(LAST_SLOT) ?? -Infinity)) kv.put(LAST_SLOT, slot);
+      return summary;
+    } finally {
+      if (this.slotInFlight === slot) this.slotInFlight = undefined;
+    }
   }
 
   /** Continues an import that did not fit one invocation (an alarm is its own invocation). */

@@ -1,0 +1,65 @@
+// The sync's fan-out through a Cloudflare Queue: the cron hands every enabled source over in
+// batches of 100 messages (one sendBatch call each) and returns; the queue's consumer (this same
+// Worker) starts each source's cycle in its SourceSync object. Why a queue and not one await per
+// source in the cron, nor alarms per source: docs/sync-fanout.md.
+import { z } from "zod";
+
+/** One source's cycle for one cron slot (the cron's scheduled time, ms). */
+const syncMessage = z.object({ sourceId: z.string().min(1), slot: z.number().int() });
+export type SyncMessage = z.infer<typeof syncMessage>;
+
+/** What one sendBatch call may carry (the Queues limit) and what one consumer invocation gets. */
+export const SEND_BATCH = 100;
+
+/** Hands `sourceIds` to the queue for the cycle of `slot`; answers how many were sent. */
+export async function enqueueSources(env: Pick<Env, "SYNC_QUEUE">, sourceIds: string[], slot: number): Promise<number> {
+  const batches: SyncMessage[][] = [];
+  for (let i = 0; i < sourceIds.length; i += SEND_BATCH) {
+    batches.push(sourceIds.slice(i, i + SEND_BATCH).map((sourceId) => ({ sourceId, slot })));
+  }
+  // All at once: 10,000 sources are 100 calls, and a failed call must not keep the others from
+  // going out (the next cron sends that batch's sources again).
+  const settled = await Promise.allSettled(batches.map((batch) => env.SYNC_QUEUE.sendBatch(batch.map((body) => ({ body })))));
+  let sent = 0;
+  settled.forEach((outcome, i) => {
+    if (outcome.status === "fulfilled") sent += batches[i]!.length;
+    else console.error("sync: a batch of sources was not queued", batches[i]![0]!.sourceId, outcome.reason);
+  });
+  return sent;
+}
+
+/**
+ * The consumer: every message's cycle at once (each in its own object), then each message acked
+ * or retried on its own, so one source that fails does not hold back or repeat the others.
+ */
+export async function consumeSyncBatch(batch: MessageBatch<unknown>, env: Pick<Env, "SOURCE_SYNC">): Promise<void> {
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      const parsed = syncMessage.safeParse(message.body);
+      if (!parsed.success) {
+        // Retrying cannot make it readable; the next cron sends the source's own message.
+        console.error("sync: unreadable queue message dropped", message.id);
+        message.ack();
+        return;
+      }
+      const { sourceId, slot } = parsed.data;
+      try {
+        await env.SOURCE_SYNC.getByName(sourceId).runQueuedCycle(sourceId, slot);
+        message.ack();
+      } catch (error) {
+        // The object crashed or D1 was unreachable: the cycle is tried again after a pause.
+        console.error("sync: queued cycle failed", sourceId, error);
+        message.retry({ delaySeconds: 30 });
+      }
+    }),
+  );
+}
+
+/**
+ * A duplicate delivery of a slot's message (Queues deliver at least once) runs nothing: only a
+ * slot later than the last one run, and than the one waiting or running now, starts a cycle.
+ * A later slot's cycle also makes an earlier slot's late retry pointless, so it is dropped too.
+ */
+export function isNewSlot(slot: number, lastRun: number | undefined, inFlight: number | undefined): boolean {
+  return slot > (lastRun ?? -Infinity) && slot > (inFlight ?? -Infinity);
+}
