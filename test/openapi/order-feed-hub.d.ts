@@ -4328,6 +4328,7 @@ export interface operations {
                             Delivered: number;
                             DeliveriesFailed: number;
                             Sources: components["schemas"]["Cycle"][];
+                            Queued: number;
                         };
                     };
                 };
