@@ -1,12 +1,12 @@
 // The sync's fan-out through the queue (issue 19): the cron queues every enabled source, 100 to a
-// sendBatch call, and returns; the consumer starts each source's cycle in its object; a failing
-// source holds back no other; a message delivered twice runs one cycle; a hub of over 100
-// sources run from POST /admin/v1/sync goes through the real queue and its consumer.
+// sendBatch call, and returns; the consumer hands each source's cycle to its object, which runs it
+// in its alarm; a failing source holds back no other; a message delivered twice runs one cycle; a
+// hub of over 100 sources run from POST /admin/v1/sync goes through the real queue and consumer.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { admin, call, storeWithToken } from "./helpers/api";
-import { createSource, deliver, fireCron, patchSource, simulatedWindow } from "./helpers/sync";
+import { createSource, deliver, fireCron, patchSource, queuedCycleEnded, simulatedWindow } from "./helpers/sync";
 
 interface CycleWire {
   OrdersImported: number;
@@ -50,16 +50,20 @@ describe("one source's queued cycles", () => {
     expect(first.explicitAcks).toHaveLength(2);
     expect(second.explicitAcks).toHaveLength(1);
     expect(first.retryMessages.concat(second.retryMessages)).toEqual([]);
+    await queuedCycleEnded(sourceId);
     expect((await sourcesOf(storeId))[0]!.Status.RecentCycles).toHaveLength(1);
     expect(await orderCount(token)).toBe(1);
 
     // Delivered again after it ran (at-least-once): still one cycle.
     await deliver([{ sourceId, slot }]);
+    await queuedCycleEnded(sourceId);
     expect((await sourcesOf(storeId))[0]!.Status.RecentCycles).toHaveLength(1);
 
     // The next slot runs; after it, the earlier slot's late retry does not.
     await deliver([{ sourceId, slot: slot + 900_000 }]);
+    await queuedCycleEnded(sourceId);
     await deliver([{ sourceId, slot: slot + 1 }]);
+    await queuedCycleEnded(sourceId);
     expect((await sourcesOf(storeId))[0]!.Status.RecentCycles).toHaveLength(2);
   });
 
@@ -68,20 +72,24 @@ describe("one source's queued cycles", () => {
     const sourceId = ids[0]!;
     const stub = env.SOURCE_SYNC.getByName(sourceId);
     const slot = Date.now();
-    const outcome = await runInDurableObject(stub, async (instance) => {
+    const outcome = await runInDurableObject(stub, async (instance, state) => {
+      const accepted = await instance.queueCycle(sourceId, slot);
+      // This test drives the alarm itself.
+      await state.storage.deleteAlarm();
       const original = instance.runCycle.bind(instance);
       instance.runCycle = () => Promise.reject(new Error("cut off"));
-      const failed = await instance.runQueuedCycle(sourceId, slot).then(
+      const failed = await instance.alarm().then(
         () => "ran",
         (error: Error) => error.message,
       );
       instance.runCycle = original;
-      return { failed, retried: await instance.runQueuedCycle(sourceId, slot), again: await instance.runQueuedCycle(sourceId, slot) };
+      const duplicateWhileWaiting = await instance.queueCycle(sourceId, slot);
+      await state.storage.deleteAlarm();
+      await instance.alarm();
+      return { accepted, failed, duplicateWhileWaiting, afterRun: await instance.queueCycle(sourceId, slot) };
     });
-    expect(outcome.failed).toBe("cut off");
-    expect(outcome.retried).toMatchObject({ sourceId, ran: true, imported: 1 });
-    expect(outcome.again).toBeNull();
-    expect((await sourcesOf(storeId))[0]!.Status.RecentCycles).toHaveLength(1);
+    expect(outcome).toEqual({ accepted: true, failed: "cut off", duplicateWhileWaiting: false, afterRun: false });
+    expect((await sourcesOf(storeId))[0]!.Status.RecentCycles).toMatchObject([{ OrdersImported: 1 }]);
   });
 });
 
@@ -96,12 +104,13 @@ describe("a failing source", () => {
     const unreachable = ids[2]!;
     const real = env.SOURCE_SYNC;
     const failing = {
-      getByName: (name: string) => (name === unreachable ? { runQueuedCycle: () => Promise.reject(new Error("object unreachable")) } : real.getByName(name)),
+      getByName: (name: string) => (name === unreachable ? { queueCycle: () => Promise.reject(new Error("object unreachable")) } : real.getByName(name)),
     } as unknown as typeof env.SOURCE_SYNC;
     const result = await deliver(bodies, { ...env, SOURCE_SYNC: failing });
 
     expect(result.retryMessages.map((m) => m.msgId)).toEqual([result.ids[2]]);
     expect(result.explicitAcks.sort()).toEqual([0, 1, 3, 4, 5].map((i) => result.ids[i]).sort());
+    await Promise.all([ids[0]!, ids[1]!, ids[3]!].map(queuedCycleEnded));
     const sources = new Map((await sourcesOf(storeId)).map((s) => [s.SourceId, s.Status.RecentCycles]));
     expect(sources.get(ids[0]!)).toMatchObject([{ OrdersImported: 1, Error: null }]);
     expect(sources.get(ids[1]!)).toMatchObject([{ OrdersImported: 0, Error: expect.stringMatching(/^import: .*500/) }]);
@@ -111,6 +120,7 @@ describe("a failing source", () => {
 
     // The retry (through the real binding this time) runs the one that was left.
     await deliver([{ sourceId: unreachable, slot }]);
+    await queuedCycleEnded(unreachable);
     expect(await orderCount(token)).toBe(3);
   });
 });

@@ -1,6 +1,6 @@
 // The sync's fan-out through a Cloudflare Queue: the cron hands every enabled source over in
 // batches of 100 messages (one sendBatch call each) and returns; the queue's consumer (this same
-// Worker) starts each source's cycle in its SourceSync object. Why a queue and not one await per
+// Worker) hands each source's cycle to its SourceSync object, which runs it in its alarm. Why a queue and not one await per
 // source in the cron, nor alarms per source: docs/sync-fanout.md.
 import { z } from "zod";
 
@@ -29,8 +29,9 @@ export async function enqueueSources(env: Pick<Env, "SYNC_QUEUE">, sourceIds: st
 }
 
 /**
- * The consumer: every message's cycle at once (each in its own object), then each message acked
- * or retried on its own, so one source that fails does not hold back or repeat the others.
+ * The consumer: hands every message's cycle to its source's object at once (each object runs it
+ * in its own alarm), then acks or retries each message on its own, so one source that fails does
+ * not hold back or repeat the others.
  */
 export async function consumeSyncBatch(batch: MessageBatch<unknown>, env: Pick<Env, "SOURCE_SYNC">): Promise<void> {
   await Promise.all(
@@ -44,11 +45,12 @@ export async function consumeSyncBatch(batch: MessageBatch<unknown>, env: Pick<E
       }
       const { sourceId, slot } = parsed.data;
       try {
-        await env.SOURCE_SYNC.getByName(sourceId).runQueuedCycle(sourceId, slot);
+        // Answers once the object has stored the slot and set its alarm, not when the cycle ends.
+        await env.SOURCE_SYNC.getByName(sourceId).queueCycle(sourceId, slot);
         message.ack();
       } catch (error) {
-        // The object crashed or D1 was unreachable: the cycle is tried again after a pause.
-        console.error("sync: queued cycle failed", sourceId, error);
+        // The object could not be reached or could not store the slot: tried again after a pause.
+        console.error("sync: a source's cycle could not be queued", sourceId, error);
         message.retry({ delaySeconds: 30 });
       }
     }),

@@ -4,6 +4,7 @@ import {
   createMessageBatch,
   createScheduledController,
   getQueueResult,
+  runInDurableObject,
   waitOnExecutionContext,
   type QueueResult,
 } from "cloudflare:test";
@@ -42,7 +43,7 @@ export async function patchSource(storeId: string, sourceId: string, body: Recor
 /**
  * Fires the Cron Trigger as the runtime would, then delivers what it queued to the queue's
  * consumer, one message batch per sendBatch call (as the consumer's max_batch_size of 100 gets
- * them), and waits for every cycle. Answers each batch's acks and retries.
+ * them), and waits for every cycle the consumer handed over. Answers each batch's acks and retries.
  */
 export async function fireCron(scheduledTime = Date.now()): Promise<(QueueResult & { ids: string[] })[]> {
   const sent: MessageSendRequest[][] = [];
@@ -58,7 +59,18 @@ export async function fireCron(scheduledTime = Date.now()): Promise<(QueueResult
   } finally {
     spy.mockRestore();
   }
-  return Promise.all(sent.map((messages) => deliver(messages.map((m) => m.body))));
+  const results = await Promise.all(sent.map((messages) => deliver(messages.map((m) => m.body))));
+  await Promise.all(sent.flat().map((m) => queuedCycleEnded((m.body as { sourceId: string }).sourceId)));
+  return results;
+}
+
+/** Waits until the cycle the queue handed to a source's object (run in its alarm) has ended. */
+export async function queuedCycleEnded(sourceId: string): Promise<void> {
+  const stub = env.SOURCE_SYNC.getByName(sourceId);
+  await vi.waitUntil(() => runInDurableObject(stub, (_instance, state) => state.storage.kv.get("sync:queued") === undefined), {
+    timeout: 120_000,
+    interval: 20,
+  });
 }
 
 let delivered = 0;
