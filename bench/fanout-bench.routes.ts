@@ -13,7 +13,7 @@ import { queueSync } from "../src/sync/run-sync";
 import { enabledSourceIds, insertSource, listSources, sourceById } from "../src/sources/sources.queries";
 
 const seedQuery = z.object({ sourceId: z.string(), count: z.coerce.number().int().min(1).max(100_000) });
-const dispatchQuery = z.object({ mode: z.enum(["await", "queue"]), at: z.coerce.number().int() });
+const dispatchQuery = z.object({ mode: z.enum(["await", "queue", "alarms"]), at: z.coerce.number().int() });
 const progressQuery = z.object({ storeId: z.string(), since: z.coerce.number().int() });
 
 /** Source rows per db.batch while seeding. */
@@ -40,13 +40,19 @@ export const fanoutBenchRoutes = createRouter()
   })
   // The cron's dispatch, timed: `queue` is src/index.ts's scheduled handler; `await` is the
   // baseline, the dispatch before the queue (one awaited SourceSync call per source, all at once,
-  // in the cron's one invocation).
+  // in the cron's one invocation); `alarms` hands every object its slot at once without the queue
+  // (what the consumer does, all in one invocation), to tell the queue's local delivery from the
+  // objects' alarms.
   .post("/dispatch", validate("query", dispatchQuery), async (c) => {
     const { mode, at } = c.req.valid("query");
     const started = Date.now();
     let sources: number;
     if (mode === "queue") {
       sources = await queueSync(c.env, at);
+    } else if (mode === "alarms") {
+      const ids = await enabledSourceIds(getDb(c.env));
+      await Promise.all(ids.map((id) => c.env.SOURCE_SYNC.getByName(id).queueCycle(id, at)));
+      sources = ids.length;
     } else {
       const ids = await enabledSourceIds(getDb(c.env));
       await Promise.allSettled(ids.map((id) => c.env.SOURCE_SYNC.getByName(id).runCycle(id, at)));

@@ -1,9 +1,10 @@
 // One Durable Object per source (named by its id) runs that source's cycles. Why a Durable
-// Object rather than Queues or Workflows: a single instance per name is exactly "cycles of one
-// source never overlap", each cycle is its own invocation with its own CPU budget (the cron only
-// dispatches), it runs in workerd under vitest like everything else, and its storage is the
-// natural home for per-source state that is not the service's data (Retry-After pauses, what a
-// connector keeps, such as what the simulated marketplace received).
+// Object: a single instance per name is exactly "cycles of one source never overlap", each cycle
+// is its own invocation with its own CPU budget (the cron only queues the sources; the queue's
+// consumer hands each slot to its object, which runs it in its alarm), it runs in workerd under
+// vitest like everything else, and its storage is the natural home for per-source state that is
+// not the service's data (Retry-After pauses, what a connector keeps, such as what the simulated
+// marketplace received, and which cron slot ran last).
 import { DurableObject } from "cloudflare:workers";
 import { connectorEntry } from "./connectors";
 import { kvStorage } from "./connectors/storage";
