@@ -15,7 +15,8 @@ export function requireScope(_scope: Scope) {
   return createMiddleware<AppEnv>(async function authorize(c, next) {
     const storeId = c.req.param("token") ?? "";
     // The same kind of D1 session as the real read path, so only the limiter call differs.
-    c.set("caller", { storeId, consumerKeyId: "bench", db: openSession(c.env.DB, "first-unconstrained").db });
+    c.set("caller", { storeId, consumerKeyId: "bench" });
+    c.set("db", openSession(c.env.DB, "first-unconstrained").db);
     // Set here so that rateLimitHeaders does not call the limiter either.
     c.header("X-RateLimit-Limit", "0");
     c.header("X-RateLimit-Remaining", "0");

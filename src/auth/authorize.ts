@@ -11,7 +11,7 @@ import { ApiError, DENIED } from "../http/errors";
 import type { AppEnv } from "../http/create-router";
 import { DEFAULT_BUCKET } from "../throttle/gcra";
 import type { Admission } from "../throttle/rate-limiter";
-import { openSession } from "../db/client";
+import { openSession, type Db } from "../db/client";
 import { verifyToken } from "./tokens";
 import type { Scope } from "./scopes";
 
@@ -22,6 +22,13 @@ import type { Scope } from "./scopes";
  */
 const deniedUntil = new Map<string, { until: number; limit: number }>();
 const DENIED_CACHE_MAX = 10_000;
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The request's D1 session, set with the caller: /v1 resource routes read and write through it, not getDb. */
+    db: Db;
+  }
+}
 
 export function requireScope(scope: Scope) {
   return createMiddleware<AppEnv>(async function authorize(c, next) {
@@ -58,7 +65,8 @@ export function requireScope(scope: Scope) {
     // A write starts on the primary, so what it reads to decide (an order's state) is current.
     const reads = c.req.method === "GET" || c.req.method === "HEAD";
     const session = openSession(c.env.DB, reads ? (admission.bookmark ?? "first-unconstrained") : "first-primary");
-    c.set("caller", { storeId: admission.storeId, consumerKeyId: claims.consumerKeyId, db: session.db });
+    c.set("caller", { storeId: admission.storeId, consumerKeyId: claims.consumerKeyId });
+    c.set("db", session.db);
     await next();
     const bookmark = session.bookmark();
     if (!reads && bookmark !== null && bookmark !== admission.bookmark) {

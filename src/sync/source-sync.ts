@@ -66,7 +66,7 @@ export class SourceSync extends DurableObject<Env> {
   /**
    * The queued cycle, or an import that did not fit one invocation (an alarm is its own
    * invocation). The queued slot counts as run only once its cycle ended: an alarm that threw is
-   * retried by the runtime, and one cut off runs again when the object next starts.
+   * retried by the runtime, which also runs again an alarm cut off mid-cycle (at least once).
    */
   override async alarm(): Promise<void> {
     const kv = this.ctx.storage.kv;
