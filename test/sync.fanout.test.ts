@@ -6,6 +6,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { admin, call, storeWithToken } from "./helpers/api";
+import { enqueueSources } from "../src/sync/sync-queue";
 import { createSource, deliver, fireCron, patchSource, queuedCycleEnded, simulatedWindow } from "./helpers/sync";
 
 interface CycleWire {
@@ -122,6 +123,34 @@ describe("a failing source", () => {
     await deliver([{ sourceId: unreachable, slot }]);
     await queuedCycleEnded(unreachable);
     expect(await orderCount(token)).toBe(3);
+  });
+});
+
+describe("the cron's sending", () => {
+  it("sends 100 sources a sendBatch call, at most 40 calls a second (4,000 messages, under a queue's 5,000), and counts a refused call out", async () => {
+    const calls: { at: number; size: number }[] = [];
+    let n = 0;
+    const queue = {
+      sendBatch: async (messages: Iterable<MessageSendRequest>) => {
+        const size = [...messages].length;
+        n += 1;
+        calls.push({ at: Date.now(), size });
+        if (n === 42) throw new Error("Too Many Requests");
+        return { metadata: { metrics: { backlogCount: 0, backlogBytes: 0, oldestMessageTimestamp: new Date(0) } } };
+      },
+    } as unknown as Queue;
+    const ids = Array.from({ length: 8_450 }, (_, i) => `src_${i}`);
+    const started = Date.now();
+    const sent = await enqueueSources({ SYNC_QUEUE: queue }, ids, started);
+    expect(sent).toBe(8_350);
+    expect(calls.map((c) => c.size)).toEqual([...Array.from({ length: 84 }, () => 100), 50]);
+    // Three waves: calls 1-40 at once, 41-80 at least a second later, 81-85 a second after that.
+    const at = calls.map((c) => c.at);
+    expect(new Set(at.slice(0, 40)).size).toBe(1);
+    expect(new Set(at.slice(40, 80)).size).toBe(1);
+    expect(new Set(at.slice(80)).size).toBe(1);
+    expect(at[40]! - at[0]!).toBeGreaterThanOrEqual(1000);
+    expect(at[80]! - at[40]!).toBeGreaterThanOrEqual(1000);
   });
 });
 

@@ -1,7 +1,7 @@
 // The sync's fan-out through a Cloudflare Queue: the cron hands every enabled source over in
-// batches of 100 messages (one sendBatch call each) and returns; the queue's consumer (this same
-// Worker) hands each source's cycle to its SourceSync object, which runs it in its alarm. Why a queue and not one await per
-// source in the cron, nor alarms per source: docs/sync-fanout.md.
+// batches of 100 messages (one sendBatch call each, paced under the queue's throughput) and
+// returns; the queue's consumer (this same Worker) hands each source's cycle to its SourceSync
+// object, which runs it in its alarm. Why a queue in front of the alarms: docs/sync-fanout.md.
 import { z } from "zod";
 
 /** One source's cycle for one cron slot (the cron's scheduled time, ms). */
@@ -10,6 +10,11 @@ export type SyncMessage = z.infer<typeof syncMessage>;
 
 /** What one sendBatch call may carry (the Queues limit) and what one consumer invocation gets. */
 export const SEND_BATCH = 100;
+/**
+ * sendBatch calls sent together, once a second at most: 4,000 messages a second, under a queue's
+ * 5,000 (past it sendBatch throws "Too Many Requests" and those sources would miss the slot).
+ */
+const BATCHES_PER_SECOND = 40;
 
 /** Hands `sourceIds` to the queue for the cycle of `slot`; answers how many were sent. */
 export async function enqueueSources(env: Pick<Env, "SYNC_QUEUE">, sourceIds: string[], slot: number): Promise<number> {
@@ -17,14 +22,19 @@ export async function enqueueSources(env: Pick<Env, "SYNC_QUEUE">, sourceIds: st
   for (let i = 0; i < sourceIds.length; i += SEND_BATCH) {
     batches.push(sourceIds.slice(i, i + SEND_BATCH).map((sourceId) => ({ sourceId, slot })));
   }
-  // All at once: 10,000 sources are 100 calls, and a failed call must not keep the others from
-  // going out (the next cron sends that batch's sources again).
-  const settled = await Promise.allSettled(batches.map((batch) => env.SYNC_QUEUE.sendBatch(batch.map((body) => ({ body })))));
   let sent = 0;
-  settled.forEach((outcome, i) => {
-    if (outcome.status === "fulfilled") sent += batches[i]!.length;
-    else console.error("sync: a batch of sources was not queued", batches[i]![0]!.sourceId, outcome.reason);
-  });
+  for (let wave = 0; wave < batches.length; wave += BATCHES_PER_SECOND) {
+    const started = Date.now();
+    const group = batches.slice(wave, wave + BATCHES_PER_SECOND);
+    // A failed call does not keep the others from going out; the next cron sends its sources again.
+    const settled = await Promise.allSettled(group.map((batch) => env.SYNC_QUEUE.sendBatch(batch.map((body) => ({ body })))));
+    settled.forEach((outcome, i) => {
+      if (outcome.status === "fulfilled") sent += group[i]!.length;
+      else console.error("sync: a batch of sources was not queued", group[i]![0]!.sourceId, outcome.reason);
+    });
+    const rest = 1000 - (Date.now() - started);
+    if (wave + BATCHES_PER_SECOND < batches.length && rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
+  }
   return sent;
 }
 
