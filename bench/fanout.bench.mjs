@@ -24,7 +24,7 @@ const SOURCES = arg("sources", 1_000);
 const ROUNDS = arg("rounds", 2);
 const PORT = arg("port", 8851);
 const PERSIST = path.join(root, ".wrangler", "bench-fanout");
-const ADMIN_KEY = "bench-admin-key";
+const ADMIN_KEY = "bench-admin-key-0123456789abcdef-0123";
 const VARS = {
   ADMIN_API_KEY: ADMIN_KEY,
   TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789",

@@ -2,8 +2,10 @@
 // Durable Object classes.
 import { app } from "./app";
 import { normalizeRequest } from "./http/normalize";
+import { secretsHold } from "./http/secrets";
 import { queueSync } from "./sync/run-sync";
 import { consumeSyncBatch } from "./sync/sync-queue";
+import { purgeDeletedStores } from "./admin/store-purge";
 
 export { RateLimiter } from "./throttle/rate-limiter";
 export { SourceSync } from "./sync/source-sync";
@@ -14,7 +16,10 @@ export default {
     return app.fetch(normalizeRequest(request), env, ctx);
   },
   scheduled(controller, env, ctx) {
+    // The sync decrypts the sources' credentials with SOURCE_SETTINGS_KEY: not with a weak one.
+    if (!secretsHold(env)) return;
     ctx.waitUntil(queueSync(env, controller.scheduledTime));
+    ctx.waitUntil(purgeDeletedStores(env).catch((error: unknown) => console.error("purge of deleted stores failed", error)));
   },
   queue(batch, env) {
     return consumeSyncBatch(batch, env);

@@ -6,7 +6,7 @@ import type { Db } from "../db/client";
 import { ApiError } from "../http/errors";
 import { limitError, limitReached } from "../stores/limits";
 import { findStore, usageOf } from "../stores/stores.queries";
-import { CsvFieldTooLong, CsvRecordReader } from "./csv";
+import { CsvRecordReader, CsvRecordTooLarge } from "./csv";
 import { parseProduct, type ProductInput } from "./product-fields";
 import { countUnknownSkus, ROWS_PER_BATCH, upsertProducts } from "./products.queries";
 
@@ -124,7 +124,7 @@ export async function importCsv(db: Db, storeId: string, body: ReadableStream<Ui
     if (!header) {
       header = record.map((h) => h.trim());
       if (!header.some((h) => h.toLowerCase() === "sku")) {
-        throw new ApiError(400, "The CSV header row must name a Sku column (and any of Title, Description, Link, ImageLink, Price, Currency, Availability, Brand, Gtin).");
+        throw new ApiError(400, "The CSV header row must name a Sku column (and any of Title, Description, Link, ImageLink, Price, Currency, Availability, Brand, Gtin, Quantity).");
       }
       return;
     }
@@ -147,7 +147,7 @@ export async function importCsv(db: Db, storeId: string, body: ReadableStream<Ui
     }
     parser.end(onRecord);
   } catch (error) {
-    if (!(error instanceof CsvFieldTooLong)) throw error;
+    if (!(error instanceof CsvRecordTooLarge)) throw error;
     // What was read before is kept; the rest cannot be split into rows reliably.
     await reader.cancel().catch(() => {});
     batch.reject(error.record, null, `${error.message}; the upload was not read past this row`);

@@ -12,7 +12,7 @@ export const cycleSummarySchema = z.object({
   endedAt: z.number(),
   /** False when the cycle did nothing: the source is disabled or gone. */
   ran: z.boolean(),
-  /** The import did not fit this invocation; the next one (an alarm, right away) continues it. */
+  /** The import window was not finished (200 pages read): the next cycle goes on from its last page. */
   more: z.boolean(),
   fetched: z.number(),
   imported: z.number(),
@@ -29,6 +29,9 @@ export const cycleSummarySchema = z.object({
   pendingDeliveries: z.number(),
   submittedDeliveries: z.number(),
   failedDeliveries: z.number(),
+  /** Stock and price (decisions 11): Skus sent to the marketplace this cycle, and of them accepted. */
+  listingsSent: z.number().default(0),
+  listingsAccepted: z.number().default(0),
   /** D1 statements the cycle issued. */
   statements: z.number(),
   error: z.string().nullable(),

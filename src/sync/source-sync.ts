@@ -33,17 +33,13 @@ export class SourceSync extends DurableObject<Env> {
    */
   runCycle(sourceId: string, scheduledTime?: number): Promise<CycleSummary> {
     const next = this.tail.then(async () => {
-      const summary = await runSourceCycle(sourceId, {
+      // An import that did not fit one cycle goes on in the next one, never right away: a
+      // marketplace whose pages never end must not keep this object running (decisions 6).
+      return runSourceCycle(sourceId, {
         env: this.env,
         storage: kvStorage(this.ctx.storage.kv),
         now: cycleTime(scheduledTime, Date.now()),
       });
-      if (summary.more) {
-        // The import did not fit this invocation: the next one continues it right away.
-        this.ctx.storage.kv.put(SOURCE_ID, sourceId);
-        await this.ctx.storage.setAlarm(Date.now());
-      }
-      return summary;
     });
     this.tail = next.catch(() => undefined);
     return next;
@@ -64,22 +60,20 @@ export class SourceSync extends DurableObject<Env> {
   }
 
   /**
-   * The queued cycle, or an import that did not fit one invocation (an alarm is its own
-   * invocation). The queued slot counts as run only once its cycle ended: an alarm that threw is
-   * retried by the runtime, which also runs again an alarm cut off mid-cycle (at least once).
+   * The queued cycle (an alarm is its own invocation). The queued slot counts as run only once its
+   * cycle ended: an alarm that threw is retried by the runtime, which also runs again an alarm cut
+   * off mid-cycle (at least once). An alarm an earlier version set to continue an import at once
+   * finds no slot: the next cycle does that now.
    */
   override async alarm(): Promise<void> {
     const kv = this.ctx.storage.kv;
+    kv.delete(SOURCE_ID);
     const queued = kv.get<QueuedSlot>(QUEUED);
-    if (queued) {
-      await this.runCycle(queued.sourceId, queued.slot);
-      if (queued.slot > (kv.get<number>(LAST_SLOT) ?? -Infinity)) kv.put(LAST_SLOT, queued.slot);
-      // A later slot queued while this one ran stays, with the alarm its queueing set.
-      if (kv.get<QueuedSlot>(QUEUED)?.slot === queued.slot) kv.delete(QUEUED);
-      return;
-    }
-    const sourceId = kv.get<string>(SOURCE_ID);
-    if (sourceId) await this.runCycle(sourceId);
+    if (!queued) return;
+    await this.runCycle(queued.sourceId, queued.slot);
+    if (queued.slot > (kv.get<number>(LAST_SLOT) ?? -Infinity)) kv.put(LAST_SLOT, queued.slot);
+    // A later slot queued while this one ran stays, with the alarm its queueing set.
+    if (kv.get<QueuedSlot>(QUEUED)?.slot === queued.slot) kv.delete(QUEUED);
   }
 
   /**

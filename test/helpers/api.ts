@@ -3,7 +3,7 @@ import { exports } from "cloudflare:workers";
 import { checkContract } from "./contract";
 
 export const BASE = "https://hub.test";
-export const ADMIN_KEY = "test-admin-key";
+export const ADMIN_KEY = "test-admin-key-0123456789abcdef-0123";
 
 export interface Envelope {
   Success: boolean;
@@ -42,7 +42,7 @@ export function nextIp(): string {
   return `198.51.${(counter >> 8) & 255}.${counter & 255}`;
 }
 
-export const ALL_SCOPES = ["FeedsRead", "OrdersCreate", "OrdersRead", "OrdersUpdate"];
+export const ALL_SCOPES = ["FeedsRead", "InventoryUpdate", "OrdersCreate", "OrdersRead", "OrdersUpdate"];
 
 export async function createStore(name = "Test store", maskBuyerPii = false): Promise<string> {
   const res = await admin("POST", "/stores", { Name: name, MaskBuyerPii: maskBuyerPii });

@@ -123,7 +123,7 @@ describe("GET /openapi.json", () => {
     const key = doc.paths["/admin/v1/stores/{storeId}/consumer-keys"]!.post!.requestBody!.content["application/json"]!.schema as {
       properties: Record<string, { items?: { enum?: string[] }; enum?: string[] }>;
     };
-    expect(key.properties.Scopes!.items!.enum).toEqual(["FeedsRead", "OrdersCreate", "OrdersRead", "OrdersUpdate"]);
+    expect(key.properties.Scopes!.items!.enum).toEqual(["FeedsRead", "InventoryUpdate", "OrdersCreate", "OrdersRead", "OrdersUpdate"]);
     expect(key.properties.Lifespan!.enum).toEqual(["NeverExpires", "7Days", "14Days", "30Days"]);
     // A source's Settings: one variant per Type, from its connector; secrets are write-only.
     const source = doc.paths["/admin/v1/stores/{storeId}/sources"]!.post!.requestBody!.content["application/json"]!.schema as {
@@ -137,7 +137,7 @@ describe("GET /openapi.json", () => {
     const patchSource = doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}"]!.patch!.requestBody!.content["application/json"]!.schema as { properties: Record<string, unknown> };
     expect(Object.keys(patchSource.properties).sort()).toEqual(["Enabled", "ImportFrom", "Name", "Settings"]);
     const storeLimits = (store.properties.Limits as { properties: Record<string, unknown> }).properties;
-    expect(Object.keys(storeLimits).sort()).toEqual(["ConsumerKeys", "Feeds", "OrderItems", "Orders", "Products", "Sources"]);
+    expect(Object.keys(storeLimits).sort()).toEqual(["ConsumerKeys", "Feeds", "OrderItems", "Orders", "Products", "Sources", "StoredBytes"]);
     expect(Object.keys(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside"]!)).toEqual(["get"]);
     expect(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/retry"]!.post!.requestBody!.required).toBe(false);
     expect(Object.keys(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/{orderNumber}"]!)).toEqual(["delete"]);

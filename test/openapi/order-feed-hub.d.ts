@@ -190,6 +190,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{token}/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set Quantity and Price by Sku (at most 1,000 items; unknown Skus are reported, the rest applied) */
+        put: operations["putV1ByTokenInventory"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/stores": {
         parameters: {
             query?: never;
@@ -219,7 +236,7 @@ export interface paths {
         get: operations["getAdminV1StoresByStoreId"];
         put?: never;
         post?: never;
-        /** Delete a store (every token of its keys stops) */
+        /** Delete a store (every token of its keys stops; its data is purged in the background) */
         delete: operations["deleteAdminV1StoresByStoreId"];
         options?: never;
         head?: never;
@@ -477,7 +494,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Get a product (with its Quantity) */
+        get: operations["getAdminV1StoresByStoreIdProductsBySku"];
         put?: never;
         post?: never;
         /** Delete a product */
@@ -585,6 +603,23 @@ export interface paths {
         };
         /** One order with its items and its deliveries to the marketplace */
         get: operations["getAdminV1StoresByStoreIdOrdersByOrderId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/sources/{sourceId}/listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stock and price per Sku at a source (decisions 11) */
+        get: operations["getAdminV1StoresByStoreIdSourcesBySourceIdListings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -741,12 +776,13 @@ export interface components {
             Feeds: number;
             Sources: number;
             ConsumerKeys: number;
+            StoredBytes: number;
         };
         ConsumerKey: {
             ConsumerKeyId: string;
             StoreId: string;
             Name: string;
-            Scopes: ("FeedsRead" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
+            Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
             /** @enum {string} */
             Lifespan: "NeverExpires" | "7Days" | "14Days" | "30Days";
             /** @description null: the default (50). */
@@ -795,7 +831,7 @@ export interface components {
             OrdersImported: number;
             /** @description Orders the connector could not map, kept aside (GET .../set-aside). */
             OrdersSetAside: number;
-            /** @description The import continues in the next invocation (it did not fit this one). */
+            /** @description The import window was not finished: the next cycle goes on from its last page. */
             ImportContinues: boolean;
             Delivered: number;
             DeliveriesSubmitted: number;
@@ -828,10 +864,11 @@ export interface components {
                  *       "acknowledge",
                  *       "ship",
                  *       "cancel",
-                 *       "checkSubmitted"
+                 *       "checkSubmitted",
+                 *       "pushListings"
                  *     ]
                  */
-                operations: ("fetchOrders" | "acknowledge" | "ship" | "cancel" | "checkSubmitted")[];
+                operations: ("fetchOrders" | "acknowledge" | "ship" | "cancel" | "checkSubmitted" | "pushListings")[];
             };
             /** @default [] */
             rejectOrderNumbers: string[];
@@ -850,6 +887,13 @@ export interface components {
             };
             /** @default [] */
             unsupportedOperations: ("acknowledge" | "ship" | "shipLines" | "cancel" | "cancelLines")[];
+            /** @default [] */
+            unknownSkus: string[];
+            /** @default 1000 */
+            listingBatchSize: number;
+            /** @default [] */
+            cancelledOrderNumbers: string[];
+            pushStock?: boolean;
         };
         WalmartSettings: {
             clientId: string;
@@ -863,6 +907,7 @@ export interface components {
              * @enum {string}
              */
             cancellationReason: "CUSTOMER_REQUESTED_SELLER_TO_CANCEL" | "SELLER_CANCEL_PRICING_ERROR" | "SELLER_CANCEL_OUT_OF_STOCK" | "SELLER_CANCEL_FRAUD_STOP_SHIPMENT" | "SELLER_CANCEL_ADDRESS_NOT_SERVICEABLE";
+            pushStock?: boolean;
         };
         EbaySettings: {
             clientId: string;
@@ -878,6 +923,7 @@ export interface components {
              * @enum {string}
              */
             cancelReason: "OUT_OF_STOCK_OR_CANNOT_FULFILL" | "BUYER_ASKED_CANCEL" | "ADDRESS_ISSUES";
+            pushStock?: boolean;
         };
         ShopifySettings: {
             shopDomain: string;
@@ -899,6 +945,8 @@ export interface components {
             cancelRestock: boolean;
             /** @default false */
             cancelNotifyCustomer: boolean;
+            locationId?: string;
+            pushStock?: boolean;
         };
         AmazonSettings: {
             refreshToken: string;
@@ -919,6 +967,7 @@ export interface components {
             cancelReason: "NoInventory" | "ShippingAddressUndeliverable" | "CustomerExchange" | "BuyerCanceled" | "GeneralAdjustment" | "CarrierCreditDecision" | "RiskAssessmentInformationNotValid" | "CarrierCoverageFailure" | "CustomerReturn" | "MerchandiseNotReceived";
             /** @default [] */
             carrierCodes: string[];
+            pushStock?: boolean;
         };
         Delivery: {
             DeliveryId: string;
@@ -970,6 +1019,8 @@ export interface components {
                 Field: string;
             }[];
             CompileIntervalMinutes: number | null;
+            /** @description Cells starting with = + - @ are written with a leading ' (for spreadsheets). */
+            EscapeFormulas: boolean;
             FileSize: number | null;
             Issues: {
                 Sku: string;
@@ -1082,7 +1133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1207,7 +1258,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1377,7 +1428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1519,7 +1570,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1640,7 +1691,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1762,7 +1813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1891,7 +1942,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2013,7 +2064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2152,7 +2203,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2273,7 +2324,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2419,6 +2470,145 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putV1ByTokenInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Access token from PUT /v1/Authorization (the path form of authentication). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Items: {
+                        Sku: string;
+                        /** @description Units on the shelf; null stops tracking the Sku (it is then no longer sent to marketplaces); absent leaves it as it is. */
+                        Quantity?: number | null;
+                        /** @description The price in the product's Currency; absent leaves it as it is. */
+                        Price?: number | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        /** @description Products changed (a Sku named twice counts once). */
+                        Updated: number;
+                        /** @description Items whose Sku is not in the catalog: nothing was stored for them; every other item was applied. */
+                        UnknownSkus: {
+                            /** @description The item's position in Items, from 0. */
+                            Index: number;
+                            Sku: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The token is invalid, expired or revoked, or lacks the scope ('Authorization has been denied for this request.'). */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The call limit was exceeded; wait Retry-After seconds. */
             429: {
                 headers: {
@@ -2513,6 +2703,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -2544,6 +2744,7 @@ export interface operations {
                         Feeds?: number;
                         Sources?: number;
                         ConsumerKeys?: number;
+                        StoredBytes?: number;
                     };
                 };
             };
@@ -2602,6 +2803,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2690,6 +2901,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -2771,6 +2992,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -2804,6 +3035,7 @@ export interface operations {
                         Feeds?: number;
                         Sources?: number;
                         ConsumerKeys?: number;
+                        StoredBytes?: number;
                     };
                 };
             };
@@ -2862,6 +3094,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2950,6 +3192,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -2975,7 +3227,7 @@ export interface operations {
             content: {
                 "application/json": {
                     Name: string;
-                    Scopes: ("FeedsRead" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
+                    Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
                     /** @enum {string} */
                     Lifespan: "NeverExpires" | "7Days" | "14Days" | "30Days";
                     BucketSize?: number;
@@ -2998,7 +3250,7 @@ export interface operations {
                             ConsumerKeyId: string;
                             StoreId: string;
                             Name: string;
-                            Scopes: ("FeedsRead" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
+                            Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
                             /** @enum {string} */
                             Lifespan: "NeverExpires" | "7Days" | "14Days" | "30Days";
                             /** @description null: the default (50). */
@@ -3052,6 +3304,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3140,6 +3402,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -3217,6 +3489,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3313,6 +3595,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -3389,6 +3681,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3511,6 +3813,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -3594,6 +3906,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -3670,6 +3992,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3770,6 +4102,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -3849,6 +4191,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3939,6 +4291,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4016,6 +4378,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4114,6 +4486,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4191,6 +4573,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4289,6 +4681,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4372,6 +4774,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4475,6 +4887,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4509,6 +4931,116 @@ export interface operations {
                         Success: true;
                         Message: string;
                         Count: number;
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdProductsBySku: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                sku: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Product: {
+                            Sku: string;
+                            Title: string | null;
+                            Description: string | null;
+                            Link: string | null;
+                            ImageLink: string | null;
+                            Price: number | null;
+                            Currency: string | null;
+                            Availability: string | null;
+                            Brand: string | null;
+                            Gtin: string | null;
+                            /** @description Units on the shelf; null: not tracked (decisions 11). */
+                            Quantity: number | null;
+                            Attributes: {
+                                [key: string]: string;
+                            } | null;
+                            DateUpdated: string;
+                        };
                     };
                 };
             };
@@ -4639,6 +5171,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4721,6 +5263,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4753,6 +5305,8 @@ export interface operations {
                     }[];
                     Template?: string;
                     CompileIntervalMinutes?: number | null;
+                    /** @description For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly. */
+                    EscapeFormulas?: boolean;
                 };
             };
         };
@@ -4810,6 +5364,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4898,6 +5462,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4979,6 +5553,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -5010,6 +5594,8 @@ export interface operations {
                     }[] | null;
                     Template?: string;
                     CompileIntervalMinutes?: number | null;
+                    /** @description For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly. */
+                    EscapeFormulas?: boolean;
                     Format?: unknown;
                 };
             };
@@ -5068,6 +5654,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5164,6 +5760,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -5246,6 +5852,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -5318,6 +5934,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5420,6 +6046,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -5467,6 +6103,135 @@ export interface operations {
                             DateCreated: string | null;
                             DateDelivered: string | null;
                         }[];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdSourcesBySourceIdListings: {
+        parameters: {
+            query?: {
+                sku?: string;
+                status?: "pending" | "accepted" | "unknownSku" | "refused";
+                /** @description Skus after this one (the NextAfter of the previous page). */
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                storeId: string;
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        /**
+                         * @description NotApplicable: this marketplace takes no stock or price; ImportOnly: Settings.pushStock is false.
+                         * @enum {string}
+                         */
+                        Push: "Enabled" | "ImportOnly" | "NotApplicable";
+                        Counts: {
+                            Pending: number;
+                            Accepted: number;
+                            UnknownSku: number;
+                            Refused: number;
+                        };
+                        Listings: {
+                            Sku: string;
+                            /**
+                             * @description pending: to send; accepted: the marketplace shows the current values; unknownSku: it has no such listing; refused: it refused the values (not sent again until they change).
+                             * @enum {string}
+                             */
+                            Status: "pending" | "accepted" | "unknownSku" | "refused";
+                            AcceptedQuantity: number | null;
+                            AcceptedPrice: number | null;
+                            DateAccepted: string | null;
+                            /** @description The catalog's Quantity when last planned: what the marketplace must end up showing. */
+                            PendingQuantity: number | null;
+                            PendingPrice: number | null;
+                            Currency: string | null;
+                            Attempts: number;
+                            DateNextAttempt: string | null;
+                            LastError: string | null;
+                            DateUpdated: string | null;
+                        }[];
+                        NextAfter: string | null;
                     };
                 };
             };
@@ -5623,7 +6388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5762,7 +6527,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5881,7 +6646,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
