@@ -1,7 +1,7 @@
 // /admin/v1/stores/:storeId/sources[/:sourceId]: a store's marketplace connections, their
 // deliveries and their set-aside orders. Settings are validated by the Type's connector, stored
 // only as AES-GCM ciphertext, and never answered with their secrets (decisions 8; issue 5). The
-// statements live in sources.queries.ts (and the outbox's and set-aside's owners), the wire
+// statements live in src/source-tables/ (and the outbox's owner), the wire
 // forms in sources.wire.ts. Building a connector and retrying set-aside orders are the sync
 // engine's (src/sync/).
 import { z } from "zod";
@@ -22,8 +22,8 @@ import { connectorEntry, SOURCE_TYPES } from "../sync/connectors";
 import { memoryStorage } from "../sync/connectors/storage";
 import { buildConnector } from "../sync/cycle";
 import { retrySetAside } from "../sync/importer";
-import { countSetAside, dismissSetAside, listSetAside } from "./set-aside.queries";
-import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "./sources.queries";
+import { countSetAside, dismissSetAside, listSetAside } from "../source-tables/set-aside.queries";
+import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "../source-tables/sources.queries";
 import { wireDelivery, wireSetAside, wireSource, type SourceStatus } from "./sources.wire";
 import { createSourceDocument, deliveryAnswer, receivedAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
 

@@ -1,14 +1,14 @@
 // Every statement on the sources table: the admin routes' reads and writes, what a cycle records
 // of itself, and the cron's list of enabled sources. A rename and a deletion carry their orders,
 // outbox rows and set-aside orders along in the same batch, through those tables' owner modules.
-// The sync engine (src/sync/) imports this file and set-aside.queries.ts although the sources
-// routes sit above the engine: a table has one owner, and the routes need the engine's connectors.
+// Both the sources routes (src/sources/) and the sync engine (src/sync/) below them write this
+// table, so its owner sits below both, beside set-aside.queries.ts: the engine reaches it
+// without importing the routes' folder, which imports the engine.
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { sources, stores } from "../db/schema";
 import { renameOrderSource, setSyncErrors } from "../orders/orders.writes";
 import { failOpenRows, openOrderIds, SOURCE_DELETED } from "../outbox/outbox.queries";
-import type { CycleSummary } from "../sync/cycle-summary";
 import { deleteSetAsideOf } from "./set-aside.queries";
 
 export type SourceRow = typeof sources.$inferSelect;
@@ -91,12 +91,19 @@ export function addImported(db: Db, sourceId: string, count: number) {
   return db.update(sources).set({ importedTotal: sql`${sources.importedTotal} + ${count}` }).where(eq(sources.id, sourceId));
 }
 
+/** What the row keeps apart of a cycle's summary (the engine's CycleSummary); the whole summary goes into its recent cycles. */
+export interface CycleEnd {
+  endedAt: number;
+  imported: number;
+  error: string | null;
+}
+
 /**
  * The cycle's end: its summary goes first in the source's recent cycles (at most 20 kept). A
  * source's cycles never overlap (its Durable Object chains them), so the list read at the cycle's
  * start is still the latest.
  */
-export function recordCycleEnd(db: Db, source: Pick<SourceRow, "id" | "recentCycles">, summary: CycleSummary) {
+export function recordCycleEnd(db: Db, source: Pick<SourceRow, "id" | "recentCycles">, summary: CycleEnd) {
   const recent = [summary, ...source.recentCycles].slice(0, RECENT_CYCLES);
   return db
     .update(sources)

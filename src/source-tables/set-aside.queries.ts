@@ -1,16 +1,23 @@
 // Set-aside orders (decisions 6): an order a connector could not turn into an Order is kept with
 // the reason and the marketplace's own record (at most 64 KiB of its JSON), so one bad order never
-// stops a source's import. Every statement on the set_aside_orders table is here.
+// stops a source's import. Every statement on the set_aside_orders table is here; it sits below
+// the sync engine that fills the table and the sources routes that list, retry and dismiss.
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
 import { setAsideOrders } from "../db/schema";
-import type { OrderPage, SetAsideOrder } from "../sync/connector";
 
 /** The most of a record's JSON kept (decisions 6). */
 export const MAX_RECORD_BYTES = 64 * 1024;
 
 export type SetAsideRow = typeof setAsideOrders.$inferSelect;
+
+/** An order set aside as a connector reports it (the engine's SetAsideOrder has this shape). */
+interface SetAsideOrder {
+  sourceOrderNumber: string;
+  reason: string;
+  record: unknown;
+}
 
 /** The record as JSON, cut to at most 64 KiB (then marked truncated: no longer JSON, not retryable from here). */
 export function recordJson(record: unknown): { text: string; truncated: boolean } {
@@ -42,7 +49,7 @@ const CLEAR_MAPPED = `delete from set_aside_orders where source_id = ?1
 export function setAsideStatements(
   db: Db,
   source: { id: string; storeId: string },
-  page: Pick<OrderPage, "orders" | "setAside">,
+  page: { orders: readonly { sourceOrderNumber: string }[]; setAside: readonly SetAsideOrder[] },
   now: number,
 ): D1PreparedStatement[] {
   const d1 = db.$client;
