@@ -3,6 +3,7 @@
 import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { feeds, type FeedIssue, type FeedRow } from "../db/schema";
+import type { PageStart } from "../lib/cursor";
 import type { Counts } from "./feed-rows";
 import type { FeedListQuery, FeedSortField } from "./feeds.schemas";
 
@@ -38,8 +39,6 @@ export async function countFeeds(db: Db, storeId: string, filterQuery: string | 
 const SORT_COLUMNS = { Name: feeds.nameKey, DateLastCompiled: feeds.dateLastCompiled } satisfies Record<FeedSortField, unknown>;
 const SORT_KEYS = { Name: "nameKey", DateLastCompiled: "dateLastCompiled" } as const satisfies Record<FeedSortField, keyof FeedRow>;
 
-/** Where a page starts: after this row (a cursor's position), or at an offset. */
-export type FeedPageStart = { after: { value: string | number | null; id: string | number } } | { offset: number };
 
 /**
  * Rows after a position in (sort value, id) order. SQLite sorts NULL first ascending (and last
@@ -59,7 +58,7 @@ export interface FeedPage {
   next: { value: string | number | null; id: string } | null;
 }
 
-export async function listFeeds(db: Db, storeId: string, query: FeedListQuery, pageSize: number, start: FeedPageStart): Promise<FeedPage> {
+export async function listFeeds(db: Db, storeId: string, query: FeedListQuery, pageSize: number, start: PageStart): Promise<FeedPage> {
   const desc_ = query.sortDirection === "desc";
   const direction = desc_ ? desc : asc;
   const where = "after" in start ? and(filterOf(storeId, query.filterQuery), after(query.sortBy, desc_, start.after.value, String(start.after.id))) : filterOf(storeId, query.filterQuery);

@@ -4,6 +4,7 @@
 import { and, asc, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
+import type { PageStart } from "../lib/cursor";
 import { orderItems, orders, sources, type OrderItemRow, type OrderRow } from "../db/schema";
 import { maskSettingOf, ordersStoredOf } from "../stores/stores.queries";
 import type { OrderFilter, OrderListQuery, OrderSortField } from "./orders.schemas";
@@ -62,8 +63,6 @@ const SORTS: Record<OrderSortField, { column: string; index: (q: OrderFilter) =>
   OrderStatus: { column: "status", index: () => "orders_store_status_id" },
 };
 
-/** Where a page starts: after this row (the cursor's position), or at an offset. */
-export type PageStart = { after: { value: string | number | null; id: string | number } } | { offset: number };
 
 /**
  * The ids of one page, walked in sort order along the sort's own index, so a page reads about

@@ -9,10 +9,10 @@ import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";
 import { acknowledge, cancel, ship, type Move } from "./order-moves";
-import { countOrders, findOrder, listOrders, type PageStart } from "./orders.queries";
+import { countOrders, findOrder, listOrders } from "./orders.queries";
 import { applyMove, insertOrder } from "./orders.writes";
-import { MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
-import { openCursor, signCursor } from "../lib/cursor";
+import { invalidCursor, MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
+import { nextCursor, pageStart } from "../lib/cursor";
 import {
   acknowledgeQuery,
   insertOrderBody,
@@ -39,9 +39,6 @@ async function moveOrder(db: Db, storeId: string, orderId: string, decide: (orde
   throw new ApiError(503, `Order ${orderId} is being changed by other requests; try again.`, { "Retry-After": "1" });
 }
 
-const invalidCursor = (what: string) =>
-  new ApiError(400, `'cursor' is not valid for this request: send the NextCursor of the previous page unaltered, with the same ${what} as the request that returned it.`);
-
 export const ordersRoutes = createRouter()
   .get("/count", documented("token", { summary: "Count orders", tags: ["Orders"], answer: envelope({ Count: z.number().int() }) }), requireScope("OrdersRead"), validate("query", orderCountQuery), async (c) => {
     const count = await countOrders(getDb(c.env), c.get("caller").storeId, c.req.valid("query"));
@@ -64,19 +61,12 @@ export const ordersRoutes = createRouter()
     const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
     // A cursor is only valid with the request it continues: same store, filters, sort and size.
     const binding = ["orders", storeId, query.fromDate, query.toDate, query.status ?? null, query.dateField, query.sortBy, query.sortDirection, pageSize];
-    let pageNumber = query.page ?? 1;
-    let start: PageStart = { offset: (pageNumber - 1) * pageSize };
-    if (query.cursor !== undefined) {
-      const position = await openCursor(c.env.TOKEN_SIGNING_SECRET, binding, query.cursor);
-      if (!position) throw invalidCursor("fromDate, toDate, status, dateField, sortBy, sortDirection and pageSize");
-      pageNumber = position.page;
-      start = { after: position };
-    }
+    const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);
+    if (!asked) throw invalidCursor("fromDate, toDate, status, dateField, sortBy, sortDirection and pageSize");
     const db = getDb(c.env);
-    const page = await listOrders(db, storeId, query, pageSize, start);
-    const nextCursor = page.next && (await signCursor(c.env.TOKEN_SIGNING_SECRET, binding, { page: pageNumber + 1, ...page.next }));
+    const page = await listOrders(db, storeId, query, pageSize, asked.start);
     return okStream(c, "Orders", wireOrders(db, page), {
-      Paging: { Page: pageNumber, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE, NextCursor: nextCursor },
+      Paging: { Page: asked.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE, NextCursor: await nextCursor(c.env.TOKEN_SIGNING_SECRET, binding, asked.page, page.next) },
       Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
     });
   })
