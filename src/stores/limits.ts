@@ -1,16 +1,17 @@
-// Per-store limits (issue 12): what each one is called on the wire, which column holds it, and
+// Per-store limits (issue 12): what each one is called on the wire, which columns hold it and its use, and
 // how a refusal by the database's triggers (migrations/0004_orders_scale.sql) becomes an answer.
 // The triggers raise 'Store limit reached: <Name>' and abort the whole statement, and a D1 batch
 // is one transaction, so a refused request stores nothing.
 import { ApiError } from "../http/errors";
 
+/** Each limit: the stores column holding it, the store_usage column counting what it limits, its words. */
 export const LIMITS = {
-  Orders: { column: "maxOrders", what: "orders" },
-  OrderItems: { column: "maxOrderItems", what: "order items" },
-  Products: { column: "maxProducts", what: "products" },
-  Feeds: { column: "maxFeeds", what: "feeds" },
-  Sources: { column: "maxSources", what: "marketplace sources" },
-  ConsumerKeys: { column: "maxConsumerKeys", what: "active consumer keys" },
+  Orders: { column: "maxOrders", used: "orders", what: "orders" },
+  OrderItems: { column: "maxOrderItems", used: "orderItems", what: "order items" },
+  Products: { column: "maxProducts", used: "products", what: "products" },
+  Feeds: { column: "maxFeeds", used: "feeds", what: "feeds" },
+  Sources: { column: "maxSources", used: "sources", what: "marketplace sources" },
+  ConsumerKeys: { column: "maxConsumerKeys", used: "consumerKeys", what: "active consumer keys" },
 } as const;
 
 export type LimitName = keyof typeof LIMITS;
