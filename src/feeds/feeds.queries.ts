@@ -36,9 +36,8 @@ export async function countFeeds(db: Db, storeId: string, filterQuery: string | 
   return row?.n ?? 0;
 }
 
-const SORT_COLUMNS = { Name: feeds.nameKey, DateLastCompiled: feeds.dateLastCompiled } satisfies Record<FeedSortField, unknown>;
+/** The row's field each sort orders by; the column is the table's. */
 const SORT_KEYS = { Name: "nameKey", DateLastCompiled: "dateLastCompiled" } as const satisfies Record<FeedSortField, keyof FeedRow>;
-
 
 /**
  * Rows after a position in (sort value, id) order. SQLite sorts NULL first ascending (and last
@@ -46,7 +45,7 @@ const SORT_KEYS = { Name: "nameKey", DateLastCompiled: "dateLastCompiled" } as c
  * of its own. A store holds at most its Feeds limit (200 by default), so no index is needed.
  */
 function after(sortBy: FeedSortField, desc: boolean, value: string | number | null, id: string): SQL {
-  const column = SORT_COLUMNS[sortBy];
+  const column = feeds[SORT_KEYS[sortBy]];
   const beyondId = desc ? lt(feeds.id, id) : gt(feeds.id, id);
   if (value === null) return desc ? and(isNull(column), beyondId)! : or(and(isNull(column), beyondId), isNotNull(column))!;
   const beyond = desc ? or(lt(column, value), isNull(column))! : gt(column, value);
@@ -67,7 +66,7 @@ export async function listFeeds(db: Db, storeId: string, query: FeedListQuery, p
     .select()
     .from(feeds)
     .where(where)
-    .orderBy(direction(SORT_COLUMNS[query.sortBy]), direction(feeds.id))
+    .orderBy(direction(feeds[SORT_KEYS[query.sortBy]]), direction(feeds.id))
     .limit(pageSize + 1)
     .offset("offset" in start ? start.offset : 0);
   const page = rows.slice(0, pageSize);
