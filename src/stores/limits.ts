@@ -28,13 +28,20 @@ export function limitReached(error: unknown): LimitName | null {
   return null;
 }
 
-/** The answer to a refused write: names the limit, its value when known, and the way out. */
-export function limitError(name: LimitName, value?: number): ApiError {
+/**
+ * The answer to a refused write: names the limit, its value when known, what was stored (by
+ * default: nothing of this request) and the way out, an operator's PATCH.
+ */
+export function limitError(
+  name: LimitName,
+  value?: number,
+  told: { stored: string; wayOut: (patch: string) => string } = {
+    stored: ", so nothing of this request was stored.",
+    wayOut: (patch) => `An operator can raise it (${patch}).`,
+  },
+): ApiError {
   const { what } = LIMITS[name];
   const amount = value === undefined ? "" : ` of ${value} ${what}`;
-  return new ApiError(
-    400,
-    `Store limit reached: ${name}. This store already holds its limit${amount}, so nothing of this request was stored. ` +
-      `An operator can raise it (PATCH /admin/v1/stores/{storeId} with {"Limits": {"${name}": <number>}}).`,
-  );
+  const patch = `PATCH /admin/v1/stores/{storeId} with {"Limits": {"${name}": <number>}}`;
+  return new ApiError(400, `Store limit reached: ${name}. This store already holds its limit${amount}${told.stored} ${told.wayOut(patch)}`);
 }
