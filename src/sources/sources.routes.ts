@@ -97,21 +97,6 @@ async function requireSource(env: Env, storeId: string, sourceId: string): Promi
   return row;
 }
 
-/** A body that may be left out entirely (retry everything), else JSON the schema takes: 400 naming the field. */
-async function optionalJson<T>(request: Request, schema: z.ZodType<T>): Promise<T | null> {
-  const text = await request.text();
-  if (text.trim() === "") return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, "The request body is not valid JSON.");
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ApiError(400, describeIssues(parsed.error.issues as never, "json"));
-  return parsed.data;
-}
-
 function nameTaken(name: string) {
   return new ApiError(400, `The store already has a source named '${name}'; choose another Name.`);
 }
@@ -224,10 +209,10 @@ export const sourcesRoutes = createRouter()
   })
   // Maps the set-aside orders again (all, or those named) with the source's connector as it is
   // now: those that map are imported and leave the list, the others stay with the new reason.
-  .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), async (c) => {
+  .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), validate("json", retrySetAsideBody, { optional: true }), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
-    const body = await optionalJson(c.req.raw, retrySetAsideBody);
+    const body = c.req.valid("json");
     const now = Date.now();
     let connector;
     try {
@@ -237,7 +222,7 @@ export const sourcesRoutes = createRouter()
       throw new ApiError(400, `The source's connector cannot be built: ${error instanceof Error ? error.message : String(error)}`);
     }
     const db = getDb(c.env);
-    const result = await retrySetAside(db, row, connector, now, body?.OrderSourceOrderNumbers ?? null);
+    const result = await retrySetAside(db, row, connector, now, body.OrderSourceOrderNumbers ?? null);
     return ok(c, {
       Retried: result.retried,
       Imported: result.imported,
