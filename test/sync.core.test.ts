@@ -5,7 +5,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { getDb } from "../src/db/client";
+import type { setAsideAnswer } from "../src/sources/sources.schemas";
 import type { Connector } from "../src/sync/connector";
 import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
 import { orderNumberOf } from "../src/sync/connectors/simulated/simulated.mapping";
@@ -29,12 +31,7 @@ async function sourceView(storeId: string, sourceId: string) {
   return res.json.Source as { Status: Record<string, unknown> & { RecentCycles: Record<string, unknown>[] } };
 }
 
-interface SetAsideWire {
-  OrderSourceOrderNumber: string;
-  Reason: string;
-  Record: { sourceOrderNumber: string; items: { sku: string }[] } | string;
-  RecordTruncated: boolean;
-}
+type SetAsideWire = z.input<typeof setAsideAnswer>;
 async function setAside(storeId: string, sourceId: string): Promise<SetAsideWire[]> {
   const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`);
   expect(res.status).toBe(200);
