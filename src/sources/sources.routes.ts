@@ -1,9 +1,9 @@
 // /admin/v1/stores/:storeId/sources[/:sourceId]: a store's marketplace connections, their
 // deliveries and their set-aside orders. Settings are validated by the Type's connector, stored
 // only as AES-GCM ciphertext, and never answered with their secrets (decisions 8; issue 5). The
-// statements live in src/source-tables/ (and the outbox's owner), the wire
-// forms in sources.wire.ts. Building a connector and retrying set-aside orders are the sync
-// engine's (src/sync/).
+// statements live with their tables' owners (src/source-tables/, src/outbox/), the wire forms in
+// sources.wire.ts. Building a connector and retrying set-aside orders are the sync engine's
+// (src/sync/).
 import { z } from "zod";
 import { requireStore } from "../stores/stores.queries";
 import { getDb } from "../db/client";
