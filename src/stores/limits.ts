@@ -12,6 +12,8 @@ export const LIMITS = {
   Feeds: { column: "maxFeeds", used: "feeds", what: "feeds" },
   Sources: { column: "maxSources", used: "sources", what: "marketplace sources" },
   ConsumerKeys: { column: "maxConsumerKeys", used: "consumerKeys", what: "active consumer keys" },
+  /** Bytes of text held by the store's orders with their lines, outbox rows and products (issue 20). */
+  StoredBytes: { column: "maxStoredBytes", used: "storedBytes", what: "bytes of stored data" },
 } as const;
 
 export type LimitName = keyof typeof LIMITS;
