@@ -10,7 +10,7 @@ const maintenanceBody = z.object({
   Message: z.string().max(500).optional(),
 });
 
-const maintenanceAnswer = envelope({ Maintenance: z.object({ Enabled: z.boolean(), Message: z.string() }) });
+export const maintenanceAnswer = envelope({ Maintenance: z.object({ Enabled: z.boolean(), Message: z.string() }) });
 
 export const maintenanceRoutes = createRouter()
   .put("/maintenance", documented("admin", { summary: "Switch maintenance on or off (/v1 answers 503 while on)", tags: ["Maintenance"], answer: maintenanceAnswer }), validate("json", maintenanceBody), async (c) => {

@@ -48,7 +48,7 @@ const keyParam = z.object({ consumerKeyId: z.string() });
 const limitsAnswer = z
   .object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int()])) as Record<LimitName, z.ZodNumber>)
   .meta({ id: "StoreLimits" });
-const storeAnswer = z
+export const storeAnswer = z
   .object({
     StoreId: z.string(),
     Name: z.string(),
@@ -58,7 +58,7 @@ const storeAnswer = z
     Usage: limitsAnswer.optional().describe("What the store holds of each (on one store's answers, not in the list)."),
   })
   .meta({ id: "Store" });
-const keyAnswer = z
+export const keyAnswer = z
   .object({
     ConsumerKeyId: z.string(),
     StoreId: z.string(),

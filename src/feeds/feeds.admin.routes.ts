@@ -26,6 +26,18 @@ async function requireFeed(env: Env, feedId: string): Promise<FeedRow> {
   return feed;
 }
 
+/** How far the running (or last) compile has read. */
+export const compileProgressAnswer = z
+  .object({
+    Running: z.boolean(),
+    Slices: z.number().int(),
+    Parts: z.number().int(),
+    AfterSku: z.string().nullable(),
+    RowsCompiled: z.number().int().describe("Products read so far (counted at each 5 MiB part)."),
+  })
+  .nullable()
+  .describe("null before the first compile.");
+
 /** A JSON catalog request is parsed in memory; CSV has the whole admin limit. */
 export const JSON_CATALOG_MAX = 16 * 1024 * 1024;
 
@@ -149,18 +161,7 @@ export const feedsAdminRoutes = createRouter()
     documented("admin", {
       summary: "Progress of the running (or last) compile",
       tags: ["Feed definitions"],
-      answer: envelope({
-        Compile: z
-          .object({
-            Running: z.boolean(),
-            Slices: z.number().int(),
-            Parts: z.number().int(),
-            AfterSku: z.string().nullable(),
-            RowsCompiled: z.number().int().describe("Products read so far (counted at each 5 MiB part)."),
-          })
-          .nullable()
-          .describe("null before the first compile."),
-      }),
+      answer: envelope({ Compile: compileProgressAnswer }),
     }),
     validate("param", feedIdParam),
     async (c) => {

@@ -30,7 +30,7 @@ const adminOrderQuery = z.object({
 const storeParam = z.object({ storeId: z.string() });
 const orderParam = z.object({ storeId: z.string(), orderId: z.string() });
 
-const orderDelivery = z.object({
+export const orderDelivery = z.object({
   DeliveryId: z.string(),
   SourceId: z.string(),
   Kind: z.enum(DELIVERY_KINDS),

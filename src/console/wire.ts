@@ -1,0 +1,27 @@
+// What the console reads from the admin API, typed by the very zod schemas the OpenAPI document
+// shows (each owned by its resource's module): a page can no longer expect a field the API does
+// not answer. Types only: the console never parses an answer a second way.
+import type { z } from "zod";
+import type { keyAnswer, storeAnswer } from "../admin/stores.routes";
+import type { maintenanceAnswer } from "../admin/maintenance.routes";
+import type { importSummary } from "../feeds/catalog";
+import type { compileProgressAnswer } from "../feeds/feeds.admin.routes";
+import type { adminFeed } from "../feeds/feeds.wire";
+import type { orderDelivery } from "../orders/orders.admin.routes";
+import type { wireOrder } from "../orders/orders.wire";
+import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sync/sources.schemas";
+
+export type Store = z.infer<typeof storeAnswer>;
+export type ConsumerKey = z.infer<typeof keyAnswer>;
+export type NewConsumerKey = ConsumerKey & { Key: string };
+export type Maintenance = z.infer<typeof maintenanceAnswer>["Maintenance"];
+export type Source = z.infer<typeof sourceAnswer>;
+export type Cycle = Source["Status"]["RecentCycles"][number];
+export type Delivery = z.infer<typeof deliveryAnswer>;
+export type SetAsideOrder = z.infer<typeof setAsideAnswer>;
+export type SetAsideRetry = z.infer<typeof retrySetAsideAnswer>;
+export type Order = z.infer<typeof wireOrder>;
+export type OrderDelivery = z.infer<typeof orderDelivery>;
+export type Feed = z.infer<typeof adminFeed>;
+export type CompileProgress = z.infer<typeof compileProgressAnswer>;
+export type ImportSummary = z.infer<typeof importSummary>;
