@@ -155,12 +155,13 @@ export const ApiError: FC<{ res: { ok: boolean; message?: string } }> = ({ res }
 export const when = (iso: string | null | undefined) => (typeof iso === "string" ? iso.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC") : "—");
 
 export const storeBase = (store: Store) => `/console/stores/${enc(store.StoreId)}`;
-export const storeCrumbs = (store: Store, ...more: [string, string][]): [string, string][] => [["Stores", "/console"], [store.Name, storeBase(store)], ...more];
+export const storeCrumbs = (store: Store, ...more: [string, string][]): [string, string][] => [["Hub overview", "/console"], [store.Name, storeBase(store)], ...more];
 
 export const StoreNav: FC<{ store: Store; current: string }> = ({ store, current }) => {
   const base = storeBase(store);
   const items: [string, string][] = [
-    ["Settings", base],
+    ["Overview", base],
+    ["Settings", `${base}/settings`],
     ["Consumer keys", `${base}/keys`],
     ["Sources", `${base}/sources`],
     ["Orders", `${base}/orders`],

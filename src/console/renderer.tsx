@@ -45,7 +45,7 @@ export const renderer = jsxRenderer<ConsoleEnv>(({ children, title, crumbs, done
             <nav aria-label="Main">
               <ul>
                 <li>
-                  <a href="/console">Stores</a>
+                  <a href="/console">Overview</a>
                 </li>
                 <li>
                   <a href="/console/maintenance">Maintenance</a>

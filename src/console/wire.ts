@@ -9,6 +9,7 @@ import type { compileProgressAnswer } from "../feeds/feeds.admin.routes";
 import type { adminFeed } from "../feeds/feeds.wire";
 import type { orderDelivery } from "../orders/orders.admin.routes";
 import type { wireOrder } from "../orders/orders.wire";
+import type { hubOverview, storeOverview } from "../overview/overview.schemas";
 import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sync/sources.schemas";
 
 export type Store = z.infer<typeof storeAnswer>;
@@ -25,3 +26,6 @@ export type OrderDelivery = z.infer<typeof orderDelivery>;
 export type Feed = z.infer<typeof adminFeed>;
 export type CompileProgress = z.infer<typeof compileProgressAnswer>;
 export type ImportSummary = z.infer<typeof importSummary>;
+export type HubOverview = z.infer<typeof hubOverview>;
+export type StoreOverview = z.infer<typeof storeOverview>;
+export type AttentionItem = HubOverview["Attention"][number];

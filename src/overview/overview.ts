@@ -80,7 +80,7 @@ function attentionOf(stores: { store: Pick<StoreRow, "id" | "name">; sources: So
         failing.push({ ...base, Kind: "SourceFailing", SourceId: s.SourceId, Name: s.Name, Count: s.FailedCycles, Since: s.FailingSince, Detail: s.LastCycle?.Error ?? "" });
       }
       if (s.DeliveriesFailed > 0) {
-        deliveries.push({ ...base, Kind: "DeliveriesFailed", SourceId: s.SourceId, Name: s.Name, Count: s.DeliveriesFailed, Since: null, Detail: `${s.DeliveriesFailed} deliveries to ${s.Name} failed for good.` });
+        deliveries.push({ ...base, Kind: "DeliveriesFailed", SourceId: s.SourceId, Name: s.Name, Count: s.DeliveriesFailed, Since: null, Detail: `${s.DeliveriesFailed === 1 ? "1 delivery" : `${s.DeliveriesFailed} deliveries`} to ${s.Name} failed for good.` });
       }
     }
     for (const f of feeds) {

@@ -1,39 +1,14 @@
-// Console pages: the store list, creating a store, one store's settings (rename, PII masking,
-// delete with confirmation).
-import { Checkbox, Field, PostForm, StoreNav, Table, ApiError, storeBase, storeCrumbs, when } from "../components";
+// Console pages: the hub overview (home) with creating a store, a store's overview (its first
+// tab), one store's settings (rename, PII masking, delete with confirmation).
+import { Field, PostForm, StoreNav, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, doneNotice, enc, failed, formOf, text, withStore, type C } from "../context";
 import type { Store } from "../wire";
-
-async function storesPage(c: C) {
-  const res = await c.var.api.call<{ Stores: Store[] }>("GET", "/stores");
-  const stores = res.ok ? res.data.Stores : [];
-  return c.render(
-    <>
-      <ApiError res={res} />
-      <Table
-        caption="Stores"
-        headers={["Name", "StoreId", "Buyer PII masked", "Created"]}
-        rows={stores.map((s) => [<a href={storeBase(s)}>{s.Name}</a>, <code>{s.StoreId}</code>, s.MaskBuyerPii ? "Yes" : "No", when(s.DateCreated)])}
-        empty="no store yet; create one below."
-      />
-      <section class="card" aria-labelledby="create-store-h">
-        <h2 id="create-store-h">Create a store</h2>
-        <PostForm action="/console/stores" name="create-store" fields={["Name"]}>
-          <Field form="create-store" name="Name" label="Name" required attrs={{ maxlength: 200 }} />
-          <Checkbox form="create-store" name="MaskBuyerPii" label="Mask buyer e-mail and phone in answers" />
-          <button type="submit">Create store</button>
-        </PostForm>
-      </section>
-    </>,
-    { title: "Stores", done: doneNotice(c, { deleted: () => "Store deleted." }) },
-  );
-}
+import { hubPage, storeOverviewPage } from "./overview";
 
 function storePage(c: C) {
   const store = c.var.store;
   const base = storeBase(store);
   const done = doneNotice(c, {
-    created: () => `Store '${store.Name}' created.`,
     renamed: () => "Name saved.",
     masking: () => `Buyer PII masking is ${store.MaskBuyerPii ? "on" : "off"}.`,
   });
@@ -75,7 +50,7 @@ function storePage(c: C) {
         </p>
       </section>
     </>,
-    { title: `Store: ${store.Name}`, crumbs: [["Stores", "/console"]], done },
+    { title: "Store settings", crumbs: storeCrumbs(store), done },
   );
 }
 
@@ -90,7 +65,7 @@ function deleteStorePage(c: C) {
       <button type="submit" class="danger">
         Yes, delete the store
       </button>{" "}
-      <a href={base}>Cancel</a>
+      <a href={`${base}/settings`}>Cancel</a>
     </PostForm>,
     { title: `Delete store ${store.Name}?`, crumbs: storeCrumbs(store) },
   );
@@ -99,23 +74,24 @@ function deleteStorePage(c: C) {
 const storeApi = (c: C) => `/stores/${enc(c.req.param("storeId") ?? "")}`;
 
 export const storePages = consoleRouter()
-  .get("/", (c) => storesPage(c))
+  .get("/", (c) => hubPage(c))
   .post("/stores", async (c) => {
     const body = await formOf(c);
     const res = await c.var.api.call<{ Store: Store }>("POST", "/stores", { Name: text(body.Name), MaskBuyerPii: body.MaskBuyerPii === "on" });
-    if (!res.ok) return failed(c, storesPage, "create-store", res);
+    if (!res.ok) return failed(c, hubPage, "create-store", res);
     return back(c, storeBase(res.data.Store), "created");
   })
-  .get("/stores/:storeId", withStore, (c) => storePage(c))
+  .get("/stores/:storeId", withStore, (c) => storeOverviewPage(c))
+  .get("/stores/:storeId/settings", withStore, (c) => storePage(c))
   .post("/stores/:storeId/rename", withStore, async (c) => {
     const res = await c.var.api.call<{ Store: Store }>("PATCH", storeApi(c), { Name: text((await formOf(c)).Name) });
     if (!res.ok) return failed(c, storePage, "rename", res);
-    return back(c, storeBase(c.var.store), "renamed");
+    return back(c, `${storeBase(c.var.store)}/settings`, "renamed");
   })
   .post("/stores/:storeId/masking", withStore, async (c) => {
     const res = await c.var.api.call<{ Store: Store }>("PATCH", storeApi(c), { MaskBuyerPii: (await formOf(c)).MaskBuyerPii === "true" });
     if (!res.ok) return failed(c, storePage, "masking", res);
-    return back(c, storeBase(c.var.store), "masking");
+    return back(c, `${storeBase(c.var.store)}/settings`, "masking");
   })
   .get("/stores/:storeId/delete", withStore, (c) => deleteStorePage(c))
   .post("/stores/:storeId/delete", withStore, async (c) => {
