@@ -106,6 +106,17 @@ describe("GET /admin/v1/stores/{storeId}/overview", () => {
     expect((await admin("GET", "/stores/st_nope/overview")).status).toBe(404);
   });
 
+  it("moves a source's orders in the chart when the source is renamed (the rename rewrites their OrderSource)", async () => {
+    const storeId = await createStore("Overview rename");
+    const sourceId = await createSource(storeId, { Name: "Old name", Settings: simulatedWindow(3) });
+    await cycleAt(sourceId, Date.now());
+    const before = (await admin("GET", `/stores/${storeId}/overview`)).json.Overview as { OrdersPerDay: { Sources: { OrderSource: string; Counts: number[] }[] } };
+    expect(before.OrdersPerDay.Sources.map((s) => [s.OrderSource, s.Counts.reduce((a, b) => a + b, 0)])).toEqual([["Old name", 3]]);
+    await patchSource(storeId, sourceId, { Name: "New name" });
+    const after = (await admin("GET", `/stores/${storeId}/overview`)).json.Overview as { OrdersPerDay: { Sources: { OrderSource: string; Counts: number[] }[] } };
+    expect(after.OrdersPerDay.Sources.map((s) => [s.OrderSource, s.Counts.reduce((a, b) => a + b, 0)])).toEqual([["New name", 3]]);
+  });
+
   it("shows each source's last cycles oldest first, a failing source with its streak, a failed delivery and a failed compile", async () => {
     const storeId = await createStore("Overview health");
     const good = await createSource(storeId, { Name: "Good market", Settings: simulatedWindow(3) });

@@ -28,7 +28,12 @@ export function ago(iso: string | null, nowIso: string): string {
   return hours < 48 ? `${hours} h ago` : `${Math.round(hours / 24)} days ago`;
 }
 
-const Attention: FC<{ items: AttentionItem[]; now: string; withStore: boolean }> = ({ items, now, withStore }) => (
+/** The hub lists this many items at most; the rest are counted (each store's overview lists its own). */
+const ATTENTION_SHOWN = 25;
+
+const Attention: FC<{ items: AttentionItem[]; now: string; withStore: boolean }> = ({ items: all, now, withStore }) => {
+  const items = all.slice(0, ATTENTION_SHOWN);
+  return (
   <section aria-labelledby="attention-h">
     <h2 id="attention-h">Needs attention</h2>
     {items.length === 0 ? (
@@ -50,8 +55,10 @@ const Attention: FC<{ items: AttentionItem[]; now: string; withStore: boolean }>
         ))}
       </ul>
     )}
+    {all.length > items.length ? <p>{`And ${all.length - items.length} more: each store's overview lists its own.`}</p> : null}
   </section>
-);
+  );
+};
 
 const sourcesSummary = (s: HubOverview["Stores"][number]) => {
   if (s.Sources.length === 0) return "none";
