@@ -2,15 +2,15 @@
 // shows (each owned by its resource's module): a page can no longer expect a field the API does
 // not answer. Types only: the console never parses an answer a second way.
 import type { z } from "zod";
-import type { keyAnswer, storeAnswer } from "../admin/stores.routes";
-import type { maintenanceAnswer } from "../admin/maintenance.routes";
+import type { keyAnswer, storeAnswer } from "../stores/stores.routes";
+import type { maintenanceAnswer } from "../maintenance/maintenance.routes";
 import type { importSummary } from "../feeds/catalog";
 import type { compileProgressAnswer } from "../feeds/feeds.admin.routes";
 import type { adminFeed } from "../feeds/feeds.wire";
 import type { orderDelivery } from "../orders/orders.admin.routes";
 import type { wireOrder } from "../orders/orders.wire";
 import type { hubOverview, storeOverview } from "../overview/overview.schemas";
-import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sync/sources.schemas";
+import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sources/sources.schemas";
 
 export type Store = z.infer<typeof storeAnswer>;
 export type ConsumerKey = z.infer<typeof keyAnswer>;

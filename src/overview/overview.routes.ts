@@ -6,7 +6,7 @@ import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
-import { requireStore } from "../stores/stores";
+import { requireStore } from "../stores/stores.queries";
 import { hubOverview, storeOverview } from "./overview";
 import { hubOverview as hubAnswer, storeOverview as storeAnswer } from "./overview.schemas";
 

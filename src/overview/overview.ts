@@ -4,14 +4,14 @@
 // The hub: 6 statements for any number of stores; a store: 7. Each table's statement lives with
 // its owner; this module only asks and assembles.
 import type { Db } from "../db/client";
-import { countsBySource, type OutboxCounts } from "../outbox/outbox";
+import { countsBySource, type OutboxCounts } from "../outbox/outbox.queries";
 import { ordersPerSourceDay, ordersPerStatus, ordersTodayAndWeek } from "../orders/orders.queries";
 import { ORDER_STATUSES } from "../orders/orders.schemas";
 import { feedsForOverview } from "../feeds/feeds.queries";
-import { listStores, type StoreRow } from "../stores/stores";
+import { listStores, type StoreRow } from "../stores/stores.queries";
 import { readCycles, type CycleSummary } from "../sync/cycle-summary";
-import { countSetAside } from "../sync/set-aside";
-import { sourcesForOverview } from "../sync/sources.queries";
+import { countSetAside } from "../sources/set-aside.queries";
+import { sourcesForOverview } from "../sources/sources.queries";
 import { toWireDate } from "../lib/dates";
 import type { AttentionItem, FeedHealth, HubOverview, SourceHealth, StoreOverview } from "./overview.schemas";
 
