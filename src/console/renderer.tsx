@@ -5,6 +5,7 @@
 // phone's width (public/console/console.css).
 import { jsxRenderer } from "hono/jsx-renderer";
 import type { ConsoleEnv } from "./context";
+import type { Session } from "./session";
 import { CsrfField } from "./components";
 
 export interface PageProps {
@@ -23,7 +24,8 @@ declare module "hono" {
 }
 
 export const renderer = jsxRenderer<ConsoleEnv>(({ children, title, crumbs, done, signedOut }, c) => {
-  const session = signedOut ? undefined : (c as unknown as { var: Partial<ConsoleEnv["Variables"]> }).var.session;
+  // Unset on the sign-in pages and before the session gate.
+  const session = signedOut ? undefined : (c.var.session as Session | undefined);
   return (
     <html lang="en">
       <head>

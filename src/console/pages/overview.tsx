@@ -60,16 +60,31 @@ const Attention: FC<{ items: AttentionItem[]; now: string; withStore: boolean }>
   );
 };
 
-const sourcesSummary = (s: HubOverview["Stores"][number]) => {
-  if (s.Sources.length === 0) return "none";
-  const failing = s.Sources.filter((x) => x.FailedCycles > 0).length;
-  return `${s.Sources.length}${failing ? `, ${failing} failing` : ", all well"}`;
-};
+/** Each source's last cycle: its outcome and age, and how long it has been failing. */
+const SourcesHealth: FC<{ store: HubOverview["Stores"][number]; now: string }> = ({ store, now }) =>
+  store.Sources.length === 0 ? (
+    <>none</>
+  ) : (
+    <ul class="plain">
+      {store.Sources.map((s) => (
+        <li>
+          {`${s.Name}: `}
+          {!s.LastCycle
+            ? "no cycle yet"
+            : s.FailedCycles > 0
+              ? `failing (${plural(s.FailedCycles, "cycle")} since ${when(s.FailingSince)})`
+              : `went through ${ago(s.LastCycle.DateEnded, now)}`}
+          {s.Enabled ? "" : ", disabled"}
+        </li>
+      ))}
+    </ul>
+  );
 
 export async function hubPage(c: C) {
   const res = await c.var.api.call<{ Overview: HubOverview }>("GET", "/overview");
   const o = res.ok ? res.data.Overview : null;
   const stores = o?.Stores ?? [];
+  const now = o?.DateGenerated ?? new Date().toISOString();
   return c.render(
     <>
       <ApiError res={res} />
@@ -92,7 +107,7 @@ export async function hubPage(c: C) {
           <a href={`/console/stores/${enc(s.StoreId)}`}>{s.Name}</a>,
           String(s.OrdersToday),
           String(s.OrdersLast7Days),
-          sourcesSummary(s),
+          <SourcesHealth store={s} now={now} />,
           String(s.DeliveriesPending),
           String(s.DeliveriesFailed),
           String(s.SetAside),
