@@ -5,7 +5,7 @@ import { Field, FormError, Select, StoreNav, Table, storeBase, storeCrumbs, when
 import { consoleRouter, enc, fieldOf, notFound, withStore, type C } from "../context";
 import type { Order, OrderDelivery } from "../wire";
 
-export const ORDERS_PER_PAGE = 25;
+const ORDERS_PER_PAGE = 25;
 
 async function ordersPage(c: C) {
   const store = c.var.store;
