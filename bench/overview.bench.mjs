@@ -211,10 +211,13 @@ try {
     largeStoreChartOrders30Days: chartOrders,
     hubAttentionItems: hub.Attention.length,
   };
+  // The server lets go of the SQLite file before it is read directly.
+  const exited = new Promise((resolve) => dev.once("exit", resolve));
   stop();
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
 
   // For scale: the same 30 days counted from orders (what the day counts spare), on the file itself.
-  const db = new DatabaseSync(d1File, { readOnly: true });
+  const db = new DatabaseSync(d1File, { readOnly: true, timeout: 10_000 });
   const direct = [];
   for (let i = 0; i < 3; i += 1) {
     const t = performance.now();
