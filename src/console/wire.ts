@@ -2,13 +2,11 @@
 // shows (each owned by its resource's module): a page can no longer expect a field the API does
 // not answer. Types only: the console never parses an answer a second way.
 import type { z } from "zod";
-import type { keyAnswer, storeAnswer } from "../stores/stores.routes";
-import type { maintenanceAnswer } from "../maintenance/maintenance.routes";
+import type { keyAnswer, storeAnswer } from "../stores/stores.schemas";
+import type { maintenanceAnswer } from "../maintenance/maintenance.schemas";
 import type { importSummary } from "../feeds/catalog";
-import type { compileProgressAnswer } from "../feeds/feeds.admin.routes";
-import type { adminFeed } from "../feeds/feeds.wire";
-import type { orderDelivery } from "../orders/orders.admin.routes";
-import type { wireOrder } from "../orders/orders.wire";
+import type { adminFeed, compileProgressAnswer } from "../feeds/feeds.wire";
+import type { orderDelivery, wireOrder } from "../orders/orders.wire";
 import type { hubOverview, storeOverview } from "../overview/overview.schemas";
 import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sources/sources.schemas";
 

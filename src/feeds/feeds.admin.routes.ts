@@ -15,7 +15,7 @@ import { importCsv, importJson, importSummary } from "./catalog";
 import { countProducts, deleteProduct } from "./products.queries";
 import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds, updateFeed } from "./feeds.queries";
 import { createFeedBody, feedIdParam, productsBody, updateFeedBody } from "./feeds.schemas";
-import { adminFeed, fileNameOf, toAdminFeed } from "./feeds.wire";
+import { adminFeed, compileProgressAnswer, fileNameOf, toAdminFeed } from "./feeds.wire";
 import { contentTypeOf } from "./feed-compiler";
 
 const storeParam = z.object({ storeId: z.string() });
@@ -26,18 +26,6 @@ async function requireFeed(env: Env, feedId: string): Promise<FeedRow> {
   if (!feed) throw new ApiError(404, `No feed with FeedId '${feedId.slice(0, 40)}'.`);
   return feed;
 }
-
-/** How far the running (or last) compile has read. */
-export const compileProgressAnswer = z
-  .object({
-    Running: z.boolean(),
-    Slices: z.number().int(),
-    Parts: z.number().int(),
-    AfterSku: z.string().nullable(),
-    RowsCompiled: z.number().int().describe("Products read so far (counted at each 5 MiB part)."),
-  })
-  .nullable()
-  .describe("null before the first compile.");
 
 /** A JSON catalog request is parsed in memory; CSV has the whole admin limit. */
 export const JSON_CATALOG_MAX = 16 * 1024 * 1024;
