@@ -144,7 +144,7 @@ export const Table: FC<{ caption: string; headers: string[]; rows: Child[][]; em
 };
 
 /** An error the API answered to a read, in its words. */
-export const ApiError: FC<{ res: { ok: boolean; message?: string } }> = ({ res }) =>
+export const ReadError: FC<{ res: { ok: boolean; message?: string } }> = ({ res }) =>
   res.ok ? null : (
     <p class="error" role="alert">
       {res.message}

@@ -1,7 +1,7 @@
 // Console pages: a store's feeds and its catalog upload; one feed (counts, Score, compile with a
 // live progress bar, download). Mounted at /console/stores/:storeId/feeds.
 import { failureOf } from "../admin-api";
-import { ApiError, Field, PostForm, Select, StoreNav, Table, TextArea, storeBase, storeCrumbs, when } from "../components";
+import { ReadError, Field, PostForm, Select, StoreNav, Table, TextArea, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, countParam, doneNotice, enc, failed, formOf, notFound, text, withStore, type C } from "../context";
 import type { CompileProgress, Feed, ImportSummary } from "../wire";
 
@@ -22,7 +22,7 @@ async function feedsPage(c: C, uploaded?: ImportSummary) {
   return c.render(
     <>
       <StoreNav store={store} current="Feeds" />
-      <ApiError res={res} />
+      <ReadError res={res} />
       <Table
         caption="Feeds"
         headers={["Name", "Format", "Status", "Score", "Valid", "Warnings", "Errors", "Compiled"]}

@@ -2,7 +2,7 @@
 // revoke with confirmation. Mounted at /console/stores/:storeId/keys.
 import { SCOPES } from "../../auth/scopes";
 import { LIFESPANS } from "../../auth/tokens";
-import { ApiError, Checkbox, Field, PostForm, Select, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
+import { ReadError, Checkbox, Field, PostForm, Select, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, doneNotice, enc, failed, formOf, text, withStore, type C } from "../context";
 import type { ConsumerKey, NewConsumerKey } from "../wire";
 
@@ -14,7 +14,7 @@ async function keysPage(c: C) {
   return c.render(
     <>
       <StoreNav store={store} current="Consumer keys" />
-      <ApiError res={res} />
+      <ReadError res={res} />
       <Table
         caption="Consumer keys"
         headers={["Name", "ConsumerKeyId", "Scopes", "Lifespan", "Bucket", "Created", "Revoked", ""]}

@@ -1,5 +1,5 @@
 // Console page: the maintenance switch. Mounted at /console/maintenance.
-import { ApiError, Field, PostForm } from "../components";
+import { ReadError, Field, PostForm } from "../components";
 import { back, consoleRouter, doneNotice, failed, formOf, text, type C } from "../context";
 import type { Maintenance } from "../wire";
 
@@ -9,7 +9,7 @@ async function maintenancePage(c: C) {
   const heading = m?.Enabled ? "Turn maintenance off" : "Turn maintenance on";
   return c.render(
     <>
-      <ApiError res={res} />
+      <ReadError res={res} />
       <p id="maintenance-state">
         Maintenance is <strong>{m?.Enabled ? "on" : "off"}</strong>
         {m?.Enabled ? <>: every /v1 call answers 503{m.Message ? <> with “{m.Message}”</> : ""}.</> : "."}

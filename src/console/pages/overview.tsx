@@ -3,7 +3,7 @@
 // overview routes. Every chart has the table of its numbers beside it.
 import type { FC } from "hono/jsx";
 import { HBars, Legend, StackedBars } from "../charts";
-import { ApiError, Checkbox, Field, PostForm, StoreNav, Table, storeBase, when } from "../components";
+import { ReadError, Checkbox, Field, PostForm, StoreNav, Table, storeBase, when } from "../components";
 import { doneNotice, enc, type C } from "../context";
 import type { AttentionItem, HubOverview, StoreOverview } from "../wire";
 
@@ -87,7 +87,7 @@ export async function hubPage(c: C) {
   const now = o?.DateGenerated ?? new Date().toISOString();
   return c.render(
     <>
-      <ApiError res={res} />
+      <ReadError res={res} />
       {o ? <Attention items={o.Attention} now={o.DateGenerated} withStore /> : null}
       {stores.length ? (
         <section aria-labelledby="week-h">
@@ -138,7 +138,7 @@ export async function storeOverviewPage(c: C) {
     return c.render(
       <>
         <StoreNav store={store} current="Overview" />
-        <ApiError res={res} />
+        <ReadError res={res} />
       </>,
       { title: `Store: ${store.Name}`, crumbs: [["Hub overview", "/console"]], done },
     );

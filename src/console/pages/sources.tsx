@@ -3,7 +3,7 @@
 // retry, set-aside orders (mapped again on demand, or dismissed one by one), enable or disable,
 // sync now. Mounted at /console/stores/:storeId/sources.
 import type { AdminApi } from "../admin-api";
-import { ApiError, Field, FormError, PostForm, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
+import { ReadError, Field, FormError, PostForm, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, countParam, doneNotice, enc, failed, formOf, notFound, text, withStore, type C } from "../context";
 import { SettingsFields, settingsFromForm, settingsSpecs, type SettingsSpec } from "../settings-form";
 import type { Delivery, SetAsideOrder, SetAsideRetry, Source } from "../wire";
@@ -33,7 +33,7 @@ async function sourcesPage(c: C) {
   return c.render(
     <>
       <StoreNav store={store} current="Sources" />
-      <ApiError res={res} />
+      <ReadError res={res} />
       <Table
         caption="Sources"
         headers={["Name", "Type", "Enabled", "Last cycle", "Imported", "Pending", "Failed", "Last error"]}
@@ -188,7 +188,7 @@ async function sourcePage(c: C) {
           empty="none."
         />
       ) : (
-        <ApiError res={setAside} />
+        <ReadError res={setAside} />
       )}
       {setAsideList.length ? (
         <PostForm action={`${base}/set-aside/retry`} name="set-aside">
