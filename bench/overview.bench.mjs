@@ -4,7 +4,8 @@
 // GET /admin/v1/overview over 100 stores. Each store has 3 sources with 20 kept cycles, an
 // outbox backlog and 2 feeds; the large and the small store differ only in their orders.
 // Also, for scale: what the 30-day chart would cost counted from orders instead of the day counts
-// (the same question asked of the SQLite file directly).
+// (the same question asked of the SQLite file directly), and what keeping the by-source day counts
+// costs each order written (an in-memory database, with and without their triggers).
 //
 // Seeding as bench/orders.bench.mjs: migrations applied to a local D1 of its own, then rows
 // written straight into its SQLite file with node:sqlite (INSERT ... SELECT over a recursive
@@ -40,6 +41,44 @@ const DAY = 86_400_000;
 const NOW = Date.now();
 const TODAY = Math.floor(NOW / DAY) * DAY;
 const START = TODAY - 364 * DAY;
+
+// ---------------------------------------------------------------- write cost
+// What the by-source day counts (migration 0006) add to every order written: the same inserts
+// into an in-memory database of all the migrations, with and without its three triggers.
+function writeCost(orders) {
+  const migrations = readdirSync(path.join(root, "migrations")).filter((f) => f.endsWith(".sql")).sort();
+  const time = (withBySource) => {
+    const db = new DatabaseSync(":memory:");
+    for (const file of migrations) {
+      for (const statement of readFileSync(path.join(root, "migrations", file), "utf8").split("--> statement-breakpoint")) {
+        if (statement.trim()) db.exec(statement);
+      }
+    }
+    if (!withBySource) for (const t of ["orders_source_counted", "orders_source_recounted", "orders_source_uncounted"]) db.exec(`drop trigger ${t}`);
+    db.prepare("insert into stores (id, name, created_at) values ('st_w', 'w', 0)").run();
+    const t0 = performance.now();
+    db.prepare(
+      `with recursive r(i) as (select 1 union all select i + 1 from r where i < ?1)
+       insert into orders (store_id, order_source, order_source_order_number, status, source_order_status, buyer_email_address,
+         buyer_phone_number, first_name, last_name, street1, city, state_or_province, postal_code, country, shipping_method,
+         grand_total, sub_total, date_created_in_order_source, date_updated)
+       select 'st_w', case i % 3 when 0 then 'Web' when 1 then 'Phone' else 'Market' end, 'W-' || i, 'New', 'x', 'b@example.com', '555', 'Jo', 'Doe',
+         '1 Main St', 'Town', 'IL', '62701', 'US', 'Std', 10, 10, ?2 + (i % 365) * ${DAY}, ?2 + (i % 365) * ${DAY} from r`,
+    ).run(orders, START);
+    const ms = performance.now() - t0;
+    db.close();
+    return ms;
+  };
+  const runs = { without: [], with: [] };
+  for (let i = 0; i < 3; i += 1) {
+    runs.without.push(time(false));
+    runs.with.push(time(true));
+  }
+  const m = (xs) => [...xs].sort((a, b) => a - b)[1];
+  return { orders, msWithout: +m(runs.without).toFixed(0), msWith: +m(runs.with).toFixed(0), extraPerOrderUs: +(((m(runs.with) - m(runs.without)) / orders) * 1000).toFixed(2) };
+}
+const cost = writeCost(arg("write-orders", 100_000));
+console.log(`write cost of the by-source day counts: ${JSON.stringify(cost)}`);
 
 // ---------------------------------------------------------------- seeding
 const REUSE = process.argv.includes("--reuse") && existsSync(path.join(PERSIST, "seeded.json"));
@@ -230,7 +269,7 @@ try {
   db.close();
   console.log(JSON.stringify(result, null, 2));
   mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  writeFileSync(path.join(root, "bench", "results", "overview.json"), JSON.stringify({ date: new Date().toISOString(), seeded, ...result }, null, 2));
+  writeFileSync(path.join(root, "bench", "results", "overview.json"), JSON.stringify({ date: new Date().toISOString(), seeded, writeCost: cost, ...result }, null, 2));
 } catch (error) {
   console.error(error);
   stop();
