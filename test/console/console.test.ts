@@ -255,7 +255,7 @@ describe("console sources", () => {
 
 describe("console notices", () => {
   it("shows only its own fixed notices: text put in ?done= by a link is never shown", async () => {
-    const { cookie } = await signIn();
+    const { cookie, csrf } = await signIn();
     const storeId = await createStore("Console notices");
     const bait = "Your account is locked: call +1 555 0100";
     for (const path of ["/console", `/console/stores/${storeId}`, "/console/maintenance", `/console/stores/${storeId}/keys`]) {
@@ -267,6 +267,12 @@ describe("console notices", () => {
     // A code the page knows is said in the page's words, from what the API answers now.
     const known = await send("GET", `/console/stores/${storeId}?done=created`, { cookie });
     expect(known.text).toContain('<p class="done" role="status">Store &#39;Console notices&#39; created.</p>');
+    // The store's settings tab: a rename comes back to it with its notice.
+    const renamed = await send("POST", `/console/stores/${storeId}/rename`, { cookie, form: { Name: "Console notices 2", _csrf: csrf } });
+    expect([renamed.status, renamed.headers.get("location")]).toEqual([303, `/console/stores/${storeId}/settings?done=renamed`]);
+    const settings = await send("GET", renamed.headers.get("location")!, { cookie });
+    expect(settings.text).toContain('<p class="done" role="status">Name saved.</p>');
+    expect(settings.text).toMatch(/<input id="rename-Name" name="Name" type="text" value="Console notices 2"/);
     // Numbers travel as numbers; anything else in their place reads as 0.
     const sourceId = ((await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Notice source", Settings: { ordersPerHour: 1 } })).json.Source as { SourceId: string }).SourceId;
     const retried = await send("GET", `/console/stores/${storeId}/sources/${sourceId}?done=retried&n=${encodeURIComponent("3 (call us)")}`, { cookie });
