@@ -3,6 +3,7 @@
 // c.var, POST-then-redirect with a fixed notice code, and a failed action shown in its page.
 import { Hono, type Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { ApiError } from "../http/errors";
 import { adminApi, type AdminApi, type AppFetch } from "./admin-api";
 import type { Session } from "./session";
 import type { Store } from "./wire";
@@ -94,7 +95,13 @@ export type FormBody = Record<string, string | File | (string | File)[]>;
 
 /** The posted form, parsed once per request (the CSRF gate reads it first). */
 export async function formOf(c: Context): Promise<FormBody> {
-  return (await c.req.parseBody({ all: true })) as FormBody;
+  try {
+    return (await c.req.parseBody({ all: true })) as FormBody;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // A body that claims to be a form and is not (a multipart part without a name, a cut-off body).
+    throw new ApiError(400, "The form could not be read: the body is not valid multipart/form-data or URL-encoded data.");
+  }
 }
 
 /** A form value as text ("" when absent or a file). */

@@ -219,7 +219,7 @@ export interface paths {
         get: operations["getAdminV1StoresByStoreId"];
         put?: never;
         post?: never;
-        /** Delete a store (every token of its keys stops) */
+        /** Delete a store (every token of its keys stops; its data is purged in the background) */
         delete: operations["deleteAdminV1StoresByStoreId"];
         options?: never;
         head?: never;
@@ -781,6 +781,7 @@ export interface components {
             Feeds: number;
             Sources: number;
             ConsumerKeys: number;
+            StoredBytes: number;
         };
         ConsumerKey: {
             ConsumerKeyId: string;
@@ -835,7 +836,7 @@ export interface components {
             OrdersImported: number;
             /** @description Orders the connector could not map, kept aside (GET .../set-aside). */
             OrdersSetAside: number;
-            /** @description The import continues in the next invocation (it did not fit this one). */
+            /** @description The import window was not finished: the next cycle goes on from its last page. */
             ImportContinues: boolean;
             Delivered: number;
             DeliveriesSubmitted: number;
@@ -1010,6 +1011,8 @@ export interface components {
                 Field: string;
             }[];
             CompileIntervalMinutes: number | null;
+            /** @description Cells starting with = + - @ are written with a leading ' (for spreadsheets). */
+            EscapeFormulas: boolean;
             FileSize: number | null;
             Issues: {
                 Sku: string;
@@ -1251,7 +1254,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1376,7 +1379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1546,7 +1549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1688,7 +1691,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1809,7 +1812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1931,7 +1934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2060,7 +2063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2182,7 +2185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2321,7 +2324,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2442,7 +2445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2588,7 +2591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2682,6 +2685,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -2713,6 +2726,7 @@ export interface operations {
                         Feeds?: number;
                         Sources?: number;
                         ConsumerKeys?: number;
+                        StoredBytes?: number;
                     };
                 };
             };
@@ -2771,6 +2785,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2859,6 +2883,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -2940,6 +2974,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -2973,6 +3017,7 @@ export interface operations {
                         Feeds?: number;
                         Sources?: number;
                         ConsumerKeys?: number;
+                        StoredBytes?: number;
                     };
                 };
             };
@@ -3031,6 +3076,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3113,6 +3168,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3227,6 +3292,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -3303,6 +3378,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3386,6 +3471,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3482,6 +3577,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -3558,6 +3663,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3680,6 +3795,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -3763,6 +3888,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -3839,6 +3974,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3939,6 +4084,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4018,6 +4173,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4108,6 +4273,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4185,6 +4360,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4283,6 +4468,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4360,6 +4555,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4458,6 +4663,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4540,6 +4755,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4643,6 +4868,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4719,6 +4954,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4807,6 +5052,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4889,6 +5144,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -4921,6 +5186,8 @@ export interface operations {
                     }[];
                     Template?: string;
                     CompileIntervalMinutes?: number | null;
+                    /** @description For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly. */
+                    EscapeFormulas?: boolean;
                 };
             };
         };
@@ -4978,6 +5245,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5066,6 +5343,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -5147,6 +5434,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -5178,6 +5475,8 @@ export interface operations {
                     }[] | null;
                     Template?: string;
                     CompileIntervalMinutes?: number | null;
+                    /** @description For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly. */
+                    EscapeFormulas?: boolean;
                     Format?: unknown;
                 };
             };
@@ -5236,6 +5535,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5332,6 +5641,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -5414,6 +5733,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -5486,6 +5815,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5588,6 +5927,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
             503: {
                 headers: {
@@ -5677,6 +6026,16 @@ export interface operations {
             /** @description The request body is too large. */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5953,7 +6312,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6092,7 +6451,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6211,7 +6570,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
             429: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
