@@ -43,7 +43,7 @@ const TODAY = Math.floor(NOW / DAY) * DAY;
 const START = TODAY - 364 * DAY;
 
 // ---------------------------------------------------------------- write cost
-// What the by-source day counts (migration 0008) add to every order written: the same inserts
+// What the by-source day counts (migration 0009) add to every order written: the same inserts
 // into an in-memory database of all the migrations, with and without its three triggers.
 function writeCost(orders) {
   const migrations = readdirSync(path.join(root, "migrations")).filter((f) => f.endsWith(".sql")).sort();
