@@ -8,6 +8,7 @@ import { syncRoutes } from "../sources/sync.routes";
 import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 import { ordersAdminRoutes } from "../orders/orders.admin.routes";
 import { listingsRoutes } from "../listings/listings.routes";
+import { overviewRoutes } from "../overview/overview.routes";
 
 export const adminRoutes = createRouter()
   .use("*", adminOnly)
@@ -17,4 +18,5 @@ export const adminRoutes = createRouter()
   .route("/", syncRoutes)
   .route("/", feedsAdminRoutes)
   .route("/", ordersAdminRoutes)
-  .route("/", listingsRoutes);
+  .route("/", listingsRoutes)
+  .route("/", overviewRoutes);

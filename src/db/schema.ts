@@ -181,6 +181,23 @@ export const orderDayCounts = sqliteTable(
   (t) => [primaryKey({ columns: [t.storeId, t.field, t.day, t.status] })],
 );
 
+/**
+ * Orders per store, UTC day of creation at the marketplace and OrderSource, kept by triggers on
+ * orders like order_day_counts: the store overview's orders per day per source over 30 days
+ * reads at most 30 days times the store's sources here, whatever the number of orders.
+ */
+export const orderSourceDayCounts = sqliteTable(
+  "order_source_day_counts",
+  {
+    storeId: text("store_id").notNull(),
+    /** Start of the UTC day of date_created_in_order_source, ms. */
+    day: ms("day").notNull(),
+    orderSource: text("order_source").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.storeId, t.day, t.orderSource] })],
+);
+
 export const orderItems = sqliteTable(
   "order_items",
   {

@@ -41,6 +41,7 @@ export async function buildDocument(app: Hono<AppEnv>): Promise<Document> {
         { name: "Feed definitions" },
         { name: "Orders (operator)" },
         { name: "Maintenance" },
+        { name: "Overview" },
       ],
       components: {
         securitySchemes: {

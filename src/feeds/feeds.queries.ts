@@ -152,3 +152,25 @@ export async function failCompile(db: Db, feedId: string, reason: string, issues
 export async function markPulled(db: Db, feedId: string, at: number): Promise<void> {
   await db.update(feeds).set({ dateLastPulled: at }).where(eq(feeds.id, feedId));
 }
+
+/** What an overview shows of feeds (no definition, no issues): of one store, or of every live store. */
+export function feedsForOverview(db: Db, storeId: string | null) {
+  return db
+    .select({
+      id: feeds.id,
+      storeId: feeds.storeId,
+      name: feeds.name,
+      status: feeds.status,
+      statusMessage: feeds.statusMessage,
+      score: feeds.score,
+      dateLastCompiled: feeds.dateLastCompiled,
+      totalCount: feeds.totalCount,
+      validCount: feeds.validCount,
+      warningCount: feeds.warningCount,
+      errorCount: feeds.errorCount,
+    })
+    .from(feeds)
+    .innerJoin(stores, eq(stores.id, feeds.storeId))
+    .where(and(storeId === null ? undefined : eq(feeds.storeId, storeId), isNull(stores.deletedAt)))
+    .orderBy(asc(feeds.nameKey), asc(feeds.id));
+}

@@ -316,3 +316,36 @@ export function deliveryReadsOf(db: Db, orderIds: number[]) {
       .orderBy(asc(orderItems.id)),
   ] as const;
 }
+
+// --- The overview's day counts (kept by triggers: order_day_counts, order_source_day_counts) ---
+
+/**
+ * Orders created today and since `weekStart` per live store: per store two ranges of its
+ * order_day_counts rows (days times statuses, by primary key), never its orders.
+ */
+export async function ordersTodayAndWeek(db: Db, today: number, weekStart: number): Promise<{ storeId: string; today: number; week: number }[]> {
+  const sum = (from: string) => `(select coalesce(sum(n), 0) from order_day_counts where store_id = s.id and field = 'c' and day >= ${from})`;
+  const { results } = await db.$client
+    .prepare(`select s.id as storeId, ${sum("?1")} as today, ${sum("?2")} as week from stores s where s.deleted_at is null`)
+    .bind(today, weekStart)
+    .all<{ storeId: string; today: number; week: number }>();
+  return results;
+}
+
+/** A store's orders per UTC day of creation and OrderSource from `fromDay` on (order_source_day_counts). */
+export async function ordersPerSourceDay(db: Db, storeId: string, fromDay: number): Promise<{ day: number; orderSource: string; n: number }[]> {
+  const { results } = await db.$client
+    .prepare("select day, order_source as orderSource, n from order_source_day_counts where store_id = ? and day >= ? and n != 0 order by day, order_source")
+    .bind(storeId, fromDay)
+    .all<{ day: number; orderSource: string; n: number }>();
+  return results;
+}
+
+/** A store's orders by status now: the sum of its day counts (a row per day and status it has orders). */
+export async function ordersPerStatus(db: Db, storeId: string): Promise<{ status: string; n: number }[]> {
+  const { results } = await db.$client
+    .prepare("select status, sum(n) as n from order_day_counts where store_id = ? and field = 'c' group by status")
+    .bind(storeId)
+    .all<{ status: string; n: number }>();
+  return results;
+}

@@ -33,6 +33,24 @@ export async function sourceById(db: Db, sourceId: string): Promise<SourceRow | 
   return (await db.select().from(sources).where(eq(sources.id, sourceId)).get()) ?? null;
 }
 
+/** What an overview shows of sources: of one store, or of every live store. */
+export function sourcesForOverview(db: Db, storeId: string | null) {
+  return db
+    .select({
+      id: sources.id,
+      storeId: sources.storeId,
+      type: sources.type,
+      name: sources.name,
+      enabled: sources.enabled,
+      lastError: sources.lastError,
+      recentCycles: sources.recentCycles,
+    })
+    .from(sources)
+    .innerJoin(stores, eq(stores.id, sources.storeId))
+    .where(and(storeId === null ? undefined : eq(sources.storeId, storeId), isNull(stores.deletedAt)))
+    .orderBy(asc(sources.createdAt), asc(sources.id));
+}
+
 /** Enabled sources of live stores, oldest first: what the cron runs. */
 export async function enabledSourceIds(db: Db): Promise<string[]> {
   const rows = await db

@@ -628,6 +628,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hub at a glance: every store's orders today and over 7 days, sources' health, backlog, feeds, and what needs the operator first
+         * @description Answered in 6 D1 statements whatever the stores hold: orders from the day counts the database keeps, sources from their last 20 cycles.
+         */
+        get: operations["getAdminV1Overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A store at a glance: orders per day per source over 30 days, statuses now, each source's last 20 cycles, the delivery backlog, feeds
+         * @description Answered in 7 D1 statements whatever the store holds: orders from the day counts the database keeps, never from the orders themselves.
+         */
+        get: operations["getAdminV1StoresByStoreIdOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orders/count": {
         parameters: {
             query?: never;
@@ -1027,6 +1067,135 @@ export interface components {
                 Errors: string[];
                 Warnings: string[];
             }[];
+        };
+        HubOverview: {
+            DateGenerated: string;
+            /** @description A UTC day, YYYY-MM-DD. */
+            Today: string;
+            /** @description What needs the operator first: failing sources (longest first), failed deliveries (most first), failed compiles. */
+            Attention: components["schemas"]["AttentionItem"][];
+            Stores: components["schemas"]["HubStore"][];
+        };
+        AttentionItem: {
+            /** @enum {string} */
+            Kind: "SourceFailing" | "DeliveriesFailed" | "CompileFailed";
+            StoreId: string;
+            StoreName: string;
+            SourceId: string | null;
+            FeedId: string | null;
+            /** @description The source's or the feed's name. */
+            Name: string;
+            /** @description Failed cycles in a row, failed deliveries, or 1 for a compile. */
+            Count: number;
+            /** @description A failing source: when its failed cycles began. */
+            Since: string | null;
+            /** @description The last error, or the compile's message. */
+            Detail: string;
+        };
+        HubStore: {
+            StoreId: string;
+            Name: string;
+            OrdersToday: number;
+            /** @description Today and the 6 days before (UTC), by creation at the marketplace. */
+            OrdersLast7Days: number;
+            DeliveriesPending: number;
+            DeliveriesFailed: number;
+            SetAside: number;
+            Sources: components["schemas"]["SourceHealth"][];
+            Feeds: components["schemas"]["FeedHealth"][];
+        };
+        SourceHealth: {
+            SourceId: string;
+            Name: string;
+            Type: string;
+            Enabled: boolean;
+            /** @description null before the first cycle. */
+            LastCycle: components["schemas"]["CycleOutcome"] | null;
+            /** @description Cycles in a row, up to the last, that ended with an error (of the 20 kept). */
+            FailedCycles: number;
+            /** @description When the first of those failed cycles started; null when the last cycle went through. */
+            FailingSince: string | null;
+            DeliveriesPending: number;
+            DeliveriesSubmitted: number;
+            DeliveriesFailed: number;
+            SetAside: number;
+        };
+        CycleOutcome: {
+            DateStarted: string | null;
+            DateEnded: string | null;
+            OrdersImported: number;
+            OrdersSetAside: number;
+            Delivered: number;
+            DeliveriesFailed: number;
+            /** @description null: the cycle went through. */
+            Error: string | null;
+        };
+        FeedHealth: {
+            FeedId: string;
+            Name: string;
+            Status: string;
+            StatusMessage: string;
+            Score: number;
+            DateLastCompiled: string | null;
+            CompilationTotalCount: number;
+            CompilationValidCount: number;
+            CompilationWarningCount: number;
+            CompilationErrorCount: number;
+        };
+        StoreOverview: {
+            StoreId: string;
+            Name: string;
+            DateGenerated: string;
+            /** @description A UTC day, YYYY-MM-DD. */
+            Today: string;
+            OrdersToday: number;
+            OrdersLast7Days: number;
+            /** @description Orders by their creation day at the marketplace and their OrderSource. */
+            OrdersPerDay: {
+                /** @description The last 30 UTC days, oldest first, today last. */
+                Days: string[];
+                Sources: {
+                    OrderSource: string;
+                    /** @description One a day, as Days. */
+                    Counts: number[];
+                }[];
+                /** @description One a day, as Days: the sum of the sources. */
+                Totals: number[];
+            };
+            /** @description Every order the store holds, by status now. */
+            OrderStatuses: {
+                /** @enum {string} */
+                Status: "New" | "Processing" | "Shipped" | "Canceled";
+                Count: number;
+            }[];
+            /** @description The delivery backlog of all the store's sources. */
+            Deliveries: {
+                Pending: number;
+                Submitted: number;
+                Failed: number;
+            };
+            SetAside: number;
+            Sources: {
+                SourceId: string;
+                Name: string;
+                Type: string;
+                Enabled: boolean;
+                /** @description null before the first cycle. */
+                LastCycle: components["schemas"]["CycleOutcome"] | null;
+                /** @description Cycles in a row, up to the last, that ended with an error (of the 20 kept). */
+                FailedCycles: number;
+                /** @description When the first of those failed cycles started; null when the last cycle went through. */
+                FailingSince: string | null;
+                DeliveriesPending: number;
+                DeliveriesSubmitted: number;
+                DeliveriesFailed: number;
+                SetAside: number;
+                /** @description The last 20 cycles, oldest first. */
+                Cycles: components["schemas"]["CycleOutcome"][];
+            }[];
+            Feeds: components["schemas"]["FeedHealth"][];
+            /** @description What needs the operator first: failing sources (longest first), failed deliveries (most first), failed compiles. */
+            Attention: components["schemas"]["AttentionItem"][];
         };
     };
     responses: never;
@@ -6242,6 +6411,188 @@ export interface operations {
                             DateUpdated: string | null;
                         }[];
                         NextAfter: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1Overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Overview: components["schemas"]["HubOverview"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Overview: components["schemas"]["StoreOverview"];
                     };
                 };
             };

@@ -1,30 +1,42 @@
-// /console: the operator console. Server-rendered pages with plain forms (POST, then a redirect
-// to the page with what was done), a little script for the copy button and the compile progress
-// (public/console/console.js). Every read and write goes through the admin API in-process
-// (admin-api.ts), so what a page shows is what the API answers; its errors are shown in words
-// next to the form or field that caused them. Here: headers, CSRF, sign-in and the session gate;
-// the pages of each resource are in pages/.
+// /console: the operator console. Server-rendered pages (hono/jsx through one jsxRenderer) with
+// plain forms (POST, then a redirect to the page with a fixed notice code), a little script for
+// the copy button and the compile progress (public/console/console.js). Every read and write goes
+// through the admin API in-process (admin-api.ts), so what a page shows is what the API answers;
+// its errors are shown in words next to the form or field that caused them. Here: headers, CSRF,
+// sign-in and the session gate, and one sub-app per resource (pages/).
 import { csrf } from "hono/csrf";
-import { html } from "hono/html";
 import { secureHeaders } from "hono/secure-headers";
-import { createRouter } from "../http/create-router";
 import { limitBody, MiB } from "../http/transport";
 import { adminApi, type AppFetch } from "./admin-api";
-import { makeKit, type C } from "./kit";
-import { page } from "./layout";
+import { Field } from "./components";
+import { consoleRouter, formOf, text, withApi, type C } from "./context";
 import { feedPages } from "./pages/feeds";
 import { keyPages } from "./pages/keys";
 import { maintenancePages } from "./pages/maintenance";
 import { orderPages } from "./pages/orders";
 import { sourcePages } from "./pages/sources";
 import { storePages } from "./pages/stores";
-import { csrfMatches, endSession, readSession, startSession, type Session } from "./session";
+import { renderer } from "./renderer";
+import { csrfMatches, endSession, readSession, startSession } from "./session";
+
+function loginPage(c: C, error?: string, status: 200 | 401 | 429 | 503 = 200) {
+  if (error) c.set("notice", { form: "login", field: "key", error });
+  c.status(status);
+  return c.render(
+    <form method="post" action="/console/login" class="card narrow">
+      <p>
+        Sign in with the service's admin key (the <code>ADMIN_API_KEY</code> secret). The key is exchanged for a session cookie that lasts 8 hours; the browser never
+        keeps the key.
+      </p>
+      <Field form="login" name="key" label="Admin key" type="password" required attrs={{ autocomplete: "current-password" }} />
+      <button type="submit">Sign in</button>
+    </form>,
+    { title: "Sign in", signedOut: true },
+  );
+}
 
 export function consoleRoutes(appFetch: AppFetch) {
-  const sessions = new WeakMap<Request, Session>();
-  const kit = makeKit(appFetch, sessions);
-  const { form } = kit;
-  const router = createRouter();
+  const router = consoleRouter();
 
   router.use(
     "*",
@@ -44,30 +56,15 @@ export function consoleRoutes(appFetch: AppFetch) {
     // A form posted from another origin is refused before anything else (Origin / Sec-Fetch-Site).
     csrf(),
     limitBody(16 * MiB),
-    async (c, next) => {
+    async function noStore(c, next) {
       c.header("Cache-Control", "no-store");
       await next();
     },
+    withApi(appFetch),
+    renderer,
   );
 
   // ---- Sign in and out ----------------------------------------------------------------------
-  const loginPage = (c: C, error?: string, status: 200 | 401 | 429 | 503 = 200) =>
-    c.html(
-      page(
-        "Sign in",
-        html`<form method="post" action="/console/login" class="card narrow">
-  <p>Sign in with the service's admin key (the <code>ADMIN_API_KEY</code> secret). The key is exchanged for a session cookie that lasts 8 hours; the browser never keeps the key.</p>
-  <div class="field">
-    <label for="login-key">Admin key</label>
-    <input id="login-key" name="key" type="password" autocomplete="current-password" required${error ? html` aria-invalid="true" aria-describedby="login-error"` : ""}>
-    ${error ? html`<p class="error" role="alert" id="login-error">${error}</p>` : ""}
-  </div>
-  <button type="submit">Sign in</button>
-</form>`,
-      ),
-      status,
-    );
-
   router.get("/login", async (c) => {
     // The sign-in page opens even when the database does not answer.
     if (await readSession(c).catch(() => null)) return c.redirect("/console", 303);
@@ -75,8 +72,7 @@ export function consoleRoutes(appFetch: AppFetch) {
   });
 
   router.post("/login", async (c) => {
-    const body = await form(c);
-    const key = typeof body.key === "string" ? body.key.trim() : "";
+    const key = text((await formOf(c)).key).trim();
     // The key is checked by the admin API itself: 200 on a harmless read means it is the key (and
     // a wrong one counts against this address there). A key no header can carry (a CR/LF, a
     // character above U+00FF) cannot be it: wrong, without a call.
@@ -89,8 +85,8 @@ export function consoleRoutes(appFetch: AppFetch) {
   });
 
   // Everything below needs a session; a state-changing request also needs its CSRF token.
-  router.use("*", async (c, next) => {
-    let current: Session | null;
+  router.use("*", async function sessionGate(c, next) {
+    let current;
     try {
       current = await readSession(c);
     } catch {
@@ -102,17 +98,17 @@ export function consoleRoutes(appFetch: AppFetch) {
       return c.text("Your session has ended; sign in again.", 401);
     }
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-      const body = await form(c);
+      const body = await formOf(c);
       if (!csrfMatches(current, body._csrf ?? c.req.header("x-csrf-token"))) {
         return c.text("This form has expired or did not come from the console; reload the page and try again.", 403);
       }
     }
-    sessions.set(c.req.raw, current);
+    c.set("session", current);
     await next();
   });
 
   router.post("/logout", async (c) => {
-    if (await endSession(c, sessions.get(c.req.raw)!)) return c.redirect("/console/login", 303);
+    if (await endSession(c, c.var.session)) return c.redirect("/console/login", 303);
     return loginPage(
       c,
       "You are signed out in this browser, but the service's database did not record it: a copy of this session's cookie stays valid until it expires (rotate ADMIN_API_KEY to end every session).",
@@ -120,7 +116,11 @@ export function consoleRoutes(appFetch: AppFetch) {
     );
   });
 
-  for (const pages of [storePages, keyPages, sourcePages, orderPages, feedPages, maintenancePages]) pages(router, kit);
-
+  router.route("/", storePages);
+  router.route("/maintenance", maintenancePages);
+  router.route("/stores/:storeId/keys", keyPages);
+  router.route("/stores/:storeId/sources", sourcePages);
+  router.route("/stores/:storeId/orders", orderPages);
+  router.route("/stores/:storeId/feeds", feedPages);
   return router;
 }

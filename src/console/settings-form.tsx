@@ -1,7 +1,8 @@
 // A source's Settings form, built from its connector's schema as the OpenAPI document publishes
 // it (components.schemas.<Type>Settings), and the way back: form fields to a Settings object.
 // Secrets (writeOnly) are password fields and never prefilled.
-import { field, select, type PageContext } from "./layout";
+import type { FC } from "hono/jsx";
+import { Field, Select } from "./components";
 
 export interface JsonSchema {
   type?: string | string[];
@@ -44,26 +45,28 @@ const kindOf = (s: JsonSchema): string => {
   return t ?? "object";
 };
 
-export function settingsFields(ctx: PageContext, form: string, spec: SettingsSpec) {
+/** The fields of a Type's Settings, named Settings.<name>, each as its schema says. */
+export const SettingsFields: FC<{ form: string; spec: SettingsSpec }> = ({ form, spec }) => {
   const required = new Set(spec.schema.required ?? []);
-  return Object.entries(spec.schema.properties ?? {}).map(([name, s]) => {
-    const kind = kindOf(s);
-    const label = name;
-    const hintParts = [s.description, s.default !== undefined ? `Default: ${JSON.stringify(s.default)}.` : ""];
-    if (kind === "array" || kind === "object") hintParts.push("As JSON.");
-    if (s.writeOnly) hintParts.push("Secret: stored encrypted, never shown again.");
-    const hint = hintParts.filter(Boolean).join(" ");
-    const common = { form, name: `Settings.${name}`, label, required: required.has(name), hint };
-    if (kind === "enum") {
-      const options: [string, string][] = [["", required.has(name) ? "Choose…" : "Default"], ...(s.enum ?? []).map((v): [string, string] => [String(v), String(v)])];
-      return select(ctx, { ...common, options });
-    }
-    if (kind === "number" || kind === "integer") return field(ctx, { ...common, type: "number", attrs: `step="${kind === "integer" ? 1 : "any"}" inputmode="decimal"` });
-    if (kind === "boolean") return select(ctx, { ...common, options: [["", "Default"], ["true", "Yes"], ["false", "No"]] });
-    if (s.writeOnly) return field(ctx, { ...common, type: "password", attrs: 'autocomplete="off"' });
-    return field(ctx, { ...common });
-  });
-}
+  return (
+    <>
+      {Object.entries(spec.schema.properties ?? {}).map(([name, s]) => {
+        const kind = kindOf(s);
+        const hintParts = [s.description, s.default !== undefined ? `Default: ${JSON.stringify(s.default)}.` : ""];
+        if (kind === "array" || kind === "object") hintParts.push("As JSON.");
+        if (s.writeOnly) hintParts.push("Secret: stored encrypted, never shown again.");
+        const common = { form, name: `Settings.${name}`, label: name, required: required.has(name), hint: hintParts.filter(Boolean).join(" ") };
+        if (kind === "enum") {
+          return <Select {...common} options={[["", required.has(name) ? "Choose…" : "Default"], ...(s.enum ?? []).map((v) => [String(v), String(v)] as const)]} />;
+        }
+        if (kind === "number" || kind === "integer") return <Field {...common} type="number" attrs={{ step: kind === "integer" ? 1 : "any", inputmode: "decimal" }} />;
+        if (kind === "boolean") return <Select {...common} options={[["", "Default"], ["true", "Yes"], ["false", "No"]]} />;
+        if (s.writeOnly) return <Field {...common} type="password" attrs={{ autocomplete: "off" }} />;
+        return <Field {...common} />;
+      })}
+    </>
+  );
+};
 
 /** Form values (Settings.<name>) to Settings; an empty field is left out so its default applies. */
 export function settingsFromForm(spec: SettingsSpec, form: Record<string, unknown>): { settings: Record<string, unknown> } | { field: string; error: string } {
