@@ -4,7 +4,7 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
 import { countOpen } from "../outbox/outbox";
-import { decryptJson } from "../lib/crypto";
+import { decryptJson, encryptJson } from "../lib/crypto";
 import { MarketplaceError, type Connector } from "./connector";
 import { connectorEntry } from "./connectors";
 import { readCycles, type CycleSummary } from "./cycle-summary";
@@ -130,7 +130,9 @@ export async function buildConnector(
   if (!entry) throw new MarketplaceError(`No connector for Type '${source.type}'.`, null, false);
   const settings = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
   const useFetch = fetchImpl ?? (((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init)) as typeof fetch);
-  return entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock }, storage);
+  const key = env.SOURCE_SETTINGS_KEY;
+  const secrets = { seal: (value: string) => encryptJson(key, value), open: (sealed: string) => decryptJson<string>(key, sealed) };
+  return entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock, secrets }, storage);
 }
 
 /** A D1Database that counts the statements prepared through it (what the benchmark reports). */

@@ -4,6 +4,8 @@ import type { z } from "zod";
 import type { Connector, ConnectorContext } from "../connector";
 import { amazonSettingsSchema, createAmazonConnector } from "./amazon/amazon.connector";
 import { createEbayConnector, ebaySettingsSchema } from "./ebay/ebay.connector";
+import { createEtsyConnector } from "./etsy/etsy.connector";
+import { etsySettingsSchema } from "./etsy/etsy.settings";
 import { createShopifyConnector, shopifySettingsSchema } from "./shopify/shopify.connector";
 import { createSimulatedConnector, receivedWire, simulatedSettingsSchema } from "./simulated/simulated.connector";
 import type { SourceStorage } from "./storage";
@@ -35,6 +37,11 @@ export const CONNECTORS = {
     settingsSchema: amazonSettingsSchema,
     secretFields: ["refreshToken", "clientId", "clientSecret"],
     create: (ctx, storage) => createAmazonConnector(ctx, storage),
+  },
+  etsy: {
+    settingsSchema: etsySettingsSchema,
+    secretFields: ["keystring", "sharedSecret", "refreshToken"],
+    create: (ctx, storage) => createEtsyConnector(ctx, storage),
   },
 } satisfies Record<string, ConnectorEntry>;
 
