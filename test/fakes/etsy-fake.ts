@@ -53,9 +53,7 @@ const DAY_MS = 24 * 60 * 60_000;
 export const ETSY_FAKE_KEYSTRING = "1aa2bb3cc4dd5ee6ff7gg8hh";
 export const ETSY_FAKE_SHARED_SECRET = "fakeshared0secret";
 export const ETSY_FAKE_SHOP_ID = 31_415_926;
-/** Etsy prefixes its tokens with the user's numeric id. */
-export const ETSY_FAKE_USER_ID = 5_000_001;
-export const ETSY_FAKE_REFRESH_TOKEN = `${ETSY_FAKE_USER_ID}.first-refresh-token`;
+export const ETSY_FAKE_REFRESH_TOKEN = "fake-refresh-0-first";
 /** The token endpoint of Etsy's authentication guide (the description says openapi.etsy.com; same path). */
 export const ETSY_FAKE_TOKEN_URL = "https://api.etsy.com/v3/public/oauth/token";
 
@@ -194,8 +192,8 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     if (!known || known.used) return json(400, { error: "invalid_grant", error_description: "Invalid refresh token" });
     known.used = true;
     issued += 1;
-    const accessToken = `${ETSY_FAKE_USER_ID}.access-${issued}-${randomPart()}`;
-    const refreshToken = `${ETSY_FAKE_USER_ID}.refresh-${issued}-${randomPart()}`;
+    const accessToken = `fake-access-${issued}-${randomPart()}`;
+    const refreshToken = `fake-refresh-${issued}-${randomPart()}`;
     accessTokens.set(accessToken, { expiresAt: now().getTime() + expiresIn * 1000, expired: false });
     refreshTokens.set(refreshToken, { used: false });
     if (cutOffArmed) {
@@ -446,7 +444,7 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     /** The seller authorises the app again (Etsy's consent page): a new refresh token for the source's Settings. */
     grantConsent(): string {
       issued += 1;
-      const token = `${ETSY_FAKE_USER_ID}.consent-${issued}-${randomPart()}`;
+      const token = `fake-consent-${issued}-${randomPart()}`;
       refreshTokens.set(token, { used: false });
       return token;
     },
