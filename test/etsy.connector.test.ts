@@ -3,6 +3,7 @@
 // rotating refresh token, the rate-limit headers), with explicit clocks: tokens and their
 // rotation, import paging, mapping, set-aside receipts, createReceiptShipment exactly once, the
 // deliveries Etsy has no operation for, pacing and 429s.
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type {
   Connector,
@@ -16,7 +17,7 @@ import type {
 import { createEtsyConnector } from "../src/sync/connectors/etsy/etsy.connector";
 import { memoryStorage, type SourceStorage } from "../src/sync/connectors/storage";
 import { decryptJson, encryptJson } from "../src/lib/crypto";
-import { admin, createStore } from "./helpers/api";
+import { admin, ADMIN_KEY, BASE, createStore } from "./helpers/api";
 import { rejection } from "./helpers/rejection";
 import {
   createEtsyFake,
@@ -586,6 +587,25 @@ describe("Etsy settings through the admin API", () => {
     });
     expect(res.text).not.toContain(ETSY_FAKE_SHARED_SECRET);
     expect(res.text).not.toContain(ETSY_FAKE_REFRESH_TOKEN);
+  });
+});
+
+describe("Etsy in the console", () => {
+  it("offers an Etsy source form built from the schema: the secrets as password fields, shopId as a number", async () => {
+    const login = await exports.default.fetch(
+      new Request(`${BASE}/console/login`, { method: "POST", headers: { origin: BASE, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ key: ADMIN_KEY }), redirect: "manual" }),
+    );
+    expect(login.status).toBe(303);
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const storeId = await createStore();
+    const page = await exports.default.fetch(new Request(`${BASE}/console/stores/${storeId}/sources`, { headers: { cookie } }));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const input = (name: string, type: string) => new RegExp(`<input(?=[^>]*id="add-etsy-Settings-${name}")(?=[^>]*type="${type}")[^>]*>`);
+    expect(html).toMatch(/<input(?=[^>]*name="Type")(?=[^>]*value="etsy")[^>]*>/);
+    for (const secret of ["keystring", "sharedSecret", "refreshToken"]) expect(html).toMatch(input(secret, "password"));
+    expect(html).toMatch(input("shopId", "number"));
+    expect(html).toMatch(input("baseUrl", "text"));
   });
 });
 
