@@ -239,7 +239,7 @@ describe("Etsy tokens", () => {
     fake.failNext("token", 503);
     const error = await rejection(importAll(make()));
     expect(error.retryable).toBe(true);
-    expect(error.message).toBe("Etsy 503 on the token renewal");
+    expect(error.message).toBe("Etsy token renewal failed: 503 server_error: the token service failed");
     expect((await importAll(make()))[0]!.orders).toHaveLength(1);
   });
 

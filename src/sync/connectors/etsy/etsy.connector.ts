@@ -13,16 +13,16 @@ import {
   type ConnectorContext,
   type Delivery,
   type DeliveryOutcome,
-  type ImportedOrder,
   type ImportWindow,
   type OrderPage,
-  type SetAsideOrder,
   type ShipDelivery,
 } from "../../connector";
-import { readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
-import { connectorSettings } from "../settings";
+import { withFreshToken } from "../kit/access-token";
+import { answerFailure, readJsonAnswer, refusal, sendToMarketplace } from "../kit/marketplace-http";
+import { readOrder, splitPage } from "../kit/orders-page";
+import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
-import { isAwaitingPayment, remapEtsyReceipt, sameShipment, shipmentForm } from "./etsy.mapping";
+import { etsyReceiptReader, isAwaitingPayment, sameShipment, shipmentForm } from "./etsy.mapping";
 import { answerReceived, callSent, initialPace, waitBeforeCall } from "./etsy.pacing";
 import { etsySettingsSchema } from "./etsy.settings";
 import { etsyAccessTokens } from "./etsy.tokens";
@@ -92,44 +92,37 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
   }
 
   async function httpError(operation: string, response: Response): Promise<MarketplaceError> {
-    const text = await response.text().catch(() => "");
-    let detail: string | null = null;
-    try {
-      detail = describeEtsyError(JSON.parse(text) as EtsyError);
-    } catch {
-      // Not JSON: the text itself is the best description there is.
-    }
-    detail ??= text.trim().slice(0, 200) || response.statusText || "no details";
-    const status = response.status;
-    let message = `Etsy ${status} on ${operation}: ${detail}`;
-    if (status === 403 && operation === "createReceiptShipment") {
-      message += " (Etsy lets some apps not ship through its API, e.g. commercial apps for US shops connected since 2024-10-21: ship on Etsy, see the Etsy source README)";
-    }
-    return new MarketplaceError(message, status, status === 401 || status === 429 || status >= 500, retryAfterMs(response.headers.get("retry-after"), ctx.now()));
+    const error = await answerFailure(response, {
+      prefix: `Etsy ${response.status} on ${operation}:`,
+      describe: (body) => describeEtsyError(JSON.parse(body) as EtsyError),
+      retryable: (status) => status === 401 || status === 429 || status >= 500,
+      now: ctx.now(),
+    });
+    if (response.status !== 403 || operation !== "createReceiptShipment") return error;
+    return new MarketplaceError(
+      `${error.message} (Etsy lets some apps not ship through its API, e.g. commercial apps for US shops connected since 2024-10-21: ship on Etsy, see the Etsy source README)`,
+      error.status,
+      error.retryable,
+      error.retryAfterMs,
+    );
   }
 
-  function send(token: string, method: "GET" | "POST", path: string, form?: URLSearchParams): Promise<Response> {
+  /** One paced call with this token; the answer's rate-limit headers update the pace. */
+  async function send(token: string, purpose: Purpose, method: "GET" | "POST", path: string, form?: URLSearchParams): Promise<Response> {
+    await paced(purpose);
     const headers: Record<string, string> = { Accept: "application/json", "x-api-key": apiKey, Authorization: `Bearer ${token}` };
     if (form) headers["Content-Type"] = "application/x-www-form-urlencoded";
-    return sendToMarketplace({ marketplace: "Etsy", fetch: ctx.fetch, method, url: `${settings.baseUrl}${path}`, headers, body: form?.toString(), timeoutMs: TIMEOUT_MS });
+    const response = await sendToMarketplace({ marketplace: "Etsy", fetch: ctx.fetch, method, url: `${settings.baseUrl}${path}`, headers, body: form?.toString(), timeoutMs: TIMEOUT_MS });
+    pace = answerReceived(pace, nowMs(), response.headers);
+    return response;
   }
 
   /** One call: paced, with a fresh token once when Etsy refuses the one sent, a short 429 waited out once. */
   async function call(operation: string, purpose: Purpose, method: "GET" | "POST", path: string, form?: URLSearchParams): Promise<Response> {
-    let renewed = false;
     let waited = false;
     for (;;) {
-      await paced(purpose);
-      const used = await tokens.get();
-      const response = await send(used, method, path, form);
-      pace = answerReceived(pace, nowMs(), response.headers);
-      if (response.status === 401 && !renewed) {
-        // An access token can be revoked or expire early on Etsy's side: one fresh token, one retry.
-        renewed = true;
-        await response.body?.cancel();
-        tokens.drop(used);
-        continue;
-      }
+      // An access token can be revoked or expire early on Etsy's side: one fresh token, one retry.
+      const response = await withFreshToken(tokens, (token) => send(token, purpose, method, path, form));
       if (response.status === 429 && !waited) {
         const error = await httpError(operation, response);
         waited = true;
@@ -167,15 +160,7 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
       throw new MarketplaceError("Etsy getShopReceipts answer has no results list or count", 200, true);
     }
 
-    const orders: ImportedOrder[] = [];
-    const setAside: SetAsideOrder[] = [];
-    for (const record of records as unknown[]) {
-      const receipt = (typeof record === "object" && record !== null ? record : {}) as EtsyReceipt;
-      if (isAwaitingPayment(receipt)) continue;
-      const mapped = remapEtsyReceipt(record);
-      if ("reason" in mapped) setAside.push(mapped);
-      else orders.push(mapped);
-    }
+    const page = splitPage(etsyReceiptReader, (records as unknown[]).filter((r) => !isAwaitingPayment(r)), "Etsy getShopReceipts");
 
     // Offset pages over a fixed range can only lose members: a receipt changed after the window's
     // end leaves it, and every receipt behind it moves one place forward, across the page
@@ -184,12 +169,12 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
     const shrunk = knownCount !== null && body.count < knownCount ? knownCount - body.count : 0;
     const nextOffset = shrunk > 0 ? Math.max(0, offset - shrunk) : offset + records.length;
     const done = shrunk > 0 ? nextOffset >= body.count : records.length === 0 || nextOffset >= body.count;
-    return { orders, setAside, nextCursor: done ? null : `${nextOffset}/${body.count}` };
+    return { ...page, nextCursor: done ? null : `${nextOffset}/${body.count}` };
   }
 
   function receiptIdOf(delivery: Delivery): string {
     const id = delivery.order.sourceOrderNumber;
-    if (!/^[1-9]\d{0,15}$/.test(id)) throw new MarketplaceError(`Etsy cannot ship order ${id}: it is not an Etsy receipt id`, null, false);
+    if (!/^[1-9]\d{0,15}$/.test(id)) throw refusal("Etsy", `cannot ship order ${id}: it is not an Etsy receipt id`);
     return id;
   }
 
@@ -202,7 +187,7 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
     // Etsy takes no idempotency key and mails the buyer at every shipment: an earlier attempt
     // may have reached it and lost its answer, so the receipt is read first.
     const receipt = await callJson<EtsyReceipt>("getShopReceipt", "delivery", "GET", `${shopPath}/receipts/${receiptId}`);
-    if (receipt.status === "canceled") throw new MarketplaceError(`Etsy receipt ${receiptId} is canceled on Etsy: nothing was shipped`, null, false);
+    if (receipt.status === "canceled") throw refusal("Etsy", `receipt ${receiptId} is canceled on Etsy: nothing was shipped`);
     if (tracking !== null) {
       const same = sameShipment(receipt.shipments, tracking);
       if (same) {
@@ -228,7 +213,7 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
   return {
     capabilities: CAPABILITIES,
     fetchOrders,
-    remap: remapEtsyReceipt,
+    remap: (record) => readOrder(etsyReceiptReader, record),
     notApplicable,
     async acknowledge() {
       return { state: "notApplicable", reason: NO_ACKNOWLEDGEMENT };

@@ -1,12 +1,13 @@
-// Etsy receipts to the service's orders, and a shipment to createReceiptShipment's form. Pure
-// functions: no I/O, no clock. A receipt becomes one order, its transactions the order's lines.
-import { MarketplaceError, type ImportedOrder, type ImportedOrderItem, type SetAsideOrder, type Shipment } from "../../connector";
+// Etsy receipts to the service's orders (etsyReceiptReader), and a shipment to
+// createReceiptShipment's form. Pure functions: no I/O, no clock. A receipt becomes one order,
+// its transactions the order's lines.
+import type { ImportedOrder, ImportedOrderItem, Shipment } from "../../connector";
+import { CARRIER_ALIASES, fromCents, splitName, squash } from "../kit/mapping";
+import { Unmappable, type OrderReader } from "../kit/orders-page";
 import type { EtsyMoney, EtsyReceipt, EtsyShipment, EtsyShipmentForm, EtsyTransaction } from "./etsy.types";
 
-/** A mapping failure: the data will not change on a retry, so the sync must not loop on it. */
-function invalid(message: string): MarketplaceError {
-  return new MarketplaceError(`Etsy ${message}`, null, false);
-}
+/** A record of the receipt list that cannot be an order: set aside. */
+const invalid = (message: string) => new Unmappable(message);
 
 // The description's floor for every timestamp (2000-01-01): anything earlier is not a date it sends.
 const EARLIEST_SECONDS = 946_684_800;
@@ -42,16 +43,8 @@ function couponCents(value: unknown, where: string): number {
   return Math.round(value * 100);
 }
 
-const fromCents = (c: number): number => c / 100;
-
 function text(value: unknown): string {
   return typeof value === "string" ? value.trim() : "";
-}
-
-function splitName(name: string): { firstName: string; lastName: string } {
-  const parts = name.trim().split(/\s+/).filter(Boolean);
-  if (parts.length <= 1) return { firstName: parts[0] ?? "", lastName: "" };
-  return { firstName: parts.slice(0, -1).join(" "), lastName: parts.at(-1) ?? "" };
 }
 
 function createdAt(receipt: EtsyReceipt, where: string): Date {
@@ -62,11 +55,14 @@ function createdAt(receipt: EtsyReceipt, where: string): Date {
   return new Date(seconds * 1000);
 }
 
+const asReceipt = (record: unknown): EtsyReceipt => (typeof record === "object" && record !== null && !Array.isArray(record) ? record : {}) as EtsyReceipt;
+
 /**
  * A receipt nobody has paid for yet ("open", "payment processing"): not imported, so that no
  * one ships it. Its payment changes update_timestamp, so it arrives in a later window.
  */
-export function isAwaitingPayment(receipt: EtsyReceipt): boolean {
+export function isAwaitingPayment(record: unknown): boolean {
+  const receipt = asReceipt(record);
   return receipt.is_paid !== true && receipt.is_shipped !== true && (receipt.status === "open" || receipt.status === "payment processing");
 }
 
@@ -171,16 +167,12 @@ export function mapEtsyReceipt(receipt: EtsyReceipt): ImportedOrder {
   };
 }
 
-/** A receipt record as an order, or set aside with the reason its mapping gave. */
-export function remapEtsyReceipt(record: unknown): ImportedOrder | SetAsideOrder {
-  const receipt = (typeof record === "object" && record !== null && !Array.isArray(record) ? record : {}) as EtsyReceipt;
-  try {
-    return mapEtsyReceipt(receipt);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { sourceOrderNumber: idText(receipt.receipt_id) ?? "(no receipt_id)", reason, record };
-  }
-}
+/** How the kit reads one record of getShopReceipts' results. */
+export const etsyReceiptReader: OrderReader = {
+  map: (record) => mapEtsyReceipt(asReceipt(record)),
+  numberOf: (record) => idText(asReceipt(record).receipt_id) ?? "(no receipt_id)",
+  reason: (message) => `Etsy ${message}`,
+};
 
 /** What createReceiptShipment is sent for a shipment, and what the delivery should say of it. */
 export interface PreparedShipment {
@@ -203,7 +195,8 @@ export function shipmentForm(shipment: Pick<Shipment, "trackingNumber" | "carrie
     return { form: {}, warnings };
   }
   if (carrier === "") warnings.push("no carrier given: sent as `other`");
-  return { form: { tracking_code: tracking, carrier_name: carrier || "other" }, warnings };
+  // The long names sellers' systems send for the big carriers go as their short ones.
+  return { form: { tracking_code: tracking, carrier_name: CARRIER_ALIASES[squash(carrier)] ?? (carrier || "other") }, warnings };
 }
 
 /** The shipment of a receipt that carries this tracking code already (an earlier attempt that reached Etsy). */

@@ -3,7 +3,7 @@
 // keystring and shared secret are the app's (Etsy's developer portal); the refresh token and the
 // shop id are the seller's, from the OAuth consent (see README.md beside this file).
 import { z } from "zod";
-import { httpsUrl } from "../settings";
+import { httpsUrl } from "../kit/settings";
 
 export const ETSY_DEFAULT_BASE_URL = "https://openapi.etsy.com";
 /** The token endpoint Etsy's authentication guide names (the 2024 description says openapi.etsy.com). */

@@ -11,8 +11,8 @@
 // authorise again.
 import { MarketplaceError, type ConnectorContext } from "../../connector";
 import { sha256Hex } from "../../../lib/crypto";
-import { accessTokens, issuedToken, type AccessTokens } from "../access-token";
-import { readJsonAnswer, sendToMarketplace } from "../marketplace-http";
+import { accessTokens, issuedToken, type AccessTokens } from "../kit/access-token";
+import { answerFailure, readJsonAnswer, sendToMarketplace } from "../kit/marketplace-http";
 import type { SourceStorage } from "../storage";
 import type { EtsySettings } from "./etsy.settings";
 import type { EtsyError } from "./etsy.types";
@@ -56,18 +56,23 @@ export function etsyAccessTokens(ctx: ConnectorContext, settings: EtsySettings, 
     }
   }
 
+  /** A failed token answer in Etsy's words (OAuth's `error: error_description`), with its retry-after. */
+  function failure(response: Response): Promise<MarketplaceError> {
+    return answerFailure(response, {
+      prefix: `${response.status}`,
+      describe: (text) => {
+        const body = JSON.parse(text) as EtsyError;
+        if (typeof body.error !== "string") return null;
+        return [body.error, typeof body.error_description === "string" ? body.error_description : ""].filter(Boolean).join(": ");
+      },
+      now: ctx.now(),
+    });
+  }
+
   async function refused(response: Response, id: string): Promise<MarketplaceError> {
-    const text = await response.text().catch(() => "");
-    let detail: string | null = null;
-    try {
-      const body = JSON.parse(text) as EtsyError;
-      if (typeof body.error === "string") detail = [body.error, typeof body.error_description === "string" ? body.error_description : ""].filter(Boolean).join(": ");
-    } catch {
-      // Not JSON: the text itself is the best description there is.
-    }
-    detail ??= text.trim().slice(0, 200) || response.statusText || "no details";
+    const read = await failure(response);
     const message =
-      `Etsy refused to renew the source's access (${response.status} ${detail}): the seller must authorise the app again ` +
+      `Etsy refused to renew the source's access (${read.message}): the seller must authorise the app again ` +
       "and the source's refreshToken be replaced (see the Etsy source README); nothing is sent to Etsy until then";
     storage.put(REFUSED_KEY, { chain: id, message } satisfies Refused);
     return new MarketplaceError(message, response.status, false);
@@ -95,8 +100,8 @@ export function etsyAccessTokens(ctx: ConnectorContext, settings: EtsySettings, 
       // 400 (invalid_grant, invalid_request) and 401 (invalid_client) will not change on a retry.
       if (response.status === 400 || response.status === 401) throw await refused(response, id);
       if (!response.ok) {
-        await response.body?.cancel();
-        throw new MarketplaceError(`Etsy ${response.status} on the token renewal`, response.status, response.status === 429 || response.status >= 500);
+        const read = await failure(response);
+        throw new MarketplaceError(`Etsy token renewal failed: ${read.message}`, read.status, read.retryable, read.retryAfterMs);
       }
       const body = await readJsonAnswer(response, "Etsy token answer");
       const rotated = (body as { refresh_token?: unknown } | null)?.refresh_token;
