@@ -236,7 +236,7 @@ describe("Etsy tokens", () => {
 
   it("retries a token endpoint that is down on a later cycle", async () => {
     const { fake, make } = setup();
-    fake.failNext("token", 503);
+    fake.failNext({ target: "token", status: 503 });
     const error = await rejection(importAll(make()));
     expect(error.retryable).toBe(true);
     expect(error.message).toBe("Etsy token renewal failed: 503 server_error: the token service failed");
@@ -394,7 +394,7 @@ describe("Etsy import (getShopReceipts)", () => {
 
   it("turns Etsy's errors into MarketplaceErrors with Etsy's words: 500 retryable, 403 final", async () => {
     const { fake, connector, make } = setup();
-    fake.failNext("api", 500, { error: "Internal server error" });
+    fake.failNext({ status: 500, body: { error: "Internal server error" } });
     const down = await rejection(importAll(connector));
     expect([down.status, down.retryable, down.message]).toEqual([500, true, "Etsy 500 on getShopReceipts: Internal server error"]);
     // Another shop id with the same credentials: the kept token is reused, Etsy refuses the shop.
@@ -404,7 +404,7 @@ describe("Etsy import (getShopReceipts)", () => {
 
   it("refuses an answer without results or count rather than ending the import early", async () => {
     const { fake, connector } = setup();
-    fake.failNext("api", 200, { results: "none" });
+    fake.failNext({ status: 200, body: { results: "none" } });
     const error = await rejection(importAll(connector));
     expect([error.retryable, error.message]).toEqual([true, "Etsy getShopReceipts answer has no results list or count"]);
   });
@@ -526,10 +526,10 @@ describe("Etsy's rate limits", () => {
 
   it("waits out a 429's retry-after once; a long one is left to the cycle, with the wait", async () => {
     const { fake, connector, slept } = setup();
-    fake.failNext("api", 429, { error: "Exceeded per second rate limit" }, { "retry-after": "2" });
+    fake.failNext({ status: 429, body: { error: "Exceeded per second rate limit" }, headers: { "retry-after": "2" } });
     expect((await importAll(connector))[0]!.orders).toHaveLength(1);
     expect(slept).toEqual([2000]);
-    fake.failNext("api", 429, { error: "Exceeded per day rate limit" }, { "retry-after": "600" });
+    fake.failNext({ status: 429, body: { error: "Exceeded per day rate limit" }, headers: { "retry-after": "600" } });
     const error = await rejection(importAll(connector));
     expect([error.status, error.retryable, error.retryAfterMs, error.message]).toEqual([429, true, 600_000, "Etsy 429 on getShopReceipts: Exceeded per day rate limit"]);
   });

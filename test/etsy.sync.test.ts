@@ -8,6 +8,7 @@ import { admin, call, storeWithToken } from "./helpers/api";
 import { createSource, cycleAt, deliveries, fireCron, listOrders, patchSource } from "./helpers/sync";
 import { createEtsyFake, ETSY_FAKE_KEYSTRING, ETSY_FAKE_REFRESH_TOKEN, ETSY_FAKE_SHARED_SECRET, ETSY_FAKE_SHOP_ID } from "./fakes/etsy-fake";
 import { sampleReceipt } from "./fakes/etsy-receipts";
+import { badDaySuite } from "./helpers/bad-day";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -200,5 +201,20 @@ describe("an Etsy source in sync cycles fired by the cron", () => {
     expect((await status(storeId, sourceId)).LastError).toBeNull();
     expect(await listOrders(token)).toHaveLength(1);
     expect(fake.violations).toEqual([]);
+  });
+});
+
+describe("an Etsy source on a bad day", () => {
+  badDaySuite({
+    type: "etsy",
+    settings: SETTINGS,
+    hosts: ["openapi.etsy.com", "api.etsy.com"],
+    fake(now) {
+      const from = Date.now() - 60 * MINUTE;
+      return createEtsyFake({ now, receipts: [receipt(1, from), receipt(2, from)] });
+    },
+    orderList: { operation: "getShopReceipts" },
+    token: { target: "token" },
+    pausedBy: { operation: "getShopReceipts" },
   });
 });

@@ -15,9 +15,12 @@
 // and per 24 hours with x-limit-per-second / x-remaining-this-second / x-limit-per-day /
 // x-remaining-today on every answer and a 429 with retry-after beyond them, createReceiptShipment
 // needs tracking for a US receipt over $10 or one to India. Chosen here where nothing says:
-// receipts tie on their sort key by receipt_id; a shipment to a cancelled receipt is 409.
+// receipts tie on their sort key by receipt_id; a shipment to a cancelled receipt is 409. A bad
+// day is played with the fault helpers every fake shares (test/fakes/faults.ts), at the token
+// endpoint or the API, of one operation when asked.
 import type { EtsyReceipt } from "../../src/sync/connectors/etsy/etsy.types";
 import extracted from "./etsy-description.json";
+import { faultQueue, faultResponse, type Fault } from "./faults";
 import { receive, type ReceivedRequest } from "./received-request";
 import { schemaProblems, type Schema } from "./schema-check";
 
@@ -74,10 +77,6 @@ export interface EtsyFakeOptions {
   perDay?: number;
 }
 
-type Fault =
-  | { target: EtsyTarget; kind: "answer"; status: number; body: unknown; headers: Record<string, string> }
-  | { target: EtsyTarget; kind: "throw"; error: unknown };
-
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 }
@@ -132,7 +131,7 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
   /** Every refresh token issued, oldest first, with whether it was used (or revoked). */
   const refreshTokens = new Map<string, { used: boolean }>([[ETSY_FAKE_REFRESH_TOKEN, { used: false }]]);
   const withheld = new Set<number>();
-  const faults: Fault[] = [];
+  const faults = faultQueue<EtsyTarget>("api");
   /** Sent times of the API calls Etsy counted (not the refused ones). */
   const metered: number[] = [];
   let throttled = 0;
@@ -151,15 +150,16 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     receipts.set(receipt.receipt_id!, clone(receipt));
   }
 
-  function takeFault(target: EtsyTarget): Fault | undefined {
-    const i = faults.findIndex((f) => f.target === target);
-    return i < 0 ? undefined : faults.splice(i, 1)[0];
-  }
-
-  function applyFault(fault: Fault, headers: Record<string, string>): Response {
-    if (fault.kind === "throw") throw fault.error;
-    const body = fault.body ?? (fault.target === "token" ? { error: "server_error", error_description: "the token service failed" } : etsyError("Internal error"));
-    return json(fault.status, body, { ...headers, ...fault.headers });
+  /** A fault's answer, in Etsy's error shape unless it brings its own body, with the rate-limit headers of the call. */
+  function applyFault(fault: Fault<EtsyTarget>, headers: Record<string, string>): Response {
+    return faultResponse(
+      fault,
+      (f) => {
+        const body = f.body ?? ((f.target ?? "api") === "token" ? { error: "server_error", error_description: "the token service failed" } : etsyError("Internal error"));
+        return json(f.status, body, { ...headers, ...f.headers });
+      },
+      true,
+    );
   }
 
   function reject(where: string, problems: string[], status = 400): Response {
@@ -185,7 +185,7 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
       for (const p of problems) violations.push(`${where}: ${p}`);
       return json(400, { error: "invalid_request", error_description: problems.join("; ") });
     }
-    const fault = takeFault("token");
+    const fault = faults.take("token", "token");
     if (fault) return applyFault(fault, {});
     if (form.client_id !== ETSY_FAKE_KEYSTRING) return json(401, { error: "invalid_client", error_description: "Unknown client" });
     const known = refreshTokens.get(form.refresh_token!);
@@ -351,7 +351,7 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     const refused = meter(at);
     if (refused) return refused;
     const headers = limitHeaders(at);
-    const fault = takeFault("api");
+    const fault = faults.take("api", op.operationId);
     if (fault) return applyFault(fault, headers);
     if (token.expired || at >= token.expiresAt) return json(401, etsyError("invalid_token"), headers);
     if (pathValues.get("shop_id") !== ETSY_FAKE_SHOP_ID) return json(403, etsyError(`The authenticated user does not own shop ${String(pathValues.get("shop_id"))}`), headers);
@@ -425,14 +425,8 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     withhold(receiptId: number) {
       withheld.add(receiptId);
     },
-    /** Answer the next call to the token endpoint or the API with this status and body instead. */
-    failNext(target: EtsyTarget, status: number, body?: unknown, headers: Record<string, string> = {}) {
-      faults.push({ target, kind: "answer", status, body, headers });
-    },
-    /** Make the next call fail the way fetch does when the network does. */
-    failNextWithError(target: EtsyTarget, error: unknown = new TypeError("Network connection lost.")) {
-      faults.push({ target, kind: "throw", error });
-    },
+    failNext: faults.failNext,
+    failNextWithError: faults.failNextWithError,
     /** Etsy-side expiry of every access token: the next call with one answers 401. */
     expireTokens() {
       for (const state of accessTokens.values()) state.expired = true;
