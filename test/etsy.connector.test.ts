@@ -26,6 +26,7 @@ import {
   ETSY_FAKE_SHARED_SECRET,
   ETSY_FAKE_SHOP_ID,
   ETSY_FAKE_TOKEN_URL,
+  etsyPagesForEver,
   type EtsyFake,
 } from "./fakes/etsy-fake";
 import { money, sampleReceipt, type SampleReceipt } from "./fakes/etsy-receipts";
@@ -400,6 +401,23 @@ describe("Etsy import (getShopReceipts)", () => {
     // Another shop id with the same credentials: the kept token is reused, Etsy refuses the shop.
     const foreign = await rejection(importAll(make({ shopId: 27 })));
     expect([foreign.status, foreign.retryable, foreign.message]).toEqual([403, false, "Etsy 403 on getShopReceipts: The authenticated user does not own shop 27"]);
+  });
+
+  // Etsy's pages are offsets the connector counts itself: a list that never ends, or whose count
+  // shrinks at every page, goes on until the engine's page limit for one window stops it.
+  it("reads the next page a bad day names, never ending or stepping back: the engine's to stop", async () => {
+    for (const [shrinking, expected] of [[false, ["1/1000000", "2/1000000", "3/1000000"]], [true, ["1/1000000", "0/999999", "0/999998"]]] as const) {
+      const { fake, connector } = setup();
+      fake.failNext(etsyPagesForEver(shrinking));
+      const cursors: (string | null)[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const page: OrderPage = await connector.fetchOrders(WINDOW, cursor);
+        expect([page.orders, page.setAside.map((a) => a.reason)]).toEqual([[], ["Etsy sent a receipt without a receipt_id"]]);
+        cursors.push((cursor = page.nextCursor));
+      }
+      expect(cursors).toEqual(expected);
+    }
   });
 
   it("refuses an answer without results or count rather than ending the import early", async () => {

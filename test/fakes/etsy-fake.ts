@@ -20,7 +20,7 @@
 // endpoint or the API, of one operation when asked.
 import type { EtsyReceipt } from "../../src/sync/connectors/etsy/etsy.types";
 import extracted from "./etsy-description.json";
-import { faultQueue, faultResponse, type Fault } from "./faults";
+import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault } from "./faults";
 import { receive, type ReceivedRequest } from "./received-request";
 import { schemaProblems, type Schema } from "./schema-check";
 
@@ -465,3 +465,11 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
 }
 
 export type EtsyFake = ReturnType<typeof createEtsyFake>;
+
+/**
+ * getShopReceipts pages for ever, one record a page that is no receipt (no receipt_id), its count
+ * a million (`shrinking`: one fewer at every page, which makes offset paging step back). For failNext.
+ */
+export function etsyPagesForEver(shrinking: boolean): AnswerFault<EtsyTarget> {
+  return badDay.endlessPages((n) => ({ count: 1_000_000 - (shrinking ? n : 0), results: [{}] }), { operation: "getShopReceipts" });
+}
