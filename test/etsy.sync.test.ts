@@ -178,6 +178,28 @@ describe("an Etsy source in sync cycles fired by the cron", () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it("asks for every secret again to move the source to another baseUrl, and keeps renewing with the rotated token when the first refresh token is given again", async () => {
+    let ahead = 0;
+    const from = Date.now() - 30 * MINUTE;
+    const fake = createEtsyFake({ now: () => new Date(Date.now() + ahead), receipts: [receipt(1, from)] });
+    vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
+    const { storeId } = await storeWithToken();
+    const sourceId = await createSource(storeId, { Type: "etsy", Name: "Etsy Moved", Settings: SETTINGS });
+    await cycleAt(sourceId, Date.now());
+
+    const refused = await admin("PATCH", `/stores/${storeId}/sources/${sourceId}`, { Settings: { baseUrl: "https://etsy-gateway.example" } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.Message).toBe(
+      "Changing 'Settings.baseUrl' points the source's credentials at another host: give every secret setting again in the same request ('Settings.keystring', 'Settings.sharedSecret', 'Settings.refreshToken' missing).",
+    );
+    // The operator gives the secrets again: the refresh token as first entered, long since rotated.
+    await patchSource(storeId, sourceId, { Settings: { ...SETTINGS, baseUrl: "https://etsy-gateway.example" } });
+    ahead = 2 * HOUR;
+    expect((await cycleAt(sourceId, Date.now() + ahead)).error).toBeNull();
+    expect(fake.requestsOf("token").map((r) => (r.body as Record<string, string>).refresh_token)).toEqual([ETSY_FAKE_REFRESH_TOKEN, fake.refreshTokens()[1]]);
+    expect(fake.requestsOf("api").at(-1)!.url.startsWith("https://etsy-gateway.example/v3/application/shops/31415926/receipts?")).toBe(true);
+  });
+
   it("reports a refused refresh token as the source's error until a new one is entered, without asking Etsy every cycle", async () => {
     const from = Date.now() - 30 * MINUTE;
     const fake = createEtsyFake({ receipts: [receipt(1, from)] });
