@@ -4,7 +4,7 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
 import { countOpen } from "../outbox/outbox.queries";
-import { decryptJson } from "../lib/crypto";
+import { decryptJson, encryptJson } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
 import { cappedWait, MarketplaceError, MAX_WAIT_MS, type Connector } from "./connector";
 import { connectorEntry } from "./connectors";
@@ -160,7 +160,9 @@ export async function buildConnector(
   if (!entry) throw new MarketplaceError(`No connector for Type '${source.type}'.`, null, false);
   const { pushStock, ...settings } = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
   const useFetch = fetchImpl ?? (((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init)) as typeof fetch);
-  const connector = entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock }, storage);
+  const key = env.SOURCE_SETTINGS_KEY;
+  const secrets = { seal: (value: string) => encryptJson(key, value), open: (sealed: string) => decryptJson<string>(key, sealed) };
+  const connector = entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock, secrets }, storage);
   // Settings.pushStock is the core's, not the connector's: false makes the source import-only.
   return pushStock === false ? Object.create(connector, { listings: { value: undefined } }) as Connector : connector;
 }

@@ -159,7 +159,8 @@ export async function deliverPending(
         await record(entry, { state: "failed", error: delivery, called: false });
         continue;
       }
-      const lacking = missingCapability(connector.capabilities, delivery) ?? connector.notApplicable?.(delivery) ?? null;
+      // The connector's own reason first: it can say what the seller does instead (Etsy: cancel on Etsy).
+      const lacking = connector.notApplicable?.(delivery) ?? missingCapability(connector.capabilities, delivery);
       if (lacking !== null) {
         await record(entry, { state: "notApplicable", reason: lacking, called: false });
         continue;
@@ -173,7 +174,7 @@ export async function deliverPending(
           if (done.has(other.id) || other.kind !== delivery.kind) continue;
           const otherDelivery = toDelivery(sourceId, other, targets.get(other.orderId));
           if (typeof otherDelivery === "string") continue;
-          if ((missingCapability(connector.capabilities, otherDelivery) ?? connector.notApplicable?.(otherDelivery) ?? null) !== null) continue;
+          if ((connector.notApplicable?.(otherDelivery) ?? missingCapability(connector.capabilities, otherDelivery)) !== null) continue;
           done.add(other.id);
           attempted += 1;
           group.push({ entry: other, delivery: otherDelivery });

@@ -836,7 +836,7 @@ export interface components {
             SourceId: string;
             StoreId: string;
             /** @enum {string} */
-            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon";
+            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon" | "etsy";
             Name: string;
             Enabled: boolean;
             /** @description Secret fields are answered as ********. */
@@ -1007,6 +1007,21 @@ export interface components {
             cancelReason: "NoInventory" | "ShippingAddressUndeliverable" | "CustomerExchange" | "BuyerCanceled" | "GeneralAdjustment" | "CarrierCreditDecision" | "RiskAssessmentInformationNotValid" | "CarrierCoverageFailure" | "CustomerReturn" | "MerchandiseNotReceived";
             /** @default [] */
             carrierCodes: string[];
+            pushStock?: boolean;
+        };
+        EtsySettings: {
+            /** @description The app's keystring (API key) from Etsy's developer portal. */
+            keystring: string;
+            /** @description The app's shared secret; Etsy wants every call's x-api-key as keystring:shared_secret. */
+            sharedSecret: string;
+            /** @description The seller's refresh token from Etsy's OAuth consent (scopes transactions_r transactions_w). Etsy issues a new one at each renewal; the source keeps it. */
+            refreshToken: string;
+            /** @description The seller's numeric Etsy shop id. */
+            shopId: number;
+            /** Format: uri */
+            baseUrl?: string;
+            /** Format: uri */
+            tokenUrl?: string;
             pushStock?: boolean;
         };
         Delivery: {
@@ -3918,6 +3933,12 @@ export interface operations {
                     Type: "amazon";
                     Name: string;
                     Settings?: components["schemas"]["AmazonSettings"];
+                    Enabled?: boolean;
+                } | {
+                    /** @constant */
+                    Type: "etsy";
+                    Name: string;
+                    Settings?: components["schemas"]["EtsySettings"];
                     Enabled?: boolean;
                 };
             };
