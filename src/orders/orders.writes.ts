@@ -1,6 +1,7 @@
 // Every statement that writes orders and order_items: InsertOrder, the import of a marketplace
 // page, the order moves (with their outbox row in the same batch), and what the sync and the
-// sources admin change on orders. Reads stay in orders.queries.ts.
+// sources admin change on orders. Reads stay in orders.queries.ts. Each write carries its
+// webhook events' statements (src/webhooks/webhook-deliveries.queries.ts) in its own batch.
 //
 // Both ways an order is created (a client's InsertOrder, a marketplace import) go through the
 // same statement shape: each order travels as one JSON array holding the values of ORDER_FIELDS
@@ -13,6 +14,7 @@ import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { orderItems, orders, type OrderRow } from "../db/schema";
 import { enqueueAfterChange } from "../outbox/outbox";
+import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
 import type { Move } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
 
@@ -83,7 +85,8 @@ const LINE_ID_AT = 1 + ITEM_FIELDS.indexOf("sourceLineId");
 // ---------------------------------------------------------------------------------------------
 // InsertOrder
 
-export type InsertResult = { inserted: true; orderId: number } | { inserted: false; existingOrderId: number };
+/** `webhooks`: the endpoints the order's event was recorded for (their senders are to be woken). */
+export type InsertResult = { inserted: true; orderId: number; webhooks: string[] } | { inserted: false; existingOrderId: number };
 
 // An inserted order whose OrderSource names a source of the store syncs with that source.
 const INSERT_ORDER = `insert into orders (store_id, source_id, order_source, ${ORDER_COLUMN_LIST}, date_updated)
@@ -104,12 +107,14 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
   );
   const { items, ...head } = write;
   const d1 = db.$client;
+  let events: D1Result;
   try {
-    // One batch: the order and its items land together or not at all.
-    await d1.batch([
+    // One batch: the order, its items and its webhook events land together or not at all.
+    [, , events] = await d1.batch([
       d1.prepare(INSERT_ORDER).bind(storeId, body.OrderSource, now, JSON.stringify([orderTuple(head)])),
       d1.prepare(INSERT_ORDER_ITEMS).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, JSON.stringify(items.map((item) => itemTuple(item)))),
-    ]);
+      toD1(db, orderCreatedEvents(db, { storeId, orderSource: body.OrderSource, orderSourceOrderNumber: body.OrderSourceOrderNumber }, now)),
+    ]) as [D1Result, D1Result, D1Result];
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const existing = await db.select({ id: orders.id }).from(orders).where(key).get();
@@ -117,7 +122,7 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
     return { inserted: false, existingOrderId: existing.id };
   }
   const created = await db.select({ id: orders.id }).from(orders).where(key).get();
-  return { inserted: true, orderId: created!.id };
+  return { inserted: true, orderId: created!.id, webhooks: wokenBy(events) };
 }
 
 function insertedOrder(body: InsertOrderBody, now: number): OrderWrite {
@@ -215,16 +220,19 @@ const INSERT_IMPORTED_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_
       where known.order_id = orders.id and (known.source_line_id = line.value ->> ${LINE_ID_AT} or known.source_line_id is null))`;
 
 /**
- * The three statements that write one page of imported orders (bind order fixed here). The first
- * answers how many of them the source already had.
+ * The statements that write one page of imported orders (bind order fixed here), with the
+ * order.created events of the new ones. The first answers how many of them the source already had.
  */
 export function importPageStatements(db: Db, source: { storeId: string; id: string }, page: OrderWrite[], now: number): D1PreparedStatement[] {
   const rows = JSON.stringify(page.map(orderTuple));
   const lines = JSON.stringify(page.flatMap((order) => order.items.map((item) => itemTuple(item, order.orderSourceOrderNumber))));
   const d1 = db.$client;
+  const numbers = page.map((order) => order.orderSourceOrderNumber);
   return [
-    d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, JSON.stringify(page.map((order) => order.orderSourceOrderNumber))),
+    d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, JSON.stringify(numbers)),
+    importedEventsBefore(db, source, numbers, now),
     d1.prepare(UPSERT_IMPORTED_ORDERS).bind(source.storeId, source.id, rows, now),
+    ...importedEventsAfter(db, source, now),
     d1.prepare(INSERT_IMPORTED_ITEMS).bind(source.storeId, source.id, lines),
   ];
 }
@@ -234,18 +242,19 @@ export function importPageStatements(db: Db, source: { storeId: string; id: stri
 
 /**
  * Applies a move if the order is still as it was read (same dateUpdated and status), together
- * with its outbox row, in one batch. Returns false when another request changed the order first;
- * the caller re-reads and decides again.
+ * with its outbox row and its webhook event, in one batch. Returns false when another request
+ * changed the order first (the caller re-reads and decides again), else the endpoints to wake.
  */
-export async function applyMove(db: Db, order: OrderRow, move: Move, now: number): Promise<boolean> {
-  if (move.kind === "none") return true;
+export async function applyMove(db: Db, order: OrderRow, move: Move, now: number): Promise<false | { webhooks: string[] }> {
+  if (move.kind === "none") return { webhooks: [] };
   const guard = and(eq(orders.id, order.id), eq(orders.dateUpdated, order.dateUpdated), eq(orders.status, order.status));
   // dateUpdated only moves forward, so the guard of the next move always differs from this one's.
   const updatedAt = Math.max(now, order.dateUpdated + 1);
   const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard);
+  const events = orderMovedEvents(db, move.event, order, move.set.status ?? order.status, now);
   if (!move.delivery || !order.sourceId) {
-    const [result] = await db.batch([update]);
-    return result.meta.changes === 1;
+    const [rows, result] = await db.batch([events, update]);
+    return result.meta.changes === 1 && { webhooks: wokenBy(rows) };
   }
   const sourceId = order.sourceId;
   // The outbox row is written only if the update happened: changes() still reports it there,
@@ -261,12 +270,13 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
   const d1 = db.$client;
   // Straight to D1: drizzle's batch cannot carry a raw `db.run(sql)` statement (it has no
   // prepared statement to bind, and the whole batch failed with a TypeError).
-  const [result] = await d1.batch([
+  const [rows, result] = await d1.batch([
+    toD1(db, events),
     d1.prepare(update$.sql).bind(...update$.params),
     enqueue,
     d1.prepare(orphaned.sql).bind(...orphaned.params),
   ]);
-  return result!.meta.changes === 1;
+  return result!.meta.changes === 1 && { webhooks: wokenBy(rows) };
 }
 
 /** A delivery failed for good: the order says what the marketplace answered, and dateUpdated moves so polls see it. */
