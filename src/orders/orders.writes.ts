@@ -250,11 +250,13 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
   const guard = and(eq(orders.id, order.id), eq(orders.dateUpdated, order.dateUpdated), eq(orders.status, order.status));
   // dateUpdated only moves forward, so the guard of the next move always differs from this one's.
   const updatedAt = Math.max(now, order.dateUpdated + 1);
-  const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard);
+  // Whether it applied is read from RETURNING: D1's meta.changes counts the rows the orders
+  // triggers write as well (a status move reported 5), so it cannot say.
+  const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard).returning({ id: orders.id });
   const events = orderMovedEvents(db, move.event, order, move.set.status ?? order.status, now);
   if (!move.delivery || !order.sourceId) {
-    const [rows, result] = await db.batch([events, update]);
-    return result.meta.changes === 1 && { webhooks: wokenBy(rows) };
+    const [rows, changed] = await db.batch([events, update]);
+    return changed.length === 1 && { webhooks: wokenBy(rows) };
   }
   const sourceId = order.sourceId;
   // The outbox row is written only if the update happened: changes() still reports it there,
@@ -270,13 +272,13 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
   const d1 = db.$client;
   // Straight to D1: drizzle's batch cannot carry a raw `db.run(sql)` statement (it has no
   // prepared statement to bind, and the whole batch failed with a TypeError).
-  const [rows, result] = await d1.batch([
+  const [rows, changed] = await d1.batch([
     toD1(db, events),
     d1.prepare(update$.sql).bind(...update$.params),
     enqueue,
     d1.prepare(orphaned.sql).bind(...orphaned.params),
   ]);
-  return result!.meta.changes === 1 && { webhooks: wokenBy(rows) };
+  return changed!.results.length === 1 && { webhooks: wokenBy(rows) };
 }
 
 /** A delivery failed for good: the order says what the marketplace answered, and dateUpdated moves so polls see it. */
