@@ -20,7 +20,7 @@ export interface ReceivedWebhook {
 }
 
 export type Answer = Response | "hang" | "network-error";
-type Behaviour = (request: ReceivedWebhook, index: number) => Answer;
+type Behaviour = (request: ReceivedWebhook, index: number) => Answer | Promise<Answer>;
 
 const received: ReceivedWebhook[] = [];
 const behaviours = new Map<string, Behaviour>();
@@ -46,7 +46,7 @@ export function installReceiver(): void {
     };
     received.push(record);
     const behaviour = behaviours.get(record.name) ?? (() => new Response("ok"));
-    const answer = behaviour(record, received.filter((r) => r.name === record.name).length - 1);
+    const answer = await behaviour(record, received.filter((r) => r.name === record.name).length - 1);
     if (answer === "hang") return new Promise<Response>(() => {});
     if (answer === "network-error") throw new TypeError("Network connection lost.");
     record.status = answer.status;
