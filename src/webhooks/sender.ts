@@ -31,7 +31,7 @@ export const TIMEOUT_MS = 15 * SECOND;
 export const FAILED_IN_A_ROW = 5;
 /** Due rows read per round trip, and attempts in flight at once (each of a different order). */
 const ROUND = 100;
-const CONCURRENCY = 16;
+const CONCURRENCY = 32;
 
 export interface PassDeps {
   db: Db;
@@ -78,14 +78,15 @@ export async function runPass(webhookId: string, deps: PassDeps): Promise<PassRe
     if (due.length === 0) break;
     let disabled = false;
     const queue = [...due];
+    const record = groupCommit(db, now);
     const worker = async () => {
       for (let row = queue.shift(); row && !disabled; row = queue.shift()) {
         const outcome = await attempt(endpoint.url, secrets, row, deps);
         result.attempted += 1;
         if (outcome.state === "delivered") result.delivered += 1;
         // Written before anything else happens to this event: a pass cut off here repeats at most
-        // the attempts in flight.
-        await recordAttempt(db, row.id, outcome, now);
+        // the attempts in flight (sent, their outcome not yet written).
+        await record(row.id, outcome);
         if (outcome.state === "failed" && outcome.statusCode === 410) {
           disabled = true;
           await disableWebhook(db, webhookId, "The receiver answered 410 Gone.", now);
@@ -104,6 +105,32 @@ export async function runPass(webhookId: string, deps: PassDeps): Promise<PassRe
   }
   result.nextAt = await nextDueAt(db, webhookId);
   return result;
+}
+
+/**
+ * Records attempts as they finish, each write carrying every outcome that finished while the
+ * previous write was under way: one D1 round trip per outcome capped delivery at the database's
+ * pace (about 150 events a second locally), not the receiver's.
+ */
+function groupCommit(db: Db, now: number) {
+  let waiting: { id: number; outcome: AttemptOutcome; done: (error?: unknown) => void }[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  return (id: number, outcome: AttemptOutcome): Promise<void> => {
+    const recorded = new Promise<void>((resolve, reject) => waiting.push({ id, outcome, done: (error) => (error ? reject(error) : resolve()) }));
+    writing = writing.then(async () => {
+      const batch = waiting;
+      waiting = [];
+      if (batch.length === 0) return;
+      try {
+        const [first, ...rest] = batch.map((entry) => recordAttempt(db, entry.id, entry.outcome, now));
+        await db.batch([first!, ...rest]);
+        for (const entry of batch) entry.done();
+      } catch (error) {
+        for (const entry of batch) entry.done(error);
+      }
+    });
+    return recorded;
+  };
 }
 
 /** One POST of one event: its outcome as the row will record it. Never throws. */

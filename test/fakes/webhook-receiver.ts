@@ -47,7 +47,10 @@ export function installReceiver(): void {
     received.push(record);
     const behaviour = behaviours.get(record.name) ?? (() => new Response("ok"));
     const answer = await behaviour(record, received.filter((r) => r.name === record.name).length - 1);
-    if (answer === "hang") return new Promise<Response>(() => {});
+    // A receiver that never answers: only the sender's own timeout (its request's signal) ends the wait.
+    if (answer === "hang") {
+      return new Promise<Response>((_, reject) => request.signal.addEventListener("abort", () => reject(request.signal.reason as Error)));
+    }
     if (answer === "network-error") throw new TypeError("Network connection lost.");
     record.status = answer.status;
     return answer;

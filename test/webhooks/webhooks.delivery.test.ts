@@ -145,6 +145,19 @@ describe("retries", () => {
     expect(rows.find((d) => d.Type === "order.created")).toMatchObject({ Status: "failed", Attempts: 1, LastStatusCode: 410 });
   });
 
+  it("an attempt without an answer within 15 seconds is cut off and retried", async () => {
+    const { token, hook, list } = await setup();
+    hook.answer((_, i) => (i === 0 ? "hang" : new Response("")));
+    await insert(token);
+    await until(() => hook.all.length === 1);
+    const sent = Date.now();
+    await until(async () => (await list())[0]?.Attempts === 1, 45_000);
+    const waited = Date.now() - sent;
+    expect(waited).toBeGreaterThanOrEqual(14 * SECOND);
+    expect(waited).toBeLessThan(40 * SECOND);
+    expect((await list())[0]).toMatchObject({ Status: "pending", LastStatusCode: null, LastError: "No answer within 15 seconds." });
+  });
+
   it("a redirect is not followed: the attempt failed, naming the Location", async () => {
     const { token, hook, list } = await setup();
     hook.answer(() => new Response(null, { status: 302, headers: { location: "https://elsewhere.example/hook" } }));
