@@ -3,7 +3,7 @@
 // move is not allowed. Repeating a move with the same values changes and delivers nothing.
 import type { OrderRow } from "../db/schema";
 import { ApiError } from "../http/errors";
-import type { OutboxPayload } from "../outbox/outbox";
+import type { OutboxPayload } from "../outbox/outbox.queries";
 import type { OrderStatus } from "./orders.schemas";
 
 /** `event`: what the move is, for its webhook event whether or not there is a marketplace to tell. */

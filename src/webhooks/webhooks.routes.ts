@@ -10,7 +10,7 @@ import { ApiError } from "../http/errors";
 import { documented, envelope } from "../http/openapi";
 import { validate } from "../http/validate";
 import { randomId } from "../lib/crypto";
-import { requireStore } from "../stores/stores";
+import { requireStore } from "../stores/stores.queries";
 import { newSecret, ROTATION_OVERLAP_MS, sealSecret } from "./signing";
 import { wakeLater, wakeWebhooks } from "./wake";
 import { findDelivery, listDeliveries, retryDelivery } from "./webhook-deliveries.queries";
