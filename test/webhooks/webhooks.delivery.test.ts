@@ -2,9 +2,11 @@
 // backoff (driven by explicit clocks, not waited for), Retry-After, 410, redirects, an endpoint
 // that fails five events in a row, a receiver down for a day, a crash between attempts, and the
 // order of one order's events whatever happens to the others.
-import { abortAllDurableObjects } from "cloudflare:test";
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, insert, storeWithToken } from "../helpers/api";
+import { fireCron } from "../helpers/sync";
 import { createWebhook, deliverAt, deliveries, webhook, type Delivery } from "../helpers/webhooks";
 import { installReceiver, receiver, until, verified, type ReceivedWebhook } from "../fakes/webhook-receiver";
 
@@ -241,5 +243,21 @@ describe("outages and order", () => {
     expect(ids[2]).toBe(ids[1]);
     expect(ids[0]).not.toBe(ids[1]);
     expect(hook.accepted.map(idOf)).toEqual([ids[0], ids[1]]);
+  });
+
+  it("the cron wakes a sender whose wake-up was lost between the write and the wake", async () => {
+    const { token, hook, created, list } = await setup();
+    await insert(token);
+    await until(async () => (await list("delivered")).length === 1);
+    // As if a write had committed its event and the Worker had died before waking the sender:
+    // the row is pending and due, and the sender has no alarm.
+    await env.DB.prepare("update webhook_deliveries set state = 'pending', attempts = 0, finished_at = null where webhook_id = ?").bind(created.WebhookId).run();
+    const sender = env.WEBHOOK_SENDER.getByName(created.WebhookId);
+    expect(await runInDurableObject(sender, (_, state) => state.storage.getAlarm())).toBeNull();
+    expect(hook.accepted).toHaveLength(1);
+    await fireCron();
+    await until(async () => (await list("delivered")).length === 1);
+    expect(hook.accepted).toHaveLength(2);
+    expect(new Set(hook.accepted.map(idOf)).size).toBe(1);
   });
 });
