@@ -12,10 +12,13 @@ const WEBHOOK_ID = "webhookId";
 export class WebhookSender extends DurableObject<Env> {
   /** The pass running now (or the last one); the next waits for it. */
   private tail: Promise<unknown> = Promise.resolve();
+  /** Wake-ups so far: one that comes while a pass runs must not be undone by that pass's alarm. */
+  private wakes = 0;
 
   /** Events were recorded for this endpoint: send them now (an earlier alarm is moved up). */
   async wake(webhookId: string): Promise<void> {
     this.ctx.storage.kv.put(WEBHOOK_ID, webhookId);
+    this.wakes += 1;
     const alarm = await this.ctx.storage.getAlarm();
     if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
   }
@@ -27,6 +30,7 @@ export class WebhookSender extends DurableObject<Env> {
   deliver(webhookId: string, at?: number): Promise<PassResult> {
     this.ctx.storage.kv.put(WEBHOOK_ID, webhookId);
     const next = this.tail.then(async () => {
+      const wakes = this.wakes;
       const result = await runPass(webhookId, {
         db: getDb(this.env),
         env: this.env,
@@ -34,7 +38,9 @@ export class WebhookSender extends DurableObject<Env> {
         now: at ?? Date.now(),
         wallClock: Date.now,
       });
-      if (result.nextAt === null) await this.ctx.storage.deleteAlarm();
+      // Events recorded after the pass last looked: it may not have seen them, so look again now.
+      if (this.wakes !== wakes) await this.ctx.storage.setAlarm(Date.now());
+      else if (result.nextAt === null) await this.ctx.storage.deleteAlarm();
       else await this.ctx.storage.setAlarm(Math.max(result.nextAt, Date.now()));
       return result;
     });
