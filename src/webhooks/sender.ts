@@ -8,6 +8,7 @@
 // once; an event failed for good disables it when the endpoint's last 5 events all failed.
 // Redirects are not followed (a 3xx is a failure) and an attempt is cut off after 15 seconds.
 import type { Db } from "../db/client";
+import { retryAfterMs } from "../sync/connectors/marketplace-http";
 import { signedHeaders, signingSecrets } from "./signing";
 import {
   dueDeliveries,
@@ -23,12 +24,12 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 /** The wait after attempt n (1-based) before attempt n + 1; the eighth attempt is the last. */
-export const BACKOFF_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR] as const;
-export const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
-export const MAX_RETRY_AFTER_MS = HOUR;
-export const TIMEOUT_MS = 15 * SECOND;
+const BACKOFF_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR] as const;
+const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
+const MAX_RETRY_AFTER_MS = HOUR;
+const TIMEOUT_MS = 15 * SECOND;
 /** Consecutive failed events after which the endpoint is disabled. */
-export const FAILED_IN_A_ROW = 5;
+const FAILED_IN_A_ROW = 5;
 /** Due rows read per round trip, and attempts in flight at once (each of a different order). */
 const ROUND = 100;
 const CONCURRENCY = 32;
@@ -53,17 +54,9 @@ export interface PassResult {
 }
 
 /** The wait before the next attempt after `attempts` failed ones: the backoff, or a longer Retry-After up to an hour. */
-export function retryDelay(attempts: number, retryAfterMs: number | null): number {
+function retryDelay(attempts: number, retryAfterMs: number | null): number {
   const backoff = BACKOFF_MS[Math.min(attempts, BACKOFF_MS.length) - 1]!;
   return Math.max(backoff, Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
-}
-
-/** Retry-After as seconds or an HTTP date, in ms from `now`; null when absent or unreadable. */
-export function readRetryAfter(value: string | null, now: number): number | null {
-  if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * SECOND;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
 export async function runPass(webhookId: string, deps: PassDeps): Promise<PassResult> {
@@ -163,5 +156,5 @@ async function attempt(url: string, secrets: string[], row: DeliveryRow, deps: P
     return failure(status, `Redirect to ${location ? location.slice(0, 300) : "(no Location)"} not followed: give the endpoint's final URL.`);
   }
   if (status === 410) return failure(status, "410 Gone: the endpoint is disabled.");
-  return failure(status, `The receiver answered ${status}.`, readRetryAfter(response.headers.get("retry-after"), deps.wallClock()));
+  return failure(status, `The receiver answered ${status}.`, retryAfterMs(response.headers.get("retry-after"), new Date(deps.wallClock())));
 }

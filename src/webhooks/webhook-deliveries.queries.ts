@@ -70,8 +70,6 @@ function insertEvents(db: Db, type: EventType, at: number, parts: { from: SQL; j
     .returning({ webhook_id: deliveries.webhookId });
 }
 
-export type EventStatement = ReturnType<typeof insertEvents>;
-
 /** Webhook ids out of event statements' RETURNING rows (drizzle's or D1's, both `webhook_id`): the senders to wake. */
 export function wokenBy(...results: (readonly unknown[] | { results?: unknown[] } | undefined)[]): string[] {
   const ids = new Set<string>();
