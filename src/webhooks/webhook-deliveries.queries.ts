@@ -136,6 +136,17 @@ export function orderSyncFailedEvents(db: Db, orderId: number, at: number) {
   });
 }
 
+/** order.sync_failed of every order of a subquery (a deleted source's orders with deliveries still open), before their rows are failed. */
+export function ordersSyncFailedEvents(db: Db, orderIds: SQL, at: number) {
+  return insertEvents(db, "order.sync_failed", at, {
+    from: sql`${orders}`,
+    join: subscribed("order.sync_failed", sql`${orders.storeId}`),
+    where: sql`${orders.id} in ${orderIds}`,
+    subject: sql`'order:' || ${orders.id}`,
+    payload: body("order.sync_failed", at, orderData()),
+  });
+}
+
 /** feed.compiled or feed.failed, after the feed row's update in the same batch (the body shows the row as updated). */
 export function feedEvents(db: Db, type: "feed.compiled" | "feed.failed", feedId: string, at: number) {
   return insertEvents(db, type, at, {

@@ -104,6 +104,23 @@ describe("order events", () => {
   });
 });
 
+describe("order events of a deleted source", () => {
+  it("deleting a source with an acknowledgement still to deliver sends order.sync_failed for that order", async () => {
+    const { storeId, token } = await storeWithToken();
+    const hook = receiver();
+    const created = await createWebhook(storeId, hook.url, ["order.sync_failed"]);
+    const sourceId = await createSource(storeId, { Name: "SimMarket", Settings: simulatedWindow(2) });
+    await cycleAt(sourceId, Date.now());
+    const listed = await call("GET", `/v1/${token}/Orders?page=1&pageSize=100&fromDate=2000-01-01&toDate=2100-01-01`);
+    const [order] = listed.json.Orders as { OrderId: string }[];
+    expect((await call("PUT", `/v1/${token}/Orders/${order!.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=S-7`)).status).toBe(200);
+    expect((await admin("DELETE", `/stores/${storeId}/sources/${sourceId}`)).status).toBe(200);
+    await until(() => hook.accepted.length === 1);
+    expect(verified(created.Secret, hook.accepted[0]!).data).toMatchObject({ OrderId: order!.OrderId, OrderSource: "SimMarket", OrderStatus: "Processing" });
+    expect(await countRows(storeId)).toBe(1);
+  });
+});
+
 describe("feed events", () => {
   it("a compile sends feed.compiled with its Score, and a failed one feed.failed", async () => {
     const { storeId } = await storeWithToken();
