@@ -13,7 +13,7 @@ import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { orderItems, orders, type OrderRow } from "../db/schema";
-import { enqueueAfterChange } from "../outbox/outbox.queries";
+import { deleteRowsOfOrders, enqueueAfterChange } from "../outbox/outbox.queries";
 import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
 import type { Move } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
@@ -275,7 +275,7 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
   const [rows, changed] = await d1.batch([
     toD1(db, events),
     d1.prepare(update$.sql).bind(...update$.params),
-    enqueue,
+    ...enqueue,
     d1.prepare(orphaned.sql).bind(...orphaned.params),
   ]);
   return changed!.results.length === 1 && { webhooks: wokenBy(rows) };
@@ -308,6 +308,20 @@ export function setSyncErrors(db: Db, orderIds: ReturnType<typeof sql>, message:
 /** An order's OrderSource is its source's Name: a rename carries the orders along, in the rename's batch. */
 export function renameOrderSource(db: Db, sourceId: string, name: string) {
   return db.update(orders).set({ orderSource: name }).where(eq(orders.sourceId, sourceId));
+}
+
+/**
+ * One batch of a deleted store's purge: its first `limit` orders with their lines and outbox
+ * rows, in one transaction (lines and rows first: they reference the orders). The last
+ * statement answers the orders that went (D1's `changes` also counts what triggers wrote).
+ */
+export function purgeOrdersStatements(db: Db, storeId: string, limit: number) {
+  const batch = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} order by ${orders.id} limit ${limit})`;
+  return [
+    deleteRowsOfOrders(db, batch),
+    db.delete(orderItems).where(sql`${orderItems.orderId} in ${batch}`),
+    db.delete(orders).where(sql`${orders.id} in ${batch}`).returning({ id: orders.id }),
+  ] as const;
 }
 
 // ---------------------------------------------------------------------------------------------

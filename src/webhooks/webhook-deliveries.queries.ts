@@ -317,6 +317,15 @@ export function deleteDeliveriesOf(db: Db, webhookId: string) {
   return db.delete(deliveries).where(eq(deliveries.webhookId, webhookId));
 }
 
+/** One batch of a deleted store's purge: up to `limit` rows of its endpoints (by their index); answers how many went. */
+export async function purgeDeliveries(db: Db, storeId: string, limit: number): Promise<number> {
+  const result = await db.delete(deliveries).where(
+    sql`${deliveries.id} in (select ${deliveries.id} from ${deliveries}
+      where ${deliveries.webhookId} in (select ${webhooks.id} from ${webhooks} where ${webhooks.storeId} = ${storeId}) limit ${limit})`,
+  );
+  return result.meta.changes;
+}
+
 /** Enabled endpoints with a pending row: all of them (the cron's sweep), or one store's. */
 export async function endpointsWithPending(db: Db, storeId?: string): Promise<string[]> {
   const rows = await db

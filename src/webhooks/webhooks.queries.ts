@@ -48,3 +48,8 @@ export async function disableWebhook(db: Db, webhookId: string, reason: string, 
 export async function deleteWebhook(db: Db, webhookId: string): Promise<void> {
   await db.batch([deleteDeliveriesOf(db, webhookId), db.delete(webhooks).where(eq(webhooks.id, webhookId))]);
 }
+
+/** The last step of a deleted store's purge (its deliveries gone first): its endpoints. */
+export function deleteWebhooksOfStore(db: Db, storeId: string) {
+  return db.delete(webhooks).where(eq(webhooks.storeId, storeId));
+}

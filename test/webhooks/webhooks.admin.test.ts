@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, insert, storeWithToken } from "../helpers/api";
+import { fireCron } from "../helpers/sync";
 import { createWebhook, deliverAt, deliveries } from "../helpers/webhooks";
 import { installReceiver, receiver, until, verified } from "../fakes/webhook-receiver";
 
@@ -52,6 +53,22 @@ describe("endpoints", () => {
     expect((await admin("GET", `/stores/${storeId}/webhooks/${created.WebhookId}`)).status).toBe(404);
     const left = await env.DB.prepare("select count(*) as n from webhook_deliveries where webhook_id = ?").bind(created.WebhookId).first<{ n: number }>();
     expect(left!.n).toBe(0);
+  });
+});
+
+describe("a deleted store", () => {
+  it("the cron's purge removes its endpoints and their events with the store", async () => {
+    const { storeId, token } = await storeWithToken();
+    const hook = receiver();
+    await createWebhook(storeId, hook.url);
+    await insert(token);
+    await insert(token);
+    await until(() => hook.accepted.length === 2);
+    expect((await admin("DELETE", `/stores/${storeId}`)).status).toBe(200);
+    for (let run = 0; run < 3 && (await webhookRows(storeId)) > 0; run++) await fireCron();
+    expect(await webhookRows(storeId)).toBe(0);
+    expect((await env.DB.prepare("select count(*) as n from webhook_deliveries where store_id = ?").bind(storeId).first<{ n: number }>())!.n).toBe(0);
+    expect((await env.DB.prepare("select count(*) as n from stores where id = ?").bind(storeId).first<{ n: number }>())!.n).toBe(0);
   });
 });
 
