@@ -7,6 +7,7 @@ import { sourcesRoutes } from "../sources/sources.routes";
 import { syncRoutes } from "../sources/sync.routes";
 import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 import { ordersAdminRoutes } from "../orders/orders.admin.routes";
+import { listingsRoutes } from "../listings/listings.routes";
 import { webhooksRoutes } from "../webhooks/webhooks.routes";
 
 export const adminRoutes = createRouter()
@@ -17,4 +18,5 @@ export const adminRoutes = createRouter()
   .route("/", syncRoutes)
   .route("/", feedsAdminRoutes)
   .route("/", ordersAdminRoutes)
+  .route("/", listingsRoutes)
   .route("/", webhooksRoutes);

@@ -11,7 +11,7 @@
 // over several runs instead of one invocation's limits. A deleted store is unreachable through
 // the API from the moment of its deletion, so purging over hours loses nothing.
 import { getDb, type Db } from "../db/client";
-import { purgeProducts } from "../feeds/products.queries";
+import { deleteStockClockOf, purgeProducts } from "../feeds/products.queries";
 import { deleteFeed, listStoreFeeds } from "../feeds/feeds.queries";
 import { purgeOrdersStatements } from "../orders/orders.writes";
 import { deleteKeysOfStore } from "../consumer-keys/consumer-keys.queries";
@@ -66,6 +66,6 @@ async function purgeStore(env: Env, db: Db, storeId: string, budget: { left: num
     if (!spend()) return false;
     if ((await purgeDeliveries(db, storeId, BATCH)) < BATCH) break;
   }
-  await db.batch([deleteKeysOfStore(db, storeId), deleteWebhooksOfStore(db, storeId), ...deleteStoreRow(db, storeId)]);
+  await db.batch([deleteKeysOfStore(db, storeId), deleteStockClockOf(db, storeId), deleteWebhooksOfStore(db, storeId), ...deleteStoreRow(db, storeId)]);
   return true;
 }

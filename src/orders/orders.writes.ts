@@ -15,6 +15,7 @@ import { isUniqueViolation } from "../db/errors";
 import { orderItems, orders, type OrderRow } from "../db/schema";
 import { deleteRowsOfOrders, enqueueAfterChange } from "../outbox/outbox.queries";
 import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
+import { cancelledAtMarketplace, stockBackByCancelStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../feeds/products.queries";
 import type { Move } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
 
@@ -109,11 +110,13 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
   const d1 = db.$client;
   let events: D1Result;
   try {
-    // One batch: the order, its items and its webhook events land together or not at all.
+    // One batch: the order, its items, its webhook events and the stock they take land together
+    // or not at all (a duplicate's unique violation undoes the stock too).
     [, , events] = await d1.batch([
       d1.prepare(INSERT_ORDER).bind(storeId, body.OrderSource, now, JSON.stringify([orderTuple(head)])),
       d1.prepare(INSERT_ORDER_ITEMS).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, JSON.stringify(items.map((item) => itemTuple(item)))),
       toD1(db, orderCreatedEvents(db, { storeId, orderSource: body.OrderSource, orderSourceOrderNumber: body.OrderSourceOrderNumber }, now)),
+      ...(head.status === "Canceled" ? [] : [stockTakenStatement(d1, storeId, items.map((item) => [item.sku, item.quantity]))]),
     ]) as [D1Result, D1Result, D1Result];
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -221,16 +224,23 @@ const INSERT_IMPORTED_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_
 
 /**
  * The statements that write one page of imported orders (bind order fixed here), with the
- * order.created events of the new ones. The first answers how many of them the source already had.
+ * order.created events of the new ones. The first answers how many of them the source already
+ * had. The stock statements run before the upsert: new orders (not cancelled on arrival) take
+ * their lines, known orders the marketplace now says are cancelled give theirs back (decisions
+ * 11), each once.
  */
 export function importPageStatements(db: Db, source: { storeId: string; id: string }, page: OrderWrite[], now: number): D1PreparedStatement[] {
   const rows = JSON.stringify(page.map(orderTuple));
   const lines = JSON.stringify(page.flatMap((order) => order.items.map((item) => itemTuple(item, order.orderSourceOrderNumber))));
+  const cancelled = page.filter((order) => cancelledAtMarketplace(order.sourceOrderStatus));
+  const taking = page.filter((order) => !cancelledAtMarketplace(order.sourceOrderStatus));
   const d1 = db.$client;
   const numbers = page.map((order) => order.orderSourceOrderNumber);
   return [
     d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, JSON.stringify(numbers)),
     importedEventsBefore(db, source, numbers, now),
+    stockTakenByImportStatement(d1, source.storeId, source.id, taking.flatMap((order) => order.items.map((item): [string, string, number] => [order.orderSourceOrderNumber, item.sku, item.quantity]))),
+    ...(cancelled.length > 0 ? [stockBackByImportStatement(d1, source.storeId, source.id, cancelled.map((order) => order.orderSourceOrderNumber))] : []),
     d1.prepare(UPSERT_IMPORTED_ORDERS).bind(source.storeId, source.id, rows, now),
     ...importedEventsAfter(db, source, now),
     d1.prepare(INSERT_IMPORTED_ITEMS).bind(source.storeId, source.id, lines),
@@ -253,10 +263,15 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
   // Whether it applied is read from RETURNING: D1's meta.changes counts the rows the orders
   // triggers write as well (a status move reported 5), so it cannot say.
   const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard).returning({ id: orders.id });
-  const events = orderMovedEvents(db, move.event, order, move.set.status ?? order.status, now);
+  const d1 = db.$client;
+  // A cancellation gives the order's stock back, and every move records its webhook event, both
+  // under the same guard as the move and before it.
+  const stock = move.set.status === "Canceled" ? [stockBackByCancelStatement(d1, order)] : [];
+  const events = toD1(db, orderMovedEvents(db, move.event, order, move.set.status ?? order.status, now));
   if (!move.delivery || !order.sourceId) {
-    const [rows, changed] = await db.batch([events, update]);
-    return changed.length === 1 && { webhooks: wokenBy(rows) };
+    const update$ = update.toSQL();
+    const results = await d1.batch([...stock, events, d1.prepare(update$.sql).bind(...update$.params)]);
+    return results.at(-1)!.results.length === 1 && { webhooks: wokenBy(results.at(-2)) };
   }
   const sourceId = order.sourceId;
   // The outbox row is written only if the update happened: changes() still reports it there,
@@ -269,16 +284,16 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
     .where(and(eq(orders.id, order.id), eq(orders.dateUpdated, updatedAt), sql`not exists (select 1 from sources where id = ${sourceId})`))
     .toSQL();
   const update$ = update.toSQL();
-  const d1 = db.$client;
   // Straight to D1: drizzle's batch cannot carry a raw `db.run(sql)` statement (it has no
   // prepared statement to bind, and the whole batch failed with a TypeError).
-  const [rows, changed] = await d1.batch([
-    toD1(db, events),
+  const results = await d1.batch([
+    ...stock,
+    events,
     d1.prepare(update$.sql).bind(...update$.params),
     ...enqueue,
     d1.prepare(orphaned.sql).bind(...orphaned.params),
   ]);
-  return changed!.results.length === 1 && { webhooks: wokenBy(rows) };
+  return results[stock.length + 1]!.results.length === 1 && { webhooks: wokenBy(results[stock.length]) };
 }
 
 /** A delivery failed for good: the order says what the marketplace answered, and dateUpdated moves so polls see it. */
