@@ -1,9 +1,10 @@
 // The Worker's entry point: HTTP requests, the Cron Trigger (the sync, and the sweep that wakes
-// webhook senders a lost wake-up missed), and the Durable Object classes.
+// webhook senders a lost wake-up missed), the sync queue's consumer, and the Durable Object classes.
 import { app } from "./app";
 import { normalizeRequest } from "./http/normalize";
 import { secretsHold } from "./http/secrets";
-import { runSync } from "./sync/run-sync";
+import { queueSync } from "./sync/run-sync";
+import { consumeSyncBatch } from "./sync/sync-queue";
 import { sweepWebhooks } from "./webhooks/wake";
 import { purgeDeletedStores } from "./admin/store-purge";
 
@@ -19,8 +20,11 @@ export default {
   scheduled(controller, env, ctx) {
     // The sync decrypts the sources' credentials with SOURCE_SETTINGS_KEY: not with a weak one.
     if (!secretsHold(env)) return;
-    ctx.waitUntil(runSync(env, controller.scheduledTime));
+    ctx.waitUntil(queueSync(env, controller.scheduledTime));
     ctx.waitUntil(sweepWebhooks(env));
     ctx.waitUntil(purgeDeletedStores(env).catch((error: unknown) => console.error("purge of deleted stores failed", error)));
+  },
+  queue(batch, env) {
+    return consumeSyncBatch(batch, env);
   },
 } satisfies ExportedHandler<Env>;

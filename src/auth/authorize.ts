@@ -2,13 +2,16 @@
 // the token's signature and expiry (no I/O), then one RPC to the key's RateLimiter, which checks
 // revocation and scope and takes one call from the bucket. A request refused before the RPC
 // never drains a key's bucket; a bad token drains its sender's IP bucket instead, so tokens
-// cannot be guessed at speed.
+// cannot be guessed at speed. The admission also opens the request's D1 session: a read starts
+// at the key's last write (read-your-writes, from the nearest replica that has it), and a write
+// hands its session's bookmark back to the key's limiter before it is answered.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError, DENIED } from "../http/errors";
 import type { AppEnv } from "../http/create-router";
 import { DEFAULT_BUCKET } from "../throttle/gcra";
 import type { Admission } from "../throttle/rate-limiter";
+import { openSession, type Db } from "../db/client";
 import { verifyToken } from "./tokens";
 import { toWireDate } from "../lib/dates";
 import type { Scope } from "./scopes";
@@ -20,6 +23,13 @@ import type { Scope } from "./scopes";
  */
 const deniedUntil = new Map<string, { until: number; limit: number }>();
 const DENIED_CACHE_MAX = 10_000;
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The request's D1 session, set with the caller: /v1 resource routes read and write through it, not getDb. */
+    db: Db;
+  }
+}
 
 export function requireScope(scope: Scope) {
   return createMiddleware<AppEnv>(async function authorize(c, next) {
@@ -53,8 +63,20 @@ export function requireScope(scope: Scope) {
       await throttleAddress(c);
       throw new ApiError(401, "The consumer key of this token has been revoked or no longer exists.");
     }
+    // A write starts on the primary, so what it reads to decide (an order's state) is current.
+    const reads = c.req.method === "GET" || c.req.method === "HEAD";
+    const session = openSession(c.env.DB, reads ? (admission.bookmark ?? "first-unconstrained") : "first-primary");
     c.set("caller", { storeId: admission.storeId, consumerKeyId: claims.consumerKeyId });
+    c.set("db", session.db);
     await next();
+    const bookmark = session.bookmark();
+    if (!reads && bookmark !== null && bookmark !== admission.bookmark) {
+      // Awaited: the key's next read may come the moment this answer arrives.
+      await c.env.RATE_LIMITER.getByName(claims.consumerKeyId)
+        .noteBookmark(bookmark)
+        // The write stands; only this write's read-your-writes is lost, and a retry would repeat it.
+        .catch((error: unknown) => console.error("rate limiter unreachable for the bookmark", error));
+    }
   });
 }
 

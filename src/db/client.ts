@@ -1,3 +1,6 @@
+// The drizzle database over D1: on the primary (getDb), or on a D1 session (openSession) that a
+// deployment with read replication serves from the nearest replica, sequentially consistent
+// from where it starts (a bookmark, or a constraint) and through its own writes.
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
@@ -5,4 +8,31 @@ export type Db = ReturnType<typeof getDb>;
 
 export function getDb(env: { DB: D1Database }) {
   return drizzle(env.DB, { schema });
+}
+
+export interface DbSession {
+  db: Db;
+  /** The latest bookmark of what this session read or wrote; null before its first query. */
+  bookmark(): string | null;
+}
+
+/**
+ * A drizzle database on `d1.withSession(start)`. drizzle's D1 driver calls only prepare() and
+ * batch() on its client (and so does every raw statement here, through db.$client), which a
+ * session has; the session is handed over as a D1Database whose other methods say they are
+ * not there, instead of failing with "undefined is not a function".
+ */
+export function openSession(d1: D1Database, start: D1SessionBookmark | D1SessionConstraint): DbSession {
+  const session = d1.withSession(start);
+  const absent = (name: string) => () => {
+    throw new Error(`${name}() is not available on a D1 session`);
+  };
+  const client: D1Database = {
+    prepare: (query) => session.prepare(query),
+    batch: (statements) => session.batch(statements),
+    exec: absent("exec"),
+    dump: absent("dump"),
+    withSession: absent("withSession"),
+  };
+  return { db: drizzle(client, { schema }), bookmark: () => session.getBookmark() };
 }

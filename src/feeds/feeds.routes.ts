@@ -2,7 +2,6 @@
 // the caller's store from the context, so no query can reach another store's feeds.
 import type { Context } from "hono";
 import { requireScope } from "../auth/authorize";
-import { getDb } from "../db/client";
 import type { FeedRow } from "../db/schema";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
@@ -22,7 +21,7 @@ export const feedNotFound = (feedId: string) => new ApiError(404, `No feed with 
 
 export const feedsRoutes = createRouter()
   .get("/count", documented("token", { summary: "Count feeds", tags: ["Feeds"], answer: envelope({ Count: z.number().int() }) }), requireScope("FeedsRead"), validate("query", feedCountQuery), async (c) => {
-    const count = await countFeeds(getDb(c.env), c.get("caller").storeId, c.req.valid("query").filterQuery);
+    const count = await countFeeds(c.get("db"), c.get("caller").storeId, c.req.valid("query").filterQuery);
     return ok(c, { Count: count });
   })
   .get("/", documented("token", { summary: "List feeds", tags: ["Feeds"], answer: envelope({ Feeds: z.array(wireFeed), Paging: pagingAnswer, Sorting: sortingAnswer }) }), requireScope("FeedsRead"), validate("query", feedListQuery), async (c) => {
@@ -41,7 +40,7 @@ export const feedsRoutes = createRouter()
       pageNumber = position.page;
       start = { after: position };
     }
-    const page = await listFeeds(getDb(c.env), storeId, query, pageSize, start);
+    const page = await listFeeds(c.get("db"), storeId, query, pageSize, start);
     const nextCursor = page.next && (await signCursor(c.env.TOKEN_SIGNING_SECRET, binding, { page: pageNumber + 1, ...page.next }));
     return ok(c, {
       Feeds: page.rows.map(toWireFeed),
@@ -51,7 +50,7 @@ export const feedsRoutes = createRouter()
   })
   .get("/:feedId", documented("token", { summary: "Get one feed", tags: ["Feeds"], answer: envelope({ Feeds: z.array(wireFeed) }) }), requireScope("FeedsRead"), validate("param", feedIdParam), async (c) => {
     const { feedId } = c.req.valid("param");
-    const feed = await findFeed(getDb(c.env), c.get("caller").storeId, feedId);
+    const feed = await findFeed(c.get("db"), c.get("caller").storeId, feedId);
     if (!feed) throw feedNotFound(feedId);
     return ok(c, { Feeds: [toWireFeed(feed)] });
   })
@@ -67,7 +66,7 @@ export const feedsRoutes = createRouter()
     }),
     requireScope("FeedsRead"), validate("param", feedIdParam), async (c) => {
     const { feedId } = c.req.valid("param");
-    const db = getDb(c.env);
+    const db = c.get("db");
     // A compile that completes between the two reads deletes the file the row named: read again.
     for (let attempt = 0; attempt < 3; attempt++) {
       const feed = await findFeed(db, c.get("caller").storeId, feedId);
@@ -100,7 +99,7 @@ async function serveFile(c: Context<AppEnv>, feed: FeedRow, key: string): Promis
     if (value) headers.set(name, value);
   }
   // Recorded after the answer, so the client does not wait for the write.
-  const pulled = () => c.executionCtx.waitUntil(markPulled(getDb(c.env), feed.id, Date.now()).catch((e) => console.error("DateLastPulled", e)));
+  const pulled = () => c.executionCtx.waitUntil(markPulled(c.get("db"), feed.id, Date.now()).catch((e) => console.error("DateLastPulled", e)));
 
   // HEAD: the headers of the whole file; nothing is read and nothing counts as a pull.
   if (c.req.raw.method === "HEAD") {

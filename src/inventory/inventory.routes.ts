@@ -1,7 +1,6 @@
 // /v1/{token}/Inventory (decisions 11): the seller's system sets each Sku's Quantity and Price.
 // Under the key's bucket and the /v1 body cap like every /v1 call; the change reaches every
 // source that pushes stock in its next cycle (src/listings/).
-import { getDb } from "../db/client";
 import { requireScope } from "../auth/authorize";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
@@ -22,7 +21,7 @@ export const inventoryRoutes = createRouter().put(
   async (c) => {
     const items = c.req.valid("json").Items;
     const result = await setInventory(
-      getDb(c.env),
+      c.get("db"),
       c.get("caller").storeId,
       items.map((item) => ({ sku: item.Sku, quantity: item.Quantity, price: item.Price })),
       Date.now(),

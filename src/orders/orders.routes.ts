@@ -1,6 +1,5 @@
 // /v1/{token}/Orders/... (spec 4.2 to 4.7). Each route names the scope it needs; the handler
 // reads the caller's store from the context, so no query can reach another store's orders.
-import { getDb } from "../db/client";
 import { requireScope } from "../auth/authorize";
 import { ApiError } from "../http/errors";
 import { ok, okStream } from "../http/envelope";
@@ -46,11 +45,11 @@ const invalidCursor = (what: string) =>
 
 export const ordersRoutes = createRouter()
   .get("/count", documented("token", { summary: "Count orders", tags: ["Orders"], answer: envelope({ Count: z.number().int() }) }), requireScope("OrdersRead"), validate("query", orderCountQuery), async (c) => {
-    const count = await countOrders(getDb(c.env), c.get("caller").storeId, c.req.valid("query"));
+    const count = await countOrders(c.get("db"), c.get("caller").storeId, c.req.valid("query"));
     return ok(c, { Count: count });
   })
   .put("/insertorder", documented("token", { summary: "Insert an order", tags: ["Orders"], answer: envelope({ OrderId: z.string() }) }), requireScope("OrdersCreate"), validate("json", insertOrderBody), async (c) => {
-    const result = await insertOrder(getDb(c.env), c.get("caller").storeId, c.req.valid("json"), Date.now());
+    const result = await insertOrder(c.get("db"), c.get("caller").storeId, c.req.valid("json"), Date.now());
     if (!result.inserted) {
       const body = c.req.valid("json");
       throw new ApiError(
@@ -75,7 +74,7 @@ export const ordersRoutes = createRouter()
       pageNumber = position.page;
       start = { after: position };
     }
-    const db = getDb(c.env);
+    const db = c.get("db");
     const page = await listOrders(db, storeId, query, pageSize, start);
     const nextCursor = page.next && (await signCursor(c.env.TOKEN_SIGNING_SECRET, binding, { page: pageNumber + 1, ...page.next }));
     return okStream(c, "Orders", wireOrders(db, page), {
@@ -86,7 +85,7 @@ export const ordersRoutes = createRouter()
   // Ids are numeric, so GET on a fixed word (InsertOrder) is a wrong method (405), not an order id.
   .get("/:orderId{[0-9]+}", documented("token", { summary: "Get one order", tags: ["Orders"], answer: envelope({ Orders: z.array(wireOrder) }) }), requireScope("OrdersRead"), validate("param", orderIdParam), async (c) => {
     const { orderId } = c.req.valid("param");
-    const found = await findOrder(getDb(c.env), c.get("caller").storeId, orderId);
+    const found = await findOrder(c.get("db"), c.get("caller").storeId, orderId);
     if (!found) throw orderNotFound(orderId);
     return ok(c, {
       Orders: [toWireOrder(found.order, found.items, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled })],
@@ -100,7 +99,7 @@ export const ordersRoutes = createRouter()
     validate("query", acknowledgeQuery),
     async (c) => {
       const { orderDestinationOrderNumber } = c.req.valid("query");
-      const webhooks = await moveOrder(getDb(c.env), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
+      const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
         acknowledge(order, orderDestinationOrderNumber, now),
       );
       wakeLater(c, webhooks);
@@ -115,7 +114,7 @@ export const ordersRoutes = createRouter()
     validate("json", updateStatusBody),
     async (c) => {
       const body = c.req.valid("json");
-      const webhooks = await moveOrder(getDb(c.env), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
+      const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
         body.OrderStatus === "Shipped"
           ? ship(order, { trackingNumber: body.ShipmentTrackingNumber, dateShipped: body.DateShipped, carrier: body.DestinationShippingCarrier }, now)
           : cancel(order),

@@ -28,6 +28,8 @@ export const syncRoutes = createRouter().post(
         Delivered: z.number().int(),
         DeliveriesFailed: z.number().int(),
         Sources: z.array(cycleAnswer),
+        /** A hub of over 100 enabled sources (and no sourceId) queues them: Sources is empty then. */
+        Queued: z.number().int(),
       }),
     }),
   }),
@@ -48,6 +50,7 @@ export const syncRoutes = createRouter().post(
       Delivered: cycles.reduce((n, s) => n + s.Delivered, 0),
       DeliveriesFailed: cycles.reduce((n, s) => n + s.DeliveriesFailed, 0),
       Sources: cycles,
+      Queued: summary.queued,
     },
   });
 },

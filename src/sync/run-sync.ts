@@ -1,24 +1,43 @@
 // What the Cron Trigger and POST /admin/v1/sync run: one cycle per enabled source, each in its
-// source's own Durable Object (its own invocation), all at once. This function only dispatches
-// and collects the summaries.
+// source's own Durable Object (its own invocation). The cron only hands the sources to the sync
+// queue (src/sync/sync-queue.ts), whatever their number; the admin route runs a small hub's
+// cycles in its own request and answers their summaries, and queues a larger one's.
 import { getDb } from "../db/client";
 import { emptySummary } from "./cycle";
 import type { CycleSummary } from "./cycle-summary";
 import { enabledSourceIds } from "../sources/sources.queries";
+import { enqueueSources, SEND_BATCH } from "./sync-queue";
 
 export interface SyncSummary {
   startedAt: number;
   sources: CycleSummary[];
+  /** Sources handed to the queue instead of run here: their cycles report in each source's status. */
+  queued: number;
+}
+
+/**
+ * The most cycles one admin request awaits: as many as one queue consumer invocation runs. Past
+ * that the request would hold thousands of calls open for minutes.
+ */
+const IN_PROCESS_MAX = SEND_BATCH;
+
+/** The cron: every enabled source to the queue, for this slot. Answers how many were queued. */
+export async function queueSync(env: Env, scheduledTime: number): Promise<number> {
+  return enqueueSources(env, await enabledSourceIds(getDb(env)), scheduledTime);
 }
 
 export async function runSync(env: Env, scheduledTime: number, options: { sourceIds?: string[] } = {}): Promise<SyncSummary> {
   const ids = options.sourceIds ?? (await enabledSourceIds(getDb(env)));
+  if (ids.length > IN_PROCESS_MAX) {
+    return { startedAt: scheduledTime, sources: [], queued: await enqueueSources(env, ids, scheduledTime) };
+  }
   const settled = await Promise.allSettled(ids.map((id) => env.SOURCE_SYNC.getByName(id).runCycle(id, scheduledTime)));
   return {
     startedAt: scheduledTime,
     sources: settled.map((outcome, i) =>
       outcome.status === "fulfilled" ? (outcome.value as CycleSummary) : failedCycle(ids[i]!, scheduledTime, outcome.reason),
     ),
+    queued: 0,
   };
 }
 

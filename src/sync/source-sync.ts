@@ -1,16 +1,27 @@
 // One Durable Object per source (named by its id) runs that source's cycles. Why a Durable
-// Object rather than Queues or Workflows: a single instance per name is exactly "cycles of one
-// source never overlap", each cycle is its own invocation with its own CPU budget (the cron only
-// dispatches), it runs in workerd under vitest like everything else, and its storage is the
-// natural home for per-source state that is not the service's data (Retry-After pauses, what a
-// connector keeps, such as what the simulated marketplace received).
+// Object: a single instance per name is exactly "cycles of one source never overlap", each cycle
+// is its own invocation with its own CPU budget (the cron only queues the sources; the queue's
+// consumer hands each slot to its object, which runs it in its alarm), it runs in workerd under
+// vitest like everything else, and its storage is the natural home for per-source state that is
+// not the service's data (Retry-After pauses, what a connector keeps, such as what the simulated
+// marketplace received, and which cron slot ran last).
 import { DurableObject } from "cloudflare:workers";
 import { connectorEntry } from "./connectors";
 import { kvStorage } from "./connectors/storage";
 import { runSourceCycle } from "./cycle";
 import type { CycleSummary } from "./cycle-summary";
+import { isNewSlot } from "./sync-queue";
 
 const SOURCE_ID = "sync:sourceId";
+/** The latest cron slot whose cycle ran to its end here (the queue's duplicate check). */
+const LAST_SLOT = "sync:lastSlot";
+/** The slot the queue handed over, waiting for (or running in) the alarm: { sourceId, slot }. */
+const QUEUED = "sync:queued";
+
+interface QueuedSlot {
+  sourceId: string;
+  slot: number;
+}
 
 export class SourceSync extends DurableObject<Env> {
   /** The cycle running now (or the last one); the next waits for it. */
@@ -34,9 +45,35 @@ export class SourceSync extends DurableObject<Env> {
     return next;
   }
 
-  /** An alarm an earlier version set to continue an import at once: the next cycle does that now. */
+  /**
+   * The queue's way in (src/sync/sync-queue.ts): takes the cycle of cron slot `slot` and starts it
+   * in this object's alarm, answering at once, so one consumer invocation starts 100 sources in
+   * milliseconds instead of waiting for its slowest cycle. False when that slot (or a later one)
+   * already ran here or is waiting: a duplicate delivery starts nothing.
+   */
+  async queueCycle(sourceId: string, slot: number): Promise<boolean> {
+    const kv = this.ctx.storage.kv;
+    if (!isNewSlot(slot, kv.get<number>(LAST_SLOT), kv.get<QueuedSlot>(QUEUED)?.slot)) return false;
+    kv.put(QUEUED, { sourceId, slot } satisfies QueuedSlot);
+    await this.ctx.storage.setAlarm(Date.now());
+    return true;
+  }
+
+  /**
+   * The queued cycle (an alarm is its own invocation). The queued slot counts as run only once its
+   * cycle ended: an alarm that threw is retried by the runtime, which also runs again an alarm cut
+   * off mid-cycle (at least once). An alarm an earlier version set to continue an import at once
+   * finds no slot: the next cycle does that now.
+   */
   override async alarm(): Promise<void> {
-    this.ctx.storage.kv.delete(SOURCE_ID);
+    const kv = this.ctx.storage.kv;
+    kv.delete(SOURCE_ID);
+    const queued = kv.get<QueuedSlot>(QUEUED);
+    if (!queued) return;
+    await this.runCycle(queued.sourceId, queued.slot);
+    if (queued.slot > (kv.get<number>(LAST_SLOT) ?? -Infinity)) kv.put(LAST_SLOT, queued.slot);
+    // A later slot queued while this one ran stays, with the alarm its queueing set.
+    if (kv.get<QueuedSlot>(QUEUED)?.slot === queued.slot) kv.delete(QUEUED);
   }
 
   /**

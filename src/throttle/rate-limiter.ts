@@ -4,10 +4,13 @@
 // so that one RPC both authorizes and throttles and the hot path reads nothing from D1.
 // The bucket arithmetic is src/throttle/gcra.ts; this class only loads, calls and stores, with
 // synchronous storage so that no other call can interleave between the read and the write.
+// Beside the bucket it keeps the key's latest D1 bookmark (src/throttle/bookmark.ts): every call
+// of the key comes here first, so its admission can carry where the key's reads must start.
 import { DurableObject } from "cloudflare:workers";
 import { getDb } from "../db/client";
 import { findKeyWithStore, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { type BucketConfig, DEFAULT_BUCKET, decide, rebase, remainingAt, sameBucket } from "./gcra";
+import { laterBookmark } from "./bookmark";
 
 export interface KeyGrant {
   storeId: string;
@@ -17,7 +20,14 @@ export interface KeyGrant {
 }
 
 export type Admission =
-  | { allowed: true; storeId: string; limit: number; remaining: number }
+  | {
+      allowed: true;
+      storeId: string;
+      limit: number;
+      remaining: number;
+      /** The key's latest write's D1 bookmark (null before its first): its reads start there. */
+      bookmark: string | null;
+    }
   | {
       allowed: false;
       reason: Reason;
@@ -31,6 +41,8 @@ type Reason = "throttled" | "unknown" | "revoked" | "scope";
 const GRANT = "grant";
 /** The bucket's one value, the GCRA theoretical arrival time in µs (src/throttle/gcra.ts). */
 const TAT = "tatUs";
+/** The key's latest write's D1 session bookmark. */
+const BOOKMARK = "d1Bookmark";
 /** An address's second bucket: failed admin-key checks and console sign-ins. */
 const ADMIN_FAILURE_TAT = "adminFailureTatUs";
 
@@ -49,7 +61,17 @@ export class RateLimiter extends DurableObject<Env> {
     if (grant.revoked) return this.refuse("revoked", grant.bucket);
     if (!grant.scopes.includes(scope)) return this.refuse("scope", grant.bucket);
     const admission = this.take(grant.bucket);
-    return admission.allowed ? { ...admission, storeId: grant.storeId } : admission;
+    return admission.allowed
+      ? { ...admission, storeId: grant.storeId, bookmark: this.ctx.storage.kv.get<string>(BOOKMARK) ?? null }
+      : admission;
+  }
+
+  /** After a write of this key: where its D1 session ended. Only a later bookmark replaces the held one. */
+  async noteBookmark(bookmark: string): Promise<void> {
+    const kv = this.ctx.storage.kv;
+    const held = kv.get<string>(BOOKMARK);
+    const later = laterBookmark(held, bookmark);
+    if (later !== held) kv.put(BOOKMARK, later);
   }
 
   /** Throttle an unauthenticated caller (token exchange, failed tokens) by its address. */
@@ -118,7 +140,7 @@ export class RateLimiter extends DurableObject<Env> {
       return { allowed: false, reason: "throttled", limit: bucket.capacity, remaining: 0, retryAfterMs: decision.retryAfterMs };
     }
     this.ctx.storage.kv.put(key, decision.tat);
-    return { allowed: true, storeId: "", limit: bucket.capacity, remaining: decision.remaining };
+    return { allowed: true, storeId: "", limit: bucket.capacity, remaining: decision.remaining, bookmark: null };
   }
 
   private refuse(reason: Reason, bucket: BucketConfig): Admission {

@@ -1,6 +1,15 @@
 // Sources and cycles for the sync tests, through the admin API and the Worker's own handlers.
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  getQueueResult,
+  runInDurableObject,
+  waitOnExecutionContext,
+  type QueueResult,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { vi } from "vitest";
 import worker from "../../src/index";
 import { admin, call } from "./api";
 
@@ -31,12 +40,50 @@ export async function patchSource(storeId: string, sourceId: string, body: Recor
   return res.json.Source as Record<string, unknown>;
 }
 
-/** Fires the Cron Trigger as the runtime would, and waits for everything it dispatched. */
-export async function fireCron(scheduledTime = Date.now()) {
-  const controller = createScheduledController({ scheduledTime: new Date(scheduledTime), cron: "*/15 * * * *" });
+/**
+ * Fires the Cron Trigger as the runtime would, then delivers what it queued to the queue's
+ * consumer, one message batch per sendBatch call (as the consumer's max_batch_size of 100 gets
+ * them), and waits for every cycle the consumer handed over. Answers each batch's acks and retries.
+ */
+export async function fireCron(scheduledTime = Date.now()): Promise<(QueueResult & { ids: string[] })[]> {
+  const sent: MessageSendRequest[][] = [];
+  const spy = vi.spyOn(env.SYNC_QUEUE, "sendBatch").mockImplementation(async (messages) => {
+    sent.push([...messages]);
+    return { metadata: { metrics: { backlogCount: 0, backlogBytes: 0, oldestMessageTimestamp: new Date(0) } } };
+  });
+  try {
+    const controller = createScheduledController({ scheduledTime: new Date(scheduledTime), cron: "*/15 * * * *" });
+    const ctx = createExecutionContext();
+    worker.scheduled(controller, env, ctx);
+    await waitOnExecutionContext(ctx);
+  } finally {
+    spy.mockRestore();
+  }
+  const results = await Promise.all(sent.map((messages) => deliver(messages.map((m) => m.body))));
+  await Promise.all(sent.flat().map((m) => queuedCycleEnded((m.body as { sourceId: string }).sourceId)));
+  return results;
+}
+
+/** Waits until the cycle the queue handed to a source's object (run in its alarm) has ended. */
+export async function queuedCycleEnded(sourceId: string): Promise<void> {
+  const stub = env.SOURCE_SYNC.getByName(sourceId);
+  await vi.waitUntil(() => runInDurableObject(stub, (_instance, state) => state.storage.kv.get("sync:queued") === undefined), {
+    timeout: 120_000,
+    interval: 20,
+  });
+}
+
+let delivered = 0;
+/** One message batch of the sync queue, delivered to the Worker's consumer (a duplicate is sent twice). */
+export async function deliver(bodies: unknown[], workerEnv: Env = env): Promise<QueueResult & { ids: string[] }> {
+  const ids = bodies.map(() => `msg-${(delivered += 1)}`);
+  const batch = createMessageBatch(
+    "order-feed-hub-sync",
+    bodies.map((body, i) => ({ id: ids[i]!, timestamp: new Date(), attempts: 1, body })),
+  );
   const ctx = createExecutionContext();
-  worker.scheduled(controller, env, ctx);
-  await waitOnExecutionContext(ctx);
+  await worker.queue(batch, workerEnv);
+  return { ...(await getQueueResult(batch, ctx)), ids };
 }
 
 /** One cycle of one source at a chosen time, through its Durable Object (what the cron dispatches). */

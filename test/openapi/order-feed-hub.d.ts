@@ -4863,6 +4863,7 @@ export interface operations {
                             Delivered: number;
                             DeliveriesFailed: number;
                             Sources: components["schemas"]["Cycle"][];
+                            Queued: number;
                         };
                     };
                 };

@@ -1,0 +1,19 @@
+// The fan-out benchmark's Worker entry (`wrangler dev bench/fanout-worker.ts`): the production
+// Worker, its queue consumer included, plus the benchmark-only routes under
+// /admin/v1/bench/fanout, behind the admin key. Production builds start at src/index.ts.
+import worker from "../src/index";
+import { adminOnly } from "../src/admin/admin-auth";
+import { createRouter } from "../src/http/create-router";
+import { fanoutBenchRoutes } from "./fanout-bench.routes";
+
+export { RateLimiter, SourceSync, FeedCompiler } from "../src/index";
+
+const bench = createRouter().use("*", adminOnly).route("/admin/v1/bench/fanout", fanoutBenchRoutes);
+
+export default {
+  fetch(request, env, ctx) {
+    return new URL(request.url).pathname.startsWith("/admin/v1/bench/") ? bench.fetch(request, env, ctx) : worker.fetch(request, env, ctx);
+  },
+  scheduled: worker.scheduled,
+  queue: worker.queue,
+} satisfies ExportedHandler<Env>;
