@@ -9,6 +9,7 @@ import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 import { ordersAdminRoutes } from "../orders/orders.admin.routes";
 import { listingsRoutes } from "../listings/listings.routes";
 import { overviewRoutes } from "../overview/overview.routes";
+import { webhooksRoutes } from "../webhooks/webhooks.routes";
 
 export const adminRoutes = createRouter()
   .use("*", adminOnly)
@@ -19,4 +20,5 @@ export const adminRoutes = createRouter()
   .route("/", feedsAdminRoutes)
   .route("/", ordersAdminRoutes)
   .route("/", listingsRoutes)
-  .route("/", overviewRoutes);
+  .route("/", overviewRoutes)
+  .route("/", webhooksRoutes);

@@ -1,11 +1,13 @@
 // Every feed read and write. The compile's writes (start, commit, fail) are guarded by the feed
-// id only: one Durable Object per feed is the only writer of a feed's compile state.
+// id only: one Durable Object per feed is the only writer of a feed's compile state. A commit
+// and a failure carry their webhook event (feed.compiled, feed.failed) in the same batch.
 import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { feeds, stores, type FeedIssue, type FeedRow } from "../db/schema";
 import type { PageStart } from "../lib/cursor";
 import type { Counts } from "./feed-rows";
 import type { FeedListQuery, FeedSortField } from "./feeds.schemas";
+import { feedEvents, wokenBy } from "../webhooks/webhook-deliveries.queries";
 
 export const FEED_STATUS = { new: "New", compiling: "Compiling", completed: "Completed", failed: "Failed" } as const;
 
@@ -109,14 +111,17 @@ export interface CompileResult {
   at: number;
 }
 
-/** Points the feed at its new file (the job's object); answers the key of the file it replaced. */
+/**
+ * Points the feed at its new file (the job's object), with its feed.compiled webhook event;
+ * answers the key of the file it replaced and the webhook endpoints to wake.
+ */
 export async function commitCompile(
   db: Db,
   job: { feedId: string; objectKey: string },
   result: CompileResult,
-): Promise<{ committed: boolean; oldKey: string | null; intervalMinutes: number | null }> {
+): Promise<{ committed: boolean; oldKey: string | null; intervalMinutes: number | null; webhooks: string[] }> {
   const { counts } = result;
-  const [before, after] = await db.batch([
+  const [before, after, events] = await db.batch([
     db.select({ fileKey: feeds.fileKey }).from(feeds).where(eq(feeds.id, job.feedId)),
     db
       .update(feeds)
@@ -135,18 +140,28 @@ export async function commitCompile(
       })
       .where(eq(feeds.id, job.feedId))
       .returning({ intervalMinutes: feeds.compileIntervalMinutes }),
+    feedEvents(db, "feed.compiled", job.feedId, result.at),
   ]);
-  return { committed: after.length > 0, oldKey: before[0]?.fileKey ?? null, intervalMinutes: after[0]?.intervalMinutes ?? null };
+  return { committed: after.length > 0, oldKey: before[0]?.fileKey ?? null, intervalMinutes: after[0]?.intervalMinutes ?? null, webhooks: wokenBy(events) };
 }
 
-/** Status Failed with its reason; the file and the counts of the last good compile stay. */
-export async function failCompile(db: Db, feedId: string, reason: string, issues: FeedIssue[]): Promise<number | null> {
-  const rows = await db
-    .update(feeds)
-    .set({ status: FEED_STATUS.failed, statusMessage: reason, issues })
-    .where(eq(feeds.id, feedId))
-    .returning({ intervalMinutes: feeds.compileIntervalMinutes });
-  return rows[0]?.intervalMinutes ?? null;
+/** Status Failed with its reason, and its feed.failed webhook event; the file and the counts of the last good compile stay. */
+export async function failCompile(
+  db: Db,
+  feedId: string,
+  reason: string,
+  issues: FeedIssue[],
+  at: number,
+): Promise<{ intervalMinutes: number | null; webhooks: string[] }> {
+  const [rows, events] = await db.batch([
+    db
+      .update(feeds)
+      .set({ status: FEED_STATUS.failed, statusMessage: reason, issues })
+      .where(eq(feeds.id, feedId))
+      .returning({ intervalMinutes: feeds.compileIntervalMinutes }),
+    feedEvents(db, "feed.failed", feedId, at),
+  ]);
+  return { intervalMinutes: rows[0]?.intervalMinutes ?? null, webhooks: wokenBy(events) };
 }
 
 export async function markPulled(db: Db, feedId: string, at: number): Promise<void> {

@@ -23,17 +23,19 @@ import {
 import { toWireOrder, wireOrder, wireOrders } from "./orders.wire";
 import type { Db } from "../db/client";
 import type { OrderRow } from "../db/schema";
+import { wakeLater } from "../webhooks/wake";
 
 const orderNotFound = (orderId: string) =>
   new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' exists in this store.`);
 
-/** Read, decide, write with a guard; on a lost race, read and decide again. */
-async function moveOrder(db: Db, storeId: string, orderId: string, decide: (order: OrderRow, now: number) => Move) {
+/** Read, decide, write with a guard; on a lost race, read and decide again. Answers the webhook endpoints to wake. */
+async function moveOrder(db: Db, storeId: string, orderId: string, decide: (order: OrderRow, now: number) => Move): Promise<string[]> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const found = await findOrder(db, storeId, orderId);
     if (!found) throw orderNotFound(orderId);
     const now = Date.now();
-    if (await applyMove(db, found.order, decide(found.order, now), now)) return;
+    const applied = await applyMove(db, found.order, decide(found.order, now), now);
+    if (applied) return applied.webhooks;
   }
   throw new ApiError(503, `Order ${orderId} is being changed by other requests; try again.`, { "Retry-After": "1" });
 }
@@ -52,6 +54,7 @@ export const ordersRoutes = createRouter()
         `An order with OrderSource '${body.OrderSource}' and OrderSourceOrderNumber '${body.OrderSourceOrderNumber}' already exists: OrderId ${result.existingOrderId}. Nothing was inserted.`,
       );
     }
+    wakeLater(c, result.webhooks);
     return ok(c, { OrderId: String(result.orderId) });
   })
   .get("/", documented("token", { summary: "List orders", tags: ["Orders"], answer: envelope({ Orders: z.array(wireOrder), Paging: pagingAnswer, Sorting: sortingAnswer }) }), requireScope("OrdersRead"), validate("query", orderListQuery), async (c) => {
@@ -86,9 +89,10 @@ export const ordersRoutes = createRouter()
     validate("query", acknowledgeQuery),
     async (c) => {
       const { orderDestinationOrderNumber } = c.req.valid("query");
-      await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
+      const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
         acknowledge(order, orderDestinationOrderNumber, now),
       );
+      wakeLater(c, webhooks);
       return ok(c);
     },
   )
@@ -100,11 +104,12 @@ export const ordersRoutes = createRouter()
     validate("json", updateStatusBody),
     async (c) => {
       const body = c.req.valid("json");
-      await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
+      const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
         body.OrderStatus === "Shipped"
           ? ship(order, { trackingNumber: body.ShipmentTrackingNumber, dateShipped: body.DateShipped, carrier: body.DestinationShippingCarrier }, now)
           : cancel(order),
       );
+      wakeLater(c, webhooks);
       return ok(c);
     },
   );

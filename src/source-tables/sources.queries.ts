@@ -10,6 +10,7 @@ import type { Db } from "../db/client";
 import { sources, stores } from "../db/schema";
 import { renameOrderSource, setSyncErrors } from "../orders/orders.writes";
 import { failOpenRows, openOrderIds, SOURCE_DELETED } from "../outbox/outbox.queries";
+import { ordersSyncFailedEvents, wokenBy } from "../webhooks/webhook-deliveries.queries";
 import { deleteSetAsideOf } from "./set-aside.queries";
 
 export type SourceRow = typeof sources.$inferSelect;
@@ -81,17 +82,21 @@ export async function updateSource(
 
 /**
  * Deletes a source. Its orders stay (SyncStatus Disabled from now on); what it still had to
- * deliver never will be, and those orders say so; its set-aside orders and its listings (the
- * stock and price it was sent) go with it.
+ * deliver never will be, and those orders say so (and their order.sync_failed webhook events);
+ * its set-aside orders and its listings (the stock and price it was sent) go with it. Answers
+ * the webhook endpoints to wake.
  */
-export async function deleteSource(db: Db, sourceId: string, now: number): Promise<void> {
-  await db.batch([
+export async function deleteSource(db: Db, sourceId: string, now: number): Promise<string[]> {
+  const [events] = await db.batch([
+    // Their deliveries fail for good here: order.sync_failed, for the endpoints answered (to wake).
+    ordersSyncFailedEvents(db, openOrderIds(sourceId), now),
     setSyncErrors(db, openOrderIds(sourceId), SOURCE_DELETED, now),
     failOpenRows(db, sourceId),
     deleteSetAsideOf(db, sourceId),
     deleteListingsOf(db, sourceId),
     db.delete(sources).where(eq(sources.id, sourceId)),
   ]);
+  return wokenBy(events);
 }
 
 // --- What a cycle records of itself --------------------------------------------------------

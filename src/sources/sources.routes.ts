@@ -24,6 +24,7 @@ import { buildConnector } from "../sync/cycle";
 import { retrySetAside } from "../sync/importer";
 import { countSetAside, dismissSetAside, listSetAside } from "../source-tables/set-aside.queries";
 import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "../source-tables/sources.queries";
+import { wakeLater } from "../webhooks/wake";
 import { wireDelivery, wireSetAside, wireSource, type SourceStatus } from "./sources.wire";
 import { createSourceDocument, deliveryAnswer, receivedAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
 
@@ -205,7 +206,7 @@ export const sourcesRoutes = createRouter()
   .delete("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Delete a source (its orders stay)", tags: ["Sources"], answer: envelope({}) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
-    await deleteSource(getDb(c.env), row.id, Date.now());
+    wakeLater(c, await deleteSource(getDb(c.env), row.id, Date.now()));
     await c.env.SOURCE_SYNC.getByName(row.id).forget();
     return ok(c);
   })

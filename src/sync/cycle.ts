@@ -14,6 +14,7 @@ import { deliverPending } from "./delivery";
 import { pushListings } from "../listings/push";
 import { importOrders, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../source-tables/sources.queries";
+import { wakeStoreWebhooks } from "../webhooks/wake";
 
 /** Where an import that did not fit one cycle stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
@@ -145,6 +146,11 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   // Counted with the write that records it.
   summary.statements = counted.count() + 1;
   await recordCycleEnd(db, { id: sourceId, recentCycles: readCycles(source.recentCycles) }, summary);
+  // New orders and failed deliveries may have recorded webhook events (order.created, order.sync_failed).
+  if (summary.imported > 0 || summary.failed > 0) {
+    // Missed wake-ups are the cron sweep's to catch; the cycle's summary stands either way.
+    await wakeStoreWebhooks(deps.env, source.storeId).catch((error: unknown) => console.error("waking webhook senders failed", error));
+  }
   return summary;
 }
 

@@ -668,6 +668,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/stores/{storeId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a store's webhook endpoints */
+        get: operations["getAdminV1StoresByStoreIdWebhooks"];
+        put?: never;
+        /** Add a webhook endpoint (its Secret is shown only in this answer) */
+        post: operations["postAdminV1StoresByStoreIdWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["getAdminV1StoresByStoreIdWebhooksByWebhookId"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint and its deliveries */
+        delete: operations["deleteAdminV1StoresByStoreIdWebhooksByWebhookId"];
+        options?: never;
+        head?: never;
+        /** Change a webhook's Url, Events or Description, or enable or disable it */
+        patch: operations["patchAdminV1StoresByStoreIdWebhooksByWebhookId"];
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the secret: the new one is shown only in this answer; the old one signs beside it for 24 hours */
+        post: operations["postAdminV1StoresByStoreIdWebhooksByWebhookIdRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's events and their attempts (newest 200; ?status= pending, delivered or failed) */
+        get: operations["getAdminV1StoresByStoreIdWebhooksByWebhookIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/webhooks/{webhookId}/deliveries/{eventId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed event again (a fresh round of attempts) */
+        post: operations["postAdminV1StoresByStoreIdWebhooksByWebhookIdDeliveriesByEventIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orders/count": {
         parameters: {
             query?: never;
@@ -1211,6 +1299,51 @@ export interface components {
             Feeds: components["schemas"]["FeedHealth"][];
             /** @description What needs the operator first: failing sources (longest first), failed deliveries (most first), failed compiles. */
             Attention: components["schemas"]["AttentionItem"][];
+        };
+        WebhookWithSecret: {
+            WebhookId: string;
+            StoreId: string;
+            Url: string;
+            Events: string[];
+            Description: string;
+            Enabled: boolean;
+            /** @description Why the hub disabled the endpoint (a 410, or its last 5 events failed); null otherwise. */
+            DisabledReason: string | null;
+            /** @description Until when the secret before the last rotation still signs beside the new one. */
+            PreviousSecretExpiresAt: string | null;
+            DateCreated: string | null;
+            DateUpdated: string | null;
+            /** @description whsec_ + base64 of 32 random bytes; shown only in this answer. */
+            Secret: string;
+        };
+        Webhook: {
+            WebhookId: string;
+            StoreId: string;
+            Url: string;
+            Events: string[];
+            Description: string;
+            Enabled: boolean;
+            /** @description Why the hub disabled the endpoint (a 410, or its last 5 events failed); null otherwise. */
+            DisabledReason: string | null;
+            /** @description Until when the secret before the last rotation still signs beside the new one. */
+            PreviousSecretExpiresAt: string | null;
+            DateCreated: string | null;
+            DateUpdated: string | null;
+        };
+        WebhookDelivery: {
+            /** @description The webhook-id header the receiver saw, the same on every attempt. */
+            EventId: string;
+            /** @enum {string} */
+            Type: "order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed";
+            /** @enum {string} */
+            Status: "pending" | "delivered" | "failed";
+            Attempts: number;
+            LastStatusCode: number | null;
+            LastError: string | null;
+            /** @description When a pending event is tried next; null once delivered or failed. */
+            NextAttemptAt: string | null;
+            DateCreated: string | null;
+            DateFinished: string | null;
         };
     };
     responses: never;
@@ -6614,6 +6747,767 @@ export interface operations {
                         Success: true;
                         Message: string;
                         Overview: components["schemas"]["StoreOverview"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Webhooks: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAdminV1StoresByStoreIdWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Url: string;
+                    Events: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed" | "*")[];
+                    Description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Webhook: components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Webhook: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAdminV1StoresByStoreIdWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchAdminV1StoresByStoreIdWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Url?: string;
+                    Events?: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed" | "*")[];
+                    Description?: string;
+                    Enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Webhook: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAdminV1StoresByStoreIdWebhooksByWebhookIdRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Webhook: components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdWebhooksByWebhookIdDeliveries: {
+        parameters: {
+            query?: {
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Deliveries: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAdminV1StoresByStoreIdWebhooksByWebhookIdDeliveriesByEventIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Delivery: components["schemas"]["WebhookDelivery"];
                     };
                 };
             };
