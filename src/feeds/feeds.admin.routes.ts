@@ -15,6 +15,7 @@ import { countProducts, deleteProduct, importCsv, importJson, importSummary } fr
 import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds, updateFeed } from "./feeds.queries";
 import { createFeedBody, feedIdParam, productsBody, updateFeedBody } from "./feeds.schemas";
 import { adminFeed, fileNameOf, toAdminFeed } from "./feeds.wire";
+import { DEFAULT_TEMPLATE } from "./templates";
 import { contentTypeOf } from "./feed-compiler";
 
 const storeParam = z.object({ storeId: z.string() });
@@ -89,7 +90,7 @@ export const feedsAdminRoutes = createRouter()
       name: body.Name,
       nameKey: body.Name.toLowerCase(),
       format: body.Format,
-      template: body.Template ?? "google-shopping",
+      template: body.Template ?? DEFAULT_TEMPLATE,
       columns: body.Columns?.map((col) => ({ header: col.Header, field: col.Field })) ?? null,
       compileIntervalMinutes: body.CompileIntervalMinutes ?? null,
       status: FEED_STATUS.new,

@@ -4750,6 +4750,7 @@ export interface operations {
                         Header: string;
                         Field: string;
                     }[];
+                    /** @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written. */
                     Template?: string;
                     CompileIntervalMinutes?: number | null;
                 };
@@ -5007,6 +5008,7 @@ export interface operations {
                         Header: string;
                         Field: string;
                     }[] | null;
+                    /** @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written. */
                     Template?: string;
                     CompileIntervalMinutes?: number | null;
                     Format?: unknown;
