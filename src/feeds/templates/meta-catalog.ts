@@ -15,6 +15,7 @@ import {
   GTIN_DIGITS,
   HTML_TAG,
   conditionOf,
+  longerThan,
   quantityOf,
   requireOneOf,
   requireText,
@@ -55,7 +56,7 @@ export const metaCatalog: FeedTemplate = {
   check(p) {
     const errors: string[] = [];
     const warnings: string[] = [];
-    if (p.sku.length > 100) errors.push("id is longer than 100 characters");
+    if (longerThan(p.sku, 100)) errors.push("id is longer than 100 characters");
     requireText(errors, "title", p.title, 200);
     requireText(errors, "description", p.description, 9999);
     if (p.description && HTML_TAG.test(p.description)) warnings.push("description should be plain text, without HTML");
@@ -68,7 +69,7 @@ export const metaCatalog: FeedTemplate = {
     // Meta's best practices ask for "gtin or mpn plus brand": a product with neither brand nor
     // gtin cannot be matched; the catalog has no mpn.
     if (!p.brand && !p.gtin) errors.push("brand is required (or a gtin)");
-    else if (p.brand && p.brand.length > 100) errors.push("brand is longer than 100 characters");
+    else if (p.brand && longerThan(p.brand, 100)) errors.push("brand is longer than 100 characters");
     if (p.gtin && !GTIN_DIGITS.test(p.gtin)) warnings.push("gtin should be 8, 12, 13 or 14 digits");
     const quantity = quantityOf(p);
     if (quantity === "") warnings.push("quantity_to_sell_on_facebook is needed to sell with checkout");

@@ -14,6 +14,7 @@
 import {
   GTIN_DIGITS,
   HTML_TAG,
+  longerThan,
   requireText,
   requireUrl,
   type FeedTemplate,
@@ -36,7 +37,7 @@ export const microsoftMerchantCenter: FeedTemplate = {
   check(p) {
     const errors: string[] = [];
     const warnings: string[] = [];
-    if ([...p.sku].length > 50) errors.push("id is longer than 50 characters");
+    if (longerThan(p.sku, 50)) errors.push("id is longer than 50 characters");
     requireText(errors, "title", p.title, 150);
     requireUrl(errors, "link", p.link);
     if (p.price == null) errors.push("price is required");

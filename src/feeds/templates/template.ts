@@ -76,10 +76,18 @@ export function spacedAvailability(p: ProductRow): string {
   return value === "backorder" ? "available for order" : value.replace(/_/g, " ");
 }
 
+/**
+ * Whether text has more than `max` characters (code points, as the channels count them). Only
+ * text longer in UTF-16 units can be, so most values are decided without splitting them.
+ */
+export function longerThan(value: string, max: number): boolean {
+  return value.length > max && [...value].length > max;
+}
+
 /** Checks shared by the channels: required text with a length limit. */
 export function requireText(errors: string[], name: string, value: string | null, max: number): void {
   if (!value) errors.push(`${name} is required`);
-  else if ([...value].length > max) errors.push(`${name} is longer than ${max} characters`);
+  else if (longerThan(value, max)) errors.push(`${name} is longer than ${max} characters`);
 }
 
 /** A required absolute http(s) URL (the catalog already holds URLs to 2,000 characters). */
