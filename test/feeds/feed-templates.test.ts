@@ -6,8 +6,9 @@
 // (see docs/feeds.md), never imported from the templates.
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
+import { emptyTally, FeedRows } from "../../src/feeds/feed-rows";
 import { admin, call, storeWithToken } from "../helpers/api";
-import { compile, createFeed, product, putProducts, type AdminFeed } from "./feeds-helpers";
+import { compile, createFeed, product, productRow, putProducts, type AdminFeed } from "./feeds-helpers";
 
 function parseCsv(text: string): string[][] {
   return parse(text, { relax_column_count: false, relax_quotes: false, skip_empty_lines: false, bom: false }) as string[][];
@@ -90,6 +91,26 @@ describe("Template meta-catalog (Facebook and Instagram)", () => {
     expect(byId.M03).toMatchObject({ availability: "available for order", quantity_to_sell_on_facebook: "12" });
     expect(byId.M05!.quantity_to_sell_on_facebook).toBe("");
     expect(byId.M06).toMatchObject({ brand: "", gtin: "4006381333931" });
+  });
+});
+
+describe("Meta's quantity column, called directly", () => {
+  // The catalog refuses a Quantity that is not a whole number once it holds one; a catalog
+  // imported before that kept whatever its Quantity column said, which Meta would refuse.
+  it("refuses a quantity that is not a whole number of 0 or more and writes one that is", () => {
+    const columns = META_HEADER.map((header, i) => ({ header, field: ["Sku", "Title", "Description", "Availability", "Condition", "Price", "Link", "ImageLink", "Brand", "Gtin", "Quantity"][i]! }));
+    const rows = new FeedRows("csv", columns, "meta-catalog");
+    const tally = emptyTally();
+    expect(rows.row(productRow("Q1", { attributes: { Quantity: "2.5" } }), tally)).toBeNull();
+    expect(rows.row(productRow("Q2", { attributes: { Quantity: "-1" } }), tally)).toBeNull();
+    expect(rows.row(productRow("Q3", { attributes: { quantity: "40", CONDITION: "Used" } }), tally)).toBe(
+      "Q3,Product Q3,The description of Q3,in stock,used,12.50 USD,https://shop.example/p/Q3,https://cdn.example/i/Q3.jpg,Acme,4006381333931,40\r\n",
+    );
+    expect(tally.counts).toEqual({ total: 3, valid: 1, warning: 0, error: 2 });
+    expect(tally.issues.map((i) => i.errors)).toEqual([
+      ["quantity_to_sell_on_facebook must be a whole number of 0 or more"],
+      ["quantity_to_sell_on_facebook must be a whole number of 0 or more"],
+    ]);
   });
 });
 
