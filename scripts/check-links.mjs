@@ -6,7 +6,8 @@
 // to spare and a dead external page is not a broken build. Written with regexes rather than a
 // Markdown parser: the repository has none installed, and the subset used here (ATX and setext
 // headings, inline links and images, reference definitions, code spans and fences, HTML ids) is
-// small; check-links.test.mjs holds it to that.
+// small; check-links.test.mjs holds it to that. It also warns (without failing) about a code span
+// naming a repository path that no longer exists, the trace a moved file leaves in prose.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -191,11 +192,39 @@ export function checkLinks(root) {
   return problems;
 }
 
+/**
+ * Repository paths named in code spans (`src/feeds/csv.ts`) that no longer exist: a file moved
+ * and the text still names its old place. Reported as warnings, not failures: prose may name a
+ * path on purpose (a file another branch is adding, an old name), and only links are promises.
+ */
+export function stalePaths(root) {
+  root = resolve(root);
+  const stale = [];
+  for (const file of markdownFiles(root)) {
+    const text = readFileSync(file, "utf8");
+    const fenced = fencedLines(text);
+    const prose = text
+      .split("\n")
+      .map((line, i) => (fenced[i] ? "" : line))
+      .join("\n");
+    for (const m of prose.matchAll(/(?<!`)`([^`\n]+)`(?!`)/g)) {
+      const path = m[1].trim();
+      if (!/^(src|test|bench|scripts|docs|migrations|public)\/[\w./-]*$/.test(path) || path.includes("..")) continue;
+      if (!existsSync(join(root, path))) {
+        const line = prose.slice(0, m.index).split("\n").length;
+        stale.push(`${relative(root, file).split(sep).join("/")}:${line}: \`${path}\` does not exist`);
+      }
+    }
+  }
+  return stale;
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const root = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), "..");
   const files = markdownFiles(resolve(root));
   const problems = checkLinks(root);
   for (const problem of problems) console.error(problem);
+  for (const path of stalePaths(root)) console.warn(`warning: ${path}`);
   if (problems.length > 0) {
     console.error(`check-links: ${problems.length} broken link(s) in ${files.length} Markdown files`);
     process.exit(1);

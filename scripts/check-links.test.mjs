@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { anchorsOf, checkLinks, linksOf, slug } from "./check-links.mjs";
+import { anchorsOf, checkLinks, linksOf, slug, stalePaths } from "./check-links.mjs";
 
 function repository(files) {
   const root = mkdtempSync(join(tmpdir(), "check-links-"));
@@ -64,6 +64,19 @@ test("a broken link, a wrong anchor, a wrong case and a path outside are reporte
     const run = spawnSync(process.execPath, [script, root], { encoding: "utf8" });
     assert.equal(run.status, 1);
     assert.match(run.stderr, /5 broken link\(s\) in 2 Markdown files/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("a code span naming a repository path that does not exist is a warning, not a broken link", () => {
+  const root = repository({
+    "README.md": "Code in `src/a.ts` and `src/gone.ts`; `npm test`; `src/<resource>/` is a pattern.\n\n```\nsrc/also-gone.ts\n```\n",
+    "src/a.ts": "export {};\n",
+  });
+  try {
+    assert.deepEqual(stalePaths(root), ["README.md:1: `src/gone.ts` does not exist"]);
+    assert.deepEqual(checkLinks(root), []);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
