@@ -10,6 +10,7 @@ const TITLE_MAX = 150;
 
 export const googleShopping: FeedTemplate = {
   name: "google-shopping",
+  label: "Google Shopping",
   columns: [
     { header: "id", field: "Sku" },
     { header: "title", field: "Title" },

@@ -11,6 +11,7 @@ export const DEFAULT_TEMPLATE = googleShopping.name;
 /** No channel: every product is written as it is, in Google's columns. */
 export const plain: FeedTemplate = {
   name: "none",
+  label: "None (every product, no channel rules)",
   columns: googleShopping.columns,
   check: () => ({ errors: [], warnings: [] }),
 };
@@ -18,3 +19,6 @@ export const plain: FeedTemplate = {
 export const TEMPLATES: Record<string, FeedTemplate> = Object.fromEntries(
   [googleShopping, metaCatalog, microsoftMerchantCenter, tiktokCatalog, plain].map((t) => [t.name, t]),
 );
+
+/** [name, label] of every template, the default first: what an operator chooses from. */
+export const TEMPLATE_CHOICES: [string, string][] = Object.values(TEMPLATES).map((t) => [t.name, t.label]);

@@ -28,6 +28,7 @@ export const META_AVAILABILITY = ["in stock", "out of stock", "preorder", "avail
 
 export const metaCatalog: FeedTemplate = {
   name: "meta-catalog",
+  label: "Meta (Facebook and Instagram)",
   columns: [
     { header: "id", field: "Sku" },
     { header: "title", field: "Title" },

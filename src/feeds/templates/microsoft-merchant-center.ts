@@ -24,6 +24,7 @@ const PRICE_MAX = 10_000_000;
 
 export const microsoftMerchantCenter: FeedTemplate = {
   name: "microsoft-merchant-center",
+  label: "Microsoft Merchant Center",
   columns: [
     { header: "id", field: "Sku" },
     { header: "title", field: "Title" },

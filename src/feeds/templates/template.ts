@@ -13,6 +13,8 @@ export interface Verdict {
 
 export interface FeedTemplate {
   name: string;
+  /** The channel as an operator knows it (the console's choice of template). */
+  label: string;
   columns: FeedColumn[];
   check(product: ProductRow): Verdict;
   /**

@@ -24,6 +24,7 @@ const EMOJI = /\p{Extended_Pictographic}/u;
 
 export const tiktokCatalog: FeedTemplate = {
   name: "tiktok-catalog",
+  label: "TikTok",
   columns: [
     { header: "sku_id", field: "Sku" },
     { header: "title", field: "Title" },
