@@ -1,9 +1,8 @@
 // Benchmark-only routes (bench/sync.bench.mjs), served only by the benchmark's own entry
-// (bench/sync-worker.ts): the production Worker (src/index.ts) never imports this file.
-import { eq, sql } from "drizzle-orm";
+// (bench/sync-worker.ts): the production Worker (src/index.ts) never imports this file. Every
+// statement goes through its table's owner module, like the service's own.
 import { z } from "zod";
 import { getDb } from "../src/db/client";
-import { orderItems, orders, sources, stores } from "../src/db/schema";
 import { ApiError } from "../src/http/errors";
 import { ok } from "../src/http/envelope";
 import { createRouter } from "../src/http/create-router";
@@ -13,7 +12,11 @@ import type { ImportedOrder } from "../src/sync/connector";
 import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
 import { memoryStorage } from "../src/sync/connectors/storage";
 import { countStatements } from "../src/sync/cycle";
-import { importWindow } from "../src/sync/importer";
+import { importWindow, toWrite } from "../src/sync/importer";
+import { markProcessingForBench, plainInsertStatements } from "../src/orders/orders.writes";
+import { countsBySource, enqueueAcknowledgementsOf } from "../src/outbox/outbox.queries";
+import { sourceById } from "../src/sources/sources.queries";
+import { insertStore } from "../src/stores/stores.queries";
 
 const sourceQuery = z.object({ sourceId: z.string(), count: z.coerce.number().int().min(1).max(100_000).optional() });
 
@@ -21,18 +24,19 @@ const sourceQuery = z.object({ sourceId: z.string(), count: z.coerce.number().in
 const BASELINE_BATCH = 50;
 
 export const benchRoutes = createRouter()
-  // The baseline: the same simulated orders as one import cycle of the source, inserted into a
-  // fresh store with plain drizzle inserts in db.batch (no upsert, no JSON packing).
+  // The baseline: the same simulated orders as one import cycle of the source, with the values
+  // the import writes, inserted into a fresh store with plain drizzle inserts in db.batch (no
+  // upsert, no JSON packing).
   .post("/baseline-import", validate("query", sourceQuery), async (c) => {
     const { sourceId } = c.req.valid("query");
-    const source = await getDb(c.env).select().from(sources).where(eq(sources.id, sourceId)).get();
+    const source = await sourceById(getDb(c.env), sourceId);
     if (!source || source.type !== "simulated") throw new ApiError(404, `No simulated source '${sourceId}'.`);
     const settings = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
     const connector = createSimulatedConnector({ sourceId, settings, fetch, now: () => new Date() }, memoryStorage());
     const counted = countStatements(c.env.DB);
     const db = getDb({ DB: counted.d1 });
     const storeId = randomId("st");
-    await db.insert(stores).values({ id: storeId, name: "bench baseline", createdAt: Date.now() });
+    await insertStore(db, { id: storeId, name: "bench baseline", maskBuyerPii: false, createdAt: Date.now() });
     const window = importWindow(null, Date.now());
     let cursor: string | null = null;
     let inserted = 0;
@@ -43,26 +47,8 @@ export const benchRoutes = createRouter()
       );
       for (let i = 0; i < page.orders.length; i += BASELINE_BATCH) {
         const part = page.orders.slice(i, i + BASELINE_BATCH);
-        const statements = part.flatMap((o) => {
-          const head = db.insert(orders).values(orderValues(storeId, source.name, o));
-          // As InsertOrder does it (src/orders/orders.writes.ts): lines find their order by key.
-          const orderId = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} and ${orders.orderSource} = ${source.name} and ${orders.orderSourceOrderNumber} = ${o.sourceOrderNumber})`;
-          return [
-            head,
-            db.insert(orderItems).values(
-              o.items.map((item) => ({
-                orderId,
-                sourceLineId: item.sourceLineId,
-                sku: item.sku,
-                name: item.name,
-                quantity: item.quantity,
-                unitPrice: item.unitPrice,
-                saleTaxCost: item.saleTaxCost,
-                discount: item.discount,
-              })),
-            ),
-          ];
-        });
+        const now = Date.now();
+        const statements = part.flatMap((o) => plainInsertStatements(db, storeId, source.name, toWrite(o), now));
         await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
         inserted += part.length;
       }
@@ -75,60 +61,8 @@ export const benchRoutes = createRouter()
   .post("/enqueue-acknowledgements", validate("query", sourceQuery), async (c) => {
     const { sourceId, count = 1000 } = c.req.valid("query");
     const now = Date.now();
-    const d1 = c.env.DB;
-    await d1.batch([
-      d1
-        .prepare(
-          `update orders set status = 'Processing', order_destination_order_number = 'BENCH-' || id, date_updated = ?1
-           where id in (select id from orders where source_id = ?2 and status = 'New' order by id limit ?3)`,
-        )
-        .bind(now, sourceId, count),
-      d1
-        .prepare(
-          `insert into outbox (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, created_at)
-           select store_id, source_id, id, 'acknowledge', json_object('sellerOrderNumber', order_destination_order_number), 'pending', 0, ?1, ?1
-           from orders where source_id = ?2 and date_updated = ?1 and status = 'Processing' order by id`,
-        )
-        .bind(now, sourceId),
-    ]);
-    const row = await d1.prepare(`select count(*) as n from outbox where source_id = ?1 and state = 'pending'`).bind(sourceId).first<{ n: number }>();
-    return ok(c, { Pending: row?.n ?? 0 });
+    const db = getDb(c.env);
+    await db.$client.batch([markProcessingForBench(db, sourceId, count, now), enqueueAcknowledgementsOf(db, sourceId, now)]);
+    const pending = (await countsBySource(db, [sourceId])).get(sourceId)?.pending ?? 0;
+    return ok(c, { Pending: pending });
   });
-
-function orderValues(storeId: string, name: string, o: ImportedOrder) {
-  const now = Date.now();
-  return {
-    storeId,
-    orderSource: name,
-    orderSourceOrderNumber: o.sourceOrderNumber,
-    orderSourceCustomerOrderNumber: o.sourceCustomerOrderNumber,
-    status: "New",
-    sourceOrderStatus: o.sourceOrderStatus,
-    buyerEmailAddress: o.buyerEmail,
-    buyerPhoneNumber: o.buyerPhone,
-    buyerUserId: o.buyerUserId,
-    firstName: o.shipTo.firstName,
-    lastName: o.shipTo.lastName,
-    shipToCompanyName: o.shipTo.companyName,
-    street1: o.shipTo.street1,
-    street2: o.shipTo.street2,
-    city: o.shipTo.city,
-    stateOrProvince: o.shipTo.stateOrProvince,
-    postalCode: o.shipTo.postalCode,
-    country: o.shipTo.country,
-    shippingMethod: o.shippingMethod,
-    shippingServiceName: o.shippingServiceName,
-    shippingServiceValue: o.shippingServiceValue,
-    paymentType: o.paymentType,
-    paymentTransactionId: o.paymentTransactionId,
-    isMarketplacePrime: o.isPrime,
-    grandTotal: o.grandTotal,
-    subTotal: o.subTotal,
-    shippingTotal: o.shippingTotal,
-    shippingTaxTotal: o.shippingTaxTotal,
-    giftWrapTotal: o.giftWrapTotal,
-    giftWrapTaxTotal: o.giftWrapTaxTotal,
-    dateCreatedInOrderSource: o.createdAt.getTime(),
-    dateUpdated: now,
-  };
-}

@@ -10,13 +10,11 @@ import { authorizationRoutes } from "./auth/authorization.routes";
 import { rateLimitHeaders } from "./auth/authorize";
 import { ordersRoutes } from "./orders/orders.routes";
 import { adminRoutes } from "./admin/admin.routes";
-import { maintenanceSwitch } from "./admin/maintenance";
+import { maintenanceSwitch } from "./maintenance/maintenance";
 import { feedsRoutes } from "./feeds/feeds.routes";
 import { docsRoutes } from "./docs/docs.routes";
 import { consoleRoutes } from "./console/console.routes";
-import { getDb } from "./db/client";
-import { limitError, limitReached, type LimitName } from "./stores/limits";
-import { limitValue } from "./stores/stores";
+import { limitRefusal } from "./stores/stores.queries";
 import type { Context } from "hono";
 import type { AppEnv } from "./http/create-router";
 
@@ -43,8 +41,7 @@ app.notFound((c) => {
 });
 
 app.onError(async (error, c) => {
-  const limit = error instanceof ApiError ? null : limitReached(error);
-  if (limit) error = limitError(limit, await limitValueFor(c, limit));
+  if (!(error instanceof ApiError)) error = (await limitRefusal(c.env, error, storeOf(c))) ?? error;
   if (error instanceof ApiError) {
     for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
     return c.json(failure(error.message), error.status);
@@ -59,16 +56,9 @@ app.onError(async (error, c) => {
   return c.json(failure("Internal server error; try again later."), 500);
 });
 
-/**
- * A database trigger refused a write over a store limit (every write path, whoever wrote it);
- * the answer says the limit's value when the store is known: the caller's, or the admin path's.
- */
-async function limitValueFor(c: Context<AppEnv>, name: LimitName): Promise<number | undefined> {
-  const storeId = c.get("caller")?.storeId ?? /^\/admin\/v1\/stores\/([^/]+)/.exec(c.req.path)?.[1];
-  if (!storeId) return undefined;
-  return Promise.resolve()
-    .then(() => limitValue(getDb(c.env), decodeURIComponent(storeId), name))
-    .catch(() => undefined);
+/** The store a request acts for, when it names one: the caller's, or the admin path's (as sent). */
+function storeOf(c: Context<AppEnv>): string | undefined {
+  return c.get("caller")?.storeId ?? /^\/admin\/v1\/stores\/([^/]+)/.exec(c.req.path)?.[1];
 }
 
 export { app };

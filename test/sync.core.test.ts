@@ -12,7 +12,7 @@ import { orderNumberOf } from "../src/sync/connectors/simulated/simulated.orders
 import { kvStorage, memoryStorage } from "../src/sync/connectors/storage";
 import { runSourceCycle } from "../src/sync/cycle";
 import { importOrders } from "../src/sync/importer";
-import { recordJson } from "../src/sync/set-aside";
+import { recordJson } from "../src/sources/set-aside.queries";
 import { admin, call, insert, sampleOrder, storeWithToken } from "./helpers/api";
 import { createSource, cycleAt, deliveries, fireCron, listOrders, MINUTE, patchSource, received, simulatedWindow, type WireOrder } from "./helpers/sync";
 

@@ -1,3 +1,5 @@
+// The one credential check in front of every /admin/v1 route (admin.routes.ts mounts it, as does
+// the sync benchmark's entry, bench/sync-worker.ts).
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../http/errors";
 import type { AppEnv } from "../http/create-router";

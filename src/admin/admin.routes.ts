@@ -1,10 +1,10 @@
 // /admin/v1/...: every operator route, behind one credential check.
 import { createRouter } from "../http/create-router";
 import { adminOnly } from "./admin-auth";
-import { maintenanceRoutes } from "./maintenance.routes";
-import { storesRoutes } from "./stores.routes";
-import { sourcesRoutes } from "../sync/sources.routes";
-import { syncRoutes } from "../sync/sync.routes";
+import { maintenanceRoutes } from "../maintenance/maintenance.routes";
+import { storesRoutes } from "../stores/stores.routes";
+import { sourcesRoutes } from "../sources/sources.routes";
+import { syncRoutes } from "../sources/sync.routes";
 import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 import { ordersAdminRoutes } from "../orders/orders.admin.routes";
 

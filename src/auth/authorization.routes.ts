@@ -1,7 +1,7 @@
 // PUT /v1/Authorization: a consumer key in, a signed token out.
 import { z } from "zod";
 import { getDb } from "../db/client";
-import { findActiveKeyByHash } from "../stores/consumer-keys";
+import { findActiveKeyByHash } from "../consumer-keys/consumer-keys.queries";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";

@@ -1,7 +1,7 @@
 // The console's session: a signed cookie, exchanged for the admin key at sign-in. It holds no
 // key, only an id and an expiry under an HMAC whose secret is derived from ADMIN_API_KEY (so a new
 // admin key ends every session). HttpOnly, Secure, SameSite=Strict, Path=/. Signing out clears
-// the cookie and lists the session as signed out (sign-outs.ts), so a copy of the cookie opens
+// the cookie and lists the session as signed out (sign-outs.queries.ts), so a copy of the cookie opens
 // nothing afterwards. Each session has a CSRF token (an HMAC of its id) that every
 // state-changing form carries; Hono's csrf() middleware also refuses a form posted from another
 // origin.
@@ -10,7 +10,7 @@ import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
 import { getDb } from "../db/client";
 import type { AppEnv } from "../http/create-router";
 import { hmacSign, timingSafeEqual } from "../lib/crypto";
-import { isSignedOut, recordSignOut } from "./sign-outs";
+import { isSignedOut, recordSignOut } from "./sign-outs.queries";
 
 export const COOKIE = "__Host-console";
 /** A session lasts 8 hours from sign-in (a working day), then the operator signs in again. */

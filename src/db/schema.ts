@@ -212,7 +212,7 @@ export const outbox = sqliteTable(
       .notNull()
       .references(() => orders.id),
     kind: text("kind", { enum: ["acknowledge", "ship", "cancel"] }).notNull(),
-    /** JSON of the kind's payload; read only through src/outbox/outbox.ts, which validates it. */
+    /** JSON of the kind's payload; read only through src/outbox/outbox.queries.ts, which validates it. */
     payload: text("payload").notNull(),
     state: text("state", { enum: OUTBOX_STATES }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
@@ -262,7 +262,7 @@ export const settings = sqliteTable("settings", {
 });
 
 /**
- * Console sessions signed out before they expired (src/console/sign-outs.ts). A session is a
+ * Console sessions signed out before they expired (src/console/sign-outs.queries.ts). A session is a
  * signed cookie, not a row; this list is what makes a copy of the cookie useless after sign-out.
  * A row is kept until the session would have expired anyway.
  */

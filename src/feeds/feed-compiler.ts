@@ -17,7 +17,7 @@ import { DurableObject } from "cloudflare:workers";
 import { getDb, type Db } from "../db/client";
 import type { FeedRow } from "../db/schema";
 import { randomId } from "../lib/crypto";
-import { pageProducts } from "./catalog";
+import { pageProducts } from "./products.queries";
 import { firstCheckpoint, resumeRun, runSlice, type Checkpoint, type Run } from "./compile-slice";
 import { columnsOf, FeedRows, headerRow } from "./feed-rows";
 import { commitCompile, failCompile, findFeedById, startCompile } from "./feeds.queries";

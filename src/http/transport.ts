@@ -1,5 +1,5 @@
 // Rules every request meets before it reaches a route: HTTPS, Accept, body size. (The maintenance
-// switch is a resource's rule: src/admin/maintenance.ts.)
+// switch is a resource's rule: src/maintenance/maintenance.ts.)
 import { createMiddleware } from "hono/factory";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./errors";

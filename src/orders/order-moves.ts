@@ -3,7 +3,7 @@
 // move is not allowed. Repeating a move with the same values changes and delivers nothing.
 import type { OrderRow } from "../db/schema";
 import { ApiError } from "../http/errors";
-import type { OutboxPayload } from "../outbox/outbox";
+import type { OutboxPayload } from "../outbox/outbox.queries";
 import type { OrderStatus } from "./orders.schemas";
 
 export type Move = { kind: "none" } | { kind: "change"; set: Partial<OrderRow>; delivery: OutboxPayload | null };

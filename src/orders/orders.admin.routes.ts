@@ -2,7 +2,7 @@
 // console's orders page): search by number, filter by status and date, page through; one order
 // with its items and its deliveries. Mounted under /admin/v1; reads through orders.queries.ts.
 import { z } from "zod";
-import { requireStore } from "../stores/stores";
+import { requireStore } from "../stores/stores.queries";
 import { getDb } from "../db/client";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
@@ -11,7 +11,7 @@ import { documented, envelope } from "../http/openapi";
 import { validate } from "../http/validate";
 import { isoDateField, toWireDate } from "../lib/dates";
 import { MAX_PAGE_SIZE, pagingAnswer, positiveInt } from "../http/query-schemas";
-import { DELIVERY_KINDS, entriesOfOrder } from "../outbox/outbox";
+import { DELIVERY_KINDS, entriesOfOrder } from "../outbox/outbox.queries";
 import { OUTBOX_STATES } from "../db/schema";
 import type { Db } from "../db/client";
 import { findOrder, findOrdersByNumber, listOrders, type OrderListPage } from "./orders.queries";

@@ -5,7 +5,7 @@ import { and, asc, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
 import { orderItems, orders, sources, type OrderItemRow, type OrderRow } from "../db/schema";
-import { maskSettingOf, ordersStoredOf } from "../stores/stores";
+import { maskSettingOf, ordersStoredOf } from "../stores/stores.queries";
 import type { OrderFilter, OrderListQuery, OrderSortField } from "./orders.schemas";
 
 export interface OrderView {

@@ -12,7 +12,7 @@ import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { orderItems, orders, type OrderRow } from "../db/schema";
-import { enqueueAfterChange } from "../outbox/outbox";
+import { enqueueAfterChange } from "../outbox/outbox.queries";
 import type { Move } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
 
@@ -296,4 +296,35 @@ export function setSyncErrors(db: Db, orderIds: ReturnType<typeof sql>, message:
 /** An order's OrderSource is its source's Name: a rename carries the orders along, in the rename's batch. */
 export function renameOrderSource(db: Db, sourceId: string, name: string) {
   return db.update(orders).set({ orderSource: name }).where(eq(orders.sourceId, sourceId));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sync benchmark's (bench/sync-bench.routes.ts): its baseline and its delivery setup
+
+/**
+ * The baseline the page write is measured against: one order (the same values an import writes)
+ * as two plain drizzle inserts, no upsert and no JSON packing. Its lines find their order by key,
+ * as InsertOrder's do.
+ */
+export function plainInsertStatements(db: Db, storeId: string, orderSource: string, write: OrderWrite, now: number) {
+  const { items, ...order } = write;
+  const orderId = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} and ${orders.orderSource} = ${orderSource} and ${orders.orderSourceOrderNumber} = ${order.orderSourceOrderNumber})`;
+  return [
+    db.insert(orders).values({ ...order, storeId, orderSource, dateUpdated: now }),
+    db.insert(orderItems).values(items.map((item) => ({ orderId, ...item }))),
+  ] as const;
+}
+
+/**
+ * Up to `count` New orders of the source put in Processing as AcknowledgeOrder would (numbered
+ * BENCH-<id>, updated at `now`), without the outbox row: outbox.queries.ts's
+ * enqueueAcknowledgementsOf adds those, in the same batch.
+ */
+export function markProcessingForBench(db: Db, sourceId: string, count: number, now: number): D1PreparedStatement {
+  return db.$client
+    .prepare(
+      `update orders set status = 'Processing', order_destination_order_number = 'BENCH-' || id, date_updated = ?1
+           where id in (select id from orders where source_id = ?2 and status = 'New' order by id limit ?3)`,
+    )
+    .bind(now, sourceId, count);
 }

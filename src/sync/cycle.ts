@@ -3,7 +3,7 @@
 // from overlapping; this module only needs a database, a clock and the source's storage.
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
-import { countOpen } from "../outbox/outbox";
+import { countOpen } from "../outbox/outbox.queries";
 import { decryptJson } from "../lib/crypto";
 import { MarketplaceError, type Connector } from "./connector";
 import { connectorEntry } from "./connectors";
@@ -11,7 +11,7 @@ import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SourceStorage } from "./connectors/storage";
 import { deliverPending } from "./delivery";
 import { importOrders, type ImportProgress } from "./importer";
-import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "./sources.queries";
+import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../sources/sources.queries";
 
 /** Where an import that did not fit one invocation stands. */
 const IMPORT_PROGRESS = "sync:importProgress";

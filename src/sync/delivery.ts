@@ -19,7 +19,7 @@ import {
   submittedEntries,
   type OutboxEntry,
   type RowOutcome,
-} from "../outbox/outbox";
+} from "../outbox/outbox.queries";
 import {
   MarketplaceError,
   type Capabilities,

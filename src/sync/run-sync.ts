@@ -4,7 +4,7 @@
 import { getDb } from "../db/client";
 import { emptySummary } from "./cycle";
 import type { CycleSummary } from "./cycle-summary";
-import { enabledSourceIds } from "./sources.queries";
+import { enabledSourceIds } from "../sources/sources.queries";
 
 export interface SyncSummary {
   startedAt: number;

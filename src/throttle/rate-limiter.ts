@@ -5,7 +5,7 @@
 // synchronous storage so that no other call can interleave between the read and the write.
 import { DurableObject } from "cloudflare:workers";
 import { getDb } from "../db/client";
-import { findKeyWithStore, type KeyRow } from "../stores/consumer-keys";
+import { findKeyWithStore, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { type BucketConfig, DEFAULT_BUCKET, decide, rebase, remainingAt, sameBucket } from "./gcra";
 
 export interface KeyGrant {

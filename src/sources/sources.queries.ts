@@ -1,13 +1,15 @@
 // Every statement on the sources table: the admin routes' reads and writes, what a cycle records
 // of itself, and the cron's list of enabled sources. A rename and a deletion carry their orders,
 // outbox rows and set-aside orders along in the same batch, through those tables' owner modules.
+// The sync engine (src/sync/) imports this file and set-aside.queries.ts although the sources
+// routes sit above the engine: a table has one owner, and the routes need the engine's connectors.
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { sources, stores } from "../db/schema";
 import { renameOrderSource, setSyncErrors } from "../orders/orders.writes";
-import { failOpenRows, openOrderIds, SOURCE_DELETED } from "../outbox/outbox";
-import type { CycleSummary } from "./cycle-summary";
-import { deleteSetAsideOf } from "./set-aside";
+import { failOpenRows, openOrderIds, SOURCE_DELETED } from "../outbox/outbox.queries";
+import type { CycleSummary } from "../sync/cycle-summary";
+import { deleteSetAsideOf } from "./set-aside.queries";
 
 export type SourceRow = typeof sources.$inferSelect;
 

@@ -250,3 +250,17 @@ export async function entriesOfOrder(db: Db, storeId: string, orderId: number): 
     .orderBy(asc(outbox.id));
   return rows.map(readEntry);
 }
+
+/**
+ * A pending acknowledgement for each order of the source put in Processing at `updatedAt` (the
+ * sync benchmark's setup, after orders.writes.ts's markProcessingForBench in the same batch).
+ */
+export function enqueueAcknowledgementsOf(db: Db, sourceId: string, updatedAt: number): D1PreparedStatement {
+  return db.$client
+    .prepare(
+      `insert into outbox (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, created_at)
+           select store_id, source_id, id, 'acknowledge', json_object('sellerOrderNumber', order_destination_order_number), 'pending', 0, ?1, ?1
+           from orders where source_id = ?2 and date_updated = ?1 and status = 'Processing' order by id`,
+    )
+    .bind(updatedAt, sourceId);
+}

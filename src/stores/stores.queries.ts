@@ -1,10 +1,11 @@
 // Every statement on stores and store_usage. A store's row carries its limits; store_usage, what
-// it holds, is kept by the database's triggers (migrations/0004_orders_scale.sql).
+// it holds, is kept by the database's triggers (migrations/0004_orders_scale.sql). A trigger's
+// refusal is turned into its answer here too, since that answer reads the limit's value.
 import { and, eq, isNull } from "drizzle-orm";
 import { getDb, type Db } from "../db/client";
 import { stores, storeUsage } from "../db/schema";
 import { ApiError } from "../http/errors";
-import { LIMITS, type LimitName } from "./limits";
+import { LIMITS, limitError, limitReached, type LimitName } from "./limits";
 
 export type StoreRow = typeof stores.$inferSelect;
 export type Limits = Record<LimitName, number>;
@@ -94,8 +95,25 @@ export async function usageOf(db: Db, storeId: string): Promise<Limits> {
 }
 
 /** The value of one limit of a store (for an error message); undefined if the store is gone. */
-export async function limitValue(db: Db, storeId: string, name: LimitName): Promise<number | undefined> {
+async function limitValue(db: Db, storeId: string, name: LimitName): Promise<number | undefined> {
   const store = await db.select().from(stores).where(eq(stores.id, storeId)).get();
   return store ? store[LIMITS[name].column] : undefined;
+}
+
+/**
+ * A database trigger refused a write over a store limit (every write path, whoever wrote it):
+ * the 400 that names the limit, with its value when the store is known (`storeId` as the request
+ * carried it, URL-encoded or not). null when the error is something else. Reading the value may
+ * fail like any read; the answer then goes without it.
+ */
+export async function limitRefusal(env: Env, error: unknown, storeId: string | undefined): Promise<ApiError | null> {
+  const name = limitReached(error);
+  if (!name) return null;
+  const value = storeId
+    ? await Promise.resolve()
+        .then(() => limitValue(getDb(env), decodeURIComponent(storeId), name))
+        .catch(() => undefined)
+    : undefined;
+  return limitError(name, value);
 }
 

@@ -5,7 +5,7 @@ import { and, asc, count, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
 import { setAsideOrders } from "../db/schema";
-import type { OrderPage, SetAsideOrder } from "./connector";
+import type { OrderPage, SetAsideOrder } from "../sync/connector";
 
 /** The most of a record's JSON kept (decisions 6). */
 export const MAX_RECORD_BYTES = 64 * 1024;

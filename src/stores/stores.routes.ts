@@ -1,5 +1,6 @@
 // /admin/v1/stores and /admin/v1/consumer-keys: the operator's side of tenancy, limits and keys.
-// The statements live with their tables: src/stores/stores.ts and src/stores/consumer-keys.ts.
+// The statements live with their tables: stores.queries.ts and src/consumer-keys/consumer-keys.queries.ts.
+// Keys are a store's: deleting the store revokes them through the same grant publishing.
 import { z } from "zod";
 import { getDb } from "../db/client";
 import { ApiError } from "../http/errors";
@@ -12,9 +13,9 @@ import { toWireDate } from "../lib/dates";
 import { LIFESPANS } from "../auth/tokens";
 import { SCOPES } from "../auth/scopes";
 import { grantOf } from "../throttle/rate-limiter";
-import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "../stores/consumer-keys";
-import { LIMIT_NAMES, type LimitName } from "../stores/limits";
-import { insertStore, limitsOf, listStores, markStoreDeleted, requireStore, updateStore, usageOf, type StoreRow } from "../stores/stores";
+import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "../consumer-keys/consumer-keys.queries";
+import { LIMIT_NAMES, type LimitName } from "./limits";
+import { insertStore, limitsOf, listStores, markStoreDeleted, requireStore, updateStore, usageOf, type StoreRow } from "./stores.queries";
 
 /** Each limit a whole number from 0 (nothing more may be stored) to a billion. */
 const limitsBody = z

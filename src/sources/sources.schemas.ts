@@ -1,12 +1,12 @@
-// How a marketplace source looks on the wire (the zod description of what sync.wire.ts builds):
+// How a marketplace source looks on the wire (the zod description of what sources.wire.ts builds):
 // its answer, a delivery, a set-aside order, a received call, a cycle,
 // and the create body as the OpenAPI document shows it (one variant per Type, with that Type's
 // connector Settings; secrets marked writeOnly). The routes validate the same body in two steps:
-// the envelope here, then Settings by the Type's connector (src/sync/sources.routes.ts).
+// the envelope here, then Settings by the Type's connector (sources.routes.ts).
 import { z } from "zod";
 import { OUTBOX_STATES } from "../db/schema";
-import { DELIVERY_KINDS } from "../outbox/outbox";
-import { CONNECTORS, SOURCE_TYPES } from "./connectors";
+import { DELIVERY_KINDS } from "../outbox/outbox.queries";
+import { CONNECTORS, SOURCE_TYPES } from "../sync/connectors";
 
 const wireDate = z.string().nullable();
 

@@ -1,13 +1,12 @@
 // The maintenance switch: its state, and the middleware app.ts puts in front of every /v1 route.
-// The state lives in D1 (settings table) so that flipping it needs no redeploy. Each isolate
-// re-reads it at most every CACHE_MS, which bounds how long a flip takes to be seen (decisions 1:
-// within 10 seconds) while keeping D1 off the hot path.
-import { eq } from "drizzle-orm";
+// The state lives in D1 (the settings table, settings.queries.ts) so that flipping it needs no
+// redeploy. Each isolate re-reads it at most every CACHE_MS, which bounds how long a flip takes to
+// be seen (decisions 1: within 10 seconds) while keeping D1 off the hot path.
 import { createMiddleware } from "hono/factory";
 import { getDb } from "../db/client";
-import { settings } from "../db/schema";
 import type { AppEnv } from "../http/create-router";
 import { ApiError } from "../http/errors";
+import { readSetting, writeSetting } from "./settings.queries";
 
 export interface MaintenanceState {
   enabled: boolean;
@@ -21,17 +20,13 @@ let cached: { state: MaintenanceState; readAt: number } | null = null;
 export async function readMaintenance(env: Env, options: { fresh?: boolean } = {}): Promise<MaintenanceState> {
   const now = Date.now();
   if (!options.fresh && cached && now - cached.readAt < CACHE_MS) return cached.state;
-  const row = await getDb(env).select().from(settings).where(eq(settings.key, KEY)).get();
-  const state = (row?.value as MaintenanceState | undefined) ?? { enabled: false, message: "" };
+  const state = ((await readSetting(getDb(env), KEY)) as MaintenanceState | undefined) ?? { enabled: false, message: "" };
   cached = { state, readAt: now };
   return state;
 }
 
 export async function writeMaintenance(env: Env, state: MaintenanceState, now = Date.now()): Promise<void> {
-  await getDb(env)
-    .insert(settings)
-    .values({ key: KEY, value: state, updatedAt: now })
-    .onConflictDoUpdate({ target: settings.key, set: { value: state, updatedAt: now } });
+  await writeSetting(getDb(env), KEY, state, now);
   // This isolate sees its own flip at once; others within CACHE_MS.
   cached = { state, readAt: now };
 }

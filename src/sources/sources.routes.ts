@@ -2,9 +2,10 @@
 // deliveries and their set-aside orders. Settings are validated by the Type's connector, stored
 // only as AES-GCM ciphertext, and never answered with their secrets (decisions 8; issue 5). The
 // statements live in sources.queries.ts (and the outbox's and set-aside's owners), the wire
-// forms in sync.wire.ts.
+// forms in sources.wire.ts. Building a connector and retrying set-aside orders are the sync
+// engine's (src/sync/).
 import { z } from "zod";
-import { requireStore } from "../stores/stores";
+import { requireStore } from "../stores/stores.queries";
 import { getDb } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { OUTBOX_STATES } from "../db/schema";
@@ -16,14 +17,14 @@ import { documented, envelope } from "../http/openapi";
 import { decryptJson, encryptJson, randomId } from "../lib/crypto";
 import { isoDateField } from "../lib/dates";
 import { clearSyncErrors } from "../orders/orders.writes";
-import { countsBySource, failedOrderIds, listEntries, retryFailed } from "../outbox/outbox";
-import { connectorEntry, SOURCE_TYPES } from "./connectors";
-import { memoryStorage } from "./connectors/storage";
-import { buildConnector } from "./cycle";
-import { retrySetAside } from "./importer";
-import { countSetAside, dismissSetAside, listSetAside } from "./set-aside";
+import { countsBySource, failedOrderIds, listEntries, retryFailed } from "../outbox/outbox.queries";
+import { connectorEntry, SOURCE_TYPES } from "../sync/connectors";
+import { memoryStorage } from "../sync/connectors/storage";
+import { buildConnector } from "../sync/cycle";
+import { retrySetAside } from "../sync/importer";
+import { countSetAside, dismissSetAside, listSetAside } from "./set-aside.queries";
 import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "./sources.queries";
-import { wireDelivery, wireSetAside, wireSource, type SourceStatus } from "./sync.wire";
+import { wireDelivery, wireSetAside, wireSource, type SourceStatus } from "./sources.wire";
 import { createSourceDocument, deliveryAnswer, receivedAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
 
 const settingsObject = z.record(z.string(), z.unknown());

@@ -1,11 +1,11 @@
-// The sync's rows as the admin API answers them (PascalCase): sources with their status, cycle
+// A source's rows as the admin API answers them (PascalCase): sources with their status, cycle
 // summaries, deliveries and set-aside orders. The one place camelCase turns into the wire form.
 import type { z } from "zod";
 import { toWireDate } from "../lib/dates";
-import type { OutboxCounts, OutboxEntry } from "../outbox/outbox";
-import { readCycles, type CycleSummary } from "./cycle-summary";
-import type { SetAsideRow } from "./set-aside";
-import type { SourceType } from "./connectors";
+import type { OutboxCounts, OutboxEntry } from "../outbox/outbox.queries";
+import { readCycles, type CycleSummary } from "../sync/cycle-summary";
+import type { SetAsideRow } from "./set-aside.queries";
+import type { SourceType } from "../sync/connectors";
 import type { SourceRow } from "./sources.queries";
 import type { cycleAnswer, deliveryAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
 

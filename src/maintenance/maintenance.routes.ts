@@ -1,3 +1,5 @@
+// PUT and GET /admin/v1/maintenance: the operator flips the /v1 maintenance switch and reads it
+// back fresh (not from this isolate's cache). The switch itself is maintenance.ts.
 import { z } from "zod";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";

@@ -1,5 +1,7 @@
 // Every statement on consumer_keys. A key is stored as its SHA-256 only; the active ones count
-// against the store's ConsumerKeys limit (kept by triggers, see src/stores/limits.ts).
+// against the store's ConsumerKeys limit (kept by triggers, see src/stores/limits.ts). It sits
+// below what reads keys (token exchange in src/auth/, each key's limiter in src/throttle/); the
+// routes that create and revoke keys are the store's (src/stores/stores.routes.ts).
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { consumerKeys, stores } from "../db/schema";

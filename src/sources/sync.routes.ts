@@ -1,5 +1,6 @@
 // POST /admin/v1/sync[?sourceId=]: runs a cycle now, for every enabled source or for one, and
-// answers its summary (decisions 8). The cron runs the same thing (src/sync/run-sync.ts).
+// answers its summary (decisions 8). The cron runs the same thing (src/sync/run-sync.ts); this
+// route is the sources resource's way in to the engine, beside the sources routes.
 import { z } from "zod";
 import { getDb } from "../db/client";
 import { ApiError } from "../http/errors";
@@ -9,9 +10,9 @@ import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { cycleAnswer } from "./sources.schemas";
 import { toWireDate } from "../lib/dates";
-import { runSync } from "./run-sync";
+import { runSync } from "../sync/run-sync";
 import { sourceById } from "./sources.queries";
-import { toWireCycle } from "./sync.wire";
+import { toWireCycle } from "./sources.wire";
 
 const syncQuery = z.object({ sourceId: z.string().min(1).optional() });
 
