@@ -1,6 +1,7 @@
 // The Amazon connector call by call against the fake Amazon of test/fakes (built from the
 // Selling Partner API models), with explicit clocks: token, import windows and paging, mapping,
-// set-aside orders, confirmShipment, the acknowledgement feed round trip, pacing, 429 and 401.
+// set-aside orders, confirmShipment, the acknowledgement feed round trip, pacing, 429 and 401;
+// and an Amazon source's settings through the admin API.
 import { describe, expect, it } from "vitest";
 import {
   MarketplaceError,
@@ -8,20 +9,27 @@ import {
   type Delivery,
   type DeliveryOutcome,
   type ImportedOrder,
+  type OrderPage,
   type SetAsideOrder,
 } from "../src/sync/connector";
-import { amazonSettingsSchema, createAmazonConnector } from "../src/sync/connectors/amazon/amazon.connector";
+import { createAmazonConnector } from "../src/sync/connectors/amazon/amazon.connector";
+import { amazonSettingsSchema } from "../src/sync/connectors/amazon/amazon.settings";
 import { memoryStorage, type SourceStorage } from "../src/sync/connectors/storage";
 import {
   AMAZON_FAKE_CLIENT_ID,
   AMAZON_FAKE_CLIENT_SECRET,
   AMAZON_FAKE_REFRESH_TOKEN,
+  amazonPagesForEver,
   createAmazonFake,
   exampleOrders,
   type AmazonFake,
   type FakeOrder,
 } from "./fakes/amazon-fake";
+import { env } from "cloudflare:workers";
 import { XMLParser } from "fast-xml-parser";
+import { getDb } from "../src/db/client";
+import { admin, createStore } from "./helpers/api";
+import { adminSent, expectNoFailures, fuzzer, send, toJson } from "./helpers/fuzz";
 import { rejection } from "./helpers/rejection";
 
 const START = Date.parse("2026-03-01T12:00:00Z");
@@ -237,7 +245,7 @@ describe("Amazon token", () => {
 
   it("renews once on a 401 as well", async () => {
     const { fake, connector, window } = setup();
-    fake.failNext(401, { errors: [{ code: "Unauthorized", message: "The access token is invalid." }] });
+    fake.failNext({ status: 401, body: { errors: [{ code: "Unauthorized", message: "The access token is invalid." }] } });
     await connector.fetchOrders(window(), null);
     expect(fake.requests.map((r) => [r.operationId, r.status])).toEqual([
       ["token", 200],
@@ -250,8 +258,8 @@ describe("Amazon token", () => {
   it("gives up after one renewal with Amazon's message when the fresh token is refused too", async () => {
     const { fake, connector, window } = setup();
     const body = { errors: [{ code: "Unauthorized", message: "Access to requested resource is denied.", details: "" }] };
-    fake.failNext(401, body);
-    fake.failNext(403, body);
+    fake.failNext({ status: 401, body });
+    fake.failNext({ status: 403, body });
     const error = await rejection(connector.fetchOrders(window(), null));
     expect(error.message).toBe("Amazon searchOrders 403 Unauthorized: Access to requested resource is denied.");
     expect(error.status).toBe(403);
@@ -477,17 +485,17 @@ describe("Amazon import", () => {
 
   it("turns Amazon's error list into the message, retrying 5xx and not 400", async () => {
     const { fake, connector, window } = setup();
-    fake.failNext(400, { errors: [{ code: "InvalidInput", message: "Invalid Input", details: "marketplaceIds is invalid" }] });
+    fake.failNext({ status: 400, body: { errors: [{ code: "InvalidInput", message: "Invalid Input", details: "marketplaceIds is invalid" }] } });
     const bad = await rejection(connector.fetchOrders(window(), null));
     expect(bad.message).toBe("Amazon searchOrders 400 InvalidInput: Invalid Input (marketplaceIds is invalid)");
     expect(bad.retryable).toBe(false);
 
-    fake.failNext(503, { errors: [{ code: "ServiceUnavailable", message: "Service temporarily unavailable" }] });
+    fake.failNext({ status: 503, body: { errors: [{ code: "ServiceUnavailable", message: "Service temporarily unavailable" }] } });
     const down = await rejection(connector.fetchOrders(window(), null));
     expect(down.message).toBe("Amazon searchOrders 503 ServiceUnavailable: Service temporarily unavailable");
     expect(down.retryable).toBe(true);
 
-    fake.failNext(502, "<html>Bad gateway</html>");
+    fake.failNext({ status: 502, body: "<html>Bad gateway</html>" });
     const html = await rejection(connector.fetchOrders(window(), null));
     expect(html.message).toBe("Amazon searchOrders 502 <html>Bad gateway</html>");
     expect(html.retryable).toBe(true);
@@ -496,6 +504,45 @@ describe("Amazon import", () => {
     const network = await rejection(connector.fetchOrders(window(), null));
     expect(network.message).toBe("Amazon GET /orders/2026-01-01/orders failed: Network connection lost.");
     expect(network.retryable).toBe(true);
+  });
+});
+
+describe("Amazon pages on a bad day", () => {
+  it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
+    for (const [repeating, expected] of [[true, ["again", "again", "again"]], [false, ["page-0", "page-1", "page-2"]]] as const) {
+      const { fake, connector, window } = setup();
+      fake.failNext(amazonPagesForEver(repeating));
+      const cursors: (string | null)[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const page: OrderPage = await connector.fetchOrders(window(), cursor);
+        expect(page.orders).toEqual([]);
+        cursors.push((cursor = page.nextCursor));
+      }
+      expect(cursors).toEqual(expected);
+    }
+  });
+
+});
+
+describe("Amazon records of another shape", () => {
+  it("sets aside a record the mapping trips on (programs: 5, paymentExecutions: \"x\"), naming the TypeError", () => {
+    const { connector } = setup();
+    const template = exampleOrders().find((o) => o.orderId === "202-7654321-1098765")!;
+    const spoiled: [string, (order: Record<string, unknown>) => void][] = [
+      ["programs", (o) => (o.programs = 5)],
+      ["paymentExecutions", (o) => (o.payment = { paymentExecutions: "x" })],
+    ];
+    for (const [what, spoil] of spoiled) {
+      const record = structuredClone(template) as unknown as Record<string, unknown>;
+      spoil(record);
+      const read = connector.remap(record) as SetAsideOrder;
+      expect([what, read.sourceOrderNumber, read.reason]).toEqual([
+        what,
+        "202-7654321-1098765",
+        expect.stringMatching(/^Amazon the record does not have the shape the marketplace publishes \(TypeError: /),
+      ]);
+    }
   });
 });
 
@@ -725,7 +772,7 @@ describe("Amazon acknowledgement feed", () => {
     const a = deliveryFor(br, "acknowledge");
     const feed = ((await connector.batch!.deliver([a])).get(a.id) as { reference: string }).reference;
     await fake.processFeeds({ reject: { "171-2345678-9012345": "Bad & <odd> \"text\"" } });
-    fake.failNext(500, undefined, {}, "download");
+    fake.failNext({ status: 500, target: "download" });
     const broken = await rejection(connector.checkSubmitted!(a, feed));
     expect(broken.message).toBe(`Amazon processing report of feed ${feed}: download answered 500`);
     expect(broken.retryable).toBe(true);
@@ -746,7 +793,7 @@ describe("Amazon acknowledgement feed", () => {
     const a = deliveryFor(br, "acknowledge");
     const feed = ((await connector.batch!.deliver([a])).get(a.id) as { reference: string }).reference;
     await plain.processFeeds();
-    plain.failNext(200, "<html><body>Service Unavailable</body></html>", {}, "download");
+    plain.failNext({ status: 200, body: "<html><body>Service Unavailable</body></html>", target: "download" });
     const html = await rejection(connector.checkSubmitted!(a, feed));
     expect(html.message).toBe(`Amazon processing report of feed ${feed} is not a ProcessingReport document`);
     expect(html.retryable).toBe(true);
@@ -757,7 +804,7 @@ describe("Amazon acknowledgement feed", () => {
     const b = deliveryFor(br2, "acknowledge");
     const feedB = ((await second.connector.batch!.deliver([b])).get(b.id) as { reference: string }).reference;
     await gz.processFeeds();
-    gz.failNext(200, "not gzip at all", {}, "download");
+    gz.failNext({ status: 200, body: "not gzip at all", target: "download" });
     const broken = await rejection(second.connector.checkSubmitted!(b, feedB));
     expect(broken.message).toMatch(new RegExp(`^Amazon processing report of feed ${feedB} could not be read: `));
     expect(broken.retryable).toBe(true);
@@ -784,7 +831,7 @@ describe("Amazon acknowledgement feed", () => {
     const { jp, br } = await importExamples(connector, window());
     const afn = deliveryFor(jp, "acknowledge");
     const mfn = deliveryFor(br, "cancel");
-    fake.failNext(503, "<Error><Code>SlowDown</Code></Error>", {}, "upload");
+    fake.failNext({ status: 503, body: "<Error><Code>SlowDown</Code></Error>", target: "upload" });
     const outcomes = await connector.batch!.deliver([afn, mfn]);
     expect(outcomes.get(afn.id)).toEqual({
       state: "notApplicable",
@@ -797,11 +844,11 @@ describe("Amazon acknowledgement feed", () => {
     expect(fake.feeds).toEqual([]);
 
     // When nothing at all went through, the batch throws, so the core stops for this cycle.
-    fake.failNext(503, { errors: [{ code: "ServiceUnavailable", message: "Try later" }] }, {}, "api", "createFeedDocument");
+    fake.failNext({ status: 503, body: { errors: [{ code: "ServiceUnavailable", message: "Try later" }] }, operation: "createFeedDocument" });
     const thrown = await rejection(connector.batch!.deliver([mfn]));
     expect(thrown.message).toBe("Amazon createFeedDocument 503 ServiceUnavailable: Try later");
     expect(thrown.retryable).toBe(true);
-    fake.failNext(503, { errors: [{ code: "ServiceUnavailable", message: "Try later" }] }, {}, "api", "createFeedDocument");
+    fake.failNext({ status: 503, body: { errors: [{ code: "ServiceUnavailable", message: "Try later" }] }, operation: "createFeedDocument" });
     expect((await rejection(connector.cancel(mfn as Extract<Delivery, { kind: "cancel" }>))).message).toBe(
       "Amazon createFeedDocument 503 ServiceUnavailable: Try later",
     );
@@ -872,12 +919,12 @@ describe("Amazon pacing", () => {
   it("honours a 429: a short wait is waited out once, a long one goes back to the core with its Retry-After", async () => {
     const { fake, connector, window, slept } = setup();
     const { br } = await importExamples(connector, window());
-    fake.failNext(429, { errors: [{ code: "QuotaExceeded", message: "You exceeded your quota for the requested resource." }] }, {}, "api", "confirmShipment");
+    fake.failNext({ status: 429, body: { errors: [{ code: "QuotaExceeded", message: "You exceeded your quota for the requested resource." }] }, operation: "confirmShipment" });
     expect(await connector.ship(deliveryFor(br, "ship") as Extract<Delivery, { kind: "ship" }>)).toEqual({ state: "delivered", reference: null });
     expect(slept).toEqual([500]);
     expect(fake.apiRequests("confirmShipment").map((r) => r.status)).toEqual([429, 204]);
 
-    fake.failNext(429, { errors: [{ code: "QuotaExceeded", message: "You exceeded your quota for the requested resource." }] }, {}, "api", "searchOrders");
+    fake.failNext({ status: 429, body: { errors: [{ code: "QuotaExceeded", message: "You exceeded your quota for the requested resource." }] }, operation: "searchOrders" });
     const error = await rejection(connector.fetchOrders(window(), null));
     expect(error.message).toBe("Amazon searchOrders 429 QuotaExceeded: You exceeded your quota for the requested resource.");
     expect(error.retryable).toBe(true);
@@ -888,13 +935,13 @@ describe("Amazon pacing", () => {
     expect(paced.message).toMatch(/the next call fits in 179 s/);
     expect(fake.apiRequests("searchOrders")).toHaveLength(calls);
 
-    fake.failNext(429, { errors: [{ code: "QuotaExceeded", message: "slow down" }] }, { "Retry-After": "30" }, "api", "confirmShipment");
+    fake.failNext({ status: 429, body: { errors: [{ code: "QuotaExceeded", message: "slow down" }] }, headers: { "Retry-After": "30" }, operation: "confirmShipment" });
     const shipError = await rejection(connector.ship(deliveryFor(br, "ship") as Extract<Delivery, { kind: "ship" }>));
     expect(shipError.message).toBe("Amazon confirmShipment 429 QuotaExceeded: slow down");
     expect(shipError.retryAfterMs).toBe(30_000);
 
     // A throttled feed check is a check not done yet.
-    fake.failNext(429, { errors: [{ code: "QuotaExceeded", message: "slow down" }] }, { "Retry-After": "7" }, "api", "getFeed");
+    fake.failNext({ status: 429, body: { errors: [{ code: "QuotaExceeded", message: "slow down" }] }, headers: { "Retry-After": "7" }, operation: "getFeed" });
     expect(await connector.checkSubmitted!(deliveryFor(br, "acknowledge"), "50001")).toEqual({ state: "pending" });
   });
 
@@ -987,4 +1034,80 @@ describe("the fake Amazon", () => {
       "POST /feeds/2021-06-30/feeds: body.marketplaceIds: at least 1 items",
     ]);
   });
+});
+
+// An Amazon source through the admin API: what a wrong setting answers, and credentials kept
+// encrypted and never answered.
+const ADMIN_SETTINGS = {
+  refreshToken: "Atzr|IwEBIA-seller-refresh-token",
+  clientId: "amzn1.application-oa2-client.0123456789abcdef",
+  clientSecret: "amzn1.oa2-cs.v1.secret-value-42",
+  region: "eu",
+  marketplaceIds: ["A1F83G8C2ARO7P", "A1PA6795UKMFR9"],
+};
+
+describe("Amazon source settings", () => {
+  it("answers 400 naming each missing or wrong setting", async () => {
+    const storeId = await createStore();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...ADMIN_SETTINGS, region: undefined }, "'Settings.region': region must be na, eu or fe (the Selling Partner API host of the seller's marketplaces)"],
+      [{ ...ADMIN_SETTINGS, region: "us-east-1" }, "'Settings.region': region must be na, eu or fe (the Selling Partner API host of the seller's marketplaces)"],
+      [{ ...ADMIN_SETTINGS, refreshToken: "" }, "'Settings.refreshToken': refreshToken is required"],
+      [{ ...ADMIN_SETTINGS, clientId: undefined }, "'Settings.clientId': clientId is required"],
+      [{ ...ADMIN_SETTINGS, clientSecret: 42 }, "'Settings.clientSecret': clientSecret is required"],
+      [{ ...ADMIN_SETTINGS, marketplaceIds: [] }, "'Settings.marketplaceIds': marketplaceIds must name at least one marketplace"],
+      [{ ...ADMIN_SETTINGS, marketplaceIds: ["<script>"] }, "'Settings.marketplaceIds[0]': each marketplace id is Amazon's, like ATVPDKIKX0DER"],
+      [{ ...ADMIN_SETTINGS, tokenUrl: "http://api.amazon.com/auth/o2/token" }, "'Settings.tokenUrl': must be an https URL"],
+      [{ ...ADMIN_SETTINGS, baseUrl: "not a url" }, "'Settings.baseUrl': must be an https URL"],
+    ];
+    for (const [body, message] of cases) {
+      const res = await admin("POST", `/stores/${storeId}/sources`, { Type: "amazon", Name: "Amazon EU", Settings: body });
+      expect(res.status, message).toBe(400);
+      expect(res.json).toEqual({ Success: false, Message: message });
+    }
+    const none = await admin("GET", `/stores/${storeId}/sources`);
+    expect(none.json.Sources).toEqual([]);
+  });
+
+  it("keeps the refresh token, client id and secret encrypted and masked", async () => {
+    const storeId = await createStore();
+    const created = await admin("POST", `/stores/${storeId}/sources`, { Type: "amazon", Name: "Amazon EU", Settings: ADMIN_SETTINGS });
+    expect(created.status).toBe(200);
+    const source = created.json.Source as { SourceId: string; Type: string; Settings: Record<string, unknown> };
+    expect(source.Type).toBe("amazon");
+    expect(source.Settings).toMatchObject({
+      refreshToken: "********",
+      clientId: "********",
+      clientSecret: "********",
+      region: "eu",
+      marketplaceIds: ["A1F83G8C2ARO7P", "A1PA6795UKMFR9"],
+    });
+    for (const res of [created, await admin("GET", `/stores/${storeId}/sources/${source.SourceId}`)]) {
+      for (const secret of ["IwEBIA-seller-refresh-token", "0123456789abcdef", "secret-value-42"]) expect(res.text).not.toContain(secret);
+    }
+    const [row] = await getDb(env).all<{ settings_ciphertext: string }>(`select settings_ciphertext from sources where id = '${source.SourceId}'` as never);
+    expect(row!.settings_ciphertext).not.toContain("Atzr");
+    expect(row!.settings_ciphertext).not.toContain("amzn1");
+  });
+
+  it("answers 200 fuzzed Amazon Settings on create and PATCH with 200 or a 400 envelope, never a 5xx, and enables nothing", async () => {
+    const f = fuzzer(1_406_014);
+    const storeId = await createStore();
+    const created = await admin("POST", `/stores/${storeId}/sources`, { Type: "amazon", Name: "Amazon", Enabled: false, Settings: ADMIN_SETTINGS });
+    const sourceId = (created.json.Source as { SourceId: string }).SourceId;
+    const full = { ...ADMIN_SETTINGS, baseUrl: "https://sandbox.sellingpartnerapi-eu.amazon.com", tokenUrl: "https://api.amazon.com/auth/o2/token", sellerId: "A2EXAMPLE", cancelReason: "NoInventory", carrierCodes: ["DHL"] };
+    const failures: string[] = [];
+    const statuses = new Set<number>();
+    for (let i = 0; i < 200; i++) {
+      const fuzzed = f.chance(0.8) ? f.mutate(full) : f.value();
+      const res = f.chance(0.5)
+        ? await send(failures, adminSent("POST", `/stores/${storeId}/sources`, toJson({ Type: "amazon", Name: `A${i}`, Enabled: false, Settings: fuzzed }), "application/json"))
+        : await send(failures, adminSent("PATCH", `/stores/${storeId}/sources/${sourceId}`, toJson({ Settings: fuzzed, Enabled: false }), "application/json"));
+      statuses.add(res.status);
+    }
+    expectNoFailures(failures);
+    expect([...statuses].sort()).toEqual([200, 400]);
+    const enabled = await env.DB.prepare("select count(*) as n from sources where store_id = ? and enabled = 1").bind(storeId).first<{ n: number }>();
+    expect(enabled?.n).toBe(0);
+  }, 60_000);
 });

@@ -25,6 +25,7 @@ import {
   fulfillmentError,
   postOrderError,
   type EbayFake,
+  ebayPagesForEver,
 } from "./fakes/ebay-fake";
 import { orderIdOf, sampleOrder, type SampleOrder } from "./fakes/ebay-orders";
 import { rejection } from "./helpers/rejection";
@@ -222,8 +223,8 @@ describe("eBay token", () => {
 
   it("gives up after one retry when the fresh token is refused too", async () => {
     const { fake, connector } = setup();
-    fake.failNext("fulfillment", 401);
-    fake.failNext("fulfillment", 401);
+    fake.failNext({ target: "fulfillment", status: 401 });
+    fake.failNext({ target: "fulfillment", status: 401 });
     const error = await rejection(connector.fetchOrders(WINDOW, null));
     expect(error.status).toBe(401);
     expect(fake.requestsOf("fulfillment")).toHaveLength(2);
@@ -248,7 +249,7 @@ describe("eBay token", () => {
 
   it("retries a token endpoint that is down", async () => {
     const { fake, connector } = setup();
-    fake.failNext("token", 503, undefined, { "Retry-After": "30" });
+    fake.failNext({ target: "token", status: 503, headers: { "Retry-After": "30" } });
     const error = await rejection(connector.fetchOrders(WINDOW, null));
     expect(error.retryable).toBe(true);
     expect(error.retryAfterMs).toBe(30_000);
@@ -424,30 +425,46 @@ describe("eBay import (getOrders)", () => {
 
   it("turns eBay's errors into MarketplaceErrors with eBay's message: 500 and 429 retryable, a refused request final", async () => {
     const { fake, connector } = setup();
-    fake.failNext("fulfillment", 500);
+    fake.failNext({ target: "fulfillment", status: 500 });
     const down = await rejection(connector.fetchOrders(WINDOW, null));
     expect([down.status, down.retryable, down.message]).toEqual([500, true, "eBay 500 on getOrders: 30500 System error"]);
 
-    fake.failNext("fulfillment", 429, { errors: [{ errorId: 2001, domain: "ACCESS", category: "REQUEST", message: "Too many requests.", longMessage: "The request limit has been reached for the resource." }] }, { "Retry-After": "120" });
+    fake.failNext({ target: "fulfillment", status: 429, body: { errors: [{ errorId: 2001, domain: "ACCESS", category: "REQUEST", message: "Too many requests.", longMessage: "The request limit has been reached for the resource." }] }, headers: { "Retry-After": "120" } });
     const throttled = await rejection(connector.fetchOrders(WINDOW, null));
     expect([throttled.status, throttled.retryable, throttled.retryAfterMs]).toEqual([429, true, 120_000]);
     expect(throttled.message).toBe("eBay 429 on getOrders: 2001 Too many requests. (The request limit has been reached for the resource.)");
 
-    fake.failNext("fulfillment", 400, fulfillmentError(30850));
+    fake.failNext({ target: "fulfillment", status: 400, body: fulfillmentError(30850) });
     const refused = await rejection(connector.fetchOrders(WINDOW, null));
     expect([refused.retryable, refused.message]).toEqual([false, "eBay 400 on getOrders: 30850 Start and end dates can't be in the future"]);
 
-    fake.failNextWithError("fulfillment");
+    fake.failNextWithError({ target: "fulfillment" });
     const lost = await rejection(connector.fetchOrders(WINDOW, null));
     expect([lost.status, lost.retryable, lost.message]).toEqual([null, true, "eBay GET /sell/fulfillment/v1/order failed: Network connection lost."]);
 
-    fake.failNext("fulfillment", 502, "<html>Bad gateway</html>");
+    fake.failNext({ target: "fulfillment", status: 502, body: "<html>Bad gateway</html>" });
     expect((await rejection(connector.fetchOrders(WINDOW, null))).message).toBe('eBay 502 on getOrders: "<html>Bad gateway</html>"');
+  });
+
+  // eBay's pages are offsets: one that names its own offset again is read as the next offset.
+  it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
+    for (const [repeating, expected] of [[true, ["200/1000000", "201/1000000", "202/1000000"]], [false, ["200/1000000", "400/1000000", "600/1000000"]]] as const) {
+      const { fake, connector } = setup();
+      fake.failNext(ebayPagesForEver(repeating));
+      const cursors: (string | null)[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const page: OrderPage = await connector.fetchOrders(WINDOW, cursor);
+        expect(page.orders).toEqual([]);
+        cursors.push((cursor = page.nextCursor));
+      }
+      expect(cursors).toEqual(expected);
+    }
   });
 
   it("refuses an answer without a list rather than ending the import early", async () => {
     const { fake, connector } = setup();
-    fake.failNext("fulfillment", 200, { href: "x" });
+    fake.failNext({ target: "fulfillment", status: 200, body: { href: "x" } });
     const error = await rejection(connector.fetchOrders(WINDOW, null));
     expect(error.retryable).toBe(true);
     expect(error.message).toBe("eBay getOrders answer has no orders list or total");
@@ -609,8 +626,8 @@ describe("eBay shipping (createShippingFulfillment)", () => {
   it("reports eBay's refusal of a fulfillment and a cancelled order as final", async () => {
     const { fake, connector } = setup();
     const order = await importedOne(connector);
-    fake.failNext("fulfillment", 200, fake.orders.get(orderIdOf(1)));
-    fake.failNext("fulfillment", 400, fulfillmentError(34100));
+    fake.failNext({ target: "fulfillment", status: 200, body: fake.orders.get(orderIdOf(1)) });
+    fake.failNext({ target: "fulfillment", status: 400, body: fulfillmentError(34100) });
     const refused = await rejection(connector.ship(shipDelivery(order)));
     expect([refused.status, refused.retryable, refused.message]).toEqual([
       400,
@@ -684,12 +701,12 @@ describe("eBay cancellation (Post-Order API)", () => {
   it("reads the Post-Order error shape: a 500 is retryable, a 400 final, both with eBay's message", async () => {
     const { fake, connector } = setup();
     const order = await importedOne(connector);
-    fake.failNext("postOrder", 500, postOrderError(1000, "Internal error. Please wait a few minutes and try the call again.", 500));
+    fake.failNext({ target: "postOrder", status: 500, body: postOrderError(1000, "Internal error. Please wait a few minutes and try the call again.", 500) });
     const down = await rejection(connector.cancel(cancelDelivery(order)));
     expect([down.status, down.retryable, down.message]).toEqual([500, true, "eBay 500 on check_eligibility: 1000 Internal error. Please wait a few minutes and try the call again."]);
 
-    fake.failNext("postOrder", 200, { legacyOrderId: orderIdOf(1), eligible: true, eligibleCancelReason: ["OUT_OF_STOCK_OR_CANNOT_FULFILL"] });
-    fake.failNext("postOrder", 400, postOrderError(1502, "The order is not in a valid state for cancellation.", 400));
+    fake.failNext({ target: "postOrder", status: 200, body: { legacyOrderId: orderIdOf(1), eligible: true, eligibleCancelReason: ["OUT_OF_STOCK_OR_CANNOT_FULFILL"] } });
+    fake.failNext({ target: "postOrder", status: 400, body: postOrderError(1502, "The order is not in a valid state for cancellation.", 400) });
     const refused = await rejection(connector.cancel(cancelDelivery(order)));
     expect([refused.status, refused.retryable, refused.message]).toEqual([
       400,
@@ -855,7 +872,7 @@ describe("fuzz: eBay answering nonsense", () => {
       ] }), f, 0.08));
       const plain = f.chance(0.9);
       const body = plain ? { total: records.length, orders: records } : deepMutate({ total: 10, orders: records, next: "?offset=10" }, f, 0.3);
-      fake.failNext("fulfillment", 200, body);
+      fake.failNext({ target: "fulfillment", status: 200, body });
       try {
         const result = await connector.fetchOrders(WINDOW, null);
         if (plain && result.orders.length + result.setAside.length !== records.length) {

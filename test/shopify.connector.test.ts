@@ -22,12 +22,13 @@ import {
   ORDER_CANCELLED_QUERY,
   ORDER_LINES_QUERY,
   TRACKING_UPDATE_MUTATION,
-  createShopifyConnector,
-} from "../src/sync/connectors/shopify/shopify.connector";
+} from "../src/sync/connectors/shopify/shopify.graphql";
+import { createShopifyConnector } from "../src/sync/connectors/shopify/shopify.connector";
 import { memoryStorage } from "../src/sync/connectors/storage";
 import { admin, createStore } from "./helpers/api";
 import { adminSent, expectNoFailures, fuzzer, send, toJson } from "./helpers/fuzz";
-import { createShopifyFake, shopifySchema, SHOPIFY_FAKE_SHOP, SHOPIFY_FAKE_TOKEN, type ShopifyFake } from "./fakes/shopify-fake";
+import { badDay } from "./fakes/faults";
+import { createShopifyFake, shopifyPagesForEver, shopifySchema, SHOPIFY_FAKE_SHOP, SHOPIFY_FAKE_TOKEN, type ShopifyFake } from "./fakes/shopify-fake";
 import { ordersUpdatedFrom, shopifyOrder, type Json, type LineSpec } from "./fakes/shopify-fixtures";
 import { rejection } from "./helpers/rejection";
 
@@ -458,7 +459,7 @@ describe("Shopify throttling", () => {
 
   it("reads a 429 with Retry-After as retryable with that wait", async () => {
     const { fake, connector } = setup();
-    fake.failNext(429, { errors: "Exceeded 2 calls per second for api client." }, { "Retry-After": "2.0" });
+    fake.failNext({ status: 429, body: { errors: "Exceeded 2 calls per second for api client." }, headers: { "Retry-After": "2.0" } });
     const error = await rejection(connector.fetchOrders(WINDOW, null));
     expect(error.retryable).toBe(true);
     expect(error.retryAfterMs).toBe(2000);
@@ -479,7 +480,7 @@ describe("Shopify errors", () => {
 
   it("does not retry a schema error, and names Shopify's message", async () => {
     const { fake, connector } = setup();
-    fake.failNext(200, { errors: [{ message: "Field 'legacyResourceId' doesn't exist on type 'Order'", extensions: { code: "undefinedField" } }] });
+    fake.failNext({ status: 200, body: { errors: [{ message: "Field 'legacyResourceId' doesn't exist on type 'Order'", extensions: { code: "undefinedField" } }] } });
     const error = await rejection(connector.fetchOrders(WINDOW, null));
     expect(error.retryable).toBe(false);
     expect(error.message).toBe("Shopify ShopifyOrders: Field 'legacyResourceId' doesn't exist on type 'Order' (undefinedField)");
@@ -488,7 +489,7 @@ describe("Shopify errors", () => {
 
   it("does not retry MAX_COST_EXCEEDED", async () => {
     const { fake, connector } = setup();
-    fake.failNext(200, { errors: [{ message: "Query cost is 1302, which exceeds the single query max cost limit (1000).", extensions: { code: "MAX_COST_EXCEEDED" } }] });
+    fake.failNext({ status: 200, body: { errors: [{ message: "Query cost is 1302, which exceeds the single query max cost limit (1000).", extensions: { code: "MAX_COST_EXCEEDED" } }] } });
     const error = await rejection(connector.fetchOrders(WINDOW, null));
     expect(error.retryable).toBe(false);
     expect(error.message).toContain("(MAX_COST_EXCEEDED)");
@@ -496,11 +497,11 @@ describe("Shopify errors", () => {
 
   it("retries Shopify's own failures: 5xx, INTERNAL_SERVER_ERROR, broken answers, the network", async () => {
     const { fake, connector } = setup();
-    fake.failNext(503, "<html>Service Unavailable</html>");
-    fake.failNext(200, { errors: [{ message: "Internal error. Looks like something went wrong on our end.", extensions: { code: "INTERNAL_SERVER_ERROR" } }] });
-    fake.failNext(200, "{\"data\": {\"orders\"");
+    fake.failNext({ status: 503, body: "<html>Service Unavailable</html>" });
+    fake.failNext({ status: 200, body: { errors: [{ message: "Internal error. Looks like something went wrong on our end.", extensions: { code: "INTERNAL_SERVER_ERROR" } }] } });
+    fake.failNext({ status: 200, body: "{\"data\": {\"orders\"" });
     fake.failNextWithError();
-    fake.failNext(200, { data: null });
+    fake.failNext({ status: 200, body: { data: null } });
     const errors = [];
     for (let i = 0; i < 5; i++) errors.push(await rejection(connector.fetchOrders(WINDOW, null)));
     expect(errors.map((e) => e.retryable)).toEqual([true, true, true, true, true]);
@@ -515,10 +516,25 @@ describe("Shopify errors", () => {
     expect((await connector.fetchOrders(WINDOW, null)).orders).toHaveLength(3);
   });
 
+  it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
+    for (const [repeating, expected] of [[true, ["again", "again", "again"]], [false, ["page-0", "page-1", "page-2"]]] as const) {
+      const { fake, connector } = setup();
+      fake.failNext(shopifyPagesForEver(repeating));
+      const cursors: (string | null)[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const page: OrderPage = await connector.fetchOrders(WINDOW, cursor);
+        expect(page.orders).toEqual([]);
+        cursors.push((cursor = page.nextCursor));
+      }
+      expect(cursors).toEqual(expected);
+    }
+  });
+
   it("reads an answer of the wrong shape without breaking: set aside, defaults, or a retryable error", async () => {
     const { fake, connector } = setup();
     const answer = (nodes: unknown[], pageInfo: unknown = { hasNextPage: "yes", endCursor: 7 }) => ({ data: { orders: { pageInfo, nodes } } });
-    fake.failNext(200, answer([
+    fake.failNext({ status: 200, body: answer([
       { id: 5, legacyResourceId: { a: 1 }, name: ["x"] },
       { legacyResourceId: "77", name: 42, createdAt: "2026-03-01T10:00:00Z", lineItems: { nodes: [null, { id: "gid://shopify/LineItem/1", sku: "A", quantity: 2 }] } },
       {
@@ -538,7 +554,7 @@ describe("Shopify errors", () => {
         createdAt: "2026-03-01T10:00:00Z",
         lineItems: { nodes: [{ id: "gid://shopify/LineItem/3", sku: "C", quantity: "2" }] },
       },
-    ]));
+    ]) });
     const page = await connector.fetchOrders(WINDOW, null);
     expect(page.nextCursor).toBeNull();
     expect(page.setAside.map((s) => [s.sourceOrderNumber, s.reason])).toEqual([
@@ -562,11 +578,11 @@ describe("Shopify errors", () => {
     expect(connector.remap(null)).toMatchObject({ sourceOrderNumber: "unknown", reason: "the order has no numeric id" });
     expect(connector.remap("text")).toMatchObject({ sourceOrderNumber: "unknown" });
 
-    fake.failNext(200, answer([null]));
+    fake.failNext({ status: 200, body: answer([null]) });
     const error = await rejection(connector.fetchOrders(WINDOW, null));
     expect(error.retryable).toBe(true);
     expect(error.message).toBe("Shopify ShopifyOrders: the answer lists something that is not an order");
-    fake.failNext(200, { data: { orders: { nodes: "none" } } });
+    fake.failNext({ status: 200, body: { data: { orders: { nodes: "none" } } } });
     expect((await rejection(connector.fetchOrders(WINDOW, null))).message).toBe("Shopify ShopifyOrders: the answer has no orders");
   });
 
@@ -606,6 +622,36 @@ describe("Shopify errors", () => {
 });
 
 describe("Shopify shipments", () => {
+  it("stops reading an order's fulfilment state whose next page repeats or never ends, and sends nothing", async () => {
+    for (const cursor of [() => "same-page", (n: number) => `page-${n}`]) {
+      const { fake, connector } = setup();
+      const order = deliveryOrder(await imported(connector, 1));
+      const gid = order.sourceData.orderId;
+      fake.failNext(
+        badDay.endlessPages(
+          (n) => ({
+            data: {
+              order: {
+                cancelledAt: null,
+                fulfillments: [],
+                fulfillmentOrders: { pageInfo: { hasNextPage: true, endCursor: cursor(n) }, nodes: [] },
+              },
+            },
+          }),
+          { operation: "ShopifyFulfillmentState" },
+        ),
+      );
+      const before = fake.calls.length;
+      const failure = await rejection(connector.ship(shipDelivery(order)));
+      expect(failure.message).toMatch(/^Shopify order #1001's fulfillment orders: (the marketplace named the same next page twice|more than 40 pages, more than the hub reads)$/);
+      expect(failure.retryable).toBe(false);
+      // Every call after the import was a page of the fulfilment state; none created anything.
+      expect(fake.calls.length - before).toBeLessThanOrEqual(40);
+      expect(fake.calls.slice(before).every((c) => c.status === 200 && c.fields.length === 0)).toBe(true);
+      expect(gid).toMatch(/^gid:\/\/shopify\/Order\//);
+    }
+  });
+
   it("has no acknowledgement: NotApplicable, without a call", async () => {
     const { fake, connector } = setup();
     const order = deliveryOrder(await imported(connector, 1));

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../src/db/client";
 import type { Connector } from "../src/sync/connector";
 import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
-import { orderNumberOf } from "../src/sync/connectors/simulated/simulated.orders";
+import { orderNumberOf } from "../src/sync/connectors/simulated/simulated.mapping";
 import { kvStorage, memoryStorage } from "../src/sync/connectors/storage";
 import { runSourceCycle } from "../src/sync/cycle";
 import { importOrders } from "../src/sync/importer";

@@ -1,6 +1,6 @@
 // The pure parts of the sync, driven with explicit clocks.
 import { describe, expect, it } from "vitest";
-import { indexOfOrderNumber, indexRange, makeOrder, orderNumberOf } from "../src/sync/connectors/simulated/simulated.orders";
+import { indexOfOrderNumber, indexRange, makeOrder, orderNumberOf } from "../src/sync/connectors/simulated/simulated.mapping";
 import { importWindow } from "../src/sync/importer";
 import { retryDelay } from "../src/sync/delivery";
 import { cycleTime } from "../src/sync/source-sync";

@@ -6,10 +6,13 @@ import {
   type Connector,
   type DeliveryOrder,
   type ImportedOrder,
+  type OrderPage,
+  type SetAsideOrder,
   type ShipDelivery,
   type Shipment,
 } from "../src/sync/connector";
-import { createWalmartConnector, walmartSettingsSchema } from "../src/sync/connectors/walmart/walmart.connector";
+import { createWalmartConnector } from "../src/sync/connectors/walmart/walmart.connector";
+import { walmartSettingsSchema } from "../src/sync/connectors/walmart/walmart.settings";
 import { mapWalmartOrder } from "../src/sync/connectors/walmart/walmart.mapping";
 import type { WalmartOrder } from "../src/sync/connectors/walmart/walmart.types";
 import {
@@ -17,6 +20,7 @@ import {
   WALMART_FAKE_CLIENT_ID,
   WALMART_FAKE_CLIENT_SECRET,
   type WalmartFake,
+  walmartPagesForEver,
 } from "./fakes/walmart-fake";
 import extracted from "./fakes/walmart-examples.json";
 import { rejection } from "./helpers/rejection";
@@ -126,8 +130,8 @@ describe("Walmart token", () => {
   it("gives up after one retry when the fresh token is refused too", async () => {
     const { fake, connector } = setup();
     const order = await firstOrder(connector);
-    fake.failNext(401);
-    fake.failNext(401);
+    fake.failNext({ status: 401 });
+    fake.failNext({ status: 401 });
     const error = await rejection(connector.acknowledge(ackOf(deliveryOf(order))));
 
     expect(error.status).toBe(401);
@@ -244,10 +248,47 @@ describe("Walmart fetchOrders", () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
+    for (const [repeating, expected] of [[true, [0, 0, 0].map(() => "?limit=100&hasMoreElements=true&soIndex=100&poIndex=100")], [false, [100, 200, 300].map((i) => `?limit=100&hasMoreElements=true&soIndex=${i}&poIndex=100`)]] as const) {
+      const { fake, connector } = setup();
+      fake.failNext(walmartPagesForEver(repeating));
+      const cursors: (string | null)[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const page: OrderPage = await connector.fetchOrders(WINDOW, cursor);
+        expect(page.orders).toEqual([]);
+        cursors.push((cursor = page.nextCursor));
+      }
+      expect(cursors).toEqual(expected);
+    }
+  });
+
   it("reads Walmart's 404 CONTENT_NOT_FOUND as an empty page", async () => {
     const { fake, connector } = setup();
-    fake.failNext(404);
+    fake.failNext({ status: 404 });
     expect(await connector.fetchOrders(WINDOW, null)).toEqual({ orders: [], setAside: [], nextCursor: null });
+  });
+
+  it("sets aside a record of any shape the mapping trips on, naming the TypeError", () => {
+    const { connector } = setup();
+    const released = extracted.operations.find((o) => o.operationId === "getAllReleasedOrders")!;
+    const example = (released.responseExamples as { default: { list: { elements: { order: WalmartOrder[] } } } }).default.list.elements.order[0]!;
+    const spoiled: [string, (order: Record<string, unknown> & WalmartOrder) => void][] = [
+      ["an orderLine object", (o) => (o.orderLines = { orderLine: { lineNumber: "1" } as never })],
+      ["an orderLine [null]", (o) => (o.orderLines = { orderLine: [null] as never })],
+      ["a charge that is a number", (o) => (o.orderLines!.orderLine![0]!.charges = { charge: 5 as never })],
+    ];
+    for (const [what, spoil] of spoiled) {
+      const record = structuredClone(example) as Record<string, unknown> & WalmartOrder;
+      spoil(record);
+      const read = connector.remap(record) as SetAsideOrder;
+      expect([what, read.sourceOrderNumber, read.reason]).toEqual([
+        what,
+        example.purchaseOrderId,
+        expect.stringMatching(/^Walmart the record does not have the shape the marketplace publishes \(TypeError: /),
+      ]);
+      expect(read.record).toBe(record);
+    }
   });
 
   it("adds shipping taxes, several lines and discounts up in cents", () => {
@@ -419,7 +460,7 @@ describe("Walmart errors", () => {
   it("a 400 is not retryable and carries Walmart's code and description", async () => {
     const s = setup();
     const order = await firstOrder(s.connector);
-    s.fake.failNext(400, {
+    s.fake.failNext({ status: 400, body: {
       errors: [
         {
           code: "INVALID_REQUEST_CONTENT.GMP_ORDER_API",
@@ -430,7 +471,7 @@ describe("Walmart errors", () => {
           category: "DATA",
         },
       ],
-    });
+    } });
     const error = await rejection(ship(s, order));
     expect(error.status).toBe(400);
     expect(error.retryable).toBe(false);
@@ -442,7 +483,7 @@ describe("Walmart errors", () => {
 
   it("a 429 is retryable and passes Retry-After on in milliseconds", async () => {
     const s = setup();
-    s.fake.failNext(429, undefined, { "Retry-After": "30" });
+    s.fake.failNext({ status: 429, headers: { "Retry-After": "30" } });
     const error = await rejection(s.connector.fetchOrders(WINDOW, null));
     expect([error.status, error.retryable, error.retryAfterMs]).toEqual([429, true, 30_000]);
     expect(error.message).toContain("REQUEST_THRESHOLD_VIOLATED");
@@ -451,7 +492,7 @@ describe("Walmart errors", () => {
   it("a 500 is retryable", async () => {
     const s = setup();
     const order = await firstOrder(s.connector);
-    s.fake.failNext(500);
+    s.fake.failNext({ status: 500 });
     const error = await rejection(ship(s, order));
     expect([error.status, error.retryable]).toEqual([500, true]);
   });
@@ -467,7 +508,7 @@ describe("Walmart errors", () => {
 
   it("a timeout is retryable and says so", async () => {
     const s = setup();
-    s.fake.failNextWithError(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+    s.fake.failNextWithError({ error: new DOMException("The operation was aborted due to timeout", "TimeoutError") });
     const error = await rejection(s.connector.fetchOrders(WINDOW, null));
     expect([error.status, error.retryable]).toEqual([null, true]);
     expect(error.message).toBe("Walmart GET /v3/orders failed: no answer within 10 s");
@@ -475,7 +516,7 @@ describe("Walmart errors", () => {
 
   it("a failing token call is reported like any other call", async () => {
     const s = setup();
-    s.fake.failNext(503, undefined, {}, "token");
+    s.fake.failNext({ status: 503, target: "token" });
     const error = await rejection(s.connector.fetchOrders(WINDOW, null));
     expect([error.status, error.retryable]).toEqual([503, true]);
   });

@@ -200,20 +200,28 @@ export interface Connector {
   checkSubmitted?(delivery: Delivery, reference: string): Promise<SubmissionStatus>;
 }
 
+/** The longest wait a marketplace can ask for (decisions 6): a longer Retry-After counts as this. */
+export const MAX_MARKETPLACE_WAIT_MS = 60 * 60_000;
+
 /**
  * A marketplace call that failed. `retryable` is false for answers that will not change on a
  * retry (400-class validation errors); `retryAfterMs` carries a 429's Retry-After (or the wait a
- * connector's own pacing asks for).
+ * connector's own pacing asks for), held to 0..one hour whatever a marketplace sent, so that no
+ * date built from it is out of range.
  */
 export class MarketplaceError extends Error {
+  readonly retryAfterMs: number | null;
+
   constructor(
     message: string,
     readonly status: number | null,
     readonly retryable: boolean,
-    readonly retryAfterMs: number | null = null,
+    retryAfterMs: number | null = null,
   ) {
     super(message);
     this.name = "MarketplaceError";
+    this.retryAfterMs =
+      retryAfterMs === null ? null : Number.isNaN(retryAfterMs) ? MAX_MARKETPLACE_WAIT_MS : Math.min(MAX_MARKETPLACE_WAIT_MS, Math.max(0, Math.round(retryAfterMs)));
   }
 }
 

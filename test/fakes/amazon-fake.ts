@@ -13,6 +13,7 @@
 // the LWA token exchange, the XML order acknowledgement document and its processing report. The
 // error codes and texts of its refusals are illustrative (the models give the shape only).
 import { XMLBuilder, XMLParser, XMLValidator } from "fast-xml-parser";
+import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault } from "./faults";
 import extracted from "./amazon-examples.json";
 import { receive, type ReceivedRequest } from "./received-request";
 import { checkAgainstSchema, isDateTime, type Schema } from "./amazon-schema-check.mjs";
@@ -95,9 +96,6 @@ export interface AmazonFakeOptions {
 }
 
 type Target = "api" | "token" | "upload" | "download";
-type Fault =
-  | { target: Target; operationId: string | null; kind: "answer"; status: number; body: unknown; headers: Record<string, string> }
-  | { target: Target; operationId: string | null; kind: "throw"; error: unknown };
 
 export interface ProcessOptions {
   status?: "DONE" | "FATAL" | "CANCELLED" | "IN_PROGRESS";
@@ -181,7 +179,7 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
   const violations: string[] = [];
   const tokens: string[] = [];
   const tokenState = new Map<string, { expiresAt: number; revoked: boolean }>();
-  const faults: Fault[] = [];
+  const faults = faultQueue<Target>("api");
   const orders: FakeOrder[] = exampleOrders();
   const buckets = new Map<string, { tokens: number; at: number }>();
   const pageTokens = new Map<string, { ids: string[]; offset: number; signature: string; issuedAt: number }>();
@@ -195,16 +193,11 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
 
   const nowMs = () => now().getTime();
 
-  function takeFault(target: Target, operationId: string | null): Fault | undefined {
-    const i = faults.findIndex((f) => f.target === target && (f.operationId === null || f.operationId === operationId));
-    return i < 0 ? undefined : faults.splice(i, 1)[0];
-  }
-
-  function applyFault(fault: Fault): Response {
-    if (fault.kind === "throw") throw fault.error;
+  function applyFault(fault: Fault<Target>): Response {
     // A string is sent as it is (a proxy's HTML page, S3's XML error).
-    if (typeof fault.body === "string") return new Response(fault.body, { status: fault.status, headers: fault.headers });
-    return json(fault.status, fault.body ?? amazonErrorBody(fault.status === 429 ? "QuotaExceeded" : "InternalFailure", "Fault injected by the test"), fault.headers);
+    return faultResponse(fault, (f) =>
+      json(f.status, f.body ?? amazonErrorBody(f.status === 429 ? "QuotaExceeded" : "InternalFailure", "Fault injected by the test"), f.headers),
+    );
   }
 
   function violation(where: string, problems: string[], status = 400): Response {
@@ -263,7 +256,7 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
       for (const p of problems) violations.push(`${where}: ${p}`);
       return json(400, { error: "invalid_request", error_description: problems.join("; ") });
     }
-    const fault = takeFault("token", null);
+    const fault = faults.take("token");
     if (fault) return applyFault(fault);
     if (form.get("client_id") !== AMAZON_FAKE_CLIENT_ID || form.get("client_secret") !== AMAZON_FAKE_CLIENT_SECRET) {
       return json(401, { error: "invalid_client", error_description: "Client authentication failed" });
@@ -474,7 +467,7 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
       return new Response("<Error><Code>SignatureDoesNotMatch</Code></Error>", { status: 403 });
     }
     if (nowMs() - doc.createdAt > 5 * 60_000) return new Response("<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>", { status: 403 });
-    const fault = takeFault("upload", null);
+    const fault = faults.take("upload");
     if (fault) return applyFault(fault);
     doc.content = rawBody;
     return new Response(null, { status: 200 });
@@ -539,7 +532,7 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
       return new Response("<Error><Code>NoSuchKey</Code></Error>", { status: 404 });
     }
     if (request.headers.has("x-amz-access-token")) violations.push(`${url.pathname}: the access token must not travel to the document URL`);
-    const fault = takeFault("download", null);
+    const fault = faults.take("download");
     if (fault) return applyFault(fault);
     return new Response(report, { status: 200 });
   }
@@ -570,7 +563,7 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
     if (request.headers.has("Authorization")) problems.push("Authorization is not an SP-API header (the LWA token goes in x-amz-access-token)");
     if (problems.length > 0 && sandboxAnswer(op, parameters) === null) return violation(where, problems, accessToken ? 400 : 403);
 
-    const fault = takeFault("api", op.operationId);
+    const fault = faults.take("api", op.operationId);
     if (fault) return applyFault(fault);
     const state = accessToken ? tokenState.get(accessToken) : undefined;
     if (!state || state.revoked || nowMs() >= state.expiresAt) {
@@ -705,13 +698,9 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
       return throttled;
     },
     /** Answer the next call to `target` (of one operation, when given) with this status instead. */
-    failNext(status: number, body?: unknown, headers: Record<string, string> = {}, target: Target = "api", operationId: string | null = null) {
-      faults.push({ target, operationId, kind: "answer", status, body, headers });
-    },
+    failNext: faults.failNext,
     /** Make the next call to `target` fail the way fetch does when the network does. */
-    failNextWithError(error: unknown = new TypeError("Network connection lost."), target: Target = "api", operationId: string | null = null) {
-      faults.push({ target, operationId, kind: "throw", error });
-    },
+    failNextWithError: faults.failNextWithError,
     /** Amazon-side revocation of every issued token: the next call with one answers 403. */
     expireTokens() {
       for (const s of tokenState.values()) s.revoked = true;
@@ -820,4 +809,12 @@ function expectSequence(nodes: OrderedNode[], pattern: string[], where: string, 
 async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/**
+ * searchOrders pages for ever, empty, each naming a next page: the same token every time
+ * (`repeating`) or a new one each time. For failNext.
+ */
+export function amazonPagesForEver(repeating: boolean): AnswerFault<Target> {
+  return badDay.endlessPages((n) => ({ orders: [], pagination: { nextToken: repeating ? "again" : `page-${n}` } }), { operation: "searchOrders" });
 }

@@ -13,6 +13,7 @@
 // Post-Order error ids are illustrative.
 import type { EbayOrder } from "../../src/sync/connectors/ebay/ebay.types";
 import extracted from "./ebay-description.json";
+import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "./faults";
 import { receive, type ReceivedRequest } from "./received-request";
 import { schemaProblems, type Schema } from "./schema-check";
 
@@ -65,9 +66,6 @@ export interface EbayFakeOptions {
   expiresIn?: number;
 }
 
-type Fault =
-  | { target: EbayApi; kind: "answer"; status: number; body: unknown; headers: Record<string, string> }
-  | { target: EbayApi; kind: "throw"; error: unknown };
 
 export interface FakeFulfillment {
   fulfillmentId: string;
@@ -77,7 +75,7 @@ export interface FakeFulfillment {
   shippedDate: string;
 }
 
-export interface EbayFake {
+export interface EbayFake extends FaultHelpers<EbayApi> {
   fetch: typeof fetch;
   requests: RecordedRequest[];
   violations: string[];
@@ -92,10 +90,6 @@ export interface EbayFake {
   touch(orderId: string, change?: (order: EbayOrder) => void): void;
   /** Make an order ineligible for cancellation, with these EligibilityFailureReasonEnum values. */
   refuseCancellation(orderId: string, reasons: string[]): void;
-  /** Answer the next call of this API with this status and body instead. */
-  failNext(target: EbayApi, status: number, body?: unknown, headers?: Record<string, string>): void;
-  /** Make the next call of this API fail the way fetch does when the network does. */
-  failNextWithError(target: EbayApi, error?: unknown): void;
   /** eBay-side expiry of every issued token: the next call with one answers 401. */
   expireTokens(): void;
   /** Requests of one API. */
@@ -159,7 +153,7 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
   const fulfillments = new Map<string, FakeFulfillment[]>();
   const cancellations: EbayFake["cancellations"] = new Map();
   const refusals = new Map<string, string[]>();
-  const faults: Fault[] = [];
+  const faults = faultQueue<EbayApi>("fulfillment");
   let fulfillmentCounter = 0;
 
   for (const order of opts.orders ?? []) {
@@ -168,21 +162,22 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     orders.set(order.orderId!, clone(order));
   }
 
-  function takeFault(target: EbayApi): Fault | undefined {
-    const i = faults.findIndex((f) => f.target === target);
-    return i < 0 ? undefined : faults.splice(i, 1)[0];
-  }
 
-  function applyFault(fault: Fault): Response {
-    if (fault.kind === "throw") throw fault.error;
-    const body =
-      fault.body ??
-      (fault.target === "postOrder"
-        ? postOrderError(fault.status >= 500 ? 1000 : 1001, fault.status >= 500 ? "Internal error" : "Request failed", fault.status)
-        : fault.target === "token"
-          ? oauthError("server_error", "the token service failed")
-          : fulfillmentError(fault.status >= 500 ? 30500 : 32600));
-    return json(fault.status, body, fault.headers);
+  function applyFault(fault: Fault<EbayApi>): Response {
+    return faultResponse(
+      fault,
+      (f) => {
+        const body =
+          f.body ??
+          (f.target === "postOrder"
+            ? postOrderError(f.status >= 500 ? 1000 : 1001, f.status >= 500 ? "Internal error" : "Request failed", f.status)
+            : f.target === "token"
+              ? oauthError("server_error", "the token service failed")
+              : fulfillmentError(f.status >= 500 ? 30500 : 32600));
+        return json(f.status, body, f.headers ?? {});
+      },
+      true,
+    );
   }
 
   function reject(where: string, problems: string[], api: EbayApi): Response {
@@ -247,7 +242,7 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
       problems.push("scope must include sell.fulfillment (createShippingFulfillment needs it)");
     }
     if (problems.length > 0) return reject(`POST ${TOKEN_PATH}`, problems, "token");
-    const fault = takeFault("token");
+    const fault = faults.take("token");
     if (fault) return applyFault(fault);
     let credentials = "";
     try {
@@ -394,7 +389,7 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
       problems.push(`${op.operationId} takes no body`);
     }
     if (problems.length > 0) return reject(where, problems, "fulfillment");
-    const fault = takeFault("fulfillment");
+    const fault = faults.take("fulfillment");
     if (fault) return applyFault(fault);
     if (!tokenAlive(token)) {
       return json(401, { errors: [{ errorId: 1001, domain: "OAuth", category: "REQUEST", message: "Invalid access token", longMessage: "Invalid access token. Check the value of the Authorization HTTP request header." }] });
@@ -471,7 +466,7 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
       }
     }
     if (problems.length > 0) return reject(where, problems, "postOrder");
-    const fault = takeFault("postOrder");
+    const fault = faults.take("postOrder");
     if (fault) return applyFault(fault);
     if (!tokenAlive(token)) return json(401, postOrderError(1002, "Invalid access token", 401));
 
@@ -551,12 +546,8 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     refuseCancellation(orderId, reasons) {
       refusals.set(orderId, reasons);
     },
-    failNext(target, status, body, headers = {}) {
-      faults.push({ target, kind: "answer", status, body, headers });
-    },
-    failNextWithError(target, error = new TypeError("Network connection lost.")) {
-      faults.push({ target, kind: "throw", error });
-    },
+    failNext: faults.failNext,
+    failNextWithError: faults.failNextWithError,
     expireTokens() {
       for (const state of tokenState.values()) state.expired = true;
     },
@@ -564,4 +555,20 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
       return requests.filter((r) => r.api === api);
     },
   };
+}
+
+/**
+ * getOrders pages for ever, without an order, each naming a next page: the same offset every time
+ * (`repeating`) or a further one each time. For failNext.
+ */
+export function ebayPagesForEver(repeating: boolean): AnswerFault<EbayApi> {
+  return badDay.endlessPages(
+    (n) => {
+      const offset = repeating ? 200 : 200 * (n + 1);
+      // One record a page that is no order (no orderId): a page without any is the last one.
+      const page = { href: "https://api.ebay.com/sell/fulfillment/v1/order", total: 1_000_000, limit: 200, offset, orders: [{}] };
+      return { ...page, next: `https://api.ebay.com/sell/fulfillment/v1/order?limit=200&offset=${offset}` };
+    },
+    { target: "fulfillment" },
+  );
 }

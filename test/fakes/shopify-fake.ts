@@ -37,6 +37,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from "graphql";
+import { badDay, faultQueue, faultResponse, type AnswerFault } from "./faults";
 import { supportedActions, type Json } from "./shopify-fixtures";
 
 export const SHOPIFY_FAKE_SHOP = "hub-test.myshopify.com";
@@ -91,7 +92,6 @@ export interface ShopifyFakeOptions {
   host?: string;
 }
 
-type Fault = { kind: "answer"; status: number; body: unknown; headers: Record<string, string> } | { kind: "throw"; error: unknown };
 
 interface PendingJob {
   job: Json;
@@ -107,7 +107,7 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
   const calls: RecordedCall[] = [];
   const violations: string[] = [];
   const issuedCursors = new Set<string>();
-  const faults: Fault[] = [];
+  const faults = faultQueue<"api">("api");
   const rejections = new Map<string, Json[]>();
   const pendingJobs: PendingJob[] = [];
   const bucket = {
@@ -450,14 +450,12 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
       record.errors = ["[API] Invalid API key or access token (unrecognized login or wrong password)"];
       return json(401, { errors: record.errors[0] });
     }
-    const fault = faults.shift();
-    if (fault?.kind === "throw") throw fault.error;
-    if (fault?.kind === "answer" && typeof fault.body === "string") {
-      // A raw text: a proxy's page, a cut-off answer.
-      record.status = fault.status;
-      return new Response(fault.body, { status: fault.status, headers: fault.headers });
+    const fault = faults.take("api", operationNameOf(text));
+    if (fault) {
+      if (fault.kind === "answer") record.status = fault.status;
+      // A string goes out as it is (a proxy's page, a cut-off answer).
+      return faultResponse(fault, (f) => answer(f.status, f.body ?? { errors: "Internal Server Error" }, f.headers));
     }
-    if (fault?.kind === "answer") return answer(fault.status, fault.body, fault.headers);
 
     let body: { query?: unknown; variables?: unknown; operationName?: unknown };
     try {
@@ -533,12 +531,8 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     },
     available: () => restore(),
     /** Answer the next request with this instead of executing it (a string goes out as it is). */
-    failNext(status: number, body: unknown = { errors: "Internal Server Error" }, headers: Record<string, string> = {}) {
-      faults.push({ kind: "answer", status, body, headers });
-    },
-    failNextWithError(error: unknown = new TypeError("Network connection lost.")) {
-      faults.push({ kind: "throw", error });
-    },
+    failNext: faults.failNext,
+    failNextWithError: faults.failNextWithError,
     /** The next call of this mutation answers these userErrors. */
     rejectNext(field: "fulfillmentCreate" | "fulfillmentTrackingInfoUpdate" | "orderCancel", errors: Json[]) {
       rejections.set(field, errors);
@@ -574,3 +568,23 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
 }
 
 export type ShopifyFake = ReturnType<typeof createShopifyFake>;
+
+/** The operationName a request body names (what a fault of one operation matches), or null. */
+function operationNameOf(text: string): string | null {
+  try {
+    const name = (JSON.parse(text) as { operationName?: unknown } | null)?.operationName;
+    return typeof name === "string" ? name : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `orders` pages for ever, empty, each naming a next page: the same cursor every time
+ * (`repeating`) or a new one each time. For failNext.
+ */
+export function shopifyPagesForEver(repeating: boolean): AnswerFault<"api"> {
+  return badDay.endlessPages((n) => ({ data: { orders: { pageInfo: { hasNextPage: true, endCursor: repeating ? "again" : `page-${n}` }, nodes: [] } } }), {
+    operation: "ShopifyOrders",
+  });
+}

@@ -10,6 +10,8 @@
 // cancelling a cancelled line, cancelling a shipped line (the description's refund is for those),
 // acknowledging an order whose every line is cancelled. Such a call is answered 400 with Walmart's
 // error body and changes nothing; lists and order reads show the lines as they now stand.
+import type { WalmartOrder, WalmartOrderLine, WalmartShipmentRequest } from "../../src/sync/connectors/walmart/walmart.types";
+import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "./faults";
 import { receive, type ReceivedRequest } from "./received-request";
 import extracted from "./walmart-examples.json";
 
@@ -60,20 +62,13 @@ export interface WalmartFakeOptions {
 }
 
 type FaultTarget = "api" | "token";
-type Fault =
-  | { target: FaultTarget; kind: "answer"; status: number; body: unknown; headers: Record<string, string> }
-  | { target: FaultTarget; kind: "throw"; error: unknown };
 
-export interface WalmartFake {
+export interface WalmartFake extends FaultHelpers<FaultTarget> {
   fetch: typeof fetch;
   requests: ReceivedRequest[];
   violations: string[];
   /** Tokens issued so far, oldest first. */
   tokens: string[];
-  /** Answer the next order-API call (or token call) with this status instead. */
-  failNext(status: number, body?: unknown, headers?: Record<string, string>, target?: FaultTarget): void;
-  /** Make the next order-API call (or token call) fail the way fetch does when the network does. */
-  failNextWithError(error?: unknown, target?: FaultTarget): void;
   /** Walmart-side expiry of every issued token: the next call with one answers 401. */
   expireTokens(): void;
   /** Requests other than token requests. */
@@ -156,22 +151,9 @@ export function checkAgainstSchema(value: unknown, schema: Schema, path: string,
   return problems;
 }
 
-interface ExampleLineStatus {
-  status?: string;
-  statusQuantity?: { unitOfMeasurement?: string; amount?: string };
-  [field: string]: unknown;
-}
-interface ExampleLine {
-  lineNumber?: string;
-  orderLineQuantity?: { unitOfMeasurement?: string; amount?: string };
-  orderLineStatuses?: { orderLineStatus?: ExampleLineStatus[] };
-  [field: string]: unknown;
-}
-interface ExampleOrder {
-  purchaseOrderId: string;
-  orderLines?: { orderLine?: ExampleLine[] };
-  [field: string]: unknown;
-}
+// The connector's own wire types: the fake serves what the connector reads.
+type ExampleLine = WalmartOrderLine;
+type ExampleOrder = WalmartOrder & { purchaseOrderId: string };
 
 type LineStatus = "Created" | "Acknowledged" | "Shipped" | "Cancelled";
 
@@ -255,7 +237,7 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
   const tokenState = new Map<string, { expiresAt: number; expired: boolean }>();
   const correlationIds = new Set<string>();
   const issuedCursors = new Set<string>();
-  const faults: Fault[] = [];
+  const faults = faultQueue<FaultTarget>("api");
   const orders = new Map<string, ExampleOrder>();
 
   /** The fake's own copy of an order, made on first use from the description's examples. */
@@ -306,10 +288,6 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     return null;
   }
 
-  function takeFault(target: FaultTarget): Fault | undefined {
-    const i = faults.findIndex((f) => f.target === target);
-    return i < 0 ? undefined : faults.splice(i, 1)[0];
-  }
 
   function checkHeaders(headers: Headers, names: string[], problems: string[]): void {
     for (const name of names) {
@@ -340,7 +318,7 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(authorization);
     if (!basic) problems.push("Authorization must be Basic base64(clientId:clientSecret)");
     if (problems.length > 0) return violation(request, problems);
-    const fault = takeFault("token");
+    const fault = faults.take("token");
     if (fault) return applyFault(fault);
     let credentials = "";
     try {
@@ -364,9 +342,11 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     return json(400, walmartErrorBody(400, problems.join("; ")));
   }
 
-  function applyFault(fault: Fault): Response {
-    if (fault.kind === "throw") throw fault.error;
-    return json(fault.status, fault.body ?? walmartErrorBody(fault.status), fault.headers);
+  function applyFault(fault: Fault<FaultTarget>): Response {
+    // A page a fault answers names its next page like any other: the connector may ask for it.
+    const next = (fault.kind === "answer" ? (fault.body as ExampleList | undefined) : undefined)?.list?.meta?.nextCursor;
+    if (typeof next === "string") issuedCursors.add(next);
+    return faultResponse(fault, (f) => json(f.status, f.body ?? walmartErrorBody(f.status), f.headers), true);
   }
 
   function handleApi(
@@ -412,7 +392,7 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     }
     if (problems.length > 0) return violation(request, problems);
 
-    const fault = takeFault("api");
+    const fault = faults.take("api");
     if (fault) return applyFault(fault);
 
     const state = token ? tokenState.get(token) : undefined;
@@ -486,12 +466,8 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     requests,
     violations,
     tokens,
-    failNext(status, body, headers = {}, target = "api") {
-      faults.push({ target, kind: "answer", status, body, headers });
-    },
-    failNextWithError(error = new TypeError("Network connection lost."), target = "api") {
-      faults.push({ target, kind: "throw", error });
-    },
+    failNext: faults.failNext,
+    failNextWithError: faults.failNextWithError,
     expireTokens() {
       for (const state of tokenState.values()) state.expired = true;
     },
@@ -522,9 +498,11 @@ function bodyLines(body: unknown): string[] {
 
 /** Each line a shipment or cancellation names, with the quantity it moves and its tracking. */
 function bodyLineQuantities(body: unknown): { lineNumber: string; quantity: number; trackingInfo: unknown }[] {
+  // What the connector sends, read as loosely as anything a client could send.
+  type Line = Partial<WalmartShipmentRequest["orderShipment"]["orderLines"]["orderLine"][number]>;
   const b = body as {
-    orderShipment?: { orderLines?: { orderLine?: ExampleLine[] } };
-    orderCancellation?: { orderLines?: { orderLine?: ExampleLine[] } };
+    orderShipment?: { orderLines?: { orderLine?: Line[] } };
+    orderCancellation?: { orderLines?: { orderLine?: Line[] } };
   } | null;
   const lines = (b?.orderShipment ?? b?.orderCancellation)?.orderLines?.orderLine ?? [];
   return lines.map((l) => {
@@ -532,7 +510,20 @@ function bodyLineQuantities(body: unknown): { lineNumber: string; quantity: numb
     return {
       lineNumber: l.lineNumber ?? "",
       quantity: statuses.reduce((n, s) => n + Number(s.statusQuantity?.amount ?? "0"), 0),
-      trackingInfo: statuses.find((s) => s.trackingInfo)?.trackingInfo,
+      trackingInfo: statuses.find((s) => "trackingInfo" in s && s.trackingInfo)?.trackingInfo,
     };
   });
+}
+
+/**
+ * Order lists for ever, empty, each naming a next page: the same one every time (`repeating`) or
+ * a new one each time. For failNext.
+ */
+export function walmartPagesForEver(repeating: boolean): AnswerFault<FaultTarget> {
+  return badDay.endlessPages((n) => ({
+    list: {
+      meta: { totalCount: 1_000_000, limit: 100, nextCursor: `?limit=100&hasMoreElements=true&soIndex=${repeating ? 100 : 100 * (n + 1)}&poIndex=100` },
+      elements: { order: [] },
+    },
+  }));
 }

@@ -2,12 +2,17 @@
 // (the admin routes answer 400 naming the field) and builds a Connector for one cycle.
 import type { z } from "zod";
 import type { Connector, ConnectorContext } from "../connector";
-import { amazonSettingsSchema, createAmazonConnector } from "./amazon/amazon.connector";
-import { createEbayConnector, ebaySettingsSchema } from "./ebay/ebay.connector";
-import { createShopifyConnector, shopifySettingsSchema } from "./shopify/shopify.connector";
-import { createSimulatedConnector, receivedWire, simulatedSettingsSchema } from "./simulated/simulated.connector";
+import { createAmazonConnector } from "./amazon/amazon.connector";
+import { amazonSettingsSchema } from "./amazon/amazon.settings";
+import { createEbayConnector } from "./ebay/ebay.connector";
+import { ebaySettingsSchema } from "./ebay/ebay.settings";
+import { createShopifyConnector } from "./shopify/shopify.connector";
+import { shopifySettingsSchema } from "./shopify/shopify.settings";
+import { createSimulatedConnector, receivedWire } from "./simulated/simulated.connector";
+import { simulatedSettingsSchema } from "./simulated/simulated.settings";
 import type { SourceStorage } from "./storage";
-import { createWalmartConnector, walmartSettingsSchema } from "./walmart/walmart.connector";
+import { createWalmartConnector } from "./walmart/walmart.connector";
+import { walmartSettingsSchema } from "./walmart/walmart.settings";
 
 export interface ConnectorEntry {
   settingsSchema: z.ZodType<Record<string, unknown>>;

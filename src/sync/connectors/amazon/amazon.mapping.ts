@@ -3,7 +3,10 @@
 // confirmShipment body, acknowledgements and cancellations to one POST_ORDER_ACKNOWLEDGEMENT_DATA
 // XML document, a feed processing report to its results, Amazon's error bodies to one line.
 import { XMLBuilder, XMLParser, XMLValidator } from "fast-xml-parser";
-import type { CancelDelivery, Delivery, ImportedOrder, ImportedOrderItem, SetAsideOrder, ShipDelivery } from "../../connector";
+import type { CancelDelivery, Delivery, ImportedOrder, ImportedOrderItem, ShipDelivery } from "../../connector";
+import { refusal } from "../kit/marketplace-http";
+import { cents as centsOf, fromCents, splitName, squash } from "../kit/mapping";
+import { Unmappable, type OrderReader } from "../kit/orders-page";
 import type {
   AmazonCancelReason,
   AmazonConfirmShipmentRequest,
@@ -17,23 +20,14 @@ import type {
   ProcessingResult,
 } from "./amazon.types";
 
-/** Why an order cannot be imported; becomes a set-aside order, never a failed cycle. */
-export class UnmappableOrder extends Error {}
-
-function unmappable(message: string): UnmappableOrder {
-  return new UnmappableOrder(message);
+function unmappable(message: string): Unmappable {
+  return new Unmappable(message);
 }
 
-// Sums run in cents so that 0.1 + 0.2 stays 0.3 on the way to the database.
-function cents(money: AmazonMoney | null | undefined, where: string): number {
-  const raw = money?.amount;
-  if (raw === null || raw === undefined || raw === "") return 0;
-  const value = typeof raw === "number" ? raw : /^\s*-?\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isFinite(value)) throw unmappable(`${where}: amount ${JSON.stringify(raw)} is not a number`);
-  return Math.round(value * 100);
-}
+/** A delivery its own data makes impossible (no tracking number): the same on every retry. */
+const impossible = (message: string) => refusal("Amazon", message);
 
-const fromCents = (c: number): number => c / 100;
+const cents = (money: AmazonMoney | null | undefined, where: string): number => centsOf(money?.amount, where);
 const text = (s: string | null | undefined): string => (typeof s === "string" ? s.trim() : "");
 
 interface Money {
@@ -88,12 +82,6 @@ function quantityOf(item: AmazonOrderItem, where: string): number {
   return n;
 }
 
-function splitName(name: string): { firstName: string; lastName: string } {
-  const parts = name.trim().split(/\s+/).filter(Boolean);
-  if (parts.length <= 1) return { firstName: parts[0] ?? "", lastName: "" };
-  return { firstName: parts.slice(0, -1).join(" "), lastName: parts.at(-1) ?? "" };
-}
-
 function dateOf(raw: string | null | undefined, field: string, where: string): Date {
   const ms = typeof raw === "string" && /^\d{4}-\d{2}-\d{2}T/.test(raw) ? Date.parse(raw) : Number.NaN;
   if (!Number.isFinite(ms)) throw unmappable(`${where}: ${field} ${JSON.stringify(raw ?? null)} is not an ISO 8601 date-time`);
@@ -116,7 +104,7 @@ function shipToOf(address: AmazonCustomerAddress | null | undefined): ImportedOr
 }
 
 /**
- * An Order of searchOrders as the service's order. Throws UnmappableOrder with the reason when a
+ * An Order of searchOrders as the service's order. Throws Unmappable with the reason when a
  * field the service cannot do without is missing or unreadable.
  */
 export function mapAmazonOrder(order: AmazonOrder): ImportedOrder {
@@ -205,28 +193,20 @@ export function mapAmazonOrder(order: AmazonOrder): ImportedOrder {
   };
 }
 
-/** The order, or the set-aside record saying why not (what fetchOrders and remap answer). */
-export function mapOrSetAside(record: unknown): ImportedOrder | SetAsideOrder {
-  const order = (typeof record === "object" && record !== null ? record : {}) as AmazonOrder;
-  try {
+/** How a record of searchOrders is read: set aside under its orderId when it cannot be mapped. */
+export const amazonOrderReader: OrderReader = {
+  map(record) {
     if (typeof record !== "object" || record === null || Array.isArray(record)) throw unmappable("the record is not an Order object");
-    return mapAmazonOrder(order);
-  } catch (error) {
-    if (!(error instanceof UnmappableOrder)) throw error;
-    return { sourceOrderNumber: text(typeof order.orderId === "string" ? order.orderId : ""), reason: `Amazon ${error.message}`, record };
-  }
-}
-
-export function isSetAside(value: ImportedOrder | SetAsideOrder): value is SetAsideOrder {
-  return "reason" in value;
-}
+    return mapAmazonOrder(record as AmazonOrder);
+  },
+  numberOf: (record) => text((record as AmazonOrder | null)?.orderId),
+  reason: (message) => `Amazon ${message}`,
+};
 
 /** Whether Amazon fulfils this order itself (FBA): then the seller neither ships nor cancels it. */
 export function fulfilledByAmazon(delivery: Delivery): boolean {
   return delivery.order.sourceData.fulfilledBy === "AMAZON";
 }
-
-const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, "");
 
 /**
  * The carrier as confirmShipment wants it. A carrier that matches one of Amazon's carrier codes
@@ -258,13 +238,13 @@ export function confirmShipmentRequest(
   const trackingNumber = shipment.trackingNumber?.trim();
   const carrier = shipment.carrier?.trim();
   // PackageDetail requires both; an empty string would only earn a 400 later.
-  if (!trackingNumber) throw unmappable(`cannot ship ${where}: confirmShipment needs a tracking number`);
-  if (!carrier) throw unmappable(`cannot ship ${where}: confirmShipment needs a carrier`);
+  if (!trackingNumber) throw impossible(`cannot ship ${where}: confirmShipment needs a tracking number`);
+  if (!carrier) throw impossible(`cannot ship ${where}: confirmShipment needs a carrier`);
   const lines = shipment.lines.length > 0 ? shipment.lines : delivery.order.lines;
-  if (lines.length === 0) throw unmappable(`cannot ship ${where}: it has no items`);
+  if (lines.length === 0) throw impossible(`cannot ship ${where}: it has no items`);
   for (const line of lines) {
     if (!Number.isInteger(line.quantity) || line.quantity <= 0) {
-      throw unmappable(`cannot ship ${where}: item ${line.sourceLineId} has quantity ${line.quantity}`);
+      throw impossible(`cannot ship ${where}: item ${line.sourceLineId} has quantity ${line.quantity}`);
     }
   }
   const method = shipment.shippingMethod?.trim();

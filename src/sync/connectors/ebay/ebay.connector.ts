@@ -11,7 +11,6 @@
 // header: the current "Making a Call" page (Post-Order API Version 2) says to prefix the token
 // with `Bearer`, as the Fulfillment API does (an older copy of that page, and the hendt/ebay-api
 // client, used `IAF` for OAuth tokens). Nothing more of that API is used.
-import { z } from "zod";
 import {
   MarketplaceError,
   type CancelDelivery,
@@ -20,31 +19,29 @@ import {
   type ConnectorContext,
   type Delivery,
   type DeliveryOutcome,
-  type ImportedOrder,
   type ImportWindow,
   type OrderPage,
-  type SetAsideOrder,
   type ShipDelivery,
 } from "../../connector";
-import { connectorSettings, httpsUrl } from "../settings";
 import { sha256Hex } from "../../../lib/crypto";
-import { accessTokens, issuedToken } from "../access-token";
-import { basicAuthorization, readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
+import { accessTokens, issuedToken, withFreshToken } from "../kit/access-token";
+import { answerFailure, basicAuthorization, readJsonAnswer, refusal as refused, sendToMarketplace } from "../kit/marketplace-http";
+import { readOrder, splitPage } from "../kit/orders-page";
+import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
 import {
   cancelRequest,
   describeEbayError,
+  ebayOrderReader,
   ebayTrackingNumber,
   fulfillmentIdOf,
-  isSetAside,
   lastModifiedFilter,
-  mapEbayOrder,
   offsetOfNext,
   prepareShipment,
   shippingFulfillmentDetails,
 } from "./ebay.mapping";
+import { ebaySettingsSchema } from "./ebay.settings";
 import {
-  EBAY_SELLER_CANCEL_REASONS,
   POST_ORDER_MARKETPLACES,
   type EbayOrder,
   type EbayOrderPage,
@@ -53,33 +50,12 @@ import {
   type PostOrderEligibilityResult,
 } from "./ebay.types";
 
-export const EBAY_DEFAULT_BASE_URL = "https://api.ebay.com";
 const TOKEN_PATH = "/identity/v1/oauth2/token";
 const FULFILLMENT = "/sell/fulfillment/v1";
 const POST_ORDER = "/post-order/v2";
 export const EBAY_FULFILLMENT_SCOPE = "https://api.ebay.com/oauth/api_scope/sell.fulfillment";
 
 
-const stringError = (name: string, example: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? `${name} is required` : `${name} must be a string${example}`;
-
-const required = (name: string) => z.string({ error: stringError(name, "") }).trim().min(1, `${name} must not be empty`);
-
-export const ebaySettingsSchema = z.strictObject({
-  clientId: required("clientId"),
-  clientSecret: required("clientSecret"),
-  /** The seller's refresh token, from eBay's consent page (see the README). */
-  refreshToken: required("refreshToken"),
-  marketplaceId: z
-    .string({ error: stringError("marketplaceId", " such as EBAY_US") })
-    .regex(/^EBAY_[A-Z]{2}$/, "marketplaceId must be an eBay marketplace id such as EBAY_US, EBAY_GB or EBAY_DE"),
-  baseUrl: httpsUrl().default(EBAY_DEFAULT_BASE_URL),
-  /** Defaults to the token endpoint of baseUrl's host (api.ebay.com, api.sandbox.ebay.com). */
-  tokenUrl: httpsUrl().optional(),
-  // Connector.cancel carries no reason the Post-Order API knows; a seller-side reason is a setting.
-  cancelReason: z.enum(EBAY_SELLER_CANCEL_REASONS).default("OUT_OF_STOCK_OR_CANNOT_FULFILL"),
-});
-export type EbaySettings = z.output<typeof ebaySettingsSchema>;
 
 const TIMEOUT_MS = 15_000;
 /** getOrders' maximum. */
@@ -96,8 +72,8 @@ const SETTLE_MS = 2 * 60_000;
 
 const CAPABILITIES: Capabilities = { acknowledge: false, ship: true, shipLines: true, cancel: true, cancelLines: false };
 
-/** A mapping or eligibility refusal: the data will not change on a retry. */
-const refusal = (message: string, status: number | null = null) => new MarketplaceError(`eBay ${message}`, status, false);
+/** A delivery's data or eBay's verdict on it: the same on every retry. */
+const refusal = (message: string, status: number | null = null) => refused("eBay", message, status);
 
 export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStorage): Connector {
   const settings = connectorSettings(ebaySettingsSchema, ctx, "eBay");
@@ -112,22 +88,13 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     return fingerprint;
   }
 
-  async function errorOf(response: Response, label: string): Promise<MarketplaceError> {
-    const body = await response.text().catch(() => "");
-    let detail: string | null = null;
-    try {
-      detail = describeEbayError(JSON.parse(body));
-    } catch {
-      // Not JSON: the text itself is the best description there is.
-    }
-    detail ??= body.trim().slice(0, 200) || response.statusText || "no details";
-    const status = response.status;
-    return new MarketplaceError(
-      `eBay ${status} on ${label}: ${detail}`,
-      status,
-      status === 401 || status === 408 || status === 429 || status >= 500,
-      retryAfterMs(response.headers.get("Retry-After"), ctx.now()),
-    );
+  function errorOf(response: Response, label: string): Promise<MarketplaceError> {
+    return answerFailure(response, {
+      prefix: `eBay ${response.status} on ${label}:`,
+      describe: (body) => describeEbayError(JSON.parse(body)),
+      retryable: (status) => status === 401 || status === 408 || status === 429 || status >= 500,
+      now: ctx.now(),
+    });
   }
 
   const tokens = accessTokens({
@@ -168,16 +135,16 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     },
   });
 
-  async function call(api: "fulfillment" | "postOrder", method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
-    for (let attempt = 1; ; attempt++) {
-      const used = await tokens.get();
+  function call(api: "fulfillment" | "postOrder", method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
+    // A user token can be revoked or expire early on eBay's side: one fresh token, one retry.
+    return withFreshToken(tokens, (token) => {
       const headers: Record<string, string> = {
         Accept: "application/json",
-        Authorization: `Bearer ${used}`,
+        Authorization: `Bearer ${token}`,
       };
       if (body !== undefined) headers["Content-Type"] = "application/json";
       if (api === "postOrder" && postOrderMarketplace) headers["X-EBAY-C-MARKETPLACE-ID"] = postOrderMarketplace;
-      const response = await sendToMarketplace({
+      return sendToMarketplace({
         marketplace: "eBay",
         fetch: ctx.fetch,
         method,
@@ -186,14 +153,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
         body: body === undefined ? undefined : JSON.stringify(body),
         timeoutMs: TIMEOUT_MS,
       });
-      // A user token can be revoked or expire early on eBay's side: one fresh token, one retry.
-      if (response.status === 401 && attempt === 1) {
-        await response.body?.cancel();
-        tokens.drop(used);
-        continue;
-      }
-      return response;
-    }
+    });
   }
 
   async function json<T>(api: "fulfillment" | "postOrder", method: "GET" | "POST", path: string, label: string, body?: unknown) {
@@ -216,13 +176,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
       throw new MarketplaceError("eBay getOrders answer has no orders list or total", 200, true);
     }
 
-    const orders: ImportedOrder[] = [];
-    const setAside: SetAsideOrder[] = [];
-    for (const record of records) {
-      const mapped = mapEbayOrder(record);
-      if (isSetAside(mapped)) setAside.push(mapped);
-      else orders.push(mapped);
-    }
+    const page = splitPage(ebayOrderReader, records, "eBay getOrders");
 
     // Offset pages over a fixed [since..until] can only lose members: an order changed after
     // `until` leaves the range, and every order behind it moves one place forward, across the page
@@ -239,7 +193,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
       nextOffset = named !== null && named > offset ? named : offset + records.length;
       done = !body.next || records.length === 0;
     }
-    return { orders, setAside, nextCursor: done ? null : `${nextOffset}/${body.total}` };
+    return { ...page, nextCursor: done ? null : `${nextOffset}/${body.total}` };
   }
 
   async function ship(delivery: ShipDelivery): Promise<DeliveryOutcome> {
@@ -349,7 +303,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     capabilities: CAPABILITIES,
     settleMs: SETTLE_MS,
     fetchOrders,
-    remap: mapEbayOrder,
+    remap: (record) => readOrder(ebayOrderReader, record),
     notApplicable: cannotCancel,
     async acknowledge() {
       return { state: "notApplicable", reason: "eBay has no order acknowledgement" };

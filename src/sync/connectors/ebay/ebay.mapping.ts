@@ -1,14 +1,9 @@
 // eBay's shapes to the service's vocabulary and back. Pure functions: no I/O, no clock.
-import {
-  MarketplaceError,
-  type ImportedOrder,
-  type ImportedOrderItem,
-  type ImportWindow,
-  type SetAsideOrder,
-  type Shipment,
-} from "../../connector";
+import type { ImportedOrder, ImportedOrderItem, ImportWindow, Shipment } from "../../connector";
+import { refusal } from "../kit/marketplace-http";
+import { CARRIER_ALIASES, fromCents, minorUnits, nameTable, splitName } from "../kit/mapping";
+import { Unmappable, type OrderReader } from "../kit/orders-page";
 import type {
-  EbayAmount,
   EbayError,
   EbayExtendedContact,
   EbayLineItem,
@@ -22,9 +17,6 @@ import type {
   PostOrderErrorBody,
 } from "./ebay.types";
 
-/** Why an order cannot be imported; caught at the top of mapEbayOrder and set aside. */
-class Unmappable extends Error {}
-
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -33,27 +25,16 @@ const text = (value: unknown): string => (typeof value === "string" ? value.trim
 /** A list eBay sends, or none: a record that is not what the schema says is read as absent. */
 const list = <T>(value: T[] | undefined | null): T[] => (Array.isArray(value) ? value.filter(isRecord) : []) as T[];
 
-// Sums run in cents so that 0.1 + 0.2 stays 0.3 on the way to the database.
+/** An Amount's value in cents (0 when absent); Unmappable when it is not an amount. */
 function cents(amount: unknown, where: string): number {
   const raw: unknown = isRecord(amount) ? amount.value : undefined;
-  if (raw === undefined || raw === null || raw === "") return 0;
-  const value = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
-  if (!Number.isFinite(value)) throw new Unmappable(`${where} ${JSON.stringify(raw)} is not an amount`);
-  return Math.round(value * 100);
+  return minorUnits(raw, 100, () => `${where} ${JSON.stringify(raw)} is not an amount`);
 }
-
-const fromCents = (c: number): number => c / 100;
 
 function dateOf(raw: unknown, where: string): Date {
   const ms = typeof raw === "string" ? Date.parse(raw) : NaN;
   if (!Number.isFinite(ms)) throw new Unmappable(`${where} ${JSON.stringify(raw ?? null)} is not a date`);
   return new Date(ms);
-}
-
-function splitName(name: string): { firstName: string; lastName: string } {
-  const parts = name.trim().split(/\s+/).filter(Boolean);
-  if (parts.length <= 1) return { firstName: parts[0] ?? "", lastName: "" };
-  return { firstName: parts.slice(0, -1).join(" "), lastName: parts.at(-1) ?? "" };
 }
 
 function mapLine(raw: unknown, index: number): ImportedOrderItem {
@@ -215,25 +196,17 @@ function mapOrder(order: EbayOrder, id: string): ImportedOrder {
   };
 }
 
-/** One record of getOrders: the order, or the reason it is set aside. */
-export function mapEbayOrder(record: unknown): ImportedOrder | SetAsideOrder {
-  const order = (isRecord(record) ? record : {}) as EbayOrder;
-  const id = text(order.orderId);
-  try {
+/** How a record of getOrders is read: set aside under its orderId when it cannot be mapped. */
+export const ebayOrderReader: OrderReader = {
+  map(record) {
     if (!isRecord(record)) throw new Unmappable("it is not a JSON object");
+    const id = text(record.orderId);
     if (!id) throw new Unmappable("it has no orderId");
-    return mapOrder(order, id);
-  } catch (error) {
-    if (error instanceof Unmappable) {
-      return { sourceOrderNumber: id, reason: `eBay order ${id || "(no orderId)"}: ${error.message}`, record };
-    }
-    throw error;
-  }
-}
-
-export function isSetAside(value: ImportedOrder | SetAsideOrder): value is SetAsideOrder {
-  return "reason" in value && "record" in value;
-}
+    return mapOrder(record as EbayOrder, id);
+  },
+  numberOf: (record) => (isRecord(record) ? text(record.orderId) : ""),
+  reason: (message, orderNumber) => `eBay order ${orderNumber || "(no orderId)"}: ${message}`,
+};
 
 /**
  * The getOrders filter, percent-encoded as the description asks ([ ] as %5B %5D; the colon and
@@ -256,32 +229,23 @@ export function offsetOfNext(next: unknown): number | null {
 }
 
 // ShippingCarrierCodeType values (GeteBayDetails ShippingCarrierDetails, Trading API reference),
-// keyed by the name squashed to lower-case letters and digits; the aliases are the names a
-// seller's system tends to send.
-const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, "");
+// and the names a seller's system tends to send for them.
 const CARRIER_CODES = [
   "UPS", "USPS", "FedEx", "DHL", "DeutschePost", "Hermes", "iLoxx", "RoyalMail", "Parcelforce",
   "AustraliaPost", "CanPar", "ChinaPost", "AnPost", "APC", "ARAMEX", "Bartolini", "BPost",
   "Chronopost", "ColiposteDomestic", "ColiposteInternational", "Correos", "Seur", "Other",
 ];
-const CARRIER_BY_KEY = new Map<string, string>([
-  ...CARRIER_CODES.map((c) => [squash(c), c] as const),
-  ["unitedparcelservice", "UPS"],
-  ["upsground", "UPS"],
-  ["unitedstatespostalservice", "USPS"],
-  ["federalexpress", "FedEx"],
-  ["fedexground", "FedEx"],
-  ["fedexexpress", "FedEx"],
-  ["fedexhomedelivery", "FedEx"],
-  ["dhlexpress", "DHL"],
-  ["belgianpost", "BPost"],
-  ["brtbartolini", "Bartolini"],
-  ["canparcourier", "CanPar"],
-]);
+const ebayCarrier = nameTable(CARRIER_CODES, {
+  ...CARRIER_ALIASES,
+  federalexpress: "FedEx",
+  belgianpost: "BPost",
+  brtbartolini: "Bartolini",
+  canparcourier: "CanPar",
+});
 
 /** eBay's carrier code for a carrier name, or null when the table does not know it. */
 export function carrierCodeFor(carrier: string): string | null {
-  return CARRIER_BY_KEY.get(squash(carrier)) ?? null;
+  return ebayCarrier(carrier);
 }
 
 /**
@@ -292,11 +256,7 @@ export function carrierCodeFor(carrier: string): string | null {
 export function ebayTrackingNumber(tracking: string): string {
   const compact = tracking.replace(/[\s-]+/g, "");
   if (!/^[A-Za-z0-9]+$/.test(compact)) {
-    throw new MarketplaceError(
-      `eBay takes tracking numbers of letters and digits only; ${JSON.stringify(tracking)} has other characters`,
-      null,
-      false,
-    );
+    throw refusal("eBay", `takes tracking numbers of letters and digits only; ${JSON.stringify(tracking)} has other characters`);
   }
   return compact;
 }
@@ -319,11 +279,7 @@ export function prepareShipment(shipment: Shipment): PreparedShipment {
     };
   }
   if (carrier === "") {
-    throw new MarketplaceError(
-      "eBay needs the carrier with a tracking number (shippingCarrierCode and trackingNumber go together)",
-      null,
-      false,
-    );
+    throw refusal("eBay", "needs the carrier with a tracking number (shippingCarrierCode and trackingNumber go together)");
   }
   const code = carrierCodeFor(carrier);
   return {

@@ -3,7 +3,7 @@
 // not used. Import pages `orders` by updated_at; a shipment becomes fulfillmentCreate over the
 // order's open fulfillment orders (or fulfillmentTrackingInfoUpdate when it corrects an earlier
 // one); a cancellation is orderCancel, a job the delivery waits for; there is no acknowledgement.
-import { z } from "zod";
+// Its documents are shopify.graphql.ts's, each call goes through shopify.client.ts.
 import {
   MarketplaceError,
   type CancelDelivery,
@@ -17,187 +17,62 @@ import {
   type ShipDelivery,
   type SubmissionStatus,
 } from "../../connector";
-import { connectorSettings, httpsUrl } from "../settings";
-import { readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
+import { readOrder, splitPage, Unmappable, type OrderReader } from "../kit/orders-page";
+import { pageGuard } from "../kit/paging";
+import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
+import { shopifyGraphql } from "./shopify.client";
+import {
+  FULFILLMENT_CREATE_MUTATION,
+  FULFILLMENT_ORDER_LINES_QUERY,
+  FULFILLMENT_STATE_QUERY,
+  ORDER_CANCEL_MUTATION,
+  ORDER_CANCELLED_QUERY,
+  ORDER_LINES_QUERY,
+  ORDERS_QUERY,
+  TRACKING_UPDATE_MUTATION,
+} from "./shopify.graphql";
 import {
   MAX_LINES_PER_ORDER,
   describeUserErrors,
   earlierFulfillmentIds,
   fulfillmentsWithTracking,
   hasTracking,
-  isSetAside,
-  mapShopifyOrder,
   orderGidOf,
   ordersSearchQuery,
   planFulfillment,
+  shopifyOrderReader,
   trackingInputOf,
   type FulfillmentOrderState,
 } from "./shopify.mapping";
-import { bucketFrom, waitForCostMs, type BucketEstimate } from "./shopify.throttle";
-import {
-  SHOPIFY_CANCEL_REASONS,
-  type ShopifyAnswer,
-  type ShopifyFulfillment,
-  type ShopifyFulfillmentCreateData,
-  type ShopifyFulfillmentInput,
-  type ShopifyFulfillmentOrderLineItem,
-  type ShopifyFulfillmentOrderLinesData,
-  type ShopifyFulfillmentStateData,
-  type ShopifyGraphqlError,
-  type ShopifyOrder,
-  type ShopifyOrderCancelData,
-  type ShopifyOrderCancelledData,
-  type ShopifyOrderLinesData,
-  type ShopifyPageInfo,
-  type ShopifyOrdersData,
-  type ShopifyTrackingInput,
-  type ShopifyTrackingUpdateData,
-  type ShopifyUserError,
+import { shopifySettingsSchema } from "./shopify.settings";
+import type {
+  ShopifyFulfillment,
+  ShopifyFulfillmentCreateData,
+  ShopifyFulfillmentInput,
+  ShopifyFulfillmentOrderLineItem,
+  ShopifyFulfillmentOrderLinesData,
+  ShopifyFulfillmentStateData,
+  ShopifyOrder,
+  ShopifyOrderCancelData,
+  ShopifyOrderCancelledData,
+  ShopifyOrderLinesData,
+  ShopifyPageInfo,
+  ShopifyOrdersData,
+  ShopifyTrackingInput,
+  ShopifyTrackingUpdateData,
+  ShopifyUserError,
 } from "./shopify.types";
 
-export const SHOPIFY_DEFAULT_API_VERSION = "2026-01";
-
-export const shopifySettingsSchema = z.strictObject({
-  shopDomain: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(/^[a-z0-9][a-z0-9-]{0,99}\.myshopify\.com$/, "must be the shop's permanent domain, <shop>.myshopify.com"),
-  // An Admin API access token of a custom app (shown once when the app is installed).
-  accessToken: z
-    .string()
-    .trim()
-    .min(1, "is required: the Admin API access token of the shop's custom app")
-    .max(200, "is at most 200 characters")
-    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces"),
-  // The queries below are written against 2026-01; a later version may be set once it is tested.
-  apiVersion: z
-    .string()
-    .regex(/^\d{4}-(01|04|07|10)$/, "must be a Shopify API version such as 2026-01 (YYYY-01, -04, -07 or -10)")
-    .default(SHOPIFY_DEFAULT_API_VERSION),
-  // Where to send calls instead of https://<shopDomain> (a test double); https only, since the
-  // access token rides in every call.
-  baseUrl: httpsUrl().optional(),
-  /** Shopify emails the buyer on a fulfillment or tracking change. Off: the seller's system usually does. */
-  notifyCustomer: z.boolean().default(false),
-  /** OrderCancelReason sent with every cancellation (the service's own reason goes in the staff note). */
-  cancelReason: z.enum(SHOPIFY_CANCEL_REASONS).default("OTHER"),
-  /** Refund the buyer's payment to its original methods on cancellation. */
-  cancelRefund: z.boolean().default(false),
-  /** Put the cancelled units back in stock. */
-  cancelRestock: z.boolean().default(false),
-  /** Shopify emails the buyer when the order is cancelled. */
-  cancelNotifyCustomer: z.boolean().default(false),
-});
-export type ShopifySettings = z.output<typeof shopifySettingsSchema>;
-
-const TIMEOUT_MS = 15_000;
-/** The connector sleeps for the bucket at most this long at a time; a longer wait is the core's. */
-const MAX_PACING_WAIT_MS = 10_000;
-const MAX_THROTTLED_TRIES = 3;
-/** Shopify refuses any single query dearer than this (MAX_COST_EXCEEDED): the most a call can need. */
-const MAX_QUERY_COST = 1000;
-/** Where each operation's requested cost is remembered from cycle to cycle. */
-const COSTS_KEY = "shopify:query-costs";
 /** A cancellation job that has not cancelled the order by then is reported as failed. */
 const CANCEL_JOB_TIMEOUT_MS = 60 * 60_000;
-
-// Page sizes keep the requested cost of each query well under Shopify's 1,000-point ceiling for a
-// single query (the cost counts `first` of every nested connection, multiplied).
-const ORDERS_PER_PAGE = 10;
-const LINES_PER_ORDER = 5;
-const MORE_LINES_PER_PAGE = 50;
-const FULFILLMENT_ORDERS_PER_PAGE = 5;
-const FULFILLMENT_ORDER_LINES = 50;
-const FULFILLMENTS_PER_ORDER = 20;
-
-const MONEY = "shopMoney { amount }";
-const LINE_FIELDS = `fragment ShopifyLine on LineItem {
-  id sku name quantity
-  originalUnitPriceSet { ${MONEY} }
-  discountAllocations { allocatedAmountSet { ${MONEY} } }
-  taxLines { priceSet { ${MONEY} } }
-}`;
-
-export const ORDERS_QUERY = `query ShopifyOrders($query: String!, $after: String) {
-  orders(first: ${ORDERS_PER_PAGE}, after: $after, query: $query, sortKey: UPDATED_AT) {
-    pageInfo { hasNextPage endCursor }
-    nodes {
-      id legacyResourceId name createdAt cancelledAt email phone
-      displayFulfillmentStatus paymentGatewayNames
-      subtotalPriceSet { ${MONEY} }
-      totalPriceSet { ${MONEY} }
-      shippingAddress {
-        firstName lastName name company address1 address2 city province provinceCode zip country countryCodeV2 phone
-      }
-      shippingLine { title code discountedPriceSet { ${MONEY} } taxLines { priceSet { ${MONEY} } } }
-      lineItems(first: ${LINES_PER_ORDER}) { pageInfo { hasNextPage endCursor } nodes { ...ShopifyLine } }
-    }
-  }
-}
-${LINE_FIELDS}`;
-
-export const ORDER_LINES_QUERY = `query ShopifyOrderLines($id: ID!, $after: String) {
-  order(id: $id) {
-    lineItems(first: ${MORE_LINES_PER_PAGE}, after: $after) { pageInfo { hasNextPage endCursor } nodes { ...ShopifyLine } }
-  }
-}
-${LINE_FIELDS}`;
-
-const FO_LINE_FIELDS = "id sku remainingQuantity lineItem { id }";
-
-export const FULFILLMENT_STATE_QUERY = `query ShopifyFulfillmentState($id: ID!, $after: String) {
-  order(id: $id) {
-    cancelledAt
-    fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PER_PAGE}, after: $after) {
-      pageInfo { hasNextPage endCursor }
-      nodes {
-        id status supportedActions { action }
-        lineItems(first: ${FULFILLMENT_ORDER_LINES}) { pageInfo { hasNextPage endCursor } nodes { ${FO_LINE_FIELDS} } }
-      }
-    }
-    fulfillments(first: ${FULFILLMENTS_PER_ORDER}) { id status trackingInfo(first: 5) { number company } }
-  }
-}`;
-
-export const FULFILLMENT_ORDER_LINES_QUERY = `query ShopifyFulfillmentOrderLines($id: ID!, $after: String) {
-  fulfillmentOrder(id: $id) {
-    lineItems(first: ${MORE_LINES_PER_PAGE}, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${FO_LINE_FIELDS} } }
-  }
-}`;
-
-export const FULFILLMENT_CREATE_MUTATION = `mutation ShopifyFulfillmentCreate($fulfillment: FulfillmentInput!) {
-  fulfillmentCreate(fulfillment: $fulfillment) {
-    fulfillment { id }
-    userErrors { field message }
-  }
-}`;
-
-export const TRACKING_UPDATE_MUTATION = `mutation ShopifyTrackingUpdate($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!, $notifyCustomer: Boolean) {
-  fulfillmentTrackingInfoUpdate(fulfillmentId: $fulfillmentId, trackingInfoInput: $trackingInfoInput, notifyCustomer: $notifyCustomer) {
-    fulfillment { id }
-    userErrors { field message }
-  }
-}`;
-
-export const ORDER_CANCEL_MUTATION = `mutation ShopifyOrderCancel($orderId: ID!, $reason: OrderCancelReason!, $restock: Boolean!, $refundMethod: OrderCancelRefundMethodInput, $notifyCustomer: Boolean, $staffNote: String) {
-  orderCancel(orderId: $orderId, reason: $reason, restock: $restock, refundMethod: $refundMethod, notifyCustomer: $notifyCustomer, staffNote: $staffNote) {
-    job { id }
-    orderCancelUserErrors { field message code }
-  }
-}`;
-
-export const ORDER_CANCELLED_QUERY = `query ShopifyOrderCancelled($id: ID!) {
-  order(id: $id) { cancelledAt }
-}`;
+/** Pages of an order's fulfilment state (5 fulfillment orders, or 50 of one's lines, a page) one shipment reads at most. */
+const MAX_FULFILLMENT_STATE_PAGES = 40;
+/** Pages of more line items one order reads at most (50 a page; the order is set aside past 500 lines). */
+const MAX_LINE_PAGES = 12;
 
 const ACKNOWLEDGE_REASON =
   "Shopify has no acknowledgement of an order: its orders are open for fulfilment as they arrive";
-
-// Top-level error codes worth another try (THROTTLED has its own path); anything else (a schema
-// error, ACCESS_DENIED, MAX_COST_EXCEEDED) answers the same way every time.
-const RETRYABLE_CODES = new Set(["INTERNAL_SERVER_ERROR"]);
 
 export interface ShopifyConnectorOptions {
   /** How the connector waits for its bucket to refill (tests pass one that moves their clock). */
@@ -213,97 +88,8 @@ export function createShopifyConnector(
 ): Connector {
   const settings = connectorSettings(shopifySettingsSchema, ctx, "Shopify");
   const sleep = options.sleep ?? realSleep;
-  const endpoint = `${settings.baseUrl ?? `https://${settings.shopDomain}`}/admin/api/${settings.apiVersion}/graphql.json`;
   const now = () => ctx.now().getTime();
-
-  let bucket: BucketEstimate | null = null;
-  /**
-   * The requested cost each operation last reported: what its next call will need. Kept in the
-   * source's storage, so that only the very first call of an operation has to assume the worst.
-   */
-  const costs = new Map<string, number>(Object.entries(storage.get<Record<string, number>>(COSTS_KEY) ?? {}));
-
-  function learnCost(operation: string, cost: number): void {
-    if (costs.get(operation) === cost) return;
-    costs.set(operation, cost);
-    storage.put(COSTS_KEY, Object.fromEntries(costs));
-  }
-
-  /** Waits until the bucket holds what this operation costs, so the call is not THROTTLED. */
-  async function pace(operation: string): Promise<void> {
-    const expected = costs.get(operation) ?? MAX_QUERY_COST;
-    const wait = waitForCostMs(bucket, now(), expected);
-    if (wait === 0) return;
-    if (wait > MAX_PACING_WAIT_MS) {
-      throw new MarketplaceError(`Shopify ${operation}: the shop's query budget refills in ${Math.ceil(wait / 1000)} s`, null, true, wait);
-    }
-    await sleep(wait);
-  }
-
-  async function graphql<T>(operation: string, query: string, variables: Record<string, unknown>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      await pace(operation);
-      const response = await sendToMarketplace({
-        marketplace: "Shopify",
-        fetch: ctx.fetch,
-        method: "POST",
-        url: endpoint,
-        headers: {
-          "Content-Type": "application/json",
-          Accept: "application/json",
-          "X-Shopify-Access-Token": settings.accessToken,
-        },
-        body: JSON.stringify({ query, variables, operationName: operation }),
-        timeoutMs: TIMEOUT_MS,
-      });
-      const receivedAt = now();
-      if (!response.ok) throw await httpError(operation, response);
-      const answer = (await readJsonAnswer(response, `Shopify ${operation}`)) as ShopifyAnswer<T> | null;
-      const cost = answer?.extensions?.cost;
-      bucket = bucketFrom(cost, receivedAt) ?? bucket;
-      if (typeof cost?.requestedQueryCost === "number" && cost.requestedQueryCost >= 0) learnCost(operation, cost.requestedQueryCost);
-      const errors = answer?.errors;
-      if (typeof errors === "string") throw new MarketplaceError(`Shopify ${operation}: ${errors}`, response.status, false);
-      if (Array.isArray(errors) && errors.length > 0) {
-        if (errors.some((e) => codeOf(e) === "THROTTLED")) {
-          // Retried after the time the restore rate needs to cover the refused query's cost.
-          const wait = Math.max(waitForCostMs(bucket, now(), costs.get(operation) ?? 0), 1000);
-          if (attempt < MAX_THROTTLED_TRIES && wait <= MAX_PACING_WAIT_MS) {
-            await sleep(wait);
-            continue;
-          }
-          throw new MarketplaceError(`Shopify ${operation}: Throttled`, response.status, true, wait);
-        }
-        const retryable = errors.every((e) => RETRYABLE_CODES.has(codeOf(e)));
-        throw new MarketplaceError(`Shopify ${operation}: ${describeErrors(errors)}`, response.status, retryable);
-      }
-      if (!answer?.data || typeof answer.data !== "object") {
-        throw new MarketplaceError(`Shopify ${operation}: the answer has no data`, response.status, true);
-      }
-      return answer.data;
-    }
-  }
-
-  async function httpError(operation: string, response: Response): Promise<MarketplaceError> {
-    const text = await response.text().catch(() => "");
-    let detail = text.trim().slice(0, 300) || response.statusText || "no details";
-    try {
-      const body = JSON.parse(text) as { errors?: unknown };
-      if (typeof body?.errors === "string") detail = body.errors;
-      else if (Array.isArray(body?.errors)) detail = describeErrors(body.errors as ShopifyGraphqlError[]);
-    } catch {
-      // Not JSON (a proxy's page): the text itself is the detail.
-    }
-    const status = response.status;
-    // Any other 4xx (a refused token or scope, a shop that is gone or closed) needs the merchant or
-    // the operator; retrying cannot fix it.
-    return new MarketplaceError(
-      `Shopify ${operation} ${status} ${detail}`,
-      status,
-      status === 429 || status >= 500,
-      retryAfterMs(response.headers.get("Retry-After"), ctx.now()),
-    );
-  }
+  const graphql = shopifyGraphql(ctx, storage, settings, sleep);
 
   function userErrorsFailure(operation: string, errors: ShopifyUserError[]): MarketplaceError {
     // INTERNAL_ERROR is Shopify's own trouble (OrderCancelUserErrorCode); every other refusal stands.
@@ -323,13 +109,24 @@ export function createShopifyConnector(
     return gid;
   }
 
-  /** Fetches the rest of an order's line items into it (the page query brings the first few). */
-  async function completeLines(order: ShopifyOrder): Promise<void> {
+  /**
+   * Fetches the rest of an order's line items into it (the page query brings the first few).
+   * Answers why they cannot all be read (a next-page cursor that repeats or never ends), else null.
+   */
+  async function completeLines(order: ShopifyOrder): Promise<string | null> {
     const lines = order.lineItems;
-    if (typeof order.id !== "string" || !lines?.pageInfo?.hasNextPage) return;
+    if (typeof order.id !== "string" || !lines?.pageInfo?.hasNextPage) return null;
     const nodes = [...arrayOf(lines.nodes)];
     let pageInfo: ShopifyPageInfo | null = lines.pageInfo;
+    const nextPage = pageGuard(`Shopify order ${order.id}'s line items`, MAX_LINE_PAGES);
+    let unreadable: string | null = null;
     while (pageInfo?.hasNextPage && pageInfo.endCursor && nodes.length <= MAX_LINES_PER_ORDER) {
+      try {
+        nextPage(pageInfo.endCursor);
+      } catch (error) {
+        unreadable = (error as Error).message;
+        break;
+      }
       const data: ShopifyOrderLinesData = await graphql("ShopifyOrderLines", ORDER_LINES_QUERY, { id: order.id, after: pageInfo.endCursor });
       const more = data.order?.lineItems;
       if (!more) break;
@@ -337,6 +134,7 @@ export function createShopifyConnector(
       pageInfo = more.pageInfo ?? null;
     }
     order.lineItems = { pageInfo: { hasNextPage: Boolean(pageInfo?.hasNextPage), endCursor: pageInfo?.endCursor ?? null }, nodes };
+    return unreadable;
   }
 
   interface FulfillmentState {
@@ -347,6 +145,7 @@ export function createShopifyConnector(
 
   async function fulfillmentState(gid: string, label: string): Promise<FulfillmentState> {
     const state: FulfillmentState = { cancelledAt: null, fulfillmentOrders: [], fulfillments: [] };
+    const nextPage = pageGuard(`Shopify order ${label}'s fulfillment orders`, MAX_FULFILLMENT_STATE_PAGES);
     let after: string | null = null;
     do {
       const data: ShopifyFulfillmentStateData = await graphql("ShopifyFulfillmentState", FULFILLMENT_STATE_QUERY, { id: gid, after });
@@ -360,6 +159,7 @@ export function createShopifyConnector(
         const lines = [...arrayOf(fo.lineItems?.nodes)];
         let pageInfo = fo.lineItems?.pageInfo ?? null;
         while (pageInfo?.hasNextPage && pageInfo.endCursor) {
+          nextPage(`${fo.id} ${pageInfo.endCursor}`);
           const more: ShopifyFulfillmentOrderLinesData = await graphql("ShopifyFulfillmentOrderLines", FULFILLMENT_ORDER_LINES_QUERY, {
             id: fo.id,
             after: pageInfo.endCursor,
@@ -382,6 +182,7 @@ export function createShopifyConnector(
         });
       }
       after = connection?.pageInfo?.hasNextPage ? (connection.pageInfo.endCursor ?? null) : null;
+      if (after !== null) nextPage(after);
     } while (after !== null);
     return state;
   }
@@ -526,22 +327,32 @@ export function createShopifyConnector(
       if (!connection || !Array.isArray(connection.nodes)) {
         throw new MarketplaceError("Shopify ShopifyOrders: the answer has no orders", 200, true);
       }
-      const page: OrderPage = { orders: [], setAside: [], nextCursor: null };
-      for (const node of connection.nodes) {
+      const nodes: ShopifyOrder[] = connection.nodes;
+      // An order whose line items cannot all be read is set aside with the reason, like any other.
+      const unreadable = new Map<ShopifyOrder, string>();
+      for (const node of nodes) {
         if (typeof node !== "object" || node === null || Array.isArray(node)) {
           throw new MarketplaceError("Shopify ShopifyOrders: the answer lists something that is not an order", 200, true);
         }
-        await completeLines(node);
-        const mapped = mapShopifyOrder(node);
-        if (isSetAside(mapped)) page.setAside.push(mapped);
-        else page.orders.push(mapped);
+        const why = await completeLines(node);
+        if (why) unreadable.set(node, why);
       }
+      const reader: OrderReader = {
+        ...shopifyOrderReader,
+        map: (record) => {
+          const why = unreadable.get(record as ShopifyOrder);
+          if (why) throw new Unmappable(why);
+          return shopifyOrderReader.map(record);
+        },
+      };
       const end = connection.pageInfo?.endCursor;
-      page.nextCursor = connection.pageInfo?.hasNextPage === true && typeof end === "string" && end !== "" ? end : null;
-      return page;
+      return {
+        ...splitPage(reader, nodes, "Shopify ShopifyOrders"),
+        nextCursor: connection.pageInfo?.hasNextPage === true && typeof end === "string" && end !== "" ? end : null,
+      };
     },
 
-    remap: (record: unknown) => mapShopifyOrder((record ?? {}) as ShopifyOrder),
+    remap: (record: unknown) => readOrder(shopifyOrderReader, record),
 
     notApplicable: (delivery: Delivery) => (delivery.kind === "acknowledge" ? ACKNOWLEDGE_REASON : null),
 
@@ -560,17 +371,4 @@ function arrayOf<T>(value: T[] | null | undefined): T[] {
 
 function jobKey(job: string): string {
   return `shopify:cancel-job:${job}`;
-}
-
-function codeOf(error: ShopifyGraphqlError): string {
-  const code = error?.extensions?.code;
-  return typeof code === "string" ? code : "";
-}
-
-function describeErrors(errors: ShopifyGraphqlError[]): string {
-  const parts = errors.map((e) => {
-    const code = codeOf(e);
-    return `${e?.message ?? "error"}${code ? ` (${code})` : ""}`;
-  });
-  return parts.join("; ") || "unknown error";
 }

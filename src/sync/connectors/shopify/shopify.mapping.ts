@@ -1,19 +1,12 @@
 // Shopify's orders to the service's vocabulary, and a shipment to the fulfillments it takes.
 // Pure functions: no I/O, no clock.
-import type {
-  DeliveryOrder,
-  EarlierDelivery,
-  ImportWindow,
-  ImportedOrder,
-  ImportedOrderItem,
-  SetAsideOrder,
-  Shipment,
-} from "../../connector";
+import type { DeliveryOrder, EarlierDelivery, ImportWindow, ImportedOrder, ImportedOrderItem, Shipment } from "../../connector";
+import { minorUnits, splitName } from "../kit/mapping";
+import { Unmappable, type OrderReader } from "../kit/orders-page";
 import {
   FULFILLABLE_STATUSES,
   WAITING_STATUSES,
   type ShopifyFulfillment,
-  type ShopifyFulfillmentOrder,
   type ShopifyLineItem,
   type ShopifyMoneyBag,
   type ShopifyOrder,
@@ -26,9 +19,6 @@ import {
 export const MAX_LINES_PER_ORDER = 500;
 
 const ORDER_GID = "gid://shopify/Order/";
-
-/** Why an order cannot become an ImportedOrder; caught in mapShopifyOrder and set aside. */
-class Unmappable extends Error {}
 
 /**
  * The `query` filter of the orders search for one import window. Both bounds are whole seconds
@@ -57,18 +47,11 @@ export function orderGidOf(order: DeliveryOrder): string | null {
   return /^\d+$/.test(order.sourceOrderNumber) ? `${ORDER_GID}${order.sourceOrderNumber}` : null;
 }
 
-export function isSetAside(result: ImportedOrder | SetAsideOrder): result is SetAsideOrder {
-  return "reason" in result && "record" in result;
-}
-
 // Sums run in thousandths, so that 0.1 + 0.2 stays 0.3 and three-decimal currencies (KWD, BHD)
 // keep their last digit on the way to the database.
 function mills(bag: ShopifyMoneyBag | null | undefined, where: string): number {
   const raw: unknown = record(record(bag)?.shopMoney ?? null)?.amount;
-  if (raw === null || raw === undefined || raw === "") return 0;
-  const value = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
-  if (!Number.isFinite(value)) throw new Unmappable(`${where}: amount ${JSON.stringify(raw)} is not a number`);
-  return Math.round(value * 1000);
+  return minorUnits(raw, 1000, () => `${where}: amount ${JSON.stringify(raw)} is not a number`);
 }
 
 const fromMills = (m: number): number => m / 1000;
@@ -80,12 +63,6 @@ function sumTaxes(lines: ShopifyTaxLine[] | null | undefined, where: string): nu
 /** A decimal string as the interface's Discount field holds it: two places, three when needed. */
 function decimalText(m: number): string {
   return (m / 1000).toFixed(m % 10 === 0 ? 2 : 3);
-}
-
-function splitName(name: string): { firstName: string; lastName: string } {
-  const parts = name.trim().split(/\s+/).filter(Boolean);
-  if (parts.length <= 1) return { firstName: parts[0] ?? "", lastName: "" };
-  return { firstName: parts.slice(0, -1).join(" "), lastName: parts.at(-1) ?? "" };
 }
 
 // An answer is read, never trusted: a field of another type than the schema's counts as absent.
@@ -123,25 +100,23 @@ function mapLine(raw: ShopifyLineItem, index: number, where: string): ImportedOr
 }
 
 /**
- * One Shopify order (with every line item fetched) as the service's order, or set aside with the
- * reason. Amounts are the shop currency's (MoneyBag.shopMoney) as the order was placed, before
- * returns and refunds: the service tracks orders, not money movements.
+ * How a Shopify order (with every line item fetched) is read: as the service's order, or set aside
+ * with the reason. Amounts are the shop currency's (MoneyBag.shopMoney) as the order was placed,
+ * before returns and refunds: the service tracks orders, not money movements.
  */
-export function mapShopifyOrder(raw: ShopifyOrder): ImportedOrder | SetAsideOrder {
-  const order = record(raw) ?? {};
-  const number = orderNumberOf(order);
-  if (number === null) {
-    const label = text(order.id) ?? text(order.name) ?? "unknown";
-    return { sourceOrderNumber: label, reason: "the order has no numeric id", record: raw };
-  }
-  try {
+export const shopifyOrderReader: OrderReader = {
+  map(raw) {
+    const order = record(raw as ShopifyOrder) ?? {};
+    const number = orderNumberOf(order);
+    if (number === null) throw new Unmappable("the order has no numeric id");
     return mapOrder(order, number);
-  } catch (error) {
-    // Anything else that breaks on the record is a shape the schema does not allow: set aside too.
-    const reason = error instanceof Unmappable ? error.message : `the record does not have the schema's shape (${String(error)})`;
-    return { sourceOrderNumber: number, reason, record: raw };
-  }
-}
+  },
+  numberOf(raw) {
+    const order = record(raw as ShopifyOrder) ?? {};
+    return orderNumberOf(order) ?? text(order.id) ?? text(order.name) ?? "unknown";
+  },
+  reason: (message) => message,
+};
 
 function mapOrder(order: ShopifyOrder, number: string): ImportedOrder {
   const name = text(order.name);

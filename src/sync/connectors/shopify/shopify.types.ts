@@ -1,5 +1,5 @@
 // Shopify GraphQL Admin API 2026-01 shapes: what the connector's own queries and mutations ask
-// for (shopify.connector.ts), as the schema extract (../shared/reference/shopify/) types them,
+// for (shopify.graphql.ts), as the schema extract (../shared/reference/shopify/) types them,
 // plus the envelope every GraphQL answer comes in. Fields are optional or nullable beyond what
 // the schema marks non-null: an answer is read, never trusted.
 

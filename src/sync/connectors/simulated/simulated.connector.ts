@@ -1,12 +1,11 @@
 // `simulated`: a deterministic marketplace that lives in-process, for local use, demos and tests.
-// It sells orders at a steady rate (simulated.orders.ts), records every call it receives in the
+// It sells orders at a steady rate (simulated.mapping.ts), records every call it receives in the
 // source's own storage (the SourceSync Durable Object that runs the source's cycles, so a record
 // costs no D1 statement and is gone with the source), and behaves as Settings ask: it fails on
 // demand (HTTP 500, a timeout, 429 with Retry-After), refuses chosen orders, makes every Nth order
 // unmappable (set aside), takes chosen operations for later processing (submitted, then confirmed
 // or rejected when asked), lacks chosen operations (notApplicable), and takes a repeated
 // idempotency key without applying the call twice.
-import { z } from "zod";
 import {
   MarketplaceError,
   type Capabilities,
@@ -14,60 +13,15 @@ import {
   type ConnectorContext,
   type Delivery,
   type DeliveryOutcome,
-  type ImportedOrder,
-  type SetAsideOrder,
   type Shipment,
   type SubmissionStatus,
 } from "../../connector";
-import { connectorSettings } from "../settings";
+import { connectorSettings } from "../kit/settings";
+import { CAPABILITIES, DELIVERY_OPERATIONS, simulatedSettingsSchema, type Operation } from "./simulated.settings";
 import { toWireDate } from "../../../lib/dates";
 import type { SourceStorage } from "../storage";
-import { indexOfOrderNumber, indexRange, makeRecord, mapRecord, type SimulatedRecord } from "./simulated.orders";
-
-const OPERATIONS = ["fetchOrders", "acknowledge", "ship", "cancel", "checkSubmitted"] as const;
-const DELIVERY_OPERATIONS = ["acknowledge", "ship", "cancel"] as const;
-const CAPABILITIES = ["acknowledge", "ship", "shipLines", "cancel", "cancelLines"] as const;
-type Operation = (typeof OPERATIONS)[number];
-
-const isoInstant = z.iso.datetime({ offset: true }).transform((value) => Date.parse(value));
-
-export const simulatedSettingsSchema = z.strictObject({
-  /** The steady rate at which the marketplace sells. */
-  // At least one order in 1,000 hours: a rate that is positive but tiny (5e-324) made the order
-  // interval Infinity, every date NaN, and each import fail in D1 (NOT NULL) for good.
-  ordersPerHour: z.number().min(0.001).max(3_600_000).default(6),
-  /** The marketplace opened at this time: no order is older. Default: none before the import window. */
-  startAt: isoInstant.optional(),
-  /** The marketplace stops selling at this time (makes a run's order count exact). */
-  endAt: isoInstant.optional(),
-  pageSize: z.number().int().min(1).max(500).default(100),
-  /** Make calls fail: `http500`, `timeout`, or `rateLimited` (429 with Retry-After). */
-  fault: z
-    .strictObject({
-      kind: z.enum(["http500", "timeout", "rateLimited"]),
-      retryAfterSeconds: z.number().int().min(0).max(86_400).default(60),
-      operations: z.array(z.enum(OPERATIONS)).min(1).default([...OPERATIONS]),
-    })
-    .optional(),
-  /** Order numbers whose deliveries the marketplace refuses with a 400 (no retry can fix it). */
-  rejectOrderNumbers: z.array(z.string()).default([]),
-  /** Every Nth order (order index divisible by N) has a line without a SKU: it is set aside. */
-  malformedEvery: z.number().int().min(1).max(1_000_000).optional(),
-  /**
-   * These operations are accepted for later processing (answered `submitted` with a reference);
-   * the result is given on the `checksBeforeResult`-th time it is asked: delivered, or rejected for
-   * an order of rejectOrderNumbers.
-   */
-  asynchronous: z
-    .strictObject({
-      operations: z.array(z.enum(DELIVERY_OPERATIONS)).min(1).default([...DELIVERY_OPERATIONS]),
-      checksBeforeResult: z.number().int().min(1).max(100).default(1),
-    })
-    .optional(),
-  /** Operations this marketplace does not have: their deliveries are notApplicable. */
-  unsupportedOperations: z.array(z.enum(CAPABILITIES)).default([]),
-});
-export type SimulatedSettings = z.output<typeof simulatedSettingsSchema>;
+import { indexOfOrderNumber, indexRange, makeRecord, simulatedOrderReader, type SimulatedRecord } from "./simulated.mapping";
+import { readOrder, splitPage } from "../kit/orders-page";
 
 /** One call the marketplace received, as the source's status can show it. */
 export interface ReceivedCall {
@@ -235,14 +189,9 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
         throw new MarketplaceError(`Simulated marketplace 400 INVALID_CURSOR: '${cursor}'`, 400, false);
       }
       const last = Math.min(range.last, first + settings.pageSize - 1);
-      const orders: ImportedOrder[] = [];
-      const setAside: SetAsideOrder[] = [];
-      for (let k = first; k <= last; k++) {
-        const mapped = mapRecord(makeRecord(ctx.sourceId, k, grid.intervalMs, malformedEvery));
-        if ("reason" in mapped) setAside.push(mapped);
-        else orders.push(mapped);
-      }
-      return { orders, setAside, nextCursor: last < range.last ? String(last + 1) : null };
+      const records: SimulatedRecord[] = [];
+      for (let k = first; k <= last; k++) records.push(makeRecord(ctx.sourceId, k, grid.intervalMs, malformedEvery));
+      return { ...splitPage(simulatedOrderReader, records, "Simulated fetchOrders"), nextCursor: last < range.last ? String(last + 1) : null };
     },
     // The marketplace's records are a function of the order number: asked again, it sends the
     // record as it would now (so turning malformedEvery off models the marketplace fixing its data).
@@ -250,7 +199,7 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
       const number = typeof record === "object" && record !== null && "sourceOrderNumber" in record ? String(record.sourceOrderNumber) : "";
       const k = indexOfOrderNumber(ctx.sourceId, number);
       if (k === null) return { sourceOrderNumber: number, reason: "the record names no order of this marketplace", record };
-      return mapRecord(makeRecord(ctx.sourceId, k, grid.intervalMs, malformedEvery) satisfies SimulatedRecord);
+      return readOrder(simulatedOrderReader, makeRecord(ctx.sourceId, k, grid.intervalMs, malformedEvery));
     },
     async acknowledge(delivery) {
       return receive("acknowledge", delivery, { sellerOrderNumber: delivery.sellerOrderNumber, lines: linesOf(delivery) });

@@ -1,34 +1,15 @@
 // Walmart Marketplace (US) Orders API v3. Built from Walmart's published descriptions
 // (orders.openapi.json and auth.openapi.json 0.6.3, see ../shared/reference/walmart). The HTTP
-// plumbing (deadline, JSON answers, Retry-After, Basic credentials) is marketplace-http.ts's.
-import { z } from "zod";
-import { MarketplaceError, type Connector, type ConnectorContext, type ImportedOrder, type OrderPage, type SetAsideOrder } from "../../connector";
-import { connectorSettings, httpsUrl } from "../settings";
-import { accessTokens, issuedToken } from "../access-token";
-import { basicAuthorization, readJsonAnswer, retryAfterMs, sendToMarketplace } from "../marketplace-http";
-import { cancellationRequest, mapWalmartOrder, shipmentRequest } from "./walmart.mapping";
-import {
-  WALMART_CANCELLATION_REASONS,
-  type WalmartError,
-  type WalmartErrorBody,
-  type WalmartOrder,
-  type WalmartOrderList,
-} from "./walmart.types";
-
-export const WALMART_DEFAULT_BASE_URL = "https://marketplace.walmartapis.com";
-
-export const walmartSettingsSchema = z.strictObject({
-  clientId: z.string().trim().min(1, "clientId is required"),
-  clientSecret: z.string().min(1, "clientSecret is required"),
-  // https only: the client secret travels with every token request.
-  baseUrl: httpsUrl().default(WALMART_DEFAULT_BASE_URL),
-  serviceName: z.string().trim().min(1).default("Walmart Marketplace"),
-  // The cancel call needs a reason and Connector.cancel carries none. Walmart's description says
-  // CUSTOMER_REQUESTED_SELLER_TO_CANCEL is only for orders the customer asked to cancel, which
-  // the service cannot tell, so a seller-side reason is the default.
-  cancellationReason: z.enum(WALMART_CANCELLATION_REASONS).default("SELLER_CANCEL_OUT_OF_STOCK"),
-});
-export type WalmartSettings = z.output<typeof walmartSettingsSchema>;
+// plumbing (deadline, no redirects, capped answers, Retry-After, tokens, page splitting) is the
+// connector kit's (../kit/).
+import { MarketplaceError, type Connector, type ConnectorContext, type OrderPage } from "../../connector";
+import { accessTokens, issuedToken, withFreshToken } from "../kit/access-token";
+import { answerFailure, basicAuthorization, readJsonAnswer, sendToMarketplace } from "../kit/marketplace-http";
+import { readOrder, splitPage } from "../kit/orders-page";
+import { connectorSettings } from "../kit/settings";
+import { cancellationRequest, shipmentRequest, walmartOrderReader } from "./walmart.mapping";
+import { walmartSettingsSchema } from "./walmart.settings";
+import type { WalmartError, WalmartErrorBody, WalmartOrderList } from "./walmart.types";
 
 const TIMEOUT_MS = 10_000;
 const PAGE_SIZE = 100;
@@ -71,20 +52,13 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     },
   });
 
-  async function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
-    for (let attempt = 1; ; attempt++) {
-      const used = await tokens.get();
-      const headers: Record<string, string> = { ...serviceHeaders(), "WM_SEC.ACCESS_TOKEN": used };
+  function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
+    // A token can be revoked or expire early on Walmart's side: one fresh token, one retry.
+    return withFreshToken(tokens, (token) => {
+      const headers: Record<string, string> = { ...serviceHeaders(), "WM_SEC.ACCESS_TOKEN": token };
       if (body !== undefined) headers["Content-Type"] = "application/json";
-      const response = await send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
-      // A token can be revoked or expire early on Walmart's side: one fresh token, one retry.
-      if (response.status === 401 && attempt === 1) {
-        await response.body?.cancel();
-        tokens.drop(used);
-        continue;
-      }
-      return response;
-    }
+      return send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
+    });
   }
 
   async function post(path: string, body?: unknown): Promise<void> {
@@ -94,16 +68,13 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     await response.body?.cancel();
   }
 
-  async function httpError(response: Response): Promise<MarketplaceError> {
-    const text = await response.text().catch(() => "");
-    const detail = describeErrors(text) ?? (text.trim().slice(0, 200) || response.statusText || "no details");
-    const status = response.status;
-    return new MarketplaceError(
-      `Walmart ${status} ${detail}`,
-      status,
-      status === 401 || status === 429 || status >= 500,
-      retryAfterMs(response.headers.get("Retry-After"), ctx.now()),
-    );
+  function httpError(response: Response) {
+    return answerFailure(response, {
+      prefix: `Walmart ${response.status}`,
+      describe: describeErrors,
+      retryable: (status) => status === 401 || status === 429 || status >= 500,
+      now: ctx.now(),
+    });
   }
 
   return {
@@ -137,17 +108,13 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
       const list = body?.list;
       if (!list) throw new MarketplaceError("Walmart order list answer has no list", response.status, true);
       const nextCursor = list.meta?.nextCursor;
-      const orders: ImportedOrder[] = [];
-      const setAside: SetAsideOrder[] = [];
-      for (const record of list.elements?.order ?? []) {
-        const mapped = remap(record);
-        if ("reason" in mapped) setAside.push(mapped);
-        else orders.push(mapped);
-      }
-      return { orders, setAside, nextCursor: typeof nextCursor === "string" && nextCursor.trim() !== "" ? nextCursor : null };
+      return {
+        ...splitPage(walmartOrderReader, list.elements?.order ?? [], "Walmart GET /v3/orders"),
+        nextCursor: typeof nextCursor === "string" && nextCursor.trim() !== "" ? nextCursor : null,
+      };
     },
 
-    remap,
+    remap: (record) => readOrder(walmartOrderReader, record),
 
     async acknowledge(delivery) {
       await post(`/v3/orders/${encodeURIComponent(delivery.order.sourceOrderNumber)}/acknowledge`);
@@ -167,18 +134,6 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
       return { state: "delivered" };
     },
   };
-}
-
-/** A Walmart order record as an order, or set aside with the reason its mapping gave. */
-function remap(record: unknown): ImportedOrder | SetAsideOrder {
-  const order = (typeof record === "object" && record !== null ? record : {}) as WalmartOrder;
-  try {
-    return mapWalmartOrder(order);
-  } catch (error) {
-    if (!(error instanceof MarketplaceError)) throw error;
-    const id = typeof order.purchaseOrderId === "string" && order.purchaseOrderId !== "" ? order.purchaseOrderId : "(no purchaseOrderId)";
-    return { sourceOrderNumber: id, reason: error.message, record };
-  }
 }
 
 /** "CODE: description" for each Walmart error; null when the body is not Walmart's error shape. */

@@ -1,11 +1,8 @@
 // Walmart's order shapes to the service's vocabulary and back. Pure functions: no I/O, no clock.
-import {
-  MarketplaceError,
-  type DeliveryOrder,
-  type ImportedOrder,
-  type ImportedOrderItem,
-  type Shipment,
-} from "../../connector";
+import type { DeliveryOrder, ImportedOrder, ImportedOrderItem, Shipment } from "../../connector";
+import { refusal } from "../kit/marketplace-http";
+import { CARRIER_ALIASES, cents as centsOf, fromCents, nameTable, splitName } from "../kit/mapping";
+import { Unmappable, type OrderReader } from "../kit/orders-page";
 import {
   WALMART_CARRIERS,
   WALMART_METHOD_CODES,
@@ -20,21 +17,12 @@ import {
   type WalmartTrackingInfo,
 } from "./walmart.types";
 
-/** A mapping failure: the data will not change on a retry, so the sync must not loop on it. */
-function invalid(message: string): MarketplaceError {
-  return new MarketplaceError(`Walmart ${message}`, null, false);
-}
+/** A record of the order list that cannot be an order: set aside. */
+const unmappable = (message: string) => new Unmappable(message);
+/** A delivery its own data makes impossible: the same on every retry. */
+const invalid = (message: string) => refusal("Walmart", message);
 
-// Sums run in cents so that 0.1 + 0.2 stays 0.3 on the way to the database.
-function cents(money: WalmartMoney | null | undefined, where: string): number {
-  const raw = money?.amount;
-  if (raw === null || raw === undefined || raw === "") return 0;
-  const value = typeof raw === "number" ? raw : Number(raw);
-  if (!Number.isFinite(value)) throw invalid(`${where}: amount ${JSON.stringify(raw)} is not a number`);
-  return Math.round(value * 100);
-}
-
-const fromCents = (c: number): number => c / 100;
+const cents = (money: WalmartMoney | null | undefined, where: string): number => centsOf(money?.amount, where);
 
 function isDiscount(charge: WalmartCharge): boolean {
   // The description names SubscriptionDiscount as a PRODUCT charge; any *Discount is read alike.
@@ -84,7 +72,7 @@ function lineMoney(line: WalmartOrderLine, where: string): LineMoney {
 function quantityOf(line: WalmartOrderLine, where: string): number {
   const raw = line.orderLineQuantity?.amount;
   const n = typeof raw === "number" ? raw : Number(raw ?? "1");
-  if (!Number.isInteger(n) || n <= 0) throw invalid(`${where}: quantity ${JSON.stringify(raw)} is not a positive integer`);
+  if (!Number.isInteger(n) || n <= 0) throw unmappable(`${where}: quantity ${JSON.stringify(raw)} is not a positive integer`);
   return n;
 }
 
@@ -104,25 +92,29 @@ export function orderStatusOf(order: WalmartOrder): string {
   return live.reduce((least, s) => ((STATUS_RANK[s] ?? 99) < (STATUS_RANK[least] ?? 99) ? s : least));
 }
 
-function splitName(name: string): { firstName: string; lastName: string } {
-  const parts = name.trim().split(/\s+/).filter(Boolean);
-  if (parts.length <= 1) return { firstName: parts[0] ?? "", lastName: "" };
-  return { firstName: parts.slice(0, -1).join(" "), lastName: parts.at(-1) ?? "" };
-}
-
 function orderDateOf(order: WalmartOrder, where: string): Date {
   const raw = order.orderDate;
   const ms = typeof raw === "number" ? raw : /^\d+$/.test(raw ?? "") ? Number(raw) : Date.parse(raw ?? "");
-  if (!Number.isFinite(ms)) throw invalid(`${where}: orderDate ${JSON.stringify(raw)} is not a date`);
+  if (!Number.isFinite(ms)) throw unmappable(`${where}: orderDate ${JSON.stringify(raw)} is not a date`);
   return new Date(ms);
 }
 
+/** How a record of GET /v3/orders is read: set aside under its purchaseOrderId when it cannot be mapped. */
+export const walmartOrderReader: OrderReader = {
+  map: (record) => mapWalmartOrder((typeof record === "object" && record !== null ? record : {}) as WalmartOrder),
+  numberOf: (record) => {
+    const id = (record as WalmartOrder | null)?.purchaseOrderId;
+    return typeof id === "string" && id !== "" ? id : "(no purchaseOrderId)";
+  },
+  reason: (message) => `Walmart ${message}`,
+};
+
 export function mapWalmartOrder(order: WalmartOrder): ImportedOrder {
   const id = order.purchaseOrderId;
-  if (!id) throw invalid("sent an order without purchaseOrderId");
+  if (!id) throw unmappable("sent an order without purchaseOrderId");
   const where = `order ${id}`;
   const lines = order.orderLines?.orderLine ?? [];
-  if (lines.length === 0) throw invalid(`${where} has no order lines`);
+  if (lines.length === 0) throw unmappable(`${where} has no order lines`);
 
   let subCents = 0;
   let shippingCents = 0;
@@ -131,7 +123,7 @@ export function mapWalmartOrder(order: WalmartOrder): ImportedOrder {
   let otherCents = 0;
   const items: ImportedOrderItem[] = lines.map((line, index) => {
     const lineWhere = `${where} line ${line.lineNumber ?? `#${index + 1}`}`;
-    if (!line.lineNumber) throw invalid(`${lineWhere} has no lineNumber`);
+    if (!line.lineNumber) throw unmappable(`${lineWhere} has no lineNumber`);
     const quantity = quantityOf(line, lineWhere);
     const m = lineMoney(line, lineWhere);
     subCents += m.itemCents - m.discountCents;
@@ -192,38 +184,24 @@ export function mapWalmartOrder(order: WalmartOrder): ImportedOrder {
   };
 }
 
-const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, "");
-
-const CARRIER_BY_KEY = new Map<string, string>([
-  ...WALMART_CARRIERS.map((c) => [squash(c), c] as const),
-  ["unitedparcelservice", "UPS"],
-  ["upsground", "UPS"],
-  ["unitedstatespostalservice", "USPS"],
-  ["fedexground", "FedEx"],
-  ["fedexexpress", "FedEx"],
-  ["fedexhomedelivery", "FedEx"],
-  ["fedexsmartpost", "FEDEXSP"],
-  ["lasership", "LS"],
-  ["upsmailinnovations", "UPSMI"],
-  ["dhlecommerce", "DHL Ecommerce - US"],
-  ["dhlexpress", "DHL"],
-]);
+/** Walmart's carrier names, and the names sellers' systems send for them. */
+const walmartCarrier = nameTable(WALMART_CARRIERS, {
+  ...CARRIER_ALIASES,
+  fedexsmartpost: "FEDEXSP",
+  lasership: "LS",
+  upsmailinnovations: "UPSMI",
+  dhlecommerce: "DHL Ecommerce - US",
+});
 
 export function carrierNameFor(carrier: string): WalmartTrackingInfo["carrierName"] {
-  const known = CARRIER_BY_KEY.get(squash(carrier));
+  const known = walmartCarrier(carrier);
   return known ? { carrier: known } : { otherCarrier: carrier.trim() };
 }
 
-const METHOD_BY_KEY = new Map<string, WalmartMethodCode>([
-  ...WALMART_METHOD_CODES.map((m) => [squash(m), m] as const),
-  ["expedited", "Express"],
-  ["nextday", "OneDay"],
-  ["overnight", "OneDay"],
-  ["ground", "Standard"],
-]);
+const walmartMethod = nameTable(WALMART_METHOD_CODES, { expedited: "Express", nextday: "OneDay", overnight: "OneDay", ground: "Standard" });
 
 export function methodCodeFor(method: string | null): WalmartMethodCode {
-  return METHOD_BY_KEY.get(squash(method ?? "")) ?? "Standard";
+  return (walmartMethod(method ?? "") as WalmartMethodCode | null) ?? "Standard";
 }
 
 function statusQuantity(quantity: number, where: string) {

@@ -2,7 +2,7 @@
 // MarketplaceError naming each wrong field, and an https-only URL field (credentials and tokens
 // travel to it). The admin API validates the same schemas before a source is stored.
 import { z } from "zod";
-import { MarketplaceError, type ConnectorContext } from "../connector";
+import { MarketplaceError, type ConnectorContext } from "../../connector";
 
 /**
  * A connector's Settings read with its zod schema, or a MarketplaceError no retry can fix

@@ -7,6 +7,7 @@ import { admin, call, storeWithToken } from "./helpers/api";
 import { createSource, cycleAt, deliveries, fireCron, listOrders } from "./helpers/sync";
 import { createEbayFake, EBAY_FAKE_CLIENT_ID, EBAY_FAKE_CLIENT_SECRET, EBAY_FAKE_REFRESH_TOKEN } from "./fakes/ebay-fake";
 import { orderIdOf, sampleOrder } from "./fakes/ebay-orders";
+import { badDaySuite } from "./helpers/bad-day";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -158,8 +159,8 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     expect((await call("PUT", `/v1/${token}/Orders/${order!.OrderId}/UpdateStatus`, { body: { OrderStatus: "Shipped", ShipmentTrackingNumber: "RM123456785GB", DestinationShippingCarrier: "Royal Mail" } })).status).toBe(200);
 
     // getOrders and getOrder both answer 500 with eBay's system error.
-    fake.failNext("fulfillment", 500);
-    fake.failNext("fulfillment", 500);
+    fake.failNext({ target: "fulfillment", status: 500 });
+    fake.failNext({ target: "fulfillment", status: 500 });
     await cycleAt(sourceId, Date.now());
     const [pending] = await deliveries(storeId, sourceId);
     expect([pending!.Status, pending!.Attempts, pending!.LastError]).toEqual(["pending", 1, "eBay 500 on getOrder: 30500 System error"]);
@@ -172,5 +173,25 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     expect([done!.Status, done!.Reference]).toEqual(["delivered", "RM123456785GB"]);
     expect(fake.fulfillments.get(orderIdOf(9))!.map((f) => f.shippingCarrierCode)).toEqual(["RoyalMail"]);
     expect(fake.violations).toEqual([]);
+  });
+});
+
+describe("an eBay source on a bad day", () => {
+  badDaySuite({
+    type: "ebay",
+    settings: { clientId: EBAY_FAKE_CLIENT_ID, clientSecret: EBAY_FAKE_CLIENT_SECRET, refreshToken: EBAY_FAKE_REFRESH_TOKEN, marketplaceId: "EBAY_US" },
+    hosts: ["api.ebay.com"],
+    fake(now) {
+      const created = new Date(Date.now() - 60 * MINUTE);
+      return createEbayFake({
+        now,
+        orders: [1, 2].map((n) =>
+          sampleOrder({ orderId: orderIdOf(n), created, modified: new Date(created.getTime() + n * MINUTE), lines: [{ lineItemId: `1000000000${n}`, sku: `SKU-${n}`, quantity: 1, unitPrice: "3.00" }] }),
+        ),
+      });
+    },
+    orderList: { target: "fulfillment" },
+    token: { target: "token" },
+    pausedBy: { target: "token" },
   });
 });

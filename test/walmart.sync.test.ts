@@ -5,6 +5,7 @@ import { createWalmartConnector } from "../src/sync/connectors/walmart/walmart.c
 import { admin, call, storeWithToken } from "./helpers/api";
 import { createSource, cycleAt, deliveries, listOrders, type WireOrder } from "./helpers/sync";
 import { createWalmartFake, WALMART_FAKE_CLIENT_ID, WALMART_FAKE_CLIENT_SECRET, type WalmartFake } from "./fakes/walmart-fake";
+import { badDaySuite } from "./helpers/bad-day";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -89,7 +90,7 @@ describe("a Walmart source in a sync cycle", () => {
     let shipmentsSeen = 0;
     const real = fake.fetch;
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-      if (new Request(input, init).url.endsWith("/shipping") && ++shipmentsSeen === 2) fake.failNext(500);
+      if (new Request(input, init).url.endsWith("/shipping") && ++shipmentsSeen === 2) fake.failNext({ status: 500 });
       return real(input, init);
     });
     const first = await cycleAt(sourceId, Date.now());
@@ -175,5 +176,24 @@ describe("a Walmart source in a sync cycle", () => {
     ]);
     expect(list[0]!.Record.purchaseOrderId).toBe("1796277083022");
     expect((await listOrders(token)).map((o) => o.OrderSourceOrderNumber)).not.toContain("1796277083022");
+  });
+});
+
+describe("a Walmart source on a bad day", () => {
+  badDaySuite({
+    type: "walmart",
+    settings: { clientId: WALMART_FAKE_CLIENT_ID, clientSecret: WALMART_FAKE_CLIENT_SECRET },
+    hosts: ["marketplace.walmartapis.com"],
+    fake: (now) => createWalmartFake({ now }),
+    orderList: {},
+    token: { target: "token" },
+    pausedBy: { target: "token" },
+    // An orderLine that is an object, not the list the description has: a TypeError in mapping.
+    spoilRecord(fake) {
+      (fake as WalmartFake).editOrder("1796277083022", (order) => {
+        order.orderLines = { orderLine: { lineNumber: "1" } as never };
+      });
+      return "1796277083022";
+    },
   });
 });

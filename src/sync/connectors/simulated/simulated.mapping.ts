@@ -2,7 +2,8 @@
 // k × interval (a grid on the epoch, so the rate is steady and a time window maps to a range of
 // k) and its content is drawn from a PRNG seeded by (source id, k). The same source therefore
 // always sells the same orders, whichever cycle asks and however often.
-import type { ImportedOrder, ImportedOrderItem, SetAsideOrder } from "../../connector";
+import type { ImportedOrder, ImportedOrderItem } from "../../connector";
+import { Unmappable, type OrderReader } from "../kit/orders-page";
 import { prng } from "../../../lib/prng";
 
 const FIRST_NAMES = ["Ava", "Liam", "Noah", "Mia", "Ethan", "Zoe", "Lucas", "Aria", "Mason", "Chloe", "Omar", "Priya"];
@@ -170,14 +171,16 @@ export function makeRecord(sourceId: string, k: number, intervalMs: number, malf
 }
 
 /** The record as an order, or why it cannot be one. */
-export function mapRecord(record: SimulatedRecord): ImportedOrder | SetAsideOrder {
-  const missing = record.items.findIndex((item) => item.sku.trim() === "");
-  if (missing >= 0) {
-    return { sourceOrderNumber: record.sourceOrderNumber, reason: `line ${record.items[missing]!.sourceLineId} has no SKU`, record };
-  }
-  const createdAt = new Date(record.createdAt);
-  if (Number.isNaN(createdAt.getTime())) {
-    return { sourceOrderNumber: record.sourceOrderNumber, reason: `createdAt ${JSON.stringify(record.createdAt)} is not a date`, record };
-  }
-  return { ...record, createdAt };
-}
+/** How a simulated record is read: the order, or set aside with the reason (a line without a SKU). */
+export const simulatedOrderReader: OrderReader = {
+  map(raw) {
+    const record = raw as SimulatedRecord;
+    const missing = record.items.findIndex((item) => item.sku.trim() === "");
+    if (missing >= 0) throw new Unmappable(`line ${record.items[missing]!.sourceLineId} has no SKU`);
+    const createdAt = new Date(record.createdAt);
+    if (Number.isNaN(createdAt.getTime())) throw new Unmappable(`createdAt ${JSON.stringify(record.createdAt)} is not a date`);
+    return { ...record, createdAt };
+  },
+  numberOf: (raw) => String((raw as SimulatedRecord).sourceOrderNumber),
+  reason: (message) => message,
+};

@@ -1,8 +1,8 @@
-// The access-token cache every OAuth connector uses (src/sync/connectors/access-token.ts), driven
+// The access-token cache every OAuth connector uses (src/sync/connectors/kit/access-token.ts), driven
 // directly with an explicit clock; the connectors' own tests drive it through their fakes.
 import { describe, expect, it } from "vitest";
 import { MarketplaceError } from "../src/sync/connector";
-import { accessTokens, issuedToken } from "../src/sync/connectors/access-token";
+import { accessTokens, issuedToken } from "../src/sync/connectors/kit/access-token";
 import { memoryStorage } from "../src/sync/connectors/storage";
 
 function harness(lifetimeMs: number, renewEarlyMs: number) {

@@ -5,12 +5,35 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { admin, call, storeWithToken } from "./helpers/api";
 import { createSource, cycleAt, deliveries, fireCron, listOrders } from "./helpers/sync";
 import { AMAZON_FAKE_CLIENT_ID, AMAZON_FAKE_CLIENT_SECRET, AMAZON_FAKE_REFRESH_TOKEN, createAmazonFake } from "./fakes/amazon-fake";
+import { badDay } from "./fakes/faults";
+import { adminReadStatuses, badDaySuite, quietOtherSources } from "./helpers/bad-day";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 const HOUR = 3_600_000;
+/** A source on the fake Amazon, selling in the models' four marketplaces. */
+const SETTINGS = {
+  refreshToken: AMAZON_FAKE_REFRESH_TOKEN,
+  clientId: AMAZON_FAKE_CLIENT_ID,
+  clientSecret: AMAZON_FAKE_CLIENT_SECRET,
+  region: "na",
+  marketplaceIds: ["ATVPDKIKX0DER", "A1F83G8C2ARO7P", "A1VC38T7YXB528", "A2Q3Y263D00KWC"],
+};
+
+/**
+ * A store with an Amazon source on `fake`, whose orders (the models') changed an hour ago, inside
+ * the first cycle's look-back; `unshipped` waits for the seller.
+ */
+async function amazonSource(fake: ReturnType<typeof createAmazonFake>, unshipped: string) {
+  for (const order of fake.orders) order.lastUpdatedTime = new Date(Date.now() - HOUR).toISOString();
+  fake.touch(unshipped, new Date(Date.now() - HOUR), (o) => (o.fulfillment!.fulfillmentStatus = "UNSHIPPED"));
+  vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
+  const { storeId, token } = await storeWithToken();
+  const sourceId = await createSource(storeId, { Type: "amazon", Name: "Amazon", Settings: SETTINGS });
+  return { storeId, token, sourceId };
+}
 
 describe("an Amazon source in sync cycles", () => {
   it("imports the seller's orders, sets aside one it cannot map, ships one, and keeps the feed's acknowledgement and cancellation Submitted until Amazon has processed them", async () => {
@@ -20,22 +43,7 @@ describe("an Amazon source in sync cycles", () => {
     broken.orderId = "202-0000000-0000001";
     delete (broken.orderItems[0]!.product as Record<string, unknown>).sellerSku;
     fake.orders.push(broken);
-    // The models' orders, changed an hour ago (inside the first cycle's look-back).
-    for (const order of fake.orders) order.lastUpdatedTime = new Date(Date.now() - HOUR).toISOString();
-    fake.touch("202-7654321-1098765", new Date(Date.now() - HOUR), (o) => (o.fulfillment!.fulfillmentStatus = "UNSHIPPED"));
-    vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
-    const { storeId, token } = await storeWithToken();
-    const sourceId = await createSource(storeId, {
-      Type: "amazon",
-      Name: "Amazon",
-      Settings: {
-        refreshToken: AMAZON_FAKE_REFRESH_TOKEN,
-        clientId: AMAZON_FAKE_CLIENT_ID,
-        clientSecret: AMAZON_FAKE_CLIENT_SECRET,
-        region: "na",
-        marketplaceIds: ["ATVPDKIKX0DER", "A1F83G8C2ARO7P", "A1VC38T7YXB528", "A2Q3Y263D00KWC"],
-      },
-    });
+    const { storeId, token, sourceId } = await amazonSource(fake, "202-7654321-1098765");
 
     await fireCron();
     const orders = await listOrders(token);
@@ -143,4 +151,60 @@ describe("an Amazon source in sync cycles", () => {
     expect(fake.throttled).toBe(0);
     expect(fake.violations).toEqual([]);
   }, 120_000);
+});
+
+describe("an Amazon source on a bad day", () => {
+  badDaySuite({
+    type: "amazon",
+    settings: SETTINGS,
+    hosts: ["api.amazon.com", "sellingpartnerapi-na.amazon.com"],
+    fake(now) {
+      const fake = createAmazonFake({ now });
+      // The models' orders, changed an hour ago (inside the first cycle's look-back).
+      for (const order of fake.orders) order.lastUpdatedTime = new Date(Date.now() - HOUR).toISOString();
+      return fake;
+    },
+    orderList: { operation: "searchOrders" },
+    token: { target: "token" },
+    pausedBy: null,
+    // programs: 5 where the model has a list: a TypeError in mapping.
+    spoilRecord(fake) {
+      const order = (fake as ReturnType<typeof createAmazonFake>).orders.find((o) => o.orderId === "202-7654321-1098765")!;
+      (order as Record<string, unknown>).programs = 5;
+      return "202-7654321-1098765";
+    },
+  });
+});
+
+describe("an Amazon delivery told to wait 9,000,000,000,000 s", () => {
+  it("waits one hour at most: the deliveries list still answers, and the shipment goes out after the hour", async () => {
+    await quietOtherSources();
+    let ahead = 0;
+    const fake = createAmazonFake({ now: () => new Date(Date.now() + ahead) });
+    const { storeId, token, sourceId } = await amazonSource(fake, "123-4567890-1234567");
+    await fireCron();
+    const order = (await listOrders(token)).find((o) => o.OrderSourceOrderNumber === "123-4567890-1234567")!;
+    const shipped = await call("PUT", `/v1/${token}/Orders/${order.OrderId}/UpdateStatus`, {
+      body: { OrderStatus: "Shipped", ShipmentTrackingNumber: "1Z999AA10123456784", DateShipped: "2026-03-01T10:00:00Z", DestinationShippingCarrier: "UPS" },
+    });
+    expect(shipped.status).toBe(200);
+    fake.failNext({ ...badDay.hugeRetryAfter(), operation: "confirmShipment" });
+    const before = Date.now();
+    await fireCron();
+
+    const listed = await admin("GET", `/stores/${storeId}/sources/${sourceId}/deliveries`);
+    expect(listed.status).toBe(200);
+    const [row] = listed.json.Deliveries as { Status: string; DateNextAttempt: string; LastError: string }[];
+    expect(row!.Status).toBe("pending");
+    expect(row!.LastError).toMatch(/^Amazon confirmShipment 429 /);
+    const next = Date.parse(row!.DateNextAttempt);
+    expect(next).toBeGreaterThanOrEqual(before + HOUR - 60_000);
+    expect(next).toBeLessThanOrEqual(Date.now() + HOUR + 60_000);
+    expect(Object.entries(await adminReadStatuses(storeId, sourceId)).filter(([, status]) => status >= 500)).toEqual([]);
+
+    ahead = HOUR + 16 * 60_000;
+    await fireCron(Date.now() + ahead);
+    expect((await deliveries(storeId, sourceId)).map((d) => d.Status)).toEqual(["delivered"]);
+    expect(fake.apiRequests("confirmShipment").map((r) => r.status)).toEqual([429, 204]);
+  });
 });

@@ -7,6 +7,7 @@ import { call, storeWithToken } from "./helpers/api";
 import { createSource, deliveries, fireCron, listOrders, MINUTE, type WireOrder } from "./helpers/sync";
 import { createShopifyFake, SHOPIFY_FAKE_SHOP, SHOPIFY_FAKE_TOKEN } from "./fakes/shopify-fake";
 import { shopifyOrder, type Json } from "./fakes/shopify-fixtures";
+import { badDaySuite } from "./helpers/bad-day";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -127,5 +128,17 @@ describe("a Shopify source in cycles of the Cron Trigger", () => {
     expect(listed.every((o) => o.SyncUserErrorMessage === null)).toBe(true);
     expect(fake.calls.filter((c) => c.throttled)).toEqual([]);
     expect(fake.violations).toEqual([]);
+  });
+});
+
+describe("a Shopify source on a bad day", () => {
+  badDaySuite({
+    type: "shopify",
+    settings: { shopDomain: SHOPIFY_FAKE_SHOP, accessToken: SHOPIFY_FAKE_TOKEN },
+    hosts: [SHOPIFY_FAKE_SHOP],
+    fake: (now) => createShopifyFake({ now, orders: [1, 2].map((n) => shopifyOrder({ n, updatedAt: iso(Date.now() - 30 * MINUTE + n * MINUTE) })) }),
+    orderList: { operation: "ShopifyOrders" },
+    token: null,
+    pausedBy: { operation: "ShopifyOrders" },
   });
 });

@@ -2,10 +2,11 @@
 // renewed some time before it expires (so no call carries a token that dies in flight), one
 // token request shared by calls that start together, dropped when the marketplace refuses it,
 // and, for a connector that asks, kept in the source's storage across cycles with a fingerprint
-// of the credentials it came from, so new settings never reuse it. Each connector still makes
-// its own token request (grant, endpoint, errors): that is the marketplace's own part.
-import { MarketplaceError } from "../connector";
-import type { SourceStorage } from "./storage";
+// of the credentials it came from, so new settings never reuse it; and a call the marketplace
+// refuses for its token is made once more with a fresh one. Each connector still makes its own
+// token request (grant, endpoint, errors): that is the marketplace's own part.
+import { MarketplaceError } from "../../connector";
+import type { SourceStorage } from "../storage";
 
 /** A token as the marketplace issued it. */
 export interface IssuedToken {
@@ -86,4 +87,22 @@ export function issuedToken(body: unknown, label: string, status: number, defaul
   }
   const seconds = typeof answer.expires_in === "number" && Number.isFinite(answer.expires_in) && answer.expires_in > 0 ? answer.expires_in : defaultSeconds;
   return { value: answer.access_token, lifetimeMs: seconds * 1000 };
+}
+
+/**
+ * One call with the current token. When the marketplace refuses the token (401, or the statuses
+ * given: Amazon answers 403), it is dropped and the call made once more with a fresh one: a
+ * token can be revoked or expire early on the marketplace's side. The second answer stands.
+ */
+export async function withFreshToken(
+  tokens: AccessTokens,
+  send: (token: string) => Promise<Response>,
+  refusedStatuses: readonly number[] = [401],
+): Promise<Response> {
+  const used = await tokens.get();
+  const response = await send(used);
+  if (!refusedStatuses.includes(response.status)) return response;
+  await response.body?.cancel().catch(() => undefined);
+  tokens.drop(used);
+  return send(await tokens.get());
 }
