@@ -23,8 +23,8 @@ export default defineConfig(async () => {
           bindings: {
             TEST_MIGRATIONS: migrations,
             TEST_SHOPIFY_SCHEMA: shopifySchema,
-            ADMIN_API_KEY: "test-admin-key",
-            TOKEN_SIGNING_SECRET: "test-token-signing-secret",
+            ADMIN_API_KEY: "test-admin-key-0123456789abcdef-0123",
+            TOKEN_SIGNING_SECRET: "test-token-signing-secret-0123456789",
             SOURCE_SETTINGS_KEY: "dGVzdC1zb3VyY2Utc2V0dGluZ3Mta2V5LTMyYnl0ZXM=",
           },
         },

@@ -23,7 +23,7 @@ const NODE22 = path.join(ROOT, "node_modules/node/bin/node");
 const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 const SIZES = (process.env.FEEDS_BENCH_SIZES ?? "100000,1000000").split(",").map(Number);
 const UPLOAD_ROWS = 50_000;
-const ADMIN_KEY = "bench-admin-key";
+const ADMIN_KEY = "bench-admin-key-0123456789abcdef-0123";
 const VARS = {
   ADMIN_API_KEY: ADMIN_KEY,
   TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789abcdef",

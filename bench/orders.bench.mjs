@@ -31,7 +31,7 @@ const WALK_PAGES = arg("walk", 5_100);
 const PORT = arg("port", 8810);
 const REPEATS = arg("repeats", 7);
 const PERSIST = path.join(root, ".wrangler", "bench-orders");
-const ADMIN_KEY = "bench-admin-key";
+const ADMIN_KEY = "bench-admin-key-0123456789abcdef-0123";
 const VARS = {
   ADMIN_API_KEY: ADMIN_KEY,
   TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789",

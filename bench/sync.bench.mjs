@@ -20,7 +20,7 @@ const ORDERS = arg("orders", 10_000);
 const DELIVERIES = arg("deliveries", 1_000);
 const PORT = arg("port", 8821);
 const PERSIST = path.join(root, ".wrangler", "bench-sync");
-const ADMIN_KEY = "bench-admin-key";
+const ADMIN_KEY = "bench-admin-key-0123456789abcdef-0123";
 const VARS = {
   ADMIN_API_KEY: ADMIN_KEY,
   TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789",

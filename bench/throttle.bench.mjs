@@ -54,7 +54,7 @@ const toolEnv = {
 };
 
 const secrets = {
-  ADMIN_API_KEY: "bench-admin-key",
+  ADMIN_API_KEY: "bench-admin-key-0123456789abcdef-0123",
   TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789abcdef",
   SOURCE_SETTINGS_KEY: "YmVuY2gtc291cmNlLXNldHRpbmdzLWtleS0zMmJ5dGVzIQ==",
 };

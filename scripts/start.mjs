@@ -3,7 +3,8 @@
 // database a demo store, a demo consumer key (all scopes) and a handful of orders, made through
 // the service's own admin and order APIs. Extra arguments go to `wrangler dev`.
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import https from "node:https";
 
 const args = process.argv.slice(2);
@@ -11,16 +12,30 @@ const portArg = args.findIndex((a) => a === "--port" || a.startsWith("--port="))
 const port = portArg < 0 ? 8787 : Number(args[portArg].includes("=") ? args[portArg].split("=")[1] : args[portArg + 1]);
 const base = `https://localhost:${port}`;
 
-if (!existsSync(".dev.vars")) {
-  copyFileSync(".dev.vars.example", ".dev.vars");
-  console.log("Created .dev.vars from .dev.vars.example (local secrets; never commit it).");
+// The service refuses to serve with a secret under 32 bytes (docs/security.md): local ones are
+// made here from 32 random bytes each, never copied from the example file.
+const strong = {
+  ADMIN_API_KEY: () => randomBytes(32).toString("base64url"),
+  TOKEN_SIGNING_SECRET: () => randomBytes(32).toString("base64url"),
+  SOURCE_SETTINGS_KEY: () => randomBytes(32).toString("base64"),
+};
+const secretBytes = (name, value) => (name === "SOURCE_SETTINGS_KEY" ? Buffer.from(value, "base64").length : Buffer.byteLength(value));
+const readVars = () =>
+  Object.fromEntries(
+    (existsSync(".dev.vars") ? readFileSync(".dev.vars", "utf8") : "")
+      .split("\n")
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1).trim()]),
+  );
+const existing = readVars();
+const weak = Object.keys(strong).filter((name) => !existing[name] || secretBytes(name, existing[name]) < 32);
+if (weak.length > 0) {
+  const kept = Object.entries(existing).filter(([name]) => !weak.includes(name));
+  const made = weak.map((name) => [name, strong[name]()]);
+  writeFileSync(".dev.vars", [...kept, ...made].map(([k, v]) => `${k}=${v}`).join("\n") + "\n");
+  console.log(`Wrote ${weak.join(", ")} to .dev.vars (random local secrets; never commit it).`);
 }
-const vars = Object.fromEntries(
-  readFileSync(".dev.vars", "utf8")
-    .split("\n")
-    .filter((l) => /^[A-Z_]+=/.test(l))
-    .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1).trim()]),
-);
+const vars = readVars();
 
 const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local"], {
   stdio: "inherit",

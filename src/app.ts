@@ -5,6 +5,7 @@ import { createRouter } from "./http/create-router";
 import { ApiError } from "./http/errors";
 import { failure } from "./http/envelope";
 import { unmatched } from "./http/fallbacks";
+import { requireSecrets } from "./http/secrets";
 import { acceptJson, httpsOnly, limitBody, limitStreamedBody, MiB } from "./http/transport";
 import { authorizationRoutes } from "./auth/authorization.routes";
 import { rateLimitHeaders } from "./auth/authorize";
@@ -20,6 +21,8 @@ import type { AppEnv } from "./http/create-router";
 
 const app = createRouter();
 
+// Before anything else: a deployment whose secrets are missing or weak serves nothing.
+app.use("*", requireSecrets);
 // Outermost on /v1, so that every answer there, refusals included, carries X-RateLimit-*.
 app.use("/v1/*", rateLimitHeaders);
 app.use("*", httpsOnly, acceptJson);
@@ -51,8 +54,9 @@ app.onError(async (error, c) => {
     const message = error.message === "Malformed JSON in request body" ? "The request body is not valid JSON." : error.message;
     return c.json(failure(message), error.status);
   }
-  // A 500 says nothing of its cause to the client; the log keeps it.
-  console.error("unhandled error", c.req.method, c.req.path, error);
+  // A 500 says nothing of its cause to the client; the log keeps it. The route's pattern, not the
+  // path: a /v1 path holds the caller's token, and logs travel further than the service.
+  console.error("unhandled error", c.req.method, c.req.routePath, error);
   return c.json(failure("Internal server error; try again later."), 500);
 });
 

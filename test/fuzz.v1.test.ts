@@ -78,6 +78,15 @@ interface ModelOrder {
   queued: string[];
 }
 
+/**
+ * What a move queues: no cycle runs here, so every row is pending, and a new row replaces the
+ * pending one of the same kind (issue 20: corrections do not pile up), landing last.
+ */
+function queue(order: { queued: string[] }, kind: string): void {
+  order.queued = order.queued.filter((k) => k !== kind);
+  order.queued.push(kind);
+}
+
 interface ModelFeed {
   id: string;
   name: string;
@@ -714,7 +723,7 @@ describe("fuzz: every /v1 route with a valid token", () => {
           apply: () => {
             order.status = order.status === "New" ? "Processing" : order.status;
             order.seller = number;
-            if (order.claimed) order.queued.push("acknowledge");
+            if (order.claimed) queue(order, "acknowledge");
           },
         },
       ];
@@ -770,7 +779,7 @@ describe("fuzz: every /v1 route with a valid token", () => {
         if (order.status === "Canceled") return [sent, { status: 200, message: "" }];
         return [sent, { status: 200, message: "", writes: true, orderId: order.id, apply: () => {
           order.status = "Canceled";
-          if (order.claimed) order.queued.push("cancel");
+          if (order.claimed) queue(order, "cancel");
         } }];
       }
       if (order.status === "Canceled") return [sent, { status: 400, message: /Canceled/ }];
@@ -791,7 +800,7 @@ describe("fuzz: every /v1 route with a valid token", () => {
         if (same) return [sent, { status: 200, message: "" }];
         return [sent, { status: 200, message: "", writes: true, orderId: order.id, apply: () => {
           Object.assign(order, next);
-          if (order.claimed) order.queued.push("ship");
+          if (order.claimed) queue(order, "ship");
         } }];
       }
       return [sent, { status: 200, message: "", writes: true, orderId: order.id, apply: () => {
@@ -799,7 +808,7 @@ describe("fuzz: every /v1 route with a valid token", () => {
         order.tracking = given.tracking ?? null;
         order.shipped = given.shipped ?? "now";
         order.carrier = given.carrier ?? order.carrier;
-        if (order.claimed) order.queued.push("ship");
+        if (order.claimed) queue(order, "ship");
       } }];
     }
 

@@ -10,7 +10,7 @@ import { createSource, simulatedWindow } from "./helpers/sync";
 // Whole walks through the Worker: generous on a loaded machine.
 vi.setConfig({ testTimeout: 60_000 });
 
-type Numbers = Record<"Orders" | "OrderItems" | "Products" | "Feeds" | "Sources" | "ConsumerKeys", number>;
+type Numbers = Record<"Orders" | "OrderItems" | "Products" | "Feeds" | "Sources" | "ConsumerKeys" | "StoredBytes", number>;
 
 async function view(storeId: string) {
   const res = await admin("GET", `/stores/${storeId}`);
@@ -39,8 +39,8 @@ describe("store limits", () => {
     const created = await admin("POST", "/stores", { Name: "Small", Limits: { Orders: 10, Feeds: 3 } });
     expect(created.status, created.text).toBe(200);
     const store = created.json.Store as { StoreId: string; Limits: Numbers; Usage: Numbers };
-    expect(store.Limits).toEqual({ Orders: 10, OrderItems: 10000000, Products: 2000000, Feeds: 3, Sources: 200, ConsumerKeys: 200 });
-    expect(store.Usage).toEqual({ Orders: 0, OrderItems: 0, Products: 0, Feeds: 0, Sources: 0, ConsumerKeys: 0 });
+    expect(store.Limits).toEqual({ Orders: 10, OrderItems: 10000000, Products: 2000000, Feeds: 3, Sources: 200, ConsumerKeys: 200, StoredBytes: 2000000000 });
+    expect(store.Usage).toEqual({ Orders: 0, OrderItems: 0, Products: 0, Feeds: 0, Sources: 0, ConsumerKeys: 0, StoredBytes: 0 });
     for (const bad of [{ Orders: -1 }, { Orders: 1.5 }, { Orders: "10" }, { Nonsense: 1 }, { Orders: 2_000_000_000 }]) {
       const res = await admin("PATCH", `/stores/${store.StoreId}`, { Limits: bad });
       expect(res.status, JSON.stringify(bad)).toBe(400);
@@ -54,7 +54,9 @@ describe("store limits", () => {
     expect((await admin("POST", `/stores/${store.StoreId}/feeds`, { Name: "f", Format: "csv" })).status).toBe(200);
     expect((await admin("PUT", `/stores/${store.StoreId}/products`, { Products: [{ Sku: "A" }, { Sku: "B" }] })).status).toBe(200);
     await createSource(store.StoreId, { Name: "Market" });
-    expect((await view(store.StoreId)).Usage).toEqual({ Orders: 2, OrderItems: 5, Products: 2, Feeds: 1, Sources: 1, ConsumerKeys: 1 });
+    const { StoredBytes, ...counts } = (await view(store.StoreId)).Usage;
+    expect(counts).toEqual({ Orders: 2, OrderItems: 5, Products: 2, Feeds: 1, Sources: 1, ConsumerKeys: 1 });
+    expect(StoredBytes).toBeGreaterThan(0);
   });
 
   it("InsertOrder over Orders or OrderItems is a 400 naming the limit, and stores neither the order nor any item", async () => {
@@ -157,7 +159,7 @@ describe("a streamed CSV catalog over Products", () => {
     const csv = ["Sku,Title", ...Array.from({ length: 800 }, (_, i) => `S${String(i).padStart(4, "0")},t${i}`)].join("\n");
     const res = await call("PUT", `/admin/v1/stores/${storeId}/products`, {
       raw: csv,
-      headers: { authorization: "Bearer test-admin-key", "content-type": "text/csv" },
+      headers: { authorization: "Bearer test-admin-key-0123456789abcdef-0123", "content-type": "text/csv" },
     });
     expect(res.status, res.text).toBe(400);
     // Batches are 350 rows: the first fits, the second (rows 351-700) would cross 500.

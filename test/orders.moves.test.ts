@@ -76,7 +76,7 @@ describe("AcknowledgeOrder", () => {
     expect(await outboxOf(id)).toHaveLength(1);
   });
 
-  it("replaces the number of a Processing order acknowledged with another, and forwards it again", async () => {
+  it("replaces the number of a Processing order acknowledged with another, and forwards only the latest while the first is undelivered", async () => {
     const { token } = await marketplaceStore();
     const id = await insert(token, { OrderSource: "Mall" });
     expectOk(await acknowledge(token, id, "ERP-1"));
@@ -89,7 +89,8 @@ describe("AcknowledgeOrder", () => {
     expect(second.DateCreatedInDestination).toBe(first.DateCreatedInDestination);
     expect(Date.parse(second.DateUpdated)).toBeGreaterThan(Date.parse(first.DateUpdated));
     const outbox = await outboxOf(id);
-    expect(outbox.map((r) => JSON.parse(r.payload).sellerOrderNumber)).toEqual(["ERP-1", "ERP-2"]);
+    // The undelivered acknowledgement is replaced, not followed by a second one (issue 20).
+    expect(outbox.map((r) => JSON.parse(r.payload).sellerOrderNumber)).toEqual(["ERP-2"]);
   });
 
   it("refuses to acknowledge a Canceled order with 400 saying why", async () => {
@@ -166,11 +167,12 @@ describe("UpdateStatus SHIPPED", () => {
     expectOk(await updateStatus(token, id, { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "RIGHT" }));
     const corrected = await read(token, id);
     expect(corrected).toMatchObject({ OrderStatus: "Shipped", ShipmentTrackingNumber: "RIGHT", DateShipped: "2026-03-05T13:30:00.000Z" });
-    expect((await outboxOf(id)).map((r) => r.kind)).toEqual(["ship", "ship"]);
+    // The undelivered shipment is replaced by the corrected one (issue 20).
+    expect((await outboxOf(id)).map((r) => [r.kind, JSON.parse(r.payload).trackingNumber])).toEqual([["ship", "RIGHT"]]);
     expectOk(await updateStatus(token, id, { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "RIGHT", DateShipped: "2026-03-05T13:30:00Z" }));
     expectOk(await updateStatus(token, id, { OrderStatus: "SHIPPED" }));
     expect(await read(token, id)).toEqual(corrected);
-    expect(await outboxOf(id)).toHaveLength(2);
+    expect(await outboxOf(id)).toHaveLength(1);
   });
 
   it("refuses to ship a Canceled order", async () => {

@@ -138,7 +138,7 @@ describe("delivery to the marketplace", () => {
     const [order] = await listOrders(token);
     expect(order!.SyncUserErrorMessage).toBe("Simulated marketplace ship: no answer within 10 s (timeout)");
     expect(order!.OrderStatus).toBe("Shipped");
-    const source = (await call("GET", `/admin/v1/stores/${storeId}/sources/${sourceId}`, { headers: { authorization: "Bearer test-admin-key" } })).json
+    const source = (await call("GET", `/admin/v1/stores/${storeId}/sources/${sourceId}`, { headers: { authorization: "Bearer test-admin-key-0123456789abcdef-0123" } })).json
       .Source as { Status: { DeliveriesFailed: number; DeliveriesPending: number } };
     expect(source.Status).toMatchObject({ DeliveriesFailed: 1, DeliveriesPending: 0 });
   });
@@ -166,7 +166,7 @@ describe("delivery to the marketplace", () => {
     // The operator sorts it out with the marketplace and retries: both of the order's rows go, in order.
     await patchSource(probe.storeId, probe.sourceId, { Settings: { rejectOrderNumbers: [] } });
     const retry = await call("POST", `/admin/v1/stores/${probe.storeId}/sources/${probe.sourceId}/deliveries/retry`, {
-      headers: { authorization: "Bearer test-admin-key" },
+      headers: { authorization: "Bearer test-admin-key-0123456789abcdef-0123" },
     });
     expect(retry.json).toMatchObject({ Success: true, Retried: 1 });
     expect((await listOrders(probe.token)).every((o) => o.SyncUserErrorMessage === null)).toBe(true);

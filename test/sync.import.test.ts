@@ -159,20 +159,20 @@ describe("import from the simulated marketplace", () => {
 });
 
 describe("an import larger than one invocation", () => {
-  it("stops after its page budget, schedules the next invocation, and that one resumes where it stopped", async () => {
+  it("stops after 200 pages, says so, and the next cycle (not an alarm) goes on where it stopped", async () => {
     const { storeId, token } = await storeWithToken();
-    // 230 orders one per page: 200 pages fit one invocation.
+    // 230 orders one per page: one window reads 200 pages.
     const sourceId = await createSource(storeId, { Settings: { ...simulatedWindow(230), pageSize: 1 } });
     const stub = env.SOURCE_SYNC.getByName(sourceId);
     const first = await stub.runCycle(sourceId);
     expect(first).toMatchObject({ more: true, imported: 200, fetched: 200 });
+    expect(first.error).toBe("import: the window ended after 200 pages (the most one window reads); the next cycle goes on from there.");
     const source = (await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { Cursor: string | null } };
     expect(source.Status.Cursor).toBeNull();
+    // No alarm carries it on back to back.
+    expect(await runDurableObjectAlarm(stub)).toBe(false);
 
-    // The continuation runs as the object's alarm; run it now (false if it already fired by itself).
-    await runDurableObjectAlarm(stub);
-    // A cycle asked for now runs after the alarm's and finds the import finished: the alarm did it.
-    expect(await stub.runCycle(sourceId)).toMatchObject({ imported: 0, more: false });
+    expect(await stub.runCycle(sourceId)).toMatchObject({ imported: 30, more: false, error: null });
     const orders = await listOrders(token);
     expect(orders).toHaveLength(230);
     expect(new Set(orders.map((o) => o.OrderSourceOrderNumber)).size).toBe(230);

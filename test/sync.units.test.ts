@@ -26,12 +26,15 @@ describe("sync arithmetic", () => {
     expect(importWindow(null, 2_000_000_000)).toEqual({ since: 2_000_000_000 - 604_800_000, until: 2_000_000_000 });
   });
 
-  it("backs off exponentially (5, 10, 20 … minutes) up to a cap of 6 hours, never below Retry-After", () => {
+  it("backs off exponentially (5, 10, 20 … minutes) up to a cap of 6 hours, never below Retry-After (itself at most an hour)", () => {
     expect([1, 2, 3, 4, 5, 6, 7].map((n) => retryDelay(n, null))).toEqual([5, 10, 20, 40, 80, 160, 320].map((m) => m * 60_000));
     expect(retryDelay(8, null)).toBe(21_600_000);
     expect(retryDelay(20, null)).toBe(21_600_000);
     expect(retryDelay(1, 30_000)).toBe(5 * 60_000);
-    expect(retryDelay(1, 24 * 3_600_000)).toBe(24 * 3_600_000);
+    // A marketplace's wait counts for at most an hour (issue 20); the backoff's own cap is longer.
+    expect(retryDelay(1, 24 * 3_600_000)).toBe(3_600_000);
+    expect(retryDelay(1, 9_000_000_000_000_000)).toBe(3_600_000);
+    expect(retryDelay(8, 24 * 3_600_000)).toBe(21_600_000);
   });
 
   it("runs a cycle at its scheduled time unless that is over a minute old", () => {

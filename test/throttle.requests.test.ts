@@ -197,7 +197,7 @@ describe("throttle on /v1 requests", () => {
     const ip = nextIp();
     const headers = { "cf-connecting-ip": ip };
     const forged = `${key.ConsumerKeyId}.${token.split(".")[1]}.0.${"A".repeat(43)}`;
-    const expired = await issueToken("test-token-signing-secret", { consumerKeyId: key.ConsumerKeyId, issuedAt: NOW - 10, expiresAt: NOW - 1 });
+    const expired = await issueToken("test-token-signing-secret-0123456789", { consumerKeyId: key.ConsumerKeyId, issuedAt: NOW - 10, expiresAt: NOW - 1 });
     const attempts = [
       await call("GET", `/v1/not-a-token${COUNT}`, { headers }),
       await call("GET", `/v1/${forged}${COUNT}`, { headers }),

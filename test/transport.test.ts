@@ -359,7 +359,7 @@ describe("no input produces a 500", () => {
       const body = method === "GET" || method === "HEAD" ? undefined : bodies();
       const headers: Record<string, string> = { "cf-connecting-ip": `192.0.2.${i % 250}` };
       if (body !== undefined) headers["content-type"] = pick(["application/json", "application/json; charset=utf-8", "text/plain"]);
-      if (random() < 0.3) headers.authorization = pick([`Bearer ${token}`, "Bearer test-admin-key", "Bearer nope", "garbage"]);
+      if (random() < 0.3) headers.authorization = pick([`Bearer ${token}`, "Bearer test-admin-key-0123456789abcdef-0123", "Bearer nope", "garbage"]);
       if (random() < 0.1) headers.accept = pick(["application/json", "*/*", "text/html", ""]);
       // Every generated path and query is a URL the parser accepts (it percent-encodes what it
       // must), so every one of the 300 requests is sent.

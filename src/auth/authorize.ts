@@ -10,6 +10,7 @@ import type { AppEnv } from "../http/create-router";
 import { DEFAULT_BUCKET } from "../throttle/gcra";
 import type { Admission } from "../throttle/rate-limiter";
 import { verifyToken } from "./tokens";
+import { toWireDate } from "../lib/dates";
 import type { Scope } from "./scopes";
 
 /**
@@ -33,7 +34,7 @@ export function requireScope(scope: Scope) {
       await throttleAddress(c);
       throw new ApiError(
         401,
-        `The access token expired at ${new Date(claims.expiresAt).toISOString()}. Generate a new one with PUT /v1/Authorization.`,
+        `The access token expired at ${toWireDate(claims.expiresAt)}. Generate a new one with PUT /v1/Authorization.`,
       );
     }
     const denial = deniedUntil.get(claims.consumerKeyId);
@@ -73,6 +74,29 @@ export async function throttleAddress(c: Context<AppEnv>): Promise<void> {
     rememberDenial(name, { until: now + admission.retryAfterMs, limit: admission.limit });
     throw tooMany(c, admission.limit, admission.retryAfterMs);
   }
+}
+
+/**
+ * A wrong admin key (or console sign-in) spends one of its address's admin-failure bucket;
+ * once that is empty the address is answered 429 until it refills, whatever key it sends.
+ */
+export async function throttleAdminFailure(c: Context<AppEnv>): Promise<void> {
+  // Cloudflare's edge sets CF-Connecting-IP on every request it passes on; one without it came
+  // from inside (tests, local tools), where there is no address to hold to account.
+  if (!c.req.header("cf-connecting-ip")) return;
+  const name = addressName(c);
+  const admission = await callLimiter(() => c.env.RATE_LIMITER.getByName(name).admitAdminFailure());
+  if (!admission.allowed) {
+    rememberDenial(`admin:${name}`, { until: Date.now() + admission.retryAfterMs, limit: admission.limit });
+    throw tooMany(c, admission.limit, admission.retryAfterMs);
+  }
+}
+
+/** Refuses an address whose admin failures were refused (isolate-local, so it costs no RPC). */
+export function refuseAdminDenied(c: Context<AppEnv>): void {
+  const denial = deniedUntil.get(`admin:${addressName(c)}`);
+  const now = Date.now();
+  if (denial && denial.until > now) throw tooMany(c, denial.limit, denial.until - now);
 }
 
 /**

@@ -51,7 +51,7 @@ export function consoleRoutes(appFetch: AppFetch) {
   );
 
   // ---- Sign in and out ----------------------------------------------------------------------
-  const loginPage = (c: C, error?: string, status: 200 | 401 | 503 = 200) =>
+  const loginPage = (c: C, error?: string, status: 200 | 401 | 429 | 503 = 200) =>
     c.html(
       page(
         "Sign in",
@@ -77,8 +77,12 @@ export function consoleRoutes(appFetch: AppFetch) {
   router.post("/login", async (c) => {
     const body = await form(c);
     const key = typeof body.key === "string" ? body.key.trim() : "";
-    // The key is checked by the admin API itself: 200 on a harmless read means it is the key.
-    const probe = key ? await adminApi(c, appFetch, key).call("GET", "/maintenance") : { ok: false as const, status: 403, message: "" };
+    // The key is checked by the admin API itself: 200 on a harmless read means it is the key (and
+    // a wrong one counts against this address there). A key no header can carry (a CR/LF, a
+    // character above U+00FF) cannot be it: wrong, without a call.
+    const sendable = /^[\x20-\x7e]+$/.test(key);
+    const probe = sendable ? await adminApi(c, appFetch, key).call("GET", "/maintenance") : { ok: false as const, status: 403, message: "" };
+    if (!probe.ok && probe.status === 429) return loginPage(c, probe.message, 429);
     if (!probe.ok) return loginPage(c, key ? "That admin key is not valid. Check the ADMIN_API_KEY secret." : "Enter the admin key.", 401);
     await startSession(c);
     return c.redirect("/console", 303);

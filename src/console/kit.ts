@@ -4,6 +4,7 @@
 import type { Context, Hono } from "hono";
 import { html } from "hono/html";
 import type { AppEnv } from "../http/create-router";
+import { ApiError } from "../http/errors";
 import { adminApi, type AppFetch } from "./admin-api";
 import { fieldOf, page, type Notice, type PageContext } from "./layout";
 import type { Session } from "./session";
@@ -34,7 +35,13 @@ export function makeKit(appFetch: AppFetch, sessions: WeakMap<Request, Session>)
   }
 
   async function form(c: C): Promise<Record<string, string | File | (string | File)[]>> {
-    return (await c.req.parseBody({ all: true })) as Record<string, string | File | (string | File)[]>;
+    try {
+      return (await c.req.parseBody({ all: true })) as Record<string, string | File | (string | File)[]>;
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      // A body that claims to be a form and is not (a multipart part without a name, a cut-off body).
+      throw new ApiError(400, "The form could not be read: the body is not valid multipart/form-data or URL-encoded data.");
+    }
   }
 
 

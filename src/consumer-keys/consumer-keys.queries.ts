@@ -16,6 +16,11 @@ export function keysOfStore(db: Db, storeId: string): Promise<KeyRow[]> {
   return db.select().from(consumerKeys).where(eq(consumerKeys.storeId, storeId)).orderBy(consumerKeys.createdAt);
 }
 
+/** A deleted store's purge: its keys (revoked since its deletion) go. */
+export function deleteKeysOfStore(db: Db, storeId: string) {
+  return db.delete(consumerKeys).where(eq(consumerKeys.storeId, storeId));
+}
+
 export function findKey(db: Db, consumerKeyId: string): Promise<KeyRow | undefined> {
   return db.select().from(consumerKeys).where(eq(consumerKeys.id, consumerKeyId)).get();
 }

@@ -23,11 +23,13 @@ export const stores = sqliteTable("stores", {
   maxFeeds: integer("max_feeds").notNull().default(200),
   maxSources: integer("max_sources").notNull().default(200),
   maxConsumerKeys: integer("max_consumer_keys").notNull().default(200),
+  /** Bytes of text the store's orders with their lines, outbox rows and products may hold. */
+  maxStoredBytes: integer("max_stored_bytes").notNull().default(2_000_000_000),
 });
 
 /**
  * What a store holds, against its limits. Kept by triggers on orders, order_items, products,
- * feeds, sources and consumer_keys (active keys only), in the same statement as the change.
+ * feeds, sources, consumer_keys (active keys only) and outbox, in the same statement as the change.
  */
 export const storeUsage = sqliteTable("store_usage", {
   storeId: text("store_id")
@@ -39,6 +41,8 @@ export const storeUsage = sqliteTable("store_usage", {
   feeds: integer("feeds").notNull().default(0),
   sources: integer("sources").notNull().default(0),
   consumerKeys: integer("consumer_keys").notNull().default(0),
+  /** What orders, order_items, outbox and products rows of the store hold (migrations/0007_stored_bytes.sql). */
+  storedBytes: integer("stored_bytes").notNull().default(0),
 });
 
 export const consumerKeys = sqliteTable(
@@ -321,6 +325,8 @@ export const feeds = sqliteTable(
     /** [{header, field}] in order; null = the template's columns. */
     columns: text("columns", { mode: "json" }).$type<{ header: string; field: string }[]>(),
     compileIntervalMinutes: integer("compile_interval_minutes"),
+    /** Cells starting with = + - @ (or a tab or CR) are prefixed with ' so a spreadsheet shows them instead of running them. */
+    escapeFormulas: integer("escape_formulas", { mode: "boolean" }).notNull().default(false),
     status: text("status").notNull(),
     statusMessage: text("status_message").notNull().default(""),
     fileName: text("file_name").notNull(),

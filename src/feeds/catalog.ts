@@ -6,7 +6,7 @@ import type { Db } from "../db/client";
 import { ApiError } from "../http/errors";
 import { limitError, limitReached } from "../stores/limits";
 import { findStore, usageOf } from "../stores/stores.queries";
-import { CsvFieldTooLong, CsvRecordReader } from "./csv";
+import { CsvRecordReader, CsvRecordTooLarge } from "./csv";
 import { parseProduct, type ProductInput } from "./product-fields";
 import { countUnknownSkus, ROWS_PER_BATCH, upsertProducts } from "./products.queries";
 
@@ -147,7 +147,7 @@ export async function importCsv(db: Db, storeId: string, body: ReadableStream<Ui
     }
     parser.end(onRecord);
   } catch (error) {
-    if (!(error instanceof CsvFieldTooLong)) throw error;
+    if (!(error instanceof CsvRecordTooLarge)) throw error;
     // What was read before is kept; the rest cannot be split into rows reliably.
     await reader.cancel().catch(() => {});
     batch.reject(error.record, null, `${error.message}; the upload was not read past this row`);

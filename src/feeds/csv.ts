@@ -52,6 +52,8 @@ export class CsvRecordReader {
     private readonly delimiter = ",",
     /** A longer field is refused (a quote left open would otherwise swallow the whole upload). */
     private readonly maxFieldLength = 1 << 20,
+    /** A record with more fields is refused (a line of commas alone would otherwise fill memory with empty fields). */
+    private readonly maxFields = 1_000,
   ) {}
 
   push(chunk: string, onRecord: (record: string[]) => void): void {
@@ -139,6 +141,7 @@ export class CsvRecordReader {
   }
 
   private endField(): void {
+    if (this.record.length >= this.maxFields) throw new CsvRecordTooLarge(this.recordCount + 1, `a record has more than ${this.maxFields} fields`);
     this.record.push(this.field);
     this.field = "";
     this.fieldStarted = false;
@@ -155,12 +158,23 @@ export class CsvRecordReader {
   }
 }
 
-export class CsvFieldTooLong extends Error {
+/** A record past what the reader holds: the input cannot be split into rows reliably past it. */
+export class CsvRecordTooLarge extends Error {
   constructor(
     readonly record: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CsvRecordTooLarge";
+  }
+}
+
+export class CsvFieldTooLong extends CsvRecordTooLarge {
+  constructor(
+    record: number,
     readonly maxLength: number,
   ) {
-    super(`a field is longer than ${maxLength} characters (is a quote left open?)`);
+    super(record, `a field is longer than ${maxLength} characters (is a quote left open?)`);
     this.name = "CsvFieldTooLong";
   }
 }

@@ -58,6 +58,8 @@ export interface CompileJob {
   format: "csv" | "tsv";
   template: string;
   columns: FeedColumn[];
+  /** Absent in jobs stored before the option existed: off. */
+  escapeFormulas?: boolean;
   attempts: number;
   /** Slices run so far (the benchmark reports it). */
   slices: number;
@@ -155,6 +157,7 @@ export class FeedCompiler extends DurableObject<Env> {
       format: feed.format,
       template: feed.template,
       columns,
+      escapeFormulas: feed.escapeFormulas,
       attempts: 0,
       slices: 0,
       checkpoint: firstCheckpoint(headerRow(feed.format, columns)),
@@ -215,7 +218,7 @@ export class FeedCompiler extends DurableObject<Env> {
     const run =
       this.run?.jobId === job.jobId
         ? this.run
-        : (this.run = resumeRun(job.jobId, new FeedRows(job.format, job.columns, job.template), job.checkpoint, limits.partBytes));
+        : (this.run = resumeRun(job.jobId, new FeedRows(job.format, job.columns, job.template, job.escapeFormulas ?? false), job.checkpoint, limits.partBytes));
     const io = {
       readPage: (afterSku: string | null, limit: number) => pageProducts(this.env.DB, job.storeId, afterSku, limit),
       upload,

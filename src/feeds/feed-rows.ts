@@ -38,6 +38,14 @@ export function headerRow(format: FeedFormat, columns: FeedColumn[]): string {
   return formatRow(format, columns.map((c) => c.header));
 }
 
+/** What a spreadsheet takes for the start of a formula (OWASP's list: = + - @, tab, CR). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** A cell a spreadsheet would run as a formula, with a leading ' so that it is shown instead. */
+export function escapeFormula(value: string): string {
+  return FORMULA_START.test(value) ? `'${value}` : value;
+}
+
 export class FeedRows {
   private readonly template: FeedTemplate;
   /** Each column's value of a product, in the template's spelling. */
@@ -49,6 +57,8 @@ export class FeedRows {
     readonly format: FeedFormat,
     readonly columns: FeedColumn[],
     templateName: string,
+    /** The feed's EscapeFormulas: cells a spreadsheet would run are quoted. */
+    private readonly escapeFormulas = false,
   ) {
     const template = TEMPLATES[templateName];
     if (!template) throw new Error(`unknown feed template '${templateName}'`);
@@ -81,6 +91,7 @@ export class FeedRows {
     if (left) return null;
     const { readers, values } = this;
     for (let i = 0; i < readers.length; i++) values[i] = readers[i]!(product);
+    if (this.escapeFormulas) for (let i = 0; i < values.length; i++) values[i] = escapeFormula(values[i]!);
     return formatRow(this.format, values);
   }
 }

@@ -94,6 +94,7 @@ export const feedsAdminRoutes = createRouter()
       template: body.Template ?? DEFAULT_TEMPLATE,
       columns: body.Columns?.map((col) => ({ header: col.Header, field: col.Field })) ?? null,
       compileIntervalMinutes: body.CompileIntervalMinutes ?? null,
+      escapeFormulas: body.EscapeFormulas ?? false,
       status: FEED_STATUS.new,
       statusMessage: "",
       fileName: fileNameOf(body.Name, body.Format, id),
@@ -131,6 +132,7 @@ export const feedsAdminRoutes = createRouter()
     if (body.Columns !== undefined) changes.columns = body.Columns?.map((col) => ({ header: col.Header, field: col.Field })) ?? null;
     if (body.Template !== undefined) changes.template = body.Template;
     if (body.CompileIntervalMinutes !== undefined) changes.compileIntervalMinutes = body.CompileIntervalMinutes;
+    if (body.EscapeFormulas !== undefined) changes.escapeFormulas = body.EscapeFormulas;
     // Columns and rules take effect at the next compile; the schedule at once.
     const updated = Object.keys(changes).length ? await updateFeed(getDb(c.env), feed.id, changes) : feed;
     if (!updated) throw new ApiError(404, `No feed with FeedId '${feed.id}'.`);
@@ -141,9 +143,12 @@ export const feedsAdminRoutes = createRouter()
   })
   .delete("/feeds/:feedId", documented("admin", { summary: "Delete a feed and its file", tags: ["Feed definitions"], answer: envelope({}) }), validate("param", feedIdParam), async (c) => {
     const feed = await requireFeed(c.env, c.req.valid("param").feedId);
-    await deleteFeed(getDb(c.env), feed.storeId, feed.id);
+    // The file of the row as deleted, not as read above: a compile may have committed a new file
+    // in between (and deleted the one read). A compile committing after this finds no feed and
+    // deletes its own file (FeedCompiler.finish).
+    const deleted = await deleteFeed(getDb(c.env), feed.storeId, feed.id);
     await c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null);
-    if (feed.fileKey) await c.env.FEEDS.delete(feed.fileKey);
+    if (deleted?.fileKey) await c.env.FEEDS.delete(deleted.fileKey);
     return ok(c);
   })
   .get(

@@ -2,7 +2,7 @@
 // id only: one Durable Object per feed is the only writer of a feed's compile state.
 import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { feeds, type FeedIssue, type FeedRow } from "../db/schema";
+import { feeds, stores, type FeedIssue, type FeedRow } from "../db/schema";
 import type { Counts } from "./feed-rows";
 import type { FeedListQuery, FeedSortField } from "./feeds.schemas";
 
@@ -12,8 +12,15 @@ export async function insertFeed(db: Db, feed: FeedRow): Promise<void> {
   await db.insert(feeds).values(feed);
 }
 
+/** A feed by id; a feed of a deleted store is gone already (its schedule and compiles stop). */
 export async function findFeedById(db: Db, feedId: string): Promise<FeedRow | undefined> {
-  return db.select().from(feeds).where(eq(feeds.id, feedId)).get();
+  const row = await db
+    .select({ feed: feeds })
+    .from(feeds)
+    .innerJoin(stores, eq(stores.id, feeds.storeId))
+    .where(and(eq(feeds.id, feedId), isNull(stores.deletedAt)))
+    .get();
+  return row?.feed;
 }
 
 /** A feed of this store, or undefined: another store's feed is as absent as an unknown one. */

@@ -47,6 +47,12 @@ export const createFeedBody = z.object({
         `Default ${DEFAULT_TEMPLATE}. Columns, when given, replace the template's columns; its rules still decide which products are written.`,
     ),
   CompileIntervalMinutes: z.number().int().min(15, { error: "must be at least 15" }).max(10_080).nullish(),
+  EscapeFormulas: z
+    .boolean()
+    .optional()
+    .describe(
+      "For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly.",
+    ),
 });
 export type CreateFeedBody = z.infer<typeof createFeedBody>;
 

@@ -32,6 +32,7 @@ export const adminFeed = wireFeed
     Template: z.string(),
     Columns: z.array(z.object({ Header: z.string(), Field: z.string() })),
     CompileIntervalMinutes: z.number().int().nullable(),
+    EscapeFormulas: z.boolean().describe("Cells starting with = + - @ are written with a leading ' (for spreadsheets)."),
     FileSize: z.number().int().nullable(),
     Issues: z.array(z.object({ Sku: z.string(), Errors: z.array(z.string()), Warnings: z.array(z.string()) })),
   })
@@ -64,6 +65,7 @@ export function toAdminFeed(f: FeedRow): z.input<typeof adminFeed> {
     Template: f.template,
     Columns: columnsOf(f).map((c) => ({ Header: c.header, Field: c.field })),
     CompileIntervalMinutes: f.compileIntervalMinutes,
+    EscapeFormulas: f.escapeFormulas,
     FileSize: f.fileSize,
     Issues: (f.issues ?? []).map((i) => ({ Sku: i.sku, Errors: i.errors, Warnings: i.warnings })),
   };

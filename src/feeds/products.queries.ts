@@ -52,6 +52,15 @@ export async function deleteProduct(db: Db, storeId: string, sku: string): Promi
   return gone.length > 0;
 }
 
+/** One batch of a deleted store's purge: up to `limit` of its products; answers how many went. */
+export async function purgeProducts(db: Db, storeId: string, limit: number): Promise<number> {
+  const gone = await db
+    .delete(products)
+    .where(and(eq(products.storeId, storeId), sql`${products.sku} in (select ${products.sku} from ${products} where ${products.storeId} = ${storeId} limit ${limit})`))
+    .returning({ sku: products.sku });
+  return gone.length;
+}
+
 export async function countProducts(db: Db, storeId: string): Promise<number> {
   const row = await db.select({ n: count() }).from(products).where(eq(products.storeId, storeId)).get();
   return row?.n ?? 0;

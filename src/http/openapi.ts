@@ -25,7 +25,7 @@ const ERROR_TEXT: Record<number, string> = {
   406: "The Accept header admits no media type this route answers.",
   413: "The request body is too large.",
   416: "The Range lies past the end of the file.",
-  429: "The call limit was exceeded; wait Retry-After seconds.",
+  429: "The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds.",
   503: "Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds.",
 };
 
@@ -33,7 +33,7 @@ const ERROR_TEXT: Record<number, string> = {
 const AREA_ERRORS: Record<Area, number[]> = {
   token: [400, 401, 403, 404, 406, 413, 429, 503],
   exchange: [400, 401, 403, 406, 413, 429, 503],
-  admin: [400, 403, 404, 406, 413, 503],
+  admin: [400, 403, 404, 406, 413, 429, 503],
 };
 
 const RATE_HEADERS = {

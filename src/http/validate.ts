@@ -3,15 +3,19 @@
 // request in GET /openapi.json (hono-openapi reads it from the middleware).
 import { zValidator } from "@hono/zod-validator";
 import { resolver, uniqueSymbol } from "hono-openapi";
-import type { ValidationTargets } from "hono";
+import type { Context, ValidationTargets } from "hono";
 import type { ZodType, z } from "zod";
 import { ApiError } from "./errors";
+import { bodyTooLarge, countedStream, MiB } from "./transport";
 
 export function validate<Target extends keyof ValidationTargets, Schema extends ZodType>(
   target: Target,
   schema: Schema,
-  /** storesText: false for a body that is only compared, never stored (a consumer key). */
-  options: { storesText?: boolean; documentAs?: ZodType } = {},
+  /**
+   * storesText: false for a body that is only compared, never stored (a consumer key).
+   * maxBytes: the most a JSON body may hold, 1 MiB unless the route needs more or less.
+   */
+  options: { storesText?: boolean; documentAs?: ZodType; maxBytes?: number } = {},
 ) {
   const middleware = zValidator(target, schema, (result, c) => {
     if (target === "json" && !isJsonContentType(c.req.header("content-type"))) {
@@ -26,9 +30,38 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
       if (path) throw new ApiError(400, `${field ? `'${field}'` : "The request body"} is not valid Unicode text (it holds an unpaired surrogate)`);
     }
   });
+  // A JSON body is parsed whole: it is read only up to what the route needs (413 beyond), not up
+  // to the admin area's 100 MiB, which is for streamed CSV.
+  const capped =
+    target === "json"
+      ? ((async (c, next) => {
+          await capBody(c, options.maxBytes ?? JSON_BODY_MAX);
+          return middleware(c, next);
+        }) as typeof middleware)
+      : middleware;
   // What the document shows: the validating schema, or a more precise one that validates the same
   // body in steps (a source's Settings, checked by its Type's connector).
-  return Object.assign(middleware, { [uniqueSymbol]: { target, ...resolver(options.documentAs ?? schema) } });
+  return Object.assign(capped, { [uniqueSymbol]: { target, ...resolver(options.documentAs ?? schema) } });
+}
+
+/** What a JSON body may hold unless its route says otherwise (the /v1 limit too). */
+export const JSON_BODY_MAX = MiB;
+
+/**
+ * Holds the request's body to `maxBytes`: a declared Content-Length over it is refused up front
+ * (the runtime guarantees the body matches it), an undeclared body is read up to it and no
+ * further, then handed on as a buffered body. Throws the 413.
+ */
+export async function capBody(c: Context, maxBytes: number): Promise<void> {
+  const declared = c.req.header("content-length");
+  if (declared !== undefined) {
+    if (Number(declared) > maxBytes) throw bodyTooLarge(maxBytes);
+    return;
+  }
+  const body = c.req.raw.body;
+  if (!body) return;
+  const bytes = await new Response(countedStream(body, maxBytes)).arrayBuffer();
+  c.req.raw = new Request(c.req.raw, { body: bytes });
 }
 
 /** A UTF-16 half without its other half. */

@@ -1,9 +1,19 @@
 // Every date that enters or leaves the service passes through here.
 import { z } from "zod";
 
-/** Response form: YYYY-MM-DDTHH:MM:SS.sssZ, always UTC; null stays null. */
+/** The latest instant the wire form can write with a four-digit year. */
+const LAST_WIRE_MS = Date.parse("9999-12-31T23:59:59.999Z");
+const FIRST_WIRE_MS = Date.parse("0000-01-01T00:00:00.000Z");
+
+/**
+ * Response form: YYYY-MM-DDTHH:MM:SS.sssZ, always UTC; null stays null. It cannot throw: a stored
+ * instant past what the form can hold (a marketplace's Retry-After of 9e12 s once made one) is
+ * written as the nearest instant it can hold, and a number that is no instant at all as null,
+ * so no answer becomes a 500 because of a date.
+ */
 export function toWireDate(ms: number | null | undefined): string | null {
-  return ms == null ? null : new Date(ms).toISOString();
+  if (ms == null || Number.isNaN(ms)) return null;
+  return new Date(Math.min(LAST_WIRE_MS, Math.max(FIRST_WIRE_MS, ms))).toISOString();
 }
 
 const isoDate = z.iso.date();

@@ -12,7 +12,7 @@ import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { orderItems, orders, type OrderRow } from "../db/schema";
-import { enqueueAfterChange } from "../outbox/outbox.queries";
+import { deleteRowsOfOrders, enqueueAfterChange } from "../outbox/outbox.queries";
 import type { Move } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
 
@@ -263,7 +263,7 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
   // prepared statement to bind, and the whole batch failed with a TypeError).
   const [result] = await d1.batch([
     d1.prepare(update$.sql).bind(...update$.params),
-    enqueue,
+    ...enqueue,
     d1.prepare(orphaned.sql).bind(...orphaned.params),
   ]);
   return result!.meta.changes === 1;
@@ -296,6 +296,20 @@ export function setSyncErrors(db: Db, orderIds: ReturnType<typeof sql>, message:
 /** An order's OrderSource is its source's Name: a rename carries the orders along, in the rename's batch. */
 export function renameOrderSource(db: Db, sourceId: string, name: string) {
   return db.update(orders).set({ orderSource: name }).where(eq(orders.sourceId, sourceId));
+}
+
+/**
+ * One batch of a deleted store's purge: its first `limit` orders with their lines and outbox
+ * rows, in one transaction (lines and rows first: they reference the orders). The last
+ * statement answers the orders that went (D1's `changes` also counts what triggers wrote).
+ */
+export function purgeOrdersStatements(db: Db, storeId: string, limit: number) {
+  const batch = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} order by ${orders.id} limit ${limit})`;
+  return [
+    deleteRowsOfOrders(db, batch),
+    db.delete(orderItems).where(sql`${orderItems.orderId} in ${batch}`),
+    db.delete(orders).where(sql`${orders.id} in ${batch}`).returning({ id: orders.id }),
+  ] as const;
 }
 
 // ---------------------------------------------------------------------------------------------

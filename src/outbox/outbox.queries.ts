@@ -61,22 +61,34 @@ function payloadJson(payload: OutboxPayload): string {
 const dialect = new SQLiteAsyncDialect();
 
 /**
- * The outbox row of an order change, as a statement to run in the same batch right after the
+ * The outbox row of an order change, as statements to run in the same batch right after the
  * order's guarded update: it inserts only if that update changed a row (`changes() = 1`). A row
  * for an order whose source was deleted is failed at once, saying so, instead of pending forever.
+ *
+ * The new row replaces a pending row of the same order and kind (a corrected seller number or
+ * tracking number not yet delivered): only the latest correction matters to the marketplace, and
+ * corrections that alternate must not queue one delivery each. Replaced means deleted in favour
+ * of the new row, which has its own id and so its own idempotency key (a marketplace that holds
+ * the old key must not answer the new payload "as before"). The order's rows keep their order:
+ * the state machine allows no other kind after a pending acknowledgement or shipment of that
+ * order except a shipment after an acknowledgement, which stays after it.
  */
 export function enqueueAfterChange(
   db: Db,
   row: { storeId: string; sourceId: string; orderId: number; payload: OutboxPayload; at: number },
-): D1PreparedStatement {
-  const query = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
+): D1PreparedStatement[] {
+  const insert = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
     select ${row.storeId}, ${row.sourceId}, ${row.orderId}, ${row.payload.kind}, ${payloadJson(row.payload)},
       case when exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId}) then 'pending' else 'failed' end,
       0, ${row.at},
       case when exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId}) then null else ${SOURCE_DELETED} end,
       ${row.at}
     where changes() = 1`);
-  return db.$client.prepare(query.sql).bind(...query.params);
+  // changes() is still the insert's here: nothing is replaced unless a row was added.
+  const replace = dialect.sqlToQuery(sql`delete from ${outbox}
+    where ${outbox.orderId} = ${row.orderId} and ${outbox.kind} = ${row.payload.kind} and ${outbox.state} = 'pending'
+      and ${outbox.id} < last_insert_rowid() and changes() = 1`);
+  return [db.$client.prepare(insert.sql).bind(...insert.params), db.$client.prepare(replace.sql).bind(...replace.params)];
 }
 
 export const SOURCE_DELETED = "The order's marketplace source was deleted; nothing can be delivered to it.";
@@ -100,14 +112,20 @@ export async function dueEntries(db: Db, sourceId: string, now: number, limit: n
   return rows.map(readEntry);
 }
 
-/** Submitted rows whose result the marketplace has not given yet, oldest first. */
-export async function submittedEntries(db: Db, sourceId: string, limit: number): Promise<OutboxEntry[]> {
-  const rows = await db
-    .select()
-    .from(outbox)
-    .where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "submitted")))
-    .orderBy(asc(outbox.id))
-    .limit(limit);
+/**
+ * Submitted rows whose result the marketplace has not given yet, in id order after `afterId` and
+ * then from the start again: each cycle asks about the next `limit`, so every row gets its turn.
+ */
+export async function submittedEntries(db: Db, sourceId: string, afterId: number, limit: number): Promise<OutboxEntry[]> {
+  const page = (from: SQL | undefined, n: number) =>
+    db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "submitted"), from))
+      .orderBy(asc(outbox.id))
+      .limit(n);
+  const rows = await page(sql`${outbox.id} > ${afterId}`, limit);
+  if (rows.length < limit && afterId > 0) rows.push(...(await page(sql`${outbox.id} <= ${afterId}`, limit - rows.length)));
   return rows.map(readEntry);
 }
 
@@ -149,7 +167,12 @@ export function recordOutcome(db: Db, entry: { id: number; state: OutboxState },
         })
         .where(guard);
     case "submitted":
-      return db.update(outbox).set({ state: "submitted", attempts: sql`${outbox.attempts} + 1`, lastError: null, reference: outcome.reference }).where(guard);
+      // A submitted row is never due again: its next_attempt_at keeps when it was submitted, the
+      // start of the 24 hours the marketplace has to settle it (src/sync/delivery.ts).
+      return db
+        .update(outbox)
+        .set({ state: "submitted", attempts: sql`${outbox.attempts} + 1`, lastError: null, reference: outcome.reference, nextAttemptAt: now })
+        .where(guard);
     case "notApplicable":
       return db
         .update(outbox)
@@ -212,12 +235,16 @@ export function failedOrderIds(sourceId: string): SQL {
   return sql`(select ${outbox.orderId} from ${outbox} where ${outbox.sourceId} = ${sourceId} and ${outbox.state} = 'failed')`;
 }
 
-/** The operator's retry: failed rows go out again on the next cycle, attempts from zero. */
+/**
+ * The operator's retry: failed rows go out again on the next cycle, attempts from zero. Answers
+ * the rows it moved (D1's `changes` also counts what the table's triggers wrote).
+ */
 export function retryFailed(db: Db, sourceId: string, now: number) {
   return db
     .update(outbox)
     .set({ state: "pending", attempts: 0, nextAttemptAt: now, lastError: null })
-    .where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "failed")));
+    .where(and(eq(outbox.sourceId, sourceId), eq(outbox.state, "failed")))
+    .returning({ id: outbox.id });
 }
 
 /** Orders with a row of this source still to complete (a subquery, for the deletion's order messages). */
@@ -231,6 +258,11 @@ export function failOpenRows(db: Db, sourceId: string) {
     .update(outbox)
     .set({ state: "failed", lastError: SOURCE_DELETED })
     .where(and(eq(outbox.sourceId, sourceId), inArray(outbox.state, ["pending", "submitted"])));
+}
+
+/** A purge of a deleted store: the rows of these orders (a subquery), whatever their state. */
+export function deleteRowsOfOrders(db: Db, orderIds: SQL) {
+  return db.delete(outbox).where(sql`${outbox.orderId} in ${orderIds}`);
 }
 
 export function countOpen(db: Db, sourceId: string) {

@@ -4,6 +4,7 @@
 // statements live in sources.queries.ts (and the outbox's and set-aside's owners), the wire
 // forms in sources.wire.ts. Building a connector and retrying set-aside orders are the sync
 // engine's (src/sync/).
+import type { Context } from "hono";
 import { z } from "zod";
 import { requireStore } from "../stores/stores.queries";
 import { getDb } from "../db/client";
@@ -12,7 +13,7 @@ import { OUTBOX_STATES } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
-import { describeIssues, validate } from "../http/validate";
+import { capBody, describeIssues, JSON_BODY_MAX, validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { decryptJson, encryptJson, randomId } from "../lib/crypto";
 import { isoDateField } from "../lib/dates";
@@ -72,11 +73,35 @@ function checkSettings(type: string, settings: Record<string, unknown>): Record<
   return settings;
 }
 
+/** What an answer shows in place of a secret setting. */
+const MASK = "********";
+
+/**
+ * A stored credential goes only to the host its owner paired it with (decisions 6): a change of
+ * an endpoint setting (the connector's declared list) must carry every secret again, else 400.
+ * Removing one counts as a change; the mask an answer shows is not a secret given again.
+ */
+function refuseBareEndpointChange(type: string, stored: Record<string, unknown>, patch: Record<string, unknown>): void {
+  const entry = connectorEntry(type);
+  if (!entry) return;
+  const changed = entry.endpointFields.filter(
+    (field) => Object.hasOwn(patch, field) && JSON.stringify(patch[field] ?? null) !== JSON.stringify(stored[field] ?? null),
+  );
+  if (changed.length === 0) return;
+  const missing = entry.secretFields.filter((field) => typeof patch[field] !== "string" || patch[field] === "" || patch[field] === MASK);
+  if (missing.length === 0) return;
+  const names = (fields: string[]) => fields.map((f) => `'Settings.${f}'`).join(", ");
+  throw new ApiError(
+    400,
+    `Changing ${names(changed)} points the source's credentials at another host: give every secret setting again in the same request (${names(missing)} missing).`,
+  );
+}
+
 /** Settings as an answer may show them: the connector's secret fields masked. */
 async function visibleSettings(env: Env, row: SourceRow): Promise<Record<string, unknown>> {
   const settings = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, row.settingsCiphertext);
   const secret = new Set(connectorEntry(row.type)?.secretFields ?? []);
-  return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, secret.has(k) ? "********" : v]));
+  return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, secret.has(k) ? MASK : v]));
 }
 
 async function statuses(env: Env, ids: string[]): Promise<Map<string, SourceStatus>> {
@@ -98,8 +123,9 @@ async function requireSource(env: Env, storeId: string, sourceId: string): Promi
 }
 
 /** A body that may be left out entirely (retry everything), else JSON the schema takes: 400 naming the field. */
-async function optionalJson<T>(request: Request, schema: z.ZodType<T>): Promise<T | null> {
-  const text = await request.text();
+async function optionalJson<T>(c: Context, schema: z.ZodType<T>): Promise<T | null> {
+  await capBody(c, JSON_BODY_MAX);
+  const text = await c.req.raw.text();
   if (text.trim() === "") return null;
   let value: unknown;
   try {
@@ -179,6 +205,7 @@ export const sourcesRoutes = createRouter()
     };
     if (body.Settings) {
       const stored = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, row.settingsCiphertext);
+      refuseBareEndpointChange(row.type, stored, body.Settings);
       const merged = { ...stored, ...body.Settings };
       for (const [key, value] of Object.entries(body.Settings)) if (value === null) delete merged[key];
       next.settingsCiphertext = await encryptJson(c.env.SOURCE_SETTINGS_KEY, checkSettings(row.type, merged));
@@ -214,7 +241,7 @@ export const sourcesRoutes = createRouter()
     const now = Date.now();
     const [, retried] = await db.batch([clearSyncErrors(db, failedOrderIds(row.id), now), retryFailed(db, row.id, now)]);
     const [source] = await answerSources(c.env, [row]);
-    return ok(c, { Retried: retried.meta.changes, Source: source });
+    return ok(c, { Retried: retried.length, Source: source });
   })
   .get("/stores/:storeId/sources/:sourceId/set-aside", documented("admin", { summary: "Orders the connector could not map, set aside (oldest 1,000)", tags: ["Sources"], answer: envelope({ SetAside: z.array(setAsideAnswer) }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
@@ -227,7 +254,7 @@ export const sourcesRoutes = createRouter()
   .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
-    const body = await optionalJson(c.req.raw, retrySetAsideBody);
+    const body = await optionalJson(c, retrySetAsideBody);
     const now = Date.now();
     let connector;
     try {

@@ -21,7 +21,7 @@ export const cycleAnswer = z
     OrdersFetched: z.number().int(),
     OrdersImported: z.number().int(),
     OrdersSetAside: z.number().int().describe("Orders the connector could not map, kept aside (GET .../set-aside)."),
-    ImportContinues: z.boolean().describe("The import continues in the next invocation (it did not fit this one)."),
+    ImportContinues: z.boolean().describe("The import window was not finished: the next cycle goes on from its last page."),
     Delivered: z.number().int(),
     DeliveriesSubmitted: z.number().int(),
     DeliveriesNotApplicable: z.number().int(),

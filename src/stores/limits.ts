@@ -11,6 +11,8 @@ export const LIMITS = {
   Feeds: { column: "maxFeeds", what: "feeds" },
   Sources: { column: "maxSources", what: "marketplace sources" },
   ConsumerKeys: { column: "maxConsumerKeys", what: "active consumer keys" },
+  /** Bytes of text held by the store's orders with their lines, outbox rows and products (issue 20). */
+  StoredBytes: { column: "maxStoredBytes", what: "bytes of stored data" },
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

@@ -1,7 +1,7 @@
 // Every statement on stores and store_usage. A store's row carries its limits; store_usage, what
 // it holds, is kept by the database's triggers (migrations/0004_orders_scale.sql). A trigger's
 // refusal is turned into its answer here too, since that answer reads the limit's value.
-import { and, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
 import { getDb, type Db } from "../db/client";
 import { stores, storeUsage } from "../db/schema";
 import { ApiError } from "../http/errors";
@@ -71,6 +71,17 @@ export async function markStoreDeleted(db: Db, storeId: string, at: number): Pro
   await db.update(stores).set({ deletedAt: at }).where(eq(stores.id, storeId));
 }
 
+/** Deleted stores still to purge, longest deleted first. */
+export async function deletedStoreIds(db: Db, limit: number): Promise<string[]> {
+  const rows = await db.select({ id: stores.id }).from(stores).where(isNotNull(stores.deletedAt)).orderBy(asc(stores.deletedAt)).limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/** The last step of a purge: the store's usage row and the store itself. */
+export function deleteStoreRow(db: Db, storeId: string) {
+  return [db.delete(storeUsage).where(eq(storeUsage.storeId, storeId)), db.delete(stores).where(and(eq(stores.id, storeId), isNotNull(stores.deletedAt)))] as const;
+}
+
 /** The store's MaskBuyerPii setting, as a query an order read can batch. */
 export function maskSettingOf(db: Db, storeId: string) {
   return db.select({ maskBuyerPii: stores.maskBuyerPii }).from(stores).where(eq(stores.id, storeId));
@@ -91,6 +102,7 @@ export async function usageOf(db: Db, storeId: string): Promise<Limits> {
     Feeds: u?.feeds ?? 0,
     Sources: u?.sources ?? 0,
     ConsumerKeys: u?.consumerKeys ?? 0,
+    StoredBytes: u?.storedBytes ?? 0,
   };
 }
 

@@ -16,10 +16,15 @@ import { grantOf } from "../throttle/rate-limiter";
 import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { LIMIT_NAMES, type LimitName } from "./limits";
 import { insertStore, limitsOf, listStores, markStoreDeleted, requireStore, updateStore, usageOf, type StoreRow } from "./stores.queries";
+import { listStoreFeeds } from "../feeds/feeds.queries";
 
-/** Each limit a whole number from 0 (nothing more may be stored) to a billion. */
+const STORE_DELETED =
+  "The store is deleted: its keys and feed schedules stopped now; its orders, buyer data, products, feeds and their files, and sources are purged in the background (every 15 minutes, in batches).";
+
+/** Each limit a whole number from 0 (nothing more may be stored) to a billion; bytes to a trillion (1 TB). */
+const limitMax = (name: LimitName) => (name === "StoredBytes" ? 1_000_000_000_000 : 1_000_000_000);
 const limitsBody = z
-  .object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int().min(0).max(1_000_000_000).optional()])) as Record<LimitName, z.ZodOptional<z.ZodNumber>>)
+  .object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int().min(0).max(limitMax(name)).optional()])) as Record<LimitName, z.ZodOptional<z.ZodNumber>>)
   .strict();
 
 const createStoreBody = z.object({
@@ -128,7 +133,7 @@ export const storesRoutes = createRouter()
     if (!next) throw new ApiError(404, `No store with StoreId '${store.id}'.`);
     return ok(c, { Store: await storeView(c.env, next) });
   })
-  .delete("/stores/:storeId", documented("admin", { summary: "Delete a store (every token of its keys stops)", tags: ["Stores"], answer: envelope({}) }), validate("param", storeParam), async (c) => {
+  .delete("/stores/:storeId", documented("admin", { summary: "Delete a store (every token of its keys stops; its data is purged in the background)", tags: ["Stores"], answer: envelope({}) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const db = getDb(c.env);
     // Every token of the store's keys stops working on its next call. The limiters are told
@@ -137,7 +142,10 @@ export const storesRoutes = createRouter()
     const keys = await keysOfStore(db, store.id);
     await Promise.all(keys.map((key) => publishGrant(c.env, key, true)));
     await markStoreDeleted(db, store.id, Date.now());
-    return ok(c);
+    // Its feeds stop compiling now (a compile or alarm already under way finds no feed); the
+    // rest of what it held is purged by the cron (src/admin/store-purge.ts).
+    await Promise.all((await listStoreFeeds(db, store.id)).map((feed) => c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null)));
+    return ok(c, { Message: STORE_DELETED });
   })
   .post(
     "/stores/:storeId/consumer-keys",

@@ -225,6 +225,17 @@ export class MarketplaceError extends Error {
   }
 }
 
+/**
+ * The longest wait a marketplace can impose (decisions 6): its Retry-After, or a connector's own
+ * pacing, counts for at most this long, so no answer can stop a source for good.
+ */
+export const MAX_WAIT_MS = 60 * 60_000;
+
+/** A marketplace's wait, capped (a Retry-After of 9e12 s is no date at all). */
+export function cappedWait(ms: number | null): number {
+  return ms === null || !(ms > 0) ? 0 : Math.min(ms, MAX_WAIT_MS);
+}
+
 /** What a connector factory receives: the source's decrypted settings and a fetch to use. */
 export interface ConnectorContext {
   sourceId: string;

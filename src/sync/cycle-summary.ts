@@ -12,7 +12,7 @@ export const cycleSummarySchema = z.object({
   endedAt: z.number(),
   /** False when the cycle did nothing: the source is disabled or gone. */
   ran: z.boolean(),
-  /** The import did not fit this invocation; the next one (an alarm, right away) continues it. */
+  /** The import window was not finished (200 pages read): the next cycle goes on from its last page. */
   more: z.boolean(),
   fetched: z.number(),
   imported: z.number(),

@@ -5,7 +5,8 @@ import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
 import { countOpen } from "../outbox/outbox.queries";
 import { decryptJson } from "../lib/crypto";
-import { MarketplaceError, type Connector } from "./connector";
+import { toWireDate } from "../lib/dates";
+import { cappedWait, MarketplaceError, MAX_WAIT_MS, type Connector } from "./connector";
 import { connectorEntry } from "./connectors";
 import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SourceStorage } from "./connectors/storage";
@@ -13,10 +14,16 @@ import { deliverPending } from "./delivery";
 import { importOrders, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../sources/sources.queries";
 
-/** Where an import that did not fit one invocation stands. */
+/** Where an import that did not fit one cycle stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
-/** Until when the marketplace asked not to be called (a 429's Retry-After), per source. */
-const PAUSED_UNTIL = "sync:pausedUntil";
+/**
+ * Until when the marketplace asked not to be called (a 429's Retry-After), per source and per
+ * stage: a throttled order list must not keep pending shipments from going out (decisions 6).
+ */
+const PAUSED_UNTIL = { import: "sync:importPausedUntil", delivery: "sync:deliveryPausedUntil" } as const;
+type Stage = keyof typeof PAUSED_UNTIL;
+/** The last submitted delivery asked about, so the next cycle asks about the ones after it. */
+const CHECKED_UP_TO = "sync:checkedUpTo";
 
 export interface CycleDeps {
   env: Env;
@@ -45,22 +52,27 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   await markCycleStarted(db, sourceId, now);
 
   const errors: string[] = [];
-  const note = (stage: string, error: unknown) => {
+  const note = (stage: Stage | "settings", error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
     errors.push(`${stage}: ${message}`);
-    if (error instanceof MarketplaceError && error.retryAfterMs) {
-      storage.put(PAUSED_UNTIL, clock().getTime() + error.retryAfterMs);
+    if (stage !== "settings" && error instanceof MarketplaceError && error.retryAfterMs) {
+      storage.put(PAUSED_UNTIL[stage], clock().getTime() + cappedWait(error.retryAfterMs));
     }
+  };
+  /** Whether the marketplace asked this stage to wait; says so in the summary if it did. */
+  const paused = (stage: Stage): boolean => {
+    // A pause stored before waits were capped can be no date at all: held to the cap too.
+    const until = Math.min(storage.get<number>(PAUSED_UNTIL[stage]) ?? 0, now + MAX_WAIT_MS);
+    if (until <= now) return false;
+    errors.push(`${stage}: the marketplace asked to wait until ${toWireDate(until)} (Retry-After); nothing was sent.`);
+    return true;
   };
 
   const connector = await buildConnector(deps.env, source, storage, clock, deps.fetch).catch((error: unknown) => {
     note("settings", error);
     return null;
   });
-  const pausedUntil = storage.get<number>(PAUSED_UNTIL) ?? 0;
-  if (connector && pausedUntil > now) {
-    errors.push(`The marketplace asked to wait until ${new Date(pausedUntil).toISOString()} (Retry-After); nothing was sent.`);
-  } else if (connector) {
+  if (connector && !paused("import")) {
     let resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
     // An operator moved the cursor (ImportFrom) since this import began: start the new window.
     if (resume && resume.fromCursor !== source.cursorAt) {
@@ -78,7 +90,8 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
       summary.fetched = result.fetched;
       summary.setAside = result.setAside;
       summary.more = result.unfinished !== null;
-      if (!result.unfinished) {
+      if (result.endedEarly) errors.push(`import: ${result.endedEarly}`);
+      else if (!result.unfinished) {
         // Only over the cursor this import started from: an operator's ImportFrom meanwhile wins.
         await advanceCursor(db, sourceId, resume ? resume.fromCursor : source.cursorAt, result.cursorAt);
       }
@@ -93,17 +106,20 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
     if (imported > 0) {
       await addImported(db, sourceId, imported);
     }
-    // Delivery does not depend on the import: an acknowledgement can go out while listing fails,
-    // unless the marketplace just asked to be left alone.
-    if ((storage.get<number>(PAUSED_UNTIL) ?? 0) <= now) {
-      const delivered = await deliverPending(db, sourceId, connector, now);
-      summary.delivered = delivered.delivered;
-      summary.submitted = delivered.submitted;
-      summary.notApplicable = delivered.notApplicable;
-      summary.retrying = delivered.retrying;
-      summary.failed = delivered.failed;
-      if (delivered.stoppedBy) note("delivery", delivered.stoppedBy);
-    }
+  }
+  // Delivery does not depend on the import: an acknowledgement goes out while listing fails or
+  // waits, unless the marketplace asked the deliveries themselves to wait.
+  if (connector && !paused("delivery")) {
+    const delivered = await deliverPending(db, sourceId, connector, now, { checkAfter: storage.get<number>(CHECKED_UP_TO) ?? 0 });
+    storage.put(CHECKED_UP_TO, delivered.checkedUpTo);
+    summary.delivered = delivered.delivered;
+    summary.submitted = delivered.submitted;
+    summary.notApplicable = delivered.notApplicable;
+    summary.retrying = delivered.retrying;
+    summary.failed = delivered.failed;
+    if (delivered.stoppedBy) note("delivery", delivered.stoppedBy);
+    // Not a pause: asking about a submission is its own operation (Amazon's getFeed has its own quota).
+    if (delivered.checksStoppedBy) errors.push(`delivery check: ${delivered.checksStoppedBy.message}`);
   }
 
   const open = await countOpen(db, sourceId);

@@ -3,6 +3,9 @@
 // shipment never overtakes the acknowledgement before it, nothing after a failed row goes out,
 // and nothing overtakes a row the marketplace still processes (submitted).
 //
+// A submitted row the marketplace has not settled within 24 hours is failed with its last answer;
+// asking about submitted rows (100 a cycle, in turn) never holds back the pending rows.
+//
 // Each marketplace call's outcome is written before the next call is made: a cycle cut off at any
 // point (eviction, a D1 error, a deploy) repeats at most the one call in flight, and that call
 // carries an idempotency key derived from the row. Failures are retried with exponential backoff
@@ -21,6 +24,7 @@ import {
   type RowOutcome,
 } from "../outbox/outbox.queries";
 import {
+  cappedWait,
   MarketplaceError,
   type Capabilities,
   type Connector,
@@ -35,13 +39,15 @@ export const BASE_DELAY_MS = 5 * 60_000;
 export const MAX_DELAY_MS = 6 * 60 * 60_000;
 /** Rows read per round trip. */
 const ROUND = 100;
-/** Submitted rows asked about per cycle. */
+/** Submitted rows asked about per cycle (in turn: the next cycle asks the next ones). */
 const CHECKS_PER_CYCLE = 100;
+/** A submission the marketplace has not settled in this long is failed with its last answer (decisions 6). */
+export const SUBMITTED_DEADLINE_MS = 24 * 60 * 60_000;
 
-/** The wait before attempt `attempts + 1`: 5, 10, 20 … minutes, capped at 6 h, never shorter than Retry-After. */
+/** The wait before attempt `attempts + 1`: 5, 10, 20 … minutes, capped at 6 h, never shorter than Retry-After (itself at most an hour). */
 export function retryDelay(attempts: number, retryAfterMs: number | null): number {
   const backoff = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.max(0, attempts - 1));
-  return Math.max(backoff, retryAfterMs ?? 0);
+  return Math.max(backoff, cappedWait(retryAfterMs));
 }
 
 export interface DeliveryResult {
@@ -56,6 +62,10 @@ export interface DeliveryResult {
   failed: number;
   /** Set when the marketplace answered that it is unavailable or busy: the cycle stopped there. */
   stoppedBy: MarketplaceError | null;
+  /** Set when asking about submitted rows failed that way: the checks stopped, the pending rows went on. */
+  checksStoppedBy: MarketplaceError | null;
+  /** The last submitted row asked about: the next cycle asks about those after it. */
+  checkedUpTo: number;
 }
 
 interface Target {
@@ -63,8 +73,24 @@ interface Target {
   earlier: { id: number; delivery: EarlierDelivery }[];
 }
 
-export async function deliverPending(db: Db, sourceId: string, connector: Connector, now: number, limit = 5_000): Promise<DeliveryResult> {
-  const result: DeliveryResult = { delivered: 0, submitted: 0, notApplicable: 0, retrying: 0, failed: 0, stoppedBy: null };
+export async function deliverPending(
+  db: Db,
+  sourceId: string,
+  connector: Connector,
+  now: number,
+  options: { limit?: number; checkAfter?: number } = {},
+): Promise<DeliveryResult> {
+  const limit = options.limit ?? 5_000;
+  const result: DeliveryResult = {
+    delivered: 0,
+    submitted: 0,
+    notApplicable: 0,
+    retrying: 0,
+    failed: 0,
+    stoppedBy: null,
+    checksStoppedBy: null,
+    checkedUpTo: options.checkAfter ?? 0,
+  };
 
   const record = async (entry: OutboxEntry, outcome: RowOutcome) => {
     const statements: Parameters<Db["batch"]>[0][number][] = [recordOutcome(db, entry, outcome, now)];
@@ -76,9 +102,10 @@ export async function deliverPending(db: Db, sourceId: string, connector: Connec
   };
 
   // What the marketplace made of earlier submissions: asked first, so rows waiting behind a
-  // confirmed one can go out in this same cycle.
+  // confirmed one can go out in this same cycle. A check that fails never holds back the pending
+  // rows below: a busy marketplace only ends the checks of this cycle.
   if (connector.checkSubmitted) {
-    const submitted = await submittedEntries(db, sourceId, CHECKS_PER_CYCLE);
+    const submitted = await submittedEntries(db, sourceId, result.checkedUpTo, CHECKS_PER_CYCLE);
     const targets = await deliveryTargets(db, submitted.map((e) => e.orderId));
     for (const entry of submitted) {
       const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
@@ -86,22 +113,33 @@ export async function deliverPending(db: Db, sourceId: string, connector: Connec
         await record(entry, { state: "failed", error: typeof delivery === "string" ? delivery : "no marketplace reference was kept", called: false });
         continue;
       }
-      try {
-        const status = await connector.checkSubmitted(delivery, entry.reference);
-        if (status.state === "pending") {
-          if (entry.lastError !== null) await db.batch([recordStillSubmitted(db, entry.id, null)]);
-        } else if (status.state === "delivered") {
-          await record(entry, { state: "delivered", reference: status.reference ?? null, warning: status.warning ?? null, called: false });
-        } else {
-          await record(entry, { state: "failed", error: status.message, called: false });
+      // next_attempt_at of a submitted row is when it was submitted (src/outbox/outbox.ts).
+      const overdue = now - entry.nextAttemptAt >= SUBMITTED_DEADLINE_MS;
+      let lastAnswer = entry.lastError;
+      if (!result.checksStoppedBy) {
+        result.checkedUpTo = entry.id;
+        try {
+          const status = await connector.checkSubmitted(delivery, entry.reference);
+          if (status.state === "delivered") {
+            await record(entry, { state: "delivered", reference: status.reference ?? null, warning: status.warning ?? null, called: false });
+            continue;
+          }
+          if (status.state === "rejected") {
+            await record(entry, { state: "failed", error: status.message, called: false });
+            continue;
+          }
+          lastAnswer = null;
+          if (entry.lastError !== null && !overdue) await db.batch([recordStillSubmitted(db, entry.id, null)]);
+        } catch (error) {
+          const failure = asMarketplaceError(error);
+          lastAnswer = failure.message;
+          if (!overdue) await db.batch([recordStillSubmitted(db, entry.id, failure.message)]);
+          if (failure.retryable) result.checksStoppedBy = failure;
         }
-      } catch (error) {
-        const failure = asMarketplaceError(error);
-        await db.batch([recordStillSubmitted(db, entry.id, failure.message)]);
-        if (failure.retryable) {
-          result.stoppedBy = failure;
-          return result;
-        }
+      }
+      if (overdue) {
+        const error = `The marketplace did not confirm this submission within 24 hours. Its last answer: ${lastAnswer ?? "still processing"}`;
+        await record(entry, { state: "failed", error, called: false });
       }
     }
   }

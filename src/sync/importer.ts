@@ -36,14 +36,20 @@ export interface ImportResult {
   imported: number;
   setAside: number;
   pages: number;
-  /** Set when the page budget ran out first: the next invocation resumes from here. */
+  /** Set when the page budget ran out first: the next cycle resumes from here. */
   unfinished: ImportProgress | null;
+  /** Why the window ended before the marketplace's last page (the source's LastError), or null. */
+  endedEarly: string | null;
   /** The new cursor once complete: the window's `until`. */
   cursorAt: number;
 }
 
-/** Pages one invocation imports (100 orders each by default) before handing over to the next. */
-export const MAX_PAGES_PER_INVOCATION = 200;
+/**
+ * Pages one run of a window reads (100 orders each by default) before it ends and waits for the
+ * next cycle (decisions 6): a next-page token that never ends costs 200 calls a cycle, never a
+ * source's object running back to back. A real backlog goes on from its last token next cycle.
+ */
+export const MAX_PAGES_PER_WINDOW = 200;
 
 /** The window of a new import: from the cursor minus the overlap (or a week back) to `until`. */
 export function importWindow(cursorAt: number | null, until: number): { since: number; until: number } {
@@ -61,9 +67,10 @@ export interface ImportOptions {
 }
 
 /**
- * Fetches and writes pages until the marketplace has no more, or the page budget is spent (a
- * backlog larger than one invocation's CPU then spreads over several, each resuming where the
- * last one wrote its last page). `now` is the cycle's time; the window ends `settleMs` before it.
+ * Fetches and writes pages until the marketplace has no more, the page budget is spent (a
+ * backlog larger than that then spreads over several cycles, each resuming where the last one
+ * wrote its last page), or a next-page token comes round again. `now` is the cycle's time; the
+ * window ends `settleMs` before it.
  */
 export async function importOrders(
   db: Db,
@@ -75,11 +82,15 @@ export async function importOrders(
   const resume = options.resume ?? null;
   const window = resume ? { since: resume.since, until: resume.until } : importWindow(source.cursorAt, now - (connector.settleMs ?? 0));
   const fromCursor = resume ? resume.fromCursor : source.cursorAt;
-  const result: ImportResult = { fetched: 0, imported: 0, setAside: 0, pages: 0, unfinished: null, cursorAt: window.until };
+  const result: ImportResult = { fetched: 0, imported: 0, setAside: 0, pages: 0, unfinished: null, endedEarly: null, cursorAt: window.until };
   let cursor: string | null = resume ? resume.cursor : null;
+  // The tokens of this run (at most the page budget): one sent again would go round for ever.
+  const seen = new Set<string>(cursor === null ? [] : [cursor]);
+  const maxPages = options.maxPages ?? MAX_PAGES_PER_WINDOW;
   do {
-    if (result.pages >= (options.maxPages ?? MAX_PAGES_PER_INVOCATION)) {
+    if (result.pages >= maxPages) {
       result.unfinished = { ...window, cursor: cursor!, fromCursor };
+      result.endedEarly = `the window ended after ${maxPages} pages (the most one window reads); the next cycle goes on from there.`;
       return result;
     }
     const page: OrderPage = await connector.fetchOrders({ since: new Date(window.since), until: new Date(window.until) }, cursor);
@@ -90,6 +101,13 @@ export async function importOrders(
     result.imported += count;
     if (count > 0) options.onImported?.(count);
     cursor = page.nextCursor;
+    if (cursor !== null && seen.has(cursor)) {
+      // What was read stays; the window is read again from its start next cycle.
+      options.onProgress?.(null);
+      result.endedEarly = "the marketplace sent a next-page token it had already sent in this window; the window ended there and starts over next cycle.";
+      return result;
+    }
+    if (cursor !== null) seen.add(cursor);
     options.onProgress?.(cursor === null ? null : { ...window, cursor, fromCursor });
   } while (cursor !== null);
   return result;

@@ -22,26 +22,21 @@ export class SourceSync extends DurableObject<Env> {
    */
   runCycle(sourceId: string, scheduledTime?: number): Promise<CycleSummary> {
     const next = this.tail.then(async () => {
-      const summary = await runSourceCycle(sourceId, {
+      // An import that did not fit one cycle goes on in the next one, never right away: a
+      // marketplace whose pages never end must not keep this object running (decisions 6).
+      return runSourceCycle(sourceId, {
         env: this.env,
         storage: kvStorage(this.ctx.storage.kv),
         now: cycleTime(scheduledTime, Date.now()),
       });
-      if (summary.more) {
-        // The import did not fit this invocation: the next one continues it right away.
-        this.ctx.storage.kv.put(SOURCE_ID, sourceId);
-        await this.ctx.storage.setAlarm(Date.now());
-      }
-      return summary;
     });
     this.tail = next.catch(() => undefined);
     return next;
   }
 
-  /** Continues an import that did not fit one invocation (an alarm is its own invocation). */
+  /** An alarm an earlier version set to continue an import at once: the next cycle does that now. */
   override async alarm(): Promise<void> {
-    const sourceId = this.ctx.storage.kv.get<string>(SOURCE_ID);
-    if (sourceId) await this.runCycle(sourceId);
+    this.ctx.storage.kv.delete(SOURCE_ID);
   }
 
   /**

@@ -1,4 +1,5 @@
-// One Durable Object per consumer key (named by its id) and one per client IP (named "ip:<addr>").
+// One Durable Object per consumer key (named by its id) and one per client IP (named "ip:<addr>",
+// which empties itself once idle).
 // A key's object holds what authorizing a call needs (store, scopes, revocation, bucket size),
 // so that one RPC both authorizes and throttles and the hot path reads nothing from D1.
 // The bucket arithmetic is src/throttle/gcra.ts; this class only loads, calls and stores, with
@@ -30,6 +31,14 @@ type Reason = "throttled" | "unknown" | "revoked" | "scope";
 const GRANT = "grant";
 /** The bucket's one value, the GCRA theoretical arrival time in µs (src/throttle/gcra.ts). */
 const TAT = "tatUs";
+/** An address's second bucket: failed admin-key checks and console sign-ins. */
+const ADMIN_FAILURE_TAT = "adminFailureTatUs";
+
+/**
+ * Wrong admin keys an address may present: 20 at once, then one every 5 s (720 an hour), against
+ * a key of at least 32 random bytes. Its own bucket, so a client's token calls do not spend it.
+ */
+export const ADMIN_FAILURE_BUCKET: BucketConfig = { capacity: 20, ratePerSecond: 0.2 };
 
 export class RateLimiter extends DurableObject<Env> {
   /** Authorize a call of a consumer key for `scope`, then take one unit from its bucket. */
@@ -46,7 +55,40 @@ export class RateLimiter extends DurableObject<Env> {
   /** Throttle an unauthenticated caller (token exchange, failed tokens) by its address. */
   async admitAnonymous(): Promise<Admission> {
     const admission = this.take(DEFAULT_BUCKET);
+    await this.cleanUpWhenIdle();
     return admission.allowed ? { ...admission, storeId: "" } : admission;
+  }
+
+  /** Count one wrong admin key (or console sign-in) of this address; refused once its bucket is empty. */
+  async admitAdminFailure(): Promise<Admission> {
+    const admission = this.take(ADMIN_FAILURE_BUCKET, ADMIN_FAILURE_TAT);
+    await this.cleanUpWhenIdle();
+    return admission.allowed ? { ...admission, storeId: "" } : admission;
+  }
+
+  /**
+   * An address's object is worth keeping only while one of its buckets holds calls: once every
+   * bucket would be full again, forgetting it changes no answer. The alarm is set for that moment,
+   * so the one object per client address ever seen does not stay in storage for good.
+   */
+  override async alarm(): Promise<void> {
+    const kv = this.ctx.storage.kv;
+    if (kv.get(GRANT) !== undefined) return;
+    const idleAt = this.idleAt();
+    if (idleAt <= Date.now()) await this.ctx.storage.deleteAll();
+    else await this.ctx.storage.setAlarm(idleAt);
+  }
+
+  /** When every bucket of this object is full again (ms). */
+  private idleAt(): number {
+    const kv = this.ctx.storage.kv;
+    return Math.ceil(Math.max(kv.get<number>(TAT) ?? 0, kv.get<number>(ADMIN_FAILURE_TAT) ?? 0) / 1000);
+  }
+
+  private async cleanUpWhenIdle(): Promise<void> {
+    const idleAt = this.idleAt();
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current < idleAt) await this.ctx.storage.setAlarm(Math.max(idleAt, Date.now()));
   }
 
   /** What the caller's address bucket holds, without taking from it (headers of early refusals). */
@@ -69,13 +111,13 @@ export class RateLimiter extends DurableObject<Env> {
     kv.put(GRANT, grant);
   }
 
-  private take(bucket: BucketConfig): Admission {
+  private take(bucket: BucketConfig, key = TAT): Admission {
     const now = Date.now();
-    const decision = decide(this.ctx.storage.kv.get<number>(TAT) ?? 0, now, bucket);
+    const decision = decide(this.ctx.storage.kv.get<number>(key) ?? 0, now, bucket);
     if (!decision.allowed) {
       return { allowed: false, reason: "throttled", limit: bucket.capacity, remaining: 0, retryAfterMs: decision.retryAfterMs };
     }
-    this.ctx.storage.kv.put(TAT, decision.tat);
+    this.ctx.storage.kv.put(key, decision.tat);
     return { allowed: true, storeId: "", limit: bucket.capacity, remaining: decision.remaining };
   }
 

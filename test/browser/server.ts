@@ -8,10 +8,10 @@ import https from "node:https";
 import os from "node:os";
 import path from "node:path";
 
-export const ADMIN_KEY = "browser-test-admin-key";
+export const ADMIN_KEY = "browser-test-admin-key-0123456789abcdef";
 const SECRETS = {
   ADMIN_API_KEY: ADMIN_KEY,
-  TOKEN_SIGNING_SECRET: "browser-test-token-signing-secret",
+  TOKEN_SIGNING_SECRET: "browser-test-token-signing-secret-0123456789",
   SOURCE_SETTINGS_KEY: "YnJvd3Nlci10ZXN0LXNvdXJjZS1zZXR0aW5ncy1rZXk=",
 };
 

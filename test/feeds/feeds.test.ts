@@ -394,6 +394,17 @@ describe("catalog import", () => {
     ]);
   });
 
+  it("stops at a record with more than 1,000 fields, keeping the rows before it", async () => {
+    const { storeId } = await storeWithToken();
+    const csv = `sku,title\nOK1,fine\nWIDE,${",".repeat(1_000)}\nOK2,never read\n`;
+    const res = await putCsv(storeId, csv);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ RowsUpserted: 1, RowsRejected: 1 });
+    expect(res.json.Rejections).toEqual([
+      { Row: 3, Sku: null, Message: "a record has more than 1000 fields; the upload was not read past this row" },
+    ]);
+  });
+
   it("deletes a Sku, and 404s an unknown one", async () => {
     const { storeId } = await storeWithToken();
     await putProducts(storeId, [product("Z1"), product("Z/2")]);

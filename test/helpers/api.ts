@@ -3,7 +3,7 @@ import { exports } from "cloudflare:workers";
 import { checkContract } from "./contract";
 
 export const BASE = "https://hub.test";
-export const ADMIN_KEY = "test-admin-key";
+export const ADMIN_KEY = "test-admin-key-0123456789abcdef-0123";
 
 export interface Envelope {
   Success: boolean;

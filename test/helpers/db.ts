@@ -1,7 +1,7 @@
 // Direct reads and writes of the test database, for asserting the state a request left behind.
 import { env } from "cloudflare:workers";
 
-export async function countRows(table: "orders" | "order_items" | "outbox" | "stores" | "consumer_keys", storeId?: string): Promise<number> {
+export async function countRows(table: "orders" | "order_items" | "outbox" | "stores" | "consumer_keys" | "products", storeId?: string): Promise<number> {
   if (storeId && table === "order_items") {
     const row = await env.DB.prepare("select count(*) as n from order_items i join orders o on o.id = i.order_id where o.store_id = ?")
       .bind(storeId)

@@ -137,7 +137,7 @@ describe("GET /openapi.json", () => {
     const patchSource = doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}"]!.patch!.requestBody!.content["application/json"]!.schema as { properties: Record<string, unknown> };
     expect(Object.keys(patchSource.properties).sort()).toEqual(["Enabled", "ImportFrom", "Name", "Settings"]);
     const storeLimits = (store.properties.Limits as { properties: Record<string, unknown> }).properties;
-    expect(Object.keys(storeLimits).sort()).toEqual(["ConsumerKeys", "Feeds", "OrderItems", "Orders", "Products", "Sources"]);
+    expect(Object.keys(storeLimits).sort()).toEqual(["ConsumerKeys", "Feeds", "OrderItems", "Orders", "Products", "Sources", "StoredBytes"]);
     expect(Object.keys(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside"]!)).toEqual(["get"]);
     expect(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/retry"]!.post!.requestBody!.required).toBe(false);
     expect(Object.keys(doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/{orderNumber}"]!)).toEqual(["delete"]);

@@ -10,7 +10,7 @@ const client = createClient<paths>({
   baseUrl: "https://hub.test",
   fetch: (request) => exports.default.fetch(request),
 });
-const asAdmin = { headers: { authorization: "Bearer test-admin-key" } };
+const asAdmin = { headers: { authorization: "Bearer test-admin-key-0123456789abcdef-0123" } };
 
 it("drives the service end to end with the generated client", async () => {
   const store = await client.POST("/admin/v1/stores", { ...asAdmin, body: { Name: "Typed client store" } });

@@ -18,27 +18,35 @@ export interface ConnectorEntry {
   settingsSchema: z.ZodType<Record<string, unknown>>;
   /** Which Settings fields are secrets: kept encrypted like the rest, but masked in answers. */
   secretFields: string[];
+  /**
+   * Which Settings fields decide the host the secrets are sent to: changing one needs every
+   * secret given again in the same request (decisions 6).
+   */
+  endpointFields: string[];
   create(ctx: ConnectorContext, storage: SourceStorage): Connector;
   /** What the marketplace received, as the admin route shows it, for a connector that keeps it (simulated). */
   received?(storage: SourceStorage): unknown[];
 }
 
 export const CONNECTORS = {
-  simulated: { settingsSchema: simulatedSettingsSchema, secretFields: [], create: createSimulatedConnector, received: receivedWire },
-  walmart: { settingsSchema: walmartSettingsSchema, secretFields: ["clientId", "clientSecret"], create: createWalmartConnector },
+  simulated: { settingsSchema: simulatedSettingsSchema, secretFields: [], endpointFields: [], create: createSimulatedConnector, received: receivedWire },
+  walmart: { settingsSchema: walmartSettingsSchema, secretFields: ["clientId", "clientSecret"], endpointFields: ["baseUrl"], create: createWalmartConnector },
   ebay: {
     settingsSchema: ebaySettingsSchema,
     secretFields: ["clientId", "clientSecret", "refreshToken"],
+    endpointFields: ["baseUrl", "tokenUrl"],
     create: createEbayConnector,
   },
   shopify: {
     settingsSchema: shopifySettingsSchema,
     secretFields: ["accessToken"],
+    endpointFields: ["shopDomain", "baseUrl"],
     create: createShopifyConnector,
   },
   amazon: {
     settingsSchema: amazonSettingsSchema,
-    secretFields: ["refreshToken", "clientId", "clientSecret"],
+    secretFields: ["clientId", "clientSecret", "refreshToken"],
+    endpointFields: ["baseUrl", "tokenUrl"],
     create: (ctx, storage) => createAmazonConnector(ctx, storage),
   },
 } satisfies Record<string, ConnectorEntry>;

@@ -1,0 +1,1 @@
+ALTER TABLE `feeds` ADD `escape_formulas` integer DEFAULT false NOT NULL;
