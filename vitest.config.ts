@@ -5,14 +5,17 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
-  // The Shopify schema extract, for the fake Shopify to check queries against (workerd has no
-  // filesystem). A copy of ../shared/reference/shopify/'s, refused if the two ever differ.
-  const shopifySchemaFile = "shopify/admin-2026-01.orders-subset.graphql";
-  const shopifySchema = readFileSync(path.join(import.meta.dirname, "test/fakes", shopifySchemaFile), "utf8");
-  const reference = path.join(import.meta.dirname, "../shared/reference", shopifySchemaFile);
-  if (existsSync(reference) && readFileSync(reference, "utf8") !== shopifySchema) {
-    throw new Error(`test/fakes/${shopifySchemaFile} differs from ${reference}: copy it again`);
-  }
+  // The Shopify schema extracts (orders; stock and price), for the fake Shopify to check queries
+  // against (workerd has no filesystem). Copies of ../shared/reference/shopify/'s, refused if the
+  // two ever differ.
+  const [shopifySchema, shopifyStockSchema] = ["shopify/admin-2026-01.orders-subset.graphql", "shopify/admin-2026-01.inventory-price-subset.graphql"].map((file) => {
+    const text = readFileSync(path.join(import.meta.dirname, "test/fakes", file), "utf8");
+    const reference = path.join(import.meta.dirname, "../shared/reference", file);
+    if (existsSync(reference) && readFileSync(reference, "utf8") !== text) {
+      throw new Error(`test/fakes/${file} differs from ${reference}: copy it again`);
+    }
+    return text;
+  });
   return {
     plugins: [
       cloudflareTest({
@@ -23,6 +26,7 @@ export default defineConfig(async () => {
           bindings: {
             TEST_MIGRATIONS: migrations,
             TEST_SHOPIFY_SCHEMA: shopifySchema,
+            TEST_SHOPIFY_STOCK_SCHEMA: shopifyStockSchema,
             ADMIN_API_KEY: "test-admin-key-0123456789abcdef-0123",
             TOKEN_SIGNING_SECRET: "test-token-signing-secret-0123456789",
             SOURCE_SETTINGS_KEY: "dGVzdC1zb3VyY2Utc2V0dGluZ3Mta2V5LTMyYnl0ZXM=",

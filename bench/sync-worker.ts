@@ -5,10 +5,11 @@ import worker from "../src/index";
 import { adminOnly } from "../src/admin/admin-auth";
 import { createRouter } from "../src/http/create-router";
 import { benchRoutes } from "./sync-bench.routes";
+import { stockBenchRoutes } from "./stock-bench.routes";
 
 export { RateLimiter, SourceSync, FeedCompiler } from "../src/index";
 
-const bench = createRouter().use("*", adminOnly).route("/admin/v1/bench", benchRoutes);
+const bench = createRouter().use("*", adminOnly).route("/admin/v1/bench", benchRoutes).route("/admin/v1/bench", stockBenchRoutes);
 
 export default {
   fetch(request, env, ctx) {

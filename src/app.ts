@@ -13,6 +13,7 @@ import { ordersRoutes } from "./orders/orders.routes";
 import { adminRoutes } from "./admin/admin.routes";
 import { maintenanceSwitch } from "./maintenance/maintenance";
 import { feedsRoutes } from "./feeds/feeds.routes";
+import { inventoryRoutes } from "./inventory/inventory.routes";
 import { docsRoutes } from "./docs/docs.routes";
 import { consoleRoutes } from "./console/console.routes";
 import { limitRefusal } from "./stores/stores.queries";
@@ -32,6 +33,7 @@ app.use("/admin/*", limitStreamedBody(100 * MiB));
 app.route("/v1/authorization", authorizationRoutes);
 app.route("/v1/:token/orders", ordersRoutes);
 app.route("/v1/:token/feeds", feedsRoutes);
+app.route("/v1/:token/inventory", inventoryRoutes);
 app.route("/admin/v1", adminRoutes);
 app.route("/", docsRoutes(app));
 // The console reaches data only through the admin API, called in-process through this app.

@@ -159,9 +159,10 @@ describe("scopes", () => {
     { scope: "FeedsRead", method: "GET", path: `/v1/${token}/feeds?page=1&pageSize=10` },
     { scope: "FeedsRead", method: "GET", path: `/v1/${token}/feeds/${feedId}` },
     { scope: "FeedsRead", method: "GET", path: `/v1/${token}/feeds/${feedId}/download` },
+    { scope: "InventoryUpdate", method: "PUT", path: `/v1/${token}/Inventory`, body: { Items: [{ Sku: "S-1", Quantity: 1 }] } },
   ];
-  /** Routes per scope (decisions 4): 3 read orders, 1 creates, 2 update, 4 read feeds. */
-  const ROUTES_OF = { OrdersRead: 3, OrdersCreate: 1, OrdersUpdate: 2, FeedsRead: 4 } as const;
+  /** Routes per scope (decisions 4): 3 read orders, 1 creates, 2 update, 4 read feeds, 1 sets stock (decisions 11). */
+  const ROUTES_OF = { OrdersRead: 3, OrdersCreate: 1, OrdersUpdate: 2, FeedsRead: 4, InventoryUpdate: 1 } as const;
 
   /** A store with an order and a compiled feed, so that every route with its scope answers 200. */
   async function stocked() {
@@ -178,7 +179,7 @@ describe("scopes", () => {
   }
 
   it("answers 401 with the exact Message when the key lacks the endpoint's scope, and 200 when it has it", async () => {
-    const scopes = ["OrdersRead", "OrdersCreate", "OrdersUpdate", "FeedsRead"] as const;
+    const scopes = ["OrdersRead", "OrdersCreate", "OrdersUpdate", "FeedsRead", "InventoryUpdate"] as const;
     const { storeId, orderId, feedId } = await stocked();
     for (const scope of scopes) {
       // A key of the same store holding every scope but this one.
@@ -199,7 +200,7 @@ describe("scopes", () => {
         else expect(res.json, `${route.method} ${route.path} with only ${scope}`).toEqual({ Success: false, Message: DENIED });
       }
       expect(answers.filter(([own]) => own).map(([, status]) => status)).toEqual(Array(ROUTES_OF[scope]).fill(200));
-      expect(answers.filter(([own]) => !own).map(([, status]) => status)).toEqual(Array(10 - ROUTES_OF[scope]).fill(401));
+      expect(answers.filter(([own]) => !own).map(([, status]) => status)).toEqual(Array(11 - ROUTES_OF[scope]).fill(401));
     }
   });
 

@@ -6,6 +6,8 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       /** The Shopify GraphQL Admin API schema extract (SDL), read by vitest.config.ts. */
       TEST_SHOPIFY_SCHEMA: string;
+      /** Its stock and price extract (inventorySetQuantities, productVariantsBulkUpdate, ...). */
+      TEST_SHOPIFY_STOCK_SCHEMA: string;
     }
   }
 }

@@ -7,6 +7,7 @@ import { sourcesRoutes } from "../sources/sources.routes";
 import { syncRoutes } from "../sources/sync.routes";
 import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 import { ordersAdminRoutes } from "../orders/orders.admin.routes";
+import { listingsRoutes } from "../listings/listings.routes";
 
 export const adminRoutes = createRouter()
   .use("*", adminOnly)
@@ -15,4 +16,5 @@ export const adminRoutes = createRouter()
   .route("/", sourcesRoutes)
   .route("/", syncRoutes)
   .route("/", feedsAdminRoutes)
-  .route("/", ordersAdminRoutes);
+  .route("/", ordersAdminRoutes)
+  .route("/", listingsRoutes);

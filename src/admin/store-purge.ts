@@ -10,7 +10,7 @@
 // over several runs instead of one invocation's limits. A deleted store is unreachable through
 // the API from the moment of its deletion, so purging over hours loses nothing.
 import { getDb, type Db } from "../db/client";
-import { purgeProducts } from "../feeds/products.queries";
+import { deleteStockClockOf, purgeProducts } from "../feeds/products.queries";
 import { deleteFeed, listStoreFeeds } from "../feeds/feeds.queries";
 import { purgeOrdersStatements } from "../orders/orders.writes";
 import { deleteKeysOfStore } from "../consumer-keys/consumer-keys.queries";
@@ -59,6 +59,6 @@ async function purgeStore(env: Env, db: Db, storeId: string, budget: { left: num
     await deleteSource(db, source.id, now);
     await env.SOURCE_SYNC.getByName(source.id).forget();
   }
-  await db.batch([deleteKeysOfStore(db, storeId), ...deleteStoreRow(db, storeId)]);
+  await db.batch([deleteKeysOfStore(db, storeId), deleteStockClockOf(db, storeId), ...deleteStoreRow(db, storeId)]);
   return true;
 }

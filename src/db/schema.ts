@@ -301,9 +301,66 @@ export const products = sqliteTable(
     /** Any other columns of an import, by name: what a feed's Columns may also name. */
     attributes: text("attributes", { mode: "json" }).$type<Record<string, string>>(),
     updatedAt: ms("updated_at").notNull(),
+    /**
+     * Units on the shelf (decisions 11); null: not tracked, never pushed to a marketplace. Never
+     * negative: inputs are checked and every decrement is max(0, ...). (A CHECK constraint would
+     * make drizzle-kit rebuild the table, which drops its usage triggers.)
+     */
+    quantity: integer("quantity"),
+    /**
+     * When a tracked product's quantity, price or currency last changed, on the store's stock
+     * clock (stock_clock); set by triggers (migrations/0008_stock.sql) so every write path keeps
+     * it. Each source's listings plan what changed after the last change it planned.
+     */
+    stockSeq: integer("stock_seq"),
   },
-  (t) => [primaryKey({ columns: [t.storeId, t.sku] })],
+  (t) => [
+    primaryKey({ columns: [t.storeId, t.sku] }),
+    index("products_store_stock_seq").on(t.storeId, t.stockSeq),
+  ],
 );
+
+/** A store's stock clock: the last value handed to products.stock_seq. Only the triggers write it. */
+export const stockClock = sqliteTable("stock_clock", {
+  storeId: text("store_id").primaryKey(),
+  seq: integer("seq").notNull(),
+});
+
+export const LISTING_STATES = ["pending", "accepted", "unknownSku", "refused"] as const;
+
+/**
+ * A tracked Sku's quantity and price at one source (decisions 11): what the marketplace last
+ * accepted, what is still to send, and why the last send failed. Written only by
+ * src/listings/listings.writes.ts.
+ */
+export const listings = sqliteTable(
+  "listings",
+  {
+    sourceId: text("source_id").notNull(),
+    storeId: text("store_id").notNull(),
+    sku: text("sku").notNull(),
+    acceptedQuantity: integer("accepted_quantity"),
+    acceptedPrice: real("accepted_price"),
+    acceptedAt: ms("accepted_at"),
+    /** The product's values when last planned: what the marketplace must end up showing. */
+    pendingQuantity: integer("pending_quantity"),
+    pendingPrice: real("pending_price"),
+    currency: text("currency"),
+    /** The product's stock_seq when planned: the source's plan cursor is the highest of these. */
+    plannedSeq: integer("planned_seq").notNull(),
+    status: text("status", { enum: LISTING_STATES }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ms("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.sourceId, t.sku] }),
+    index("listings_source_due").on(t.sourceId, t.status, t.nextAttemptAt, t.sku),
+    index("listings_source_planned").on(t.sourceId, t.plannedSeq),
+  ],
+);
+export type ListingRow = typeof listings.$inferSelect;
 
 /**
  * A feed definition and what its last successful compile produced. The counts, FileName and

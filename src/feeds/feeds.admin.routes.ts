@@ -12,7 +12,8 @@ import { documented, envelope } from "../http/openapi";
 import { randomId } from "../lib/crypto";
 import { requireStore } from "../stores/stores.queries";
 import { importCsv, importJson, importSummary } from "./catalog";
-import { countProducts, deleteProduct } from "./products.queries";
+import { countProducts, deleteProduct, findProduct } from "./products.queries";
+import { adminProduct, toAdminProduct } from "./product-fields";
 import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds, updateFeed } from "./feeds.queries";
 import { createFeedBody, feedIdParam, productsBody, updateFeedBody } from "./feeds.schemas";
 import { adminFeed, fileNameOf, toAdminFeed } from "./feeds.wire";
@@ -72,6 +73,13 @@ export const feedsAdminRoutes = createRouter()
   .get("/stores/:storeId/products/count", documented("admin", { summary: "Count a store's products", tags: ["Catalog"], answer: envelope({ Count: z.number().int() }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     return ok(c, { Count: await countProducts(getDb(c.env), store.id) });
+  })
+  .get("/stores/:storeId/products/:sku", documented("admin", { summary: "Get a product (with its Quantity)", tags: ["Catalog"], answer: envelope({ Product: adminProduct }) }), validate("param", skuParam), async (c) => {
+    const { storeId, sku } = c.req.valid("param");
+    const store = await requireStore(c.env, storeId);
+    const product = await findProduct(getDb(c.env), store.id, sku);
+    if (!product) throw new ApiError(404, `No product with Sku '${sku.slice(0, 100)}' in this store.`);
+    return ok(c, { Product: toAdminProduct(product) });
   })
   .delete("/stores/:storeId/products/:sku", documented("admin", { summary: "Delete a product", tags: ["Catalog"], answer: envelope({}) }), validate("param", skuParam), async (c) => {
     const { storeId, sku } = c.req.valid("param");

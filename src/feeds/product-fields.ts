@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { ProductRow } from "../db/schema";
 import { describeIssues, loneSurrogatePath } from "../http/validate";
+import { toWireDate } from "../lib/dates";
 
 export interface FeedColumn {
   header: string;
@@ -23,6 +24,7 @@ export const PRODUCT_FIELDS = [
   "Availability",
   "Brand",
   "Gtin",
+  "Quantity",
 ] as const;
 
 export const DEFAULT_CURRENCY = "USD";
@@ -62,6 +64,8 @@ export function productValue(p: ProductRow, field: string): string {
       return p.brand ?? "";
     case "Gtin":
       return p.gtin ?? "";
+    case "Quantity":
+      return p.quantity == null ? "" : String(p.quantity);
     default:
       // Own keys only: a column named 'constructor' or '__proto__' is an attribute like any other.
       return p.attributes && Object.hasOwn(p.attributes, field) ? p.attributes[field]! : "";
@@ -116,9 +120,22 @@ const productSchema = z.object({
   Availability: text(50),
   Brand: text(200),
   Gtin: text(50),
+  // Absent or empty: the import leaves the stock as it is (src/feeds/catalog.ts).
+  Quantity: z
+    .union([z.number(), z.string()])
+    .nullish()
+    .transform((v, ctx) => {
+      if (v == null || (typeof v === "string" && v.trim() === "")) return null;
+      const n = typeof v === "number" ? v : /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
+      if (!Number.isSafeInteger(n) || n < 0 || n > 1e9) {
+        ctx.addIssue({ code: "custom", message: `'${String(v).slice(0, 40)}' is not a whole number from 0 to 1000000000` });
+        return z.NEVER;
+      }
+      return n;
+    }),
 });
 
-export type ProductInput = Omit<ProductRow, "storeId" | "updatedAt">;
+export type ProductInput = Omit<ProductRow, "storeId" | "updatedAt" | "stockSeq">;
 
 /**
  * One record of an import (JSON object or CSV row by header) to a catalog row, or the reason it
@@ -162,7 +179,43 @@ export function parseProduct(record: Record<string, unknown>): { ok: true; produ
       availability: v.Availability,
       brand: v.Brand,
       gtin: v.Gtin,
+      quantity: v.Quantity,
       attributes: attributeCount > 0 ? attributes : null,
     },
+  };
+}
+
+/** A product as the operator's API shows it. */
+export const adminProduct = z.object({
+  Sku: z.string(),
+  Title: z.string().nullable(),
+  Description: z.string().nullable(),
+  Link: z.string().nullable(),
+  ImageLink: z.string().nullable(),
+  Price: z.number().nullable(),
+  Currency: z.string().nullable(),
+  Availability: z.string().nullable(),
+  Brand: z.string().nullable(),
+  Gtin: z.string().nullable(),
+  Quantity: z.number().int().nullable().describe("Units on the shelf; null: not tracked (decisions 11)."),
+  Attributes: z.record(z.string(), z.string()).nullable(),
+  DateUpdated: z.string(),
+});
+
+export function toAdminProduct(p: ProductRow): z.infer<typeof adminProduct> {
+  return {
+    Sku: p.sku,
+    Title: p.title,
+    Description: p.description,
+    Link: p.link,
+    ImageLink: p.imageLink,
+    Price: p.price,
+    Currency: p.currency,
+    Availability: p.availability,
+    Brand: p.brand,
+    Gtin: p.gtin,
+    Quantity: p.quantity,
+    Attributes: p.attributes,
+    DateUpdated: toWireDate(p.updatedAt)!,
   };
 }

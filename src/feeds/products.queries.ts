@@ -1,11 +1,12 @@
-// Every statement on products: upserts by (store, Sku), deletes, counts, and the keyset pages the
-// feed compiler reads. The import paths that feed them are catalog.ts.
+// Every statement on products: upserts by (store, Sku), deletes, counts, the keyset pages the
+// feed compiler reads, and the stock statements (decisions 11) that orders and PUT Inventory run
+// inside their own batches. The import paths that feed them are catalog.ts.
 import { and, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { products, type ProductRow } from "../db/schema";
+import { products, stockClock, type ProductRow } from "../db/schema";
 import type { ProductInput } from "./product-fields";
 
-/** D1 binds at most 100 parameters a statement; a product row binds 13. */
+/** D1 binds at most 100 parameters a statement; a product row binds 14. */
 const ROWS_PER_STATEMENT = 7;
 /** Statements per db.batch: one round trip, all or nothing. */
 const STATEMENTS_PER_BATCH = 50;
@@ -33,6 +34,9 @@ export async function upsertProducts(db: Db, storeId: string, rows: ProductInput
             brand: excluded("brand"),
             gtin: excluded("gtin"),
             attributes: excluded("attributes"),
+            // A catalog without a Quantity column leaves the stock alone: orders and PUT
+            // Inventory keep it between catalog uploads.
+            quantity: sql`coalesce(excluded.quantity, ${products.quantity})`,
             updatedAt: excluded("updated_at"),
           },
         }),
@@ -61,13 +65,22 @@ export async function purgeProducts(db: Db, storeId: string, limit: number): Pro
   return gone.length;
 }
 
+/** A purged store's stock clock: the last of its products' rows (run with the store's own row). */
+export function deleteStockClockOf(db: Db, storeId: string) {
+  return db.delete(stockClock).where(eq(stockClock.storeId, storeId));
+}
+
+export async function findProduct(db: Db, storeId: string, sku: string): Promise<ProductRow | undefined> {
+  return db.select().from(products).where(and(eq(products.storeId, storeId), eq(products.sku, sku))).get();
+}
+
 export async function countProducts(db: Db, storeId: string): Promise<number> {
   const row = await db.select({ n: count() }).from(products).where(eq(products.storeId, storeId)).get();
   return row?.n ?? 0;
 }
 
 const PAGE_COLUMNS =
-  "sku, title, description, link, image_link, price, currency, availability, brand, gtin, attributes, updated_at";
+  "sku, title, description, link, image_link, price, currency, availability, brand, gtin, attributes, updated_at, quantity, stock_seq";
 
 /**
  * The next page after `afterSku` (null: from the start), in Sku order; the primary key serves it.
@@ -79,7 +92,7 @@ export async function pageProducts(d1: D1Database, storeId: string, afterSku: st
     afterSku === null
       ? d1.prepare(`select ${PAGE_COLUMNS} from products where store_id = ?1 order by sku limit ?2`).bind(storeId, limit)
       : d1.prepare(`select ${PAGE_COLUMNS} from products where store_id = ?1 and sku > ?3 order by sku limit ?2`).bind(storeId, limit, afterSku);
-  const rows = await statement.raw<[string, string | null, string | null, string | null, string | null, number | null, string | null, string | null, string | null, string | null, string | null, number]>();
+  const rows = await statement.raw<[string, string | null, string | null, string | null, string | null, number | null, string | null, string | null, string | null, string | null, string | null, number, number | null, number | null]>();
   const out = new Array<ProductRow>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;
@@ -97,6 +110,8 @@ export async function pageProducts(d1: D1Database, storeId: string, afterSku: st
       gtin: r[9],
       attributes: r[10] === null ? null : (JSON.parse(r[10]) as Record<string, string>),
       updatedAt: r[11],
+      quantity: r[12],
+      stockSeq: r[13],
     };
   }
   return out;
@@ -110,4 +125,120 @@ export async function countUnknownSkus(db: Db, storeId: string, skus: string[]):
     .where(sql`not exists (select 1 from ${products} where ${products.storeId} = ${storeId} and ${products.sku} = upload.value)`)
     .get();
   return row?.n ?? 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stock (decisions 11): the statements that move a product's Quantity. Each is built here and run
+// inside the batch of the write that causes it (PUT Inventory, an order stored, a cancellation),
+// so the stock and the order never disagree. Only tracked products (quantity not null) move, and
+// never below 0. The triggers of migrations/0008_stock.sql stamp every change on the stock clock.
+
+/** What PUT Inventory sets on one Sku: an absent field is left as it is; Quantity null stops tracking. */
+export interface InventoryChange {
+  sku: string;
+  quantity?: number | null;
+  price?: number | null;
+}
+
+const has = (value: unknown) => (value === undefined ? 0 : 1);
+
+/**
+ * Applies the changes of known Skus and answers the positions (from 0) of the unknown ones, in
+ * one batch. A Sku named twice takes its last change.
+ */
+export async function setInventory(db: Db, storeId: string, changes: InventoryChange[], now: number): Promise<{ updated: number; unknown: number[] }> {
+  const last = new Map<string, InventoryChange>();
+  for (const change of changes) last.set(change.sku, change);
+  const tuples = [...last.values()].map((c) => [c.sku, has(c.quantity), c.quantity ?? null, has(c.price), c.price ?? null]);
+  const d1 = db.$client;
+  const [unknown] = await d1.batch<{ key: number }>([
+    d1
+      .prepare(`select key from json_each(?2) as u where not exists (select 1 from products where store_id = ?1 and sku = u.value ->> 0) order by key`)
+      .bind(storeId, JSON.stringify(changes.map((c) => [c.sku]))),
+    // An upsert over rows that exist (the select finds them) rather than UPDATE ... FROM
+    // json_each, whose plan walked the store's products once per item: CROSS JOIN pins the loop
+    // to the items first, one primary-key probe each. The stock triggers see an update.
+    d1
+      .prepare(
+        `insert into products (store_id, sku, quantity, price, updated_at)
+        select p.store_id, p.sku,
+          case when u.value ->> 1 = 1 then u.value ->> 2 else p.quantity end,
+          case when u.value ->> 3 = 1 then u.value ->> 4 else p.price end,
+          ?3
+        from json_each(?2) as u cross join products as p
+        where p.store_id = ?1 and p.sku = u.value ->> 0
+        on conflict (store_id, sku) do update set quantity = excluded.quantity, price = excluded.price, updated_at = excluded.updated_at`,
+      )
+      .bind(storeId, JSON.stringify(tuples), now),
+  ]);
+  const positions = unknown!.results.map((r) => r.key);
+  // Counted here: meta.changes also counts the rows the stock triggers touch.
+  return { updated: last.size - new Set(positions.map((i) => changes[i]!.sku)).size, unknown: positions };
+}
+
+/** The lines [sku, quantity] of an order a client inserted lower the stock (run in the insert's batch). */
+export function stockTakenStatement(d1: D1Database, storeId: string, lines: [string, number][]): D1PreparedStatement {
+  return d1
+    .prepare(
+      `update products set quantity = max(0, quantity - (select sum(l.value ->> 1) from json_each(?2) as l where l.value ->> 0 = products.sku))
+      where store_id = ?1 and quantity is not null and sku in (select value ->> 0 from json_each(?2))`,
+    )
+    .bind(storeId, JSON.stringify(lines));
+}
+
+/** An order of the source `?2` the database already holds (the source's name is its OrderSource). */
+const KNOWN_ORDER = (number: string) =>
+  `exists (select 1 from orders where store_id = ?1 and order_source = (select name from sources where id = ?2) and order_source_order_number = ${number})`;
+
+/**
+ * An imported page's lines [orderNumber, sku, quantity] lower the stock for the orders the
+ * database does not hold yet. Runs in the page's batch BEFORE the upsert, so "not held yet" is
+ * exactly "inserted by this batch": a page imported again lowers nothing.
+ */
+export function stockTakenByImportStatement(d1: D1Database, storeId: string, sourceId: string, lines: [string, string, number][]): D1PreparedStatement {
+  const fresh = `not ${KNOWN_ORDER("l.value ->> 0")} and exists (select 1 from sources where id = ?2)`;
+  return d1
+    .prepare(
+      `update products set quantity = max(0, quantity - (select sum(l.value ->> 2) from json_each(?3) as l where l.value ->> 1 = products.sku and ${fresh}))
+      where store_id = ?1 and quantity is not null and sku in (select l.value ->> 1 from json_each(?3) as l where ${fresh})`,
+    )
+    .bind(storeId, sourceId, JSON.stringify(lines));
+}
+
+/** SQL: the marketplace's status word of `o` says cancelled (Walmart, Shopify: Cancelled; eBay, Amazon: Canceled). */
+const CANCELLED_AT_MARKETPLACE = (o: string) => `lower(${o}.source_order_status) in ('cancelled', 'canceled')`;
+/** SQL: order `o` still holds its stock: not cancelled on either side, not shipped. */
+const HOLDS_STOCK = (o: string) => `${o}.status not in ('Canceled', 'Shipped') and ${o}.date_shipped is null and not ${CANCELLED_AT_MARKETPLACE(o)}`;
+
+/** Whether a marketplace status word means the order is cancelled (the same rule as the SQL above). */
+export const cancelledAtMarketplace = (word: string) => /^cancell?ed$/i.test(word.trim());
+
+/**
+ * Known orders of the source whose marketplace now says cancelled (`numbers`) give their lines
+ * back, once: runs in the page's batch BEFORE the upsert stores the new status word.
+ */
+export function stockBackByImportStatement(d1: D1Database, storeId: string, sourceId: string, numbers: string[]): D1PreparedStatement {
+  const held = `select i.sku, i.quantity from order_items as i join orders as o on o.id = i.order_id
+    where o.store_id = ?1 and o.order_source = (select name from sources where id = ?2)
+      and o.order_source_order_number in (select value from json_each(?3)) and ${HOLDS_STOCK("o")}`;
+  return d1
+    .prepare(
+      `update products set quantity = quantity + (select sum(h.quantity) from (${held}) as h where h.sku = products.sku)
+      where store_id = ?1 and quantity is not null and sku in (select h.sku from (${held}) as h)`,
+    )
+    .bind(storeId, sourceId, JSON.stringify(numbers));
+}
+
+/**
+ * A seller's cancellation gives the order's lines back, if the order is still as the move read
+ * it (the move's own guard) and still held its stock. Runs in the move's batch before it.
+ */
+export function stockBackByCancelStatement(d1: D1Database, order: { id: number; storeId: string; dateUpdated: number; status: string }): D1PreparedStatement {
+  const guard = `exists (select 1 from orders as o where o.id = ?2 and o.date_updated = ?3 and o.status = ?4 and ${HOLDS_STOCK("o")})`;
+  return d1
+    .prepare(
+      `update products set quantity = quantity + (select sum(i.quantity) from order_items as i where i.order_id = ?2 and i.sku = products.sku)
+      where store_id = ?1 and quantity is not null and sku in (select sku from order_items where order_id = ?2) and ${guard}`,
+    )
+    .bind(order.storeId, order.id, order.dateUpdated, order.status);
 }

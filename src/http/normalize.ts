@@ -17,6 +17,7 @@ const FIXED_SEGMENTS = new Set([
   "acknowledgeorder",
   "feeds",
   "download",
+  "inventory",
 ]);
 
 /** Canonical spellings of every query parameter the service reads. */

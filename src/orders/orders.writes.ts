@@ -13,6 +13,7 @@ import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { orderItems, orders, type OrderRow } from "../db/schema";
 import { deleteRowsOfOrders, enqueueAfterChange } from "../outbox/outbox.queries";
+import { cancelledAtMarketplace, stockBackByCancelStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../feeds/products.queries";
 import type { Move } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
 
@@ -105,10 +106,12 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
   const { items, ...head } = write;
   const d1 = db.$client;
   try {
-    // One batch: the order and its items land together or not at all.
+    // One batch: the order, its items and the stock they take land together or not at all (a
+    // duplicate's unique violation undoes the stock too).
     await d1.batch([
       d1.prepare(INSERT_ORDER).bind(storeId, body.OrderSource, now, JSON.stringify([orderTuple(head)])),
       d1.prepare(INSERT_ORDER_ITEMS).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, JSON.stringify(items.map((item) => itemTuple(item)))),
+      ...(head.status === "Canceled" ? [] : [stockTakenStatement(d1, storeId, items.map((item) => [item.sku, item.quantity]))]),
     ]);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -215,15 +218,21 @@ const INSERT_IMPORTED_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_
       where known.order_id = orders.id and (known.source_line_id = line.value ->> ${LINE_ID_AT} or known.source_line_id is null))`;
 
 /**
- * The three statements that write one page of imported orders (bind order fixed here). The first
- * answers how many of them the source already had.
+ * The statements that write one page of imported orders (bind order fixed here). The first
+ * answers how many of them the source already had. The stock statements run before the upsert:
+ * new orders (not cancelled on arrival) take their lines, known orders the marketplace now says
+ * are cancelled give theirs back (decisions 11), each once.
  */
 export function importPageStatements(db: Db, source: { storeId: string; id: string }, page: OrderWrite[], now: number): D1PreparedStatement[] {
   const rows = JSON.stringify(page.map(orderTuple));
   const lines = JSON.stringify(page.flatMap((order) => order.items.map((item) => itemTuple(item, order.orderSourceOrderNumber))));
+  const cancelled = page.filter((order) => cancelledAtMarketplace(order.sourceOrderStatus));
+  const taking = page.filter((order) => !cancelledAtMarketplace(order.sourceOrderStatus));
   const d1 = db.$client;
   return [
     d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, JSON.stringify(page.map((order) => order.orderSourceOrderNumber))),
+    stockTakenByImportStatement(d1, source.storeId, source.id, taking.flatMap((order) => order.items.map((item): [string, string, number] => [order.orderSourceOrderNumber, item.sku, item.quantity]))),
+    ...(cancelled.length > 0 ? [stockBackByImportStatement(d1, source.storeId, source.id, cancelled.map((order) => order.orderSourceOrderNumber))] : []),
     d1.prepare(UPSERT_IMPORTED_ORDERS).bind(source.storeId, source.id, rows, now),
     d1.prepare(INSERT_IMPORTED_ITEMS).bind(source.storeId, source.id, lines),
   ];
@@ -243,9 +252,13 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
   // dateUpdated only moves forward, so the guard of the next move always differs from this one's.
   const updatedAt = Math.max(now, order.dateUpdated + 1);
   const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard);
+  const d1 = db.$client;
+  // A cancellation gives the order's stock back, under the same guard as the move, before it.
+  const stock = move.set.status === "Canceled" ? [stockBackByCancelStatement(d1, order)] : [];
   if (!move.delivery || !order.sourceId) {
-    const [result] = await db.batch([update]);
-    return result.meta.changes === 1;
+    const update$ = update.toSQL();
+    const results = await d1.batch([...stock, d1.prepare(update$.sql).bind(...update$.params)]);
+    return results.at(-1)!.meta.changes === 1;
   }
   const sourceId = order.sourceId;
   // The outbox row is written only if the update happened: changes() still reports it there,
@@ -258,15 +271,15 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
     .where(and(eq(orders.id, order.id), eq(orders.dateUpdated, updatedAt), sql`not exists (select 1 from sources where id = ${sourceId})`))
     .toSQL();
   const update$ = update.toSQL();
-  const d1 = db.$client;
   // Straight to D1: drizzle's batch cannot carry a raw `db.run(sql)` statement (it has no
   // prepared statement to bind, and the whole batch failed with a TypeError).
-  const [result] = await d1.batch([
+  const results = await d1.batch([
+    ...stock,
     d1.prepare(update$.sql).bind(...update$.params),
     ...enqueue,
     d1.prepare(orphaned.sql).bind(...orphaned.params),
   ]);
-  return result!.meta.changes === 1;
+  return results[stock.length]!.meta.changes === 1;
 }
 
 /** A delivery failed for good: the order says what the marketplace answered, and dateUpdated moves so polls see it. */

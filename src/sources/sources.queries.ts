@@ -4,6 +4,7 @@
 // The sync engine (src/sync/) imports this file and set-aside.queries.ts although the sources
 // routes sit above the engine: a table has one owner, and the routes need the engine's connectors.
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { deleteListingsOf } from "../listings/listings.queries";
 import type { Db } from "../db/client";
 import { sources, stores } from "../db/schema";
 import { renameOrderSource, setSyncErrors } from "../orders/orders.writes";
@@ -62,13 +63,15 @@ export async function updateSource(
 
 /**
  * Deletes a source. Its orders stay (SyncStatus Disabled from now on); what it still had to
- * deliver never will be, and those orders say so; its set-aside orders go with it.
+ * deliver never will be, and those orders say so; its set-aside orders and its listings (the
+ * stock and price it was sent) go with it.
  */
 export async function deleteSource(db: Db, sourceId: string, now: number): Promise<void> {
   await db.batch([
     setSyncErrors(db, openOrderIds(sourceId), SOURCE_DELETED, now),
     failOpenRows(db, sourceId),
     deleteSetAsideOf(db, sourceId),
+    deleteListingsOf(db, sourceId),
     db.delete(sources).where(eq(sources.id, sourceId)),
   ]);
 }

@@ -198,6 +198,47 @@ export interface Connector {
   };
   /** Asks for the result of a submitted delivery. Required when the connector answers `submitted`. */
   checkSubmitted?(delivery: Delivery, reference: string): Promise<SubmissionStatus>;
+  /** Optional: the marketplace takes each Sku's quantity and price (decisions 11; src/listings/push.ts). */
+  readonly listings?: ListingsPush;
+}
+
+/**
+ * One Sku's values to send. A null field has not changed since the marketplace last accepted it
+ * and is not sent. The marketplace's SKU is the product's Sku.
+ */
+export interface ListingUpdate {
+  sku: string;
+  quantity: number | null;
+  price: number | null;
+  /** The product's Currency (USD when the catalog has none). */
+  currency: string;
+}
+
+/** What the marketplace made of one Sku of a push. A whole-call failure is a thrown MarketplaceError instead. */
+export type ListingOutcome =
+  /** Both values sent are taken. */
+  | { state: "accepted" }
+  /** The marketplace has no listing with this SKU: reported, not sent again until the values change. */
+  | { state: "unknownSku"; message: string }
+  /** Refused for good (a value the marketplace cannot take); the parts it took are said. */
+  | { state: "refused"; message: string; quantityAccepted?: boolean; priceAccepted?: boolean }
+  /**
+   * Failed for now: sent again in a later cycle, a few times at most. With `error` (a call that
+   * failed after part of the Sku was taken), the cycle stops there as if the push had thrown it.
+   */
+  | { state: "retry"; message: string; quantityAccepted?: boolean; priceAccepted?: boolean; error?: MarketplaceError };
+
+export interface ListingsPush {
+  /** Most Skus one push takes: the marketplace's largest batch. */
+  readonly batchSize: number;
+  /** Most pushes one cycle makes: what the marketplace's rate limit allows in a cycle. */
+  readonly pushesPerCycle: number;
+  /**
+   * Sends the batch and answers each Sku's outcome (one missing is retried). The core records
+   * every outcome before the next push, so a cycle cut off repeats at most this push; values
+   * are absolute, so a repeat is harmless.
+   */
+  push(updates: ListingUpdate[]): Promise<Map<string, ListingOutcome>>;
 }
 
 /** The longest wait a marketplace can ask for (decisions 6): a longer Retry-After counts as this. */

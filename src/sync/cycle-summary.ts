@@ -29,6 +29,9 @@ export const cycleSummarySchema = z.object({
   pendingDeliveries: z.number(),
   submittedDeliveries: z.number(),
   failedDeliveries: z.number(),
+  /** Stock and price (decisions 11): Skus sent to the marketplace this cycle, and of them accepted. */
+  listingsSent: z.number().default(0),
+  listingsAccepted: z.number().default(0),
   /** D1 statements the cycle issued. */
   statements: z.number(),
   error: z.string().nullable(),

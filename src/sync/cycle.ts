@@ -11,6 +11,7 @@ import { connectorEntry } from "./connectors";
 import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SourceStorage } from "./connectors/storage";
 import { deliverPending } from "./delivery";
+import { pushListings } from "../listings/push";
 import { importOrders, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../sources/sources.queries";
 
@@ -20,7 +21,7 @@ const IMPORT_PROGRESS = "sync:importProgress";
  * Until when the marketplace asked not to be called (a 429's Retry-After), per source and per
  * stage: a throttled order list must not keep pending shipments from going out (decisions 6).
  */
-const PAUSED_UNTIL = { import: "sync:importPausedUntil", delivery: "sync:deliveryPausedUntil" } as const;
+const PAUSED_UNTIL = { import: "sync:importPausedUntil", delivery: "sync:deliveryPausedUntil", listings: "sync:listingsPausedUntil" } as const;
 type Stage = keyof typeof PAUSED_UNTIL;
 /** The last submitted delivery asked about, so the next cycle asks about the ones after it. */
 const CHECKED_UP_TO = "sync:checkedUpTo";
@@ -121,6 +122,19 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
     // Not a pause: asking about a submission is its own operation (Amazon's getFeed has its own quota).
     if (delivered.checksStoppedBy) errors.push(`delivery check: ${delivered.checksStoppedBy.message}`);
   }
+  // Stock and price out (decisions 11), after the import so this cycle's orders count; paused
+  // on its own, as import and delivery are.
+  if (connector?.listings && !paused("listings")) {
+    try {
+      const pushed = await pushListings(counted.d1, source, connector.listings, now);
+      summary.listingsSent = pushed.sent;
+      summary.listingsAccepted = pushed.accepted;
+      if (pushed.stoppedBy) note("listings", pushed.stoppedBy);
+    } catch (error) {
+      // What was recorded stays; the cycle still ends and says why (the next one plans again).
+      note("listings", error);
+    }
+  }
 
   const open = await countOpen(db, sourceId);
   summary.pendingDeliveries = open.find((r) => r.state === "pending")?.n ?? 0;
@@ -144,9 +158,11 @@ export async function buildConnector(
 ): Promise<Connector> {
   const entry = connectorEntry(source.type);
   if (!entry) throw new MarketplaceError(`No connector for Type '${source.type}'.`, null, false);
-  const settings = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
+  const { pushStock, ...settings } = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
   const useFetch = fetchImpl ?? (((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init)) as typeof fetch);
-  return entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock }, storage);
+  const connector = entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock }, storage);
+  // Settings.pushStock is the core's, not the connector's: false makes the source import-only.
+  return pushStock === false ? Object.create(connector, { listings: { value: undefined } }) as Connector : connector;
 }
 
 /** A D1Database that counts the statements prepared through it (what the benchmark reports). */
@@ -188,6 +204,8 @@ export function emptySummary(sourceId: string, at: number, error: string | null 
     pendingDeliveries: 0,
     submittedDeliveries: 0,
     failedDeliveries: 0,
+    listingsSent: 0,
+    listingsAccepted: 0,
     statements: 0,
     error,
   };

@@ -39,6 +39,7 @@ import {
 } from "graphql";
 import { badDay, faultQueue, faultResponse, type AnswerFault } from "./faults";
 import { supportedActions, type Json } from "./shopify-fixtures";
+import { shopifyListingsFake, type ShopifyListingsOptions } from "./shopify-listings-fake";
 
 export const SHOPIFY_FAKE_SHOP = "hub-test.myshopify.com";
 export const SHOPIFY_FAKE_TOKEN = "shpat_fake_admin_token_0123456789";
@@ -51,7 +52,7 @@ let cachedSchema: GraphQLSchema | null = null;
 /** The extract as an executable schema: left-out types as scalars, left-out interfaces dropped. */
 export function shopifySchema(): GraphQLSchema {
   if (cachedSchema) return cachedSchema;
-  const document = parse(env.TEST_SHOPIFY_SCHEMA);
+  const document = mergeExtracts(parse(env.TEST_SHOPIFY_SCHEMA), parse(env.TEST_SHOPIFY_STOCK_SCHEMA));
   const defined = new Set(document.definitions.flatMap((d) => ("name" in d && d.name ? [d.name.value] : [])));
   const missing = new Set<string>();
   const completed = visit(document, {
@@ -63,6 +64,28 @@ export function shopifySchema(): GraphQLSchema {
   const opaque = [...missing].map((name) => ({ kind: Kind.SCALAR_TYPE_DEFINITION, name: { kind: Kind.NAME, value: name } }) as const);
   cachedSchema = buildASTSchema({ ...completed, definitions: [...completed.definitions, ...opaque] });
   return cachedSchema;
+}
+
+/**
+ * The orders and the stock-and-price extracts as one document: both cut QueryRoot and Mutation
+ * (their fields are joined); any other type both define is the same definition, kept once.
+ */
+function mergeExtracts(a: DocumentNode, b: DocumentNode): DocumentNode {
+  const byName = new Map<string, DocumentNode["definitions"][number]>();
+  const unnamed: DocumentNode["definitions"][number][] = [];
+  for (const definition of [...a.definitions, ...b.definitions]) {
+    const name = "name" in definition && definition.name ? definition.name.value : null;
+    if (name === null) {
+      unnamed.push(definition);
+      continue;
+    }
+    const earlier = byName.get(name);
+    if (earlier && earlier.kind === Kind.OBJECT_TYPE_DEFINITION && definition.kind === Kind.OBJECT_TYPE_DEFINITION) {
+      const known = new Set((earlier.fields ?? []).map((f) => f.name.value));
+      byName.set(name, { ...earlier, fields: [...(earlier.fields ?? []), ...(definition.fields ?? []).filter((f) => !known.has(f.name.value))] });
+    } else if (!earlier) byName.set(name, definition);
+  }
+  return { ...a, definitions: [...byName.values(), ...unnamed] };
 }
 
 export interface RecordedCall {
@@ -90,6 +113,8 @@ export interface ShopifyFakeOptions {
   accessToken?: string;
   /** The host calls must go to: the shop's domain unless a test sets a baseUrl. */
   host?: string;
+  /** Variants and locations for stock and price calls (shopify-listings-fake.ts). */
+  listings?: ShopifyListingsOptions;
 }
 
 
@@ -302,7 +327,11 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     return { job, orderCancelUserErrors: [], userErrors: [] };
   }
 
+  const listings = shopifyListingsFake(opts.listings ?? {}, violations);
+
   const root = {
+    ...listings.root,
+    inventorySetQuantities: (args: { input: Json }, context: { idempotencyKey: string | null }) => listings.root.inventorySetQuantities(args, context.idempotencyKey),
     orders: (args: Json) => {
       if (args.sortKey !== "UPDATED_AT") violations.push(`orders(sortKey: ${String(args.sortKey)}): the import must sort by UPDATED_AT`);
       if (args.reverse) violations.push("orders(reverse: true): the import pages oldest first");
@@ -502,7 +531,15 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
       });
     }
 
-    const result = await execute({ schema, document, rootValue: root, variableValues: variables, operationName: record.operationName ?? undefined, fieldResolver });
+    const result = await execute({
+      schema,
+      document,
+      rootValue: root,
+      contextValue: { idempotencyKey: idempotencyKeyOf(operation, variables) },
+      variableValues: variables,
+      operationName: record.operationName ?? undefined,
+      fieldResolver,
+    });
     if ("errors" in result && result.errors?.length) {
       for (const e of result.errors as readonly GraphQLError[]) violations.push(`${record.operationName}: execution: ${e.message} at ${e.path?.join(".")}`);
     }
@@ -516,9 +553,21 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     });
   };
 
+  /** The @idempotent key of the operation's inventorySetQuantities (at most one such field). */
+  function idempotencyKeyOf(operation: OperationDefinitionNode, variables: Record<string, unknown>): string | null {
+    const fields = operation.selectionSet.selections.filter((f): f is FieldNode => f.kind === Kind.FIELD && f.name.value === "inventorySetQuantities");
+    if (fields.length > 1) violations.push("one inventorySetQuantities per operation: the fake keys idempotency by operation");
+    const argument = fields[0]?.directives?.find((d) => d.name.value === "idempotent")?.arguments?.find((a) => a.name.value === "key")?.value;
+    const key = argument?.kind === Kind.STRING ? argument.value : argument?.kind === Kind.VARIABLE ? variables[argument.name.value] : null;
+    if (fields.length > 0 && (typeof key !== "string" || key.trim() === "")) violations.push("inventorySetQuantities without an @idempotent key (required from 2026-04)");
+    return typeof key === "string" ? key : null;
+  }
+
   return {
     fetch: fakeFetch,
     calls,
+    /** A variant's stock and price as the fake holds them now. */
+    variant: listings.variant,
     violations,
     orders,
     order: (n: number) => orders.find((o) => o.legacyResourceId === String(5000000000 + n))!,

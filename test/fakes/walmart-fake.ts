@@ -14,6 +14,7 @@ import type { WalmartOrder, WalmartOrderLine, WalmartShipmentRequest } from "../
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "./faults";
 import { receive, type ReceivedRequest } from "./received-request";
 import extracted from "./walmart-examples.json";
+import { walmartListingsFake, type WalmartListingsFake, type WalmartListingsOptions } from "./walmart-listings-fake";
 
 interface Schema {
   type?: string;
@@ -59,6 +60,8 @@ export interface WalmartFakeOptions {
   expiresIn?: number;
   /** The fake's clock for token expiry; share it with the connector's ctx.now. */
   now?: () => Date;
+  /** Stock and price calls (walmart-listings-fake.ts). */
+  listings?: WalmartListingsOptions;
 }
 
 type FaultTarget = "api" | "token";
@@ -77,6 +80,8 @@ export interface WalmartFake extends FaultHelpers<FaultTarget> {
   order(purchaseOrderId: string): ExampleOrder | undefined;
   /** Changes an order the fake serves (a test's odd marketplace data). */
   editOrder(purchaseOrderId: string, edit: (order: ExampleOrder) => void): void;
+  /** What an item shows after stock and price calls. */
+  item: WalmartListingsFake["item"];
 }
 
 export const WALMART_FAKE_CLIENT_ID = "fake-client-id";
@@ -430,8 +435,33 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     return json(200, clone(examples.default ?? Object.values(examples)[0] ?? {}));
   }
 
+  const listings = walmartListingsFake(
+    {
+      now,
+      checkHeaders,
+      checkAgainstSchema,
+      tokenValid: (token) => {
+        const state = token ? tokenState.get(token) : undefined;
+        return !!state && !state.expired && now().getTime() < state.expiresAt;
+      },
+      violation,
+      json,
+      errorBody: walmartErrorBody,
+    },
+    opts.listings ?? {},
+  );
+
   const fakeFetch: typeof fetch = async (input, init) => {
     const { request, url, rawBody, form, recorded } = await receive(input, init, (u) => u.pathname === spec.token.path);
+    const listing = listings.operation(url.pathname);
+    if (listing) {
+      recorded.operationId = listing.operationId;
+      requests.push(recorded);
+      const fault = faults.take("api", listing.operationId);
+      const response = fault ? applyFault(fault) : listings.handle(request, listing, url, rawBody);
+      recorded.status = response.status;
+      return response;
+    }
     const isToken = form !== null;
     const route = ROUTES.find((r) => r.regex.test(url.pathname) && r.op.method === request.method)
       ?? ROUTES.find((r) => r.regex.test(url.pathname));
@@ -483,6 +513,7 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
       if (!order) throw new Error(`the fake has no order ${purchaseOrderId}`);
       edit(order);
     },
+    item: (sku) => listings.item(sku),
   };
 }
 

@@ -78,6 +78,8 @@ export function productRow(sku: string, overrides: Partial<ProductRow> = {}): Pr
     currency: "USD",
     availability: "in_stock",
     brand: "Acme",
+    quantity: null,
+    stockSeq: null,
     gtin: "4006381333931",
     attributes: null,
     updatedAt: 0,

@@ -42,7 +42,7 @@ export function nextIp(): string {
   return `198.51.${(counter >> 8) & 255}.${counter & 255}`;
 }
 
-export const ALL_SCOPES = ["FeedsRead", "OrdersCreate", "OrdersRead", "OrdersUpdate"];
+export const ALL_SCOPES = ["FeedsRead", "InventoryUpdate", "OrdersCreate", "OrdersRead", "OrdersUpdate"];
 
 export async function createStore(name = "Test store", maskBuyerPii = false): Promise<string> {
   const res = await admin("POST", "/stores", { Name: name, MaskBuyerPii: maskBuyerPii });

@@ -123,7 +123,7 @@ describe("GET /openapi.json", () => {
     const key = doc.paths["/admin/v1/stores/{storeId}/consumer-keys"]!.post!.requestBody!.content["application/json"]!.schema as {
       properties: Record<string, { items?: { enum?: string[] }; enum?: string[] }>;
     };
-    expect(key.properties.Scopes!.items!.enum).toEqual(["FeedsRead", "OrdersCreate", "OrdersRead", "OrdersUpdate"]);
+    expect(key.properties.Scopes!.items!.enum).toEqual(["FeedsRead", "InventoryUpdate", "OrdersCreate", "OrdersRead", "OrdersUpdate"]);
     expect(key.properties.Lifespan!.enum).toEqual(["NeverExpires", "7Days", "14Days", "30Days"]);
     // A source's Settings: one variant per Type, from its connector; secrets are write-only.
     const source = doc.paths["/admin/v1/stores/{storeId}/sources"]!.post!.requestBody!.content["application/json"]!.schema as {

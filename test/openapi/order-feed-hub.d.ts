@@ -190,6 +190,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{token}/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set Quantity and Price by Sku (at most 1,000 items; unknown Skus are reported, the rest applied) */
+        put: operations["putV1ByTokenInventory"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/stores": {
         parameters: {
             query?: never;
@@ -477,7 +494,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Get a product (with its Quantity) */
+        get: operations["getAdminV1StoresByStoreIdProductsBySku"];
         put?: never;
         post?: never;
         /** Delete a product */
@@ -585,6 +603,23 @@ export interface paths {
         };
         /** One order with its items and its deliveries to the marketplace */
         get: operations["getAdminV1StoresByStoreIdOrdersByOrderId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/sources/{sourceId}/listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stock and price per Sku at a source (decisions 11) */
+        get: operations["getAdminV1StoresByStoreIdSourcesBySourceIdListings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -747,7 +782,7 @@ export interface components {
             ConsumerKeyId: string;
             StoreId: string;
             Name: string;
-            Scopes: ("FeedsRead" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
+            Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
             /** @enum {string} */
             Lifespan: "NeverExpires" | "7Days" | "14Days" | "30Days";
             /** @description null: the default (50). */
@@ -829,10 +864,11 @@ export interface components {
                  *       "acknowledge",
                  *       "ship",
                  *       "cancel",
-                 *       "checkSubmitted"
+                 *       "checkSubmitted",
+                 *       "pushListings"
                  *     ]
                  */
-                operations: ("fetchOrders" | "acknowledge" | "ship" | "cancel" | "checkSubmitted")[];
+                operations: ("fetchOrders" | "acknowledge" | "ship" | "cancel" | "checkSubmitted" | "pushListings")[];
             };
             /** @default [] */
             rejectOrderNumbers: string[];
@@ -851,6 +887,13 @@ export interface components {
             };
             /** @default [] */
             unsupportedOperations: ("acknowledge" | "ship" | "shipLines" | "cancel" | "cancelLines")[];
+            /** @default [] */
+            unknownSkus: string[];
+            /** @default 1000 */
+            listingBatchSize: number;
+            /** @default [] */
+            cancelledOrderNumbers: string[];
+            pushStock?: boolean;
         };
         WalmartSettings: {
             clientId: string;
@@ -864,6 +907,7 @@ export interface components {
              * @enum {string}
              */
             cancellationReason: "CUSTOMER_REQUESTED_SELLER_TO_CANCEL" | "SELLER_CANCEL_PRICING_ERROR" | "SELLER_CANCEL_OUT_OF_STOCK" | "SELLER_CANCEL_FRAUD_STOP_SHIPMENT" | "SELLER_CANCEL_ADDRESS_NOT_SERVICEABLE";
+            pushStock?: boolean;
         };
         EbaySettings: {
             clientId: string;
@@ -879,6 +923,7 @@ export interface components {
              * @enum {string}
              */
             cancelReason: "OUT_OF_STOCK_OR_CANNOT_FULFILL" | "BUYER_ASKED_CANCEL" | "ADDRESS_ISSUES";
+            pushStock?: boolean;
         };
         ShopifySettings: {
             shopDomain: string;
@@ -900,6 +945,8 @@ export interface components {
             cancelRestock: boolean;
             /** @default false */
             cancelNotifyCustomer: boolean;
+            locationId?: string;
+            pushStock?: boolean;
         };
         AmazonSettings: {
             refreshToken: string;
@@ -920,6 +967,7 @@ export interface components {
             cancelReason: "NoInventory" | "ShippingAddressUndeliverable" | "CustomerExchange" | "BuyerCanceled" | "GeneralAdjustment" | "CarrierCreditDecision" | "RiskAssessmentInformationNotValid" | "CarrierCoverageFailure" | "CustomerReturn" | "MerchandiseNotReceived";
             /** @default [] */
             carrierCodes: string[];
+            pushStock?: boolean;
         };
         Delivery: {
             DeliveryId: string;
@@ -2448,6 +2496,145 @@ export interface operations {
             };
         };
     };
+    putV1ByTokenInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Access token from PUT /v1/Authorization (the path form of authentication). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Items: {
+                        Sku: string;
+                        /** @description Units on the shelf; null stops tracking the Sku (it is then no longer sent to marketplaces); absent leaves it as it is. */
+                        Quantity?: number | null;
+                        /** @description The price in the product's Currency; absent leaves it as it is. */
+                        Price?: number | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        /** @description Products changed (a Sku named twice counts once). */
+                        Updated: number;
+                        /** @description Items whose Sku is not in the catalog: nothing was stored for them; every other item was applied. */
+                        UnknownSkus: {
+                            /** @description The item's position in Items, from 0. */
+                            Index: number;
+                            Sku: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The token is invalid, expired or revoked, or lacks the scope ('Authorization has been denied for this request.'). */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getAdminV1Stores: {
         parameters: {
             query?: never;
@@ -3040,7 +3227,7 @@ export interface operations {
             content: {
                 "application/json": {
                     Name: string;
-                    Scopes: ("FeedsRead" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
+                    Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
                     /** @enum {string} */
                     Lifespan: "NeverExpires" | "7Days" | "14Days" | "30Days";
                     BucketSize?: number;
@@ -3063,7 +3250,7 @@ export interface operations {
                             ConsumerKeyId: string;
                             StoreId: string;
                             Name: string;
-                            Scopes: ("FeedsRead" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
+                            Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
                             /** @enum {string} */
                             Lifespan: "NeverExpires" | "7Days" | "14Days" | "30Days";
                             /** @description null: the default (50). */
@@ -4813,6 +5000,106 @@ export interface operations {
             };
         };
     };
+    getAdminV1StoresByStoreIdProductsBySku: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                sku: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Product: {
+                            Sku: string;
+                            Title: string | null;
+                            Description: string | null;
+                            Link: string | null;
+                            ImageLink: string | null;
+                            Price: number | null;
+                            Currency: string | null;
+                            Availability: string | null;
+                            Brand: string | null;
+                            Gtin: string | null;
+                            /** @description Units on the shelf; null: not tracked (decisions 11). */
+                            Quantity: number | null;
+                            Attributes: {
+                                [key: string]: string;
+                            } | null;
+                            DateUpdated: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     deleteAdminV1StoresByStoreIdProductsBySku: {
         parameters: {
             query?: never;
@@ -5869,6 +6156,125 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdSourcesBySourceIdListings: {
+        parameters: {
+            query?: {
+                sku?: string;
+                status?: "pending" | "accepted" | "unknownSku" | "refused";
+                /** @description Skus after this one (the NextAfter of the previous page). */
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                storeId: string;
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        /**
+                         * @description NotApplicable: this marketplace takes no stock or price; ImportOnly: Settings.pushStock is false.
+                         * @enum {string}
+                         */
+                        Push: "Enabled" | "ImportOnly" | "NotApplicable";
+                        Counts: {
+                            Pending: number;
+                            Accepted: number;
+                            UnknownSku: number;
+                            Refused: number;
+                        };
+                        Listings: {
+                            Sku: string;
+                            /**
+                             * @description pending: to send; accepted: the marketplace shows the current values; unknownSku: it has no such listing; refused: it refused the values (not sent again until they change).
+                             * @enum {string}
+                             */
+                            Status: "pending" | "accepted" | "unknownSku" | "refused";
+                            AcceptedQuantity: number | null;
+                            AcceptedPrice: number | null;
+                            DateAccepted: string | null;
+                            /** @description The catalog's Quantity when last planned: what the marketplace must end up showing. */
+                            PendingQuantity: number | null;
+                            PendingPrice: number | null;
+                            Currency: string | null;
+                            Attempts: number;
+                            DateNextAttempt: string | null;
+                            LastError: string | null;
+                            DateUpdated: string | null;
+                        }[];
+                        NextAfter: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

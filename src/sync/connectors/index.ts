@@ -1,6 +1,6 @@
 // The connector registry: a source's Type picks one entry. Each entry validates its Settings
 // (the admin routes answer 400 naming the field) and builds a Connector for one cycle.
-import type { z } from "zod";
+import { z } from "zod";
 import type { Connector, ConnectorContext } from "../connector";
 import { createAmazonConnector } from "./amazon/amazon.connector";
 import { amazonSettingsSchema } from "./amazon/amazon.settings";
@@ -24,27 +24,36 @@ export interface ConnectorEntry {
    */
   endpointFields: string[];
   create(ctx: ConnectorContext, storage: SourceStorage): Connector;
+  /** The connector takes stock and price (Connector.listings); the listings route answers NotApplicable otherwise. */
+  pushesListings?: boolean;
   /** What the marketplace received, as the admin route shows it, for a connector that keeps it (simulated). */
   received?(storage: SourceStorage): unknown[];
 }
 
+/** Settings every source takes besides its marketplace's: read by the core (src/sync/cycle.ts), never by a connector. */
+const coreSettings = {
+  /** false: the source only imports; no stock or price is sent to it (decisions 11). */
+  pushStock: z.boolean().optional(),
+};
+
 export const CONNECTORS = {
-  simulated: { settingsSchema: simulatedSettingsSchema, secretFields: [], endpointFields: [], create: createSimulatedConnector, received: receivedWire },
-  walmart: { settingsSchema: walmartSettingsSchema, secretFields: ["clientId", "clientSecret"], endpointFields: ["baseUrl"], create: createWalmartConnector },
+  simulated: { settingsSchema: simulatedSettingsSchema.extend(coreSettings), secretFields: [], endpointFields: [], create: createSimulatedConnector, received: receivedWire, pushesListings: true },
+  walmart: { settingsSchema: walmartSettingsSchema.extend(coreSettings), secretFields: ["clientId", "clientSecret"], endpointFields: ["baseUrl"], create: createWalmartConnector, pushesListings: true },
   ebay: {
-    settingsSchema: ebaySettingsSchema,
+    settingsSchema: ebaySettingsSchema.extend(coreSettings),
     secretFields: ["clientId", "clientSecret", "refreshToken"],
     endpointFields: ["baseUrl", "tokenUrl"],
     create: createEbayConnector,
   },
   shopify: {
-    settingsSchema: shopifySettingsSchema,
+    settingsSchema: shopifySettingsSchema.extend(coreSettings),
     secretFields: ["accessToken"],
     endpointFields: ["shopDomain", "baseUrl"],
     create: createShopifyConnector,
+    pushesListings: true,
   },
   amazon: {
-    settingsSchema: amazonSettingsSchema,
+    settingsSchema: amazonSettingsSchema.extend(coreSettings),
     secretFields: ["clientId", "clientSecret", "refreshToken"],
     endpointFields: ["baseUrl", "tokenUrl"],
     create: (ctx, storage) => createAmazonConnector(ctx, storage),

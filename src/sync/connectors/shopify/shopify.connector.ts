@@ -22,6 +22,7 @@ import { pageGuard } from "../kit/paging";
 import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
 import { shopifyGraphql } from "./shopify.client";
+import { shopifyListings } from "./shopify.listings";
 import {
   FULFILLMENT_CREATE_MUTATION,
   FULFILLMENT_ORDER_LINES_QUERY,
@@ -320,6 +321,7 @@ export function createShopifyConnector(
 
   return {
     capabilities: { acknowledge: false, ship: true, shipLines: true, cancel: true, cancelLines: false },
+    listings: shopifyListings({ graphql, locationId: settings.locationId }),
 
     async fetchOrders(window: ImportWindow, cursor: string | null): Promise<OrderPage> {
       const data = await graphql<ShopifyOrdersData>("ShopifyOrders", ORDERS_QUERY, { query: ordersSearchQuery(window), after: cursor });

@@ -22,6 +22,7 @@ import { toWireDate } from "../../../lib/dates";
 import type { SourceStorage } from "../storage";
 import { indexOfOrderNumber, indexRange, makeRecord, simulatedOrderReader, type SimulatedRecord } from "./simulated.mapping";
 import { readOrder, splitPage } from "../kit/orders-page";
+import { simulatedListings } from "./simulated.listings";
 
 /** One call the marketplace received, as the source's status can show it. */
 export interface ReceivedCall {
@@ -177,8 +178,15 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
   const unsupported = new Set<string>(settings.unsupportedOperations);
   const capabilities = Object.fromEntries(CAPABILITIES.map((c) => [c, !unsupported.has(c)])) as unknown as Capabilities;
 
+  const cancelled = new Set(settings.cancelledOrderNumbers);
+
   return {
     capabilities,
+    listings: simulatedListings({
+      settings,
+      fault: (body) => fault("pushListings", null, body),
+      record: (body, answer) => record("pushListings", null, body, answer),
+    }),
     async fetchOrders(window, cursor) {
       // Page requests are not recorded: only what the marketplace is told matters to a seller.
       fault("fetchOrders", null, { since: window.since.toISOString(), until: window.until.toISOString(), cursor });
@@ -190,7 +198,12 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
       }
       const last = Math.min(range.last, first + settings.pageSize - 1);
       const records: SimulatedRecord[] = [];
-      for (let k = first; k <= last; k++) records.push(makeRecord(ctx.sourceId, k, grid.intervalMs, malformedEvery));
+      for (let k = first; k <= last; k++) {
+        const record = makeRecord(ctx.sourceId, k, grid.intervalMs, malformedEvery);
+        // A buyer's cancellation, as Settings.cancelledOrderNumbers plays it.
+        if (cancelled.has(record.sourceOrderNumber)) record.sourceOrderStatus = "Cancelled";
+        records.push(record);
+      }
       return { ...splitPage(simulatedOrderReader, records, "Simulated fetchOrders"), nextCursor: last < range.last ? String(last + 1) : null };
     },
     // The marketplace's records are a function of the order number: asked again, it sends the

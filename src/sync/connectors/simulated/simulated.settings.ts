@@ -1,8 +1,9 @@
 // A simulated source's Settings: how fast it sells, which faults it plays, which operations it
 // lacks or takes for later. The admin API validates them before a source is stored.
 import { z } from "zod";
+import { simulatedListingSettings } from "./simulated.listings";
 
-export const OPERATIONS = ["fetchOrders", "acknowledge", "ship", "cancel", "checkSubmitted"] as const;
+export const OPERATIONS = ["fetchOrders", "acknowledge", "ship", "cancel", "checkSubmitted", "pushListings"] as const;
 export const DELIVERY_OPERATIONS = ["acknowledge", "ship", "cancel"] as const;
 export const CAPABILITIES = ["acknowledge", "ship", "shipLines", "cancel", "cancelLines"] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -44,5 +45,6 @@ export const simulatedSettingsSchema = z.strictObject({
     .optional(),
   /** Operations this marketplace does not have: their deliveries are notApplicable. */
   unsupportedOperations: z.array(z.enum(CAPABILITIES)).default([]),
+  ...simulatedListingSettings,
 });
 export type SimulatedSettings = z.output<typeof simulatedSettingsSchema>;

@@ -9,6 +9,7 @@ import { readOrder, splitPage } from "../kit/orders-page";
 import { connectorSettings } from "../kit/settings";
 import { cancellationRequest, shipmentRequest, walmartOrderReader } from "./walmart.mapping";
 import { walmartSettingsSchema } from "./walmart.settings";
+import { walmartListings } from "./walmart.listings";
 import type { WalmartError, WalmartErrorBody, WalmartOrderList } from "./walmart.types";
 
 const TIMEOUT_MS = 10_000;
@@ -52,10 +53,12 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     },
   });
 
-  function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
+  function call(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<Response> {
     // A token can be revoked or expire early on Walmart's side: one fresh token, one retry.
     return withFreshToken(tokens, (token) => {
       const headers: Record<string, string> = { ...serviceHeaders(), "WM_SEC.ACCESS_TOKEN": token };
+      // The inventory and price descriptions mark the Basic credentials required besides the token.
+      if (method === "PUT") headers.Authorization = basicAuthorization(settings.clientId, settings.clientSecret);
       if (body !== undefined) headers["Content-Type"] = "application/json";
       return send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
     });
@@ -80,6 +83,7 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
   return {
     // Walmart has every operation, for whole orders and for single lines.
     capabilities: { acknowledge: true, ship: true, shipLines: true, cancel: true, cancelLines: true },
+    listings: walmartListings({ call, httpError }),
 
     async fetchOrders(window, cursor): Promise<OrderPage> {
       // GET /v3/orders rather than /v3/orders/released: "released" only lists lines still in

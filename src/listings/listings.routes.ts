@@ -1,0 +1,91 @@
+// GET /admin/v1/stores/:storeId/sources/:sourceId/listings[?sku=&status=] (decisions 11): each
+// tracked Sku's quantity and price at one source, as last accepted by the marketplace, what is
+// still to send, and why the last send failed.
+import { z } from "zod";
+import { getDb } from "../db/client";
+import { LISTING_STATES } from "../db/schema";
+import { ok } from "../http/envelope";
+import { ApiError } from "../http/errors";
+import { createRouter } from "../http/create-router";
+import { documented, envelope } from "../http/openapi";
+import { validate } from "../http/validate";
+import { decryptJson } from "../lib/crypto";
+import { toWireDate } from "../lib/dates";
+import { requireStore } from "../stores/stores.queries";
+import { connectorEntry } from "../sync/connectors";
+import { findSource } from "../sources/sources.queries";
+import { countListings, listListings } from "./listings.queries";
+
+const params = z.object({ storeId: z.string(), sourceId: z.string() });
+const query = z.object({
+  sku: z.string().min(1).max(100).optional(),
+  status: z.enum(LISTING_STATES).optional(),
+  after: z.string().max(100).optional().describe("Skus after this one (the NextAfter of the previous page)."),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+const wireDate = z.string().nullable();
+const listingAnswer = z.object({
+  Sku: z.string(),
+  Status: z.enum(LISTING_STATES).describe("pending: to send; accepted: the marketplace shows the current values; unknownSku: it has no such listing; refused: it refused the values (not sent again until they change)."),
+  AcceptedQuantity: z.number().int().nullable(),
+  AcceptedPrice: z.number().nullable(),
+  DateAccepted: wireDate,
+  PendingQuantity: z.number().int().nullable().describe("The catalog's Quantity when last planned: what the marketplace must end up showing."),
+  PendingPrice: z.number().nullable(),
+  Currency: z.string().nullable(),
+  Attempts: z.number().int(),
+  DateNextAttempt: wireDate,
+  LastError: z.string().nullable(),
+  DateUpdated: wireDate,
+});
+
+const PUSH_STATES = ["Enabled", "ImportOnly", "NotApplicable"] as const;
+
+export const listingsRoutes = createRouter().get(
+  "/stores/:storeId/sources/:sourceId/listings",
+  documented("admin", {
+    summary: "Stock and price per Sku at a source (decisions 11)",
+    tags: ["Sources"],
+    answer: envelope({
+      Push: z.enum(PUSH_STATES).describe("NotApplicable: this marketplace takes no stock or price; ImportOnly: Settings.pushStock is false."),
+      Counts: z.object({ Pending: z.number().int(), Accepted: z.number().int(), UnknownSku: z.number().int(), Refused: z.number().int() }),
+      Listings: z.array(listingAnswer),
+      NextAfter: z.string().nullable(),
+    }),
+  }),
+  validate("param", params),
+  validate("query", query),
+  async (c) => {
+    const { storeId, sourceId } = c.req.valid("param");
+    const filter = c.req.valid("query");
+    await requireStore(c.env, storeId);
+    const source = await findSource(getDb(c.env), storeId, sourceId);
+    if (!source) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}' in store '${storeId.slice(0, 40)}'.`);
+    if (!connectorEntry(source.type)?.pushesListings) {
+      return ok(c, { Push: "NotApplicable", Counts: { Pending: 0, Accepted: 0, UnknownSku: 0, Refused: 0 }, Listings: [], NextAfter: null });
+    }
+    const settings = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
+    const d1 = c.env.DB;
+    const [rows, counts] = await Promise.all([listListings(d1, source.id, filter), countListings(d1, source.id)]);
+    return ok(c, {
+      Push: settings.pushStock === false ? "ImportOnly" : "Enabled",
+      Counts: { Pending: counts.pending, Accepted: counts.accepted, UnknownSku: counts.unknownSku, Refused: counts.refused },
+      Listings: rows.map((r) => ({
+        Sku: r.sku,
+        Status: r.status,
+        AcceptedQuantity: r.acceptedQuantity,
+        AcceptedPrice: r.acceptedPrice,
+        DateAccepted: toWireDate(r.acceptedAt),
+        PendingQuantity: r.pendingQuantity,
+        PendingPrice: r.pendingPrice,
+        Currency: r.currency,
+        Attempts: r.attempts,
+        DateNextAttempt: r.status === "pending" ? toWireDate(r.nextAttemptAt) : null,
+        LastError: r.lastError,
+        DateUpdated: toWireDate(r.updatedAt),
+      })),
+      NextAfter: rows.length === filter.limit ? rows.at(-1)!.sku : null,
+    });
+  },
+);

@@ -1,0 +1,102 @@
+// The push of one source's cycle (decisions 11): plan what changed in the catalog since the source
+// last planned, then send the pending Skus in the marketplace's largest batches, at most as many
+// pushes as its rate limit allows in a cycle. As in delivery (src/sync/delivery.ts), each push's
+// outcome is written before the next push is made: a cycle cut off at any point repeats at most
+// the push in flight, and its values are absolute, so the repeat is harmless. A value the
+// marketplace accepted is never sent again unless it changes.
+import { MarketplaceError, type ListingOutcome, type ListingsPush, type ListingUpdate } from "../sync/connector";
+import { dueListings, planCursor, planListings, PLAN_ROWS, recordOutcomes, type DueListing, type RecordedOutcome } from "./listings.queries";
+
+/** Plan statements one cycle runs at most (the rest is planned by the next cycle). */
+const MAX_PLAN_STATEMENTS = 40;
+
+export interface PushResult {
+  /** Catalog changes copied into the source's listings. */
+  planned: number;
+  /** Skus sent, and what became of them. */
+  sent: number;
+  accepted: number;
+  unknownSku: number;
+  refused: number;
+  retrying: number;
+  pushes: number;
+  /** Set when a whole push failed (the marketplace down, throttling, refusing the credentials): the cycle stopped there. */
+  stoppedBy: MarketplaceError | null;
+}
+
+const DEFAULT_CURRENCY = "USD";
+
+export async function pushListings(d1: D1Database, source: { id: string; storeId: string }, push: ListingsPush, now: number): Promise<PushResult> {
+  const result: PushResult = { planned: 0, sent: 0, accepted: 0, unknownSku: 0, refused: 0, retrying: 0, pushes: 0, stoppedBy: null };
+  let cursor = await planCursor(d1, source.id);
+  for (let i = 0; i < MAX_PLAN_STATEMENTS; i++) {
+    const planned = await planListings(d1, source, cursor, PLAN_ROWS, now);
+    result.planned += planned;
+    if (planned < PLAN_ROWS) break;
+    cursor = await planCursor(d1, source.id);
+  }
+
+  while (result.pushes < push.pushesPerCycle) {
+    const due = await dueListings(d1, source.id, now, push.batchSize);
+    if (due.length === 0) break;
+    const updates: ListingUpdate[] = [];
+    const nothingToSend: RecordedOutcome[] = [];
+    for (const row of due) {
+      const update = toUpdate(row);
+      if (update) updates.push(update);
+      // Pending but equal to what was accepted (a plan raced a record): settled without a call.
+      else nothingToSend.push({ sku: row.sku, state: "accepted", quantity: null, price: null, message: null });
+    }
+    if (updates.length === 0) {
+      await recordOutcomes(d1, source.id, nothingToSend, now).run();
+      continue;
+    }
+    result.pushes += 1;
+    let outcomes: Map<string, ListingOutcome>;
+    try {
+      outcomes = await push.push(updates);
+    } catch (error) {
+      const failure = error instanceof MarketplaceError ? error : new MarketplaceError(error instanceof Error ? error.message : String(error), null, true);
+      // Not the Skus' fault: each is tried again later, and the cycle stops asking.
+      const retry = updates.map((u): RecordedOutcome => ({ sku: u.sku, state: "retry", quantity: null, price: null, message: failure.message.slice(0, 500) }));
+      await recordOutcomes(d1, source.id, [...retry, ...nothingToSend], now).run();
+      result.retrying += updates.length;
+      result.stoppedBy = failure;
+      break;
+    }
+    const recorded = updates.map((u) => recorded$(u, outcomes.get(u.sku)));
+    await recordOutcomes(d1, source.id, [...recorded, ...nothingToSend], now).run();
+    result.sent += updates.length;
+    for (const r of recorded) {
+      if (r.state === "retry") result.retrying += 1;
+      else result[r.state] += 1;
+    }
+    const failure = [...outcomes.values()].find((o) => o.state === "retry" && o.error);
+    if (failure?.state === "retry" && failure.error) {
+      result.stoppedBy = failure.error;
+      break;
+    }
+  }
+  return result;
+}
+
+/** What to send for a due row: only the values that differ from what the marketplace accepted. */
+function toUpdate(row: DueListing): ListingUpdate | null {
+  const quantity = row.pendingQuantity !== null && row.pendingQuantity !== row.acceptedQuantity ? row.pendingQuantity : null;
+  const price = row.pendingPrice !== null && row.pendingPrice !== row.acceptedPrice ? row.pendingPrice : null;
+  if (quantity === null && price === null) return null;
+  return { sku: row.sku, quantity, price, currency: row.currency ?? DEFAULT_CURRENCY };
+}
+
+function recorded$(update: ListingUpdate, outcome: ListingOutcome | undefined): RecordedOutcome {
+  if (!outcome) return { sku: update.sku, state: "retry", quantity: null, price: null, message: "The marketplace's answer did not mention this SKU." };
+  if (outcome.state === "accepted") return { sku: update.sku, state: "accepted", quantity: update.quantity, price: update.price, message: null };
+  const partial: { quantityAccepted?: boolean; priceAccepted?: boolean } = outcome.state === "unknownSku" ? {} : outcome;
+  return {
+    sku: update.sku,
+    state: outcome.state,
+    quantity: partial.quantityAccepted ? update.quantity : null,
+    price: partial.priceAccepted ? update.price : null,
+    message: outcome.message.slice(0, 500),
+  };
+}
