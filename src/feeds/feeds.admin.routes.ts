@@ -17,6 +17,7 @@ import { adminProduct, toAdminProduct } from "./product-fields";
 import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds, updateFeed } from "./feeds.queries";
 import { createFeedBody, feedIdParam, productsBody, updateFeedBody } from "./feeds.schemas";
 import { adminFeed, compileProgressAnswer, fileNameOf, toAdminFeed } from "./feeds.wire";
+import { DEFAULT_TEMPLATE } from "./templates";
 import { contentTypeOf } from "./feed-compiler";
 
 const storeParam = z.object({ storeId: z.string() });
@@ -98,7 +99,7 @@ export const feedsAdminRoutes = createRouter()
       name: body.Name,
       nameKey: body.Name.toLowerCase(),
       format: body.Format,
-      template: body.Template ?? "google-shopping",
+      template: body.Template ?? DEFAULT_TEMPLATE,
       columns: body.Columns?.map((col) => ({ header: col.Header, field: col.Field })) ?? null,
       compileIntervalMinutes: body.CompileIntervalMinutes ?? null,
       escapeFormulas: body.EscapeFormulas ?? false,
