@@ -10,7 +10,7 @@ import { validate } from "../src/http/validate";
 import { randomId } from "../src/lib/crypto";
 import { readCycles } from "../src/sync/cycle-summary";
 import { queueSync } from "../src/sync/run-sync";
-import { enabledSourceIds, insertSource, listSources, sourceById } from "../src/sources/sources.queries";
+import { enabledSourceIds, insertSource, listSources, sourceById } from "../src/source-tables/sources.queries";
 
 const seedQuery = z.object({ sourceId: z.string(), count: z.coerce.number().int().min(1).max(100_000) });
 const dispatchQuery = z.object({ mode: z.enum(["await", "queue", "alarms"]), at: z.coerce.number().int() });

@@ -11,7 +11,7 @@ import { createRouter } from "../src/http/create-router";
 import { validate } from "../src/http/validate";
 import { decryptJson } from "../src/lib/crypto";
 import { dueListings, planCursor, planListings, PLAN_ROWS, recordOutcomes } from "../src/listings/listings.queries";
-import { sourceById } from "../src/sources/sources.queries";
+import { sourceById } from "../src/source-tables/sources.queries";
 import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
 import { memoryStorage } from "../src/sync/connectors/storage";
 import { countStatements } from "../src/sync/cycle";

@@ -15,7 +15,7 @@ import { countStatements } from "../src/sync/cycle";
 import { importWindow, toWrite } from "../src/sync/importer";
 import { markProcessingForBench, plainInsertStatements } from "../src/orders/orders.writes";
 import { countsBySource, enqueueAcknowledgementsOf } from "../src/outbox/outbox.queries";
-import { sourceById } from "../src/sources/sources.queries";
+import { sourceById } from "../src/source-tables/sources.queries";
 import { insertStore } from "../src/stores/stores.queries";
 
 const sourceQuery = z.object({ sourceId: z.string(), count: z.coerce.number().int().min(1).max(100_000).optional() });

@@ -1,15 +1,17 @@
-// The Worker's entry point: HTTP requests, the Cron Trigger, the sync queue's consumer, and the
-// Durable Object classes.
+// The Worker's entry point: HTTP requests, the Cron Trigger (the sync, and the sweep that wakes
+// webhook senders a lost wake-up missed), the sync queue's consumer, and the Durable Object classes.
 import { app } from "./app";
 import { normalizeRequest } from "./http/normalize";
 import { secretsHold } from "./http/secrets";
 import { queueSync } from "./sync/run-sync";
 import { consumeSyncBatch } from "./sync/sync-queue";
+import { sweepWebhooks } from "./webhooks/wake";
 import { purgeDeletedStores } from "./admin/store-purge";
 
 export { RateLimiter } from "./throttle/rate-limiter";
 export { SourceSync } from "./sync/source-sync";
 export { FeedCompiler } from "./feeds/feed-compiler";
+export { WebhookSender } from "./webhooks/webhook-sender";
 
 export default {
   fetch(request, env, ctx) {
@@ -19,6 +21,7 @@ export default {
     // The sync decrypts the sources' credentials with SOURCE_SETTINGS_KEY: not with a weak one.
     if (!secretsHold(env)) return;
     ctx.waitUntil(queueSync(env, controller.scheduledTime));
+    ctx.waitUntil(sweepWebhooks(env));
     ctx.waitUntil(purgeDeletedStores(env).catch((error: unknown) => console.error("purge of deleted stores failed", error)));
   },
   queue(batch, env) {

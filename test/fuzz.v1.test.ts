@@ -7,7 +7,7 @@
 // The test does not accept "any 4xx". It keeps its own model of the store (its orders, their
 // states, what each should have queued for the marketplace, its feeds) and an oracle that
 // computes, from the documents' rules alone (../shared/spec/order-feed-api.md, decisions.md and
-// the README's "Behaviour where the documents are silent"), the status each request must get, the
+// docs/behaviour.md), the status each request must get, the
 // field its Message must name, and for a 200 what the answer holds (counts, pages, sort order, the
 // order's state). Where the documents do not rank two rules the oracle follows the order in which
 // a request meets them in the README: Accept (406), then body size (413), before the token; the
@@ -123,7 +123,7 @@ interface Sent {
 
 const utc = (s: string) => Date.parse(s);
 
-/** ISO 8601 dates and date-times (decisions 2, README), as sent in a URL, with the instant each means. */
+/** ISO 8601 dates and date-times (decisions 2, docs/behaviour.md), as sent in a URL, with the instant each means. */
 const VALID_DATES: { text: string; ms: number }[] = [
   { text: "2026-01-01", ms: utc("2026-01-01T00:00:00Z") },
   { text: "2026-02-28", ms: utc("2026-02-28T00:00:00Z") },
@@ -131,11 +131,11 @@ const VALID_DATES: { text: string; ms: number }[] = [
   { text: "2026-03-02T00:00:00Z", ms: utc("2026-03-02T00:00:00Z") },
   { text: "2026-03-01T10:15:00Z", ms: utc("2026-03-01T10:15:00Z") },
   { text: "2026-03-01T10:15:00.000Z", ms: utc("2026-03-01T10:15:00Z") },
-  // An offset, encoded; and typed into the URL as is, where "+" arrives as a space (README).
+  // An offset, encoded; and typed into the URL as is, where "+" arrives as a space (docs/behaviour.md).
   { text: "2026-03-01T12:15:00%2B02:00", ms: utc("2026-03-01T10:15:00Z") },
   { text: "2026-03-01T12:15:00+02:00", ms: utc("2026-03-01T10:15:00Z") },
   { text: "2026-03-01T05:15:00-05:00", ms: utc("2026-03-01T10:15:00Z") },
-  // No zone: UTC (README).
+  // No zone: UTC (docs/behaviour.md).
   { text: "2026-03-03T08:00:00", ms: utc("2026-03-03T08:00:00Z") },
   { text: "2026-03-05T23:59:59.999Z", ms: utc("2026-03-05T23:59:59.999Z") },
   { text: "2026-03-08", ms: utc("2026-03-08T00:00:00Z") },
@@ -492,9 +492,9 @@ describe("fuzz: every /v1 route with a valid token", () => {
 
     /** Fields InsertOrder requires (spec 4.7). */
     const REQUIRED = ["BuyerEmailAddress", "BuyerPhoneNumber", "OrderSource", "OrderSourceOrderNumber", "DateCreatedInOrderSource", "ShipToCompanyName", "FirstName", "LastName", "Street1", "City", "StateOrProvince", "Country", "PostalCode", "ShippingMethod", "GrandTotal", "SubTotal", "OrderItems"];
-    /** Required text that must not be blank (README). */
+    /** Required text that must not be blank (docs/behaviour.md). */
     const NOT_BLANK = ["FirstName", "Street1", "City", "Country", "ShippingMethod", "OrderSource", "OrderSourceOrderNumber"];
-    /** Required, but may be empty (README). */
+    /** Required, but may be empty (docs/behaviour.md). */
     const MAY_BE_EMPTY = ["LastName", "StateOrProvince", "PostalCode", "BuyerEmailAddress", "BuyerPhoneNumber"];
     /** Required text fields (a wrong type or null is 400). */
     const REQUIRED_TEXT = ["BuyerEmailAddress", "BuyerPhoneNumber", "FirstName", "LastName", "Street1", "City", "StateOrProvince", "Country", "PostalCode", "ShippingMethod"];
@@ -696,7 +696,7 @@ describe("fuzz: every /v1 route with a valid token", () => {
     }
 
     // -----------------------------------------------------------------------------------------
-    // Moves: AcknowledgeOrder and UpdateStatus, by the state rules of decisions 3 and the README.
+    // Moves: AcknowledgeOrder and UpdateStatus, by the state rules of decisions 3 and docs/behaviour.md.
 
     function ackRequest(token: string): [Sent, Expected] {
       const { id, order } = orderId();
@@ -789,7 +789,7 @@ describe("fuzz: every /v1 route with a valid token", () => {
         carrier: (body.DestinationShippingCarrier as string | null | undefined) ?? undefined,
       };
       if (order.status === "Shipped") {
-        // A repeat corrects what it gives and keeps what it leaves out (README); with the same
+        // A repeat corrects what it gives and keeps what it leaves out (docs/behaviour.md); with the same
         // values it succeeds and changes nothing (decisions 3). A ship date never set is stamped.
         const next = {
           tracking: given.tracking ?? order.tracking,
@@ -904,7 +904,7 @@ describe("fuzz: every /v1 route with a valid token", () => {
         { header: `bytes=10-${fileSize + 100}`, result: { start: 10, end: fileSize - 1 } },
         { header: `bytes=${fileSize}-`, result: "unsatisfiable" },
         { header: `bytes=${fileSize + 50}-${fileSize + 60}`, result: "unsatisfiable" },
-        // Several ranges, or one that does not parse: the whole file (README).
+        // Several ranges, or one that does not parse: the whole file (docs/behaviour.md).
         { header: "bytes=0-1,4-5", result: "whole" },
         { header: "bytes=abc", result: "whole" },
         { header: "items=0-1", result: "whole" },

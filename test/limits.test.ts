@@ -4,24 +4,24 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { admin, call, createKey, insert, sampleOrder, storeWithToken, tokenFor } from "./helpers/api";
+import type { Limits } from "../src/stores/stores.queries";
 import { countRows } from "./helpers/db";
 import { createSource, simulatedWindow } from "./helpers/sync";
 
 // Whole walks through the Worker: generous on a loaded machine.
 vi.setConfig({ testTimeout: 60_000 });
 
-type Numbers = Record<"Orders" | "OrderItems" | "Products" | "Feeds" | "Sources" | "ConsumerKeys" | "StoredBytes", number>;
 
 async function view(storeId: string) {
   const res = await admin("GET", `/stores/${storeId}`);
   expect(res.status, res.text).toBe(200);
-  return JSON.parse(res.text).Store as { Limits: Numbers; Usage: Numbers };
+  return JSON.parse(res.text).Store as { Limits: Limits; Usage: Limits };
 }
 
-async function setLimits(storeId: string, limits: Partial<Numbers>) {
+async function setLimits(storeId: string, limits: Partial<Limits>) {
   const res = await admin("PATCH", `/stores/${storeId}`, { Limits: limits });
   expect(res.status, res.text).toBe(200);
-  return res.json.Store as { Limits: Numbers; Usage: Numbers };
+  return res.json.Store as { Limits: Limits; Usage: Limits };
 }
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ Sku: `SKU-${i}`, Name: `Item ${i}`, Quantity: 1, UnitPrice: 1 }));
@@ -38,7 +38,7 @@ describe("store limits", () => {
   it("are set at creation or by PATCH, refused when malformed, and shown with what the store uses", async () => {
     const created = await admin("POST", "/stores", { Name: "Small", Limits: { Orders: 10, Feeds: 3 } });
     expect(created.status, created.text).toBe(200);
-    const store = created.json.Store as { StoreId: string; Limits: Numbers; Usage: Numbers };
+    const store = created.json.Store as { StoreId: string; Limits: Limits; Usage: Limits };
     expect(store.Limits).toEqual({ Orders: 10, OrderItems: 10000000, Products: 2000000, Feeds: 3, Sources: 200, ConsumerKeys: 200, StoredBytes: 2000000000 });
     expect(store.Usage).toEqual({ Orders: 0, OrderItems: 0, Products: 0, Feeds: 0, Sources: 0, ConsumerKeys: 0, StoredBytes: 0 });
     for (const bad of [{ Orders: -1 }, { Orders: 1.5 }, { Orders: "10" }, { Nonsense: 1 }, { Orders: 2_000_000_000 }]) {

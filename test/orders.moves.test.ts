@@ -7,21 +7,12 @@ import type { OrderRow } from "../src/db/schema";
 import { cancel } from "../src/orders/order-moves";
 import { findOrder } from "../src/orders/orders.queries";
 import { applyMove } from "../src/orders/orders.writes";
+import type { WireOrder } from "../src/orders/orders.wire";
 import { call, insert, storeWithToken } from "./helpers/api";
 import { insertSource, orderRow, outboxOf } from "./helpers/db";
 
 const ONLY = "only CANCELLED or SHIPPED status updates are allowed";
 
-interface WireOrder {
-  OrderStatus: string;
-  OrderDestinationOrderNumber: string | null;
-  DateCreatedInDestination: string | null;
-  DateUpdated: string;
-  DateShipped: string | null;
-  ShipmentTrackingNumber: string | null;
-  DestinationShippingCarrier: string;
-  SyncStatus: string;
-}
 
 /** A store with a marketplace source named "Mall": orders inserted with OrderSource "Mall" are claimed by it. */
 async function marketplaceStore() {
@@ -87,7 +78,7 @@ describe("AcknowledgeOrder", () => {
     expect(second.OrderDestinationOrderNumber).toBe("ERP-2");
     // The order entered the seller's system once; the date stays.
     expect(second.DateCreatedInDestination).toBe(first.DateCreatedInDestination);
-    expect(Date.parse(second.DateUpdated)).toBeGreaterThan(Date.parse(first.DateUpdated));
+    expect(Date.parse(second.DateUpdated!)).toBeGreaterThan(Date.parse(first.DateUpdated!));
     const outbox = await outboxOf(id);
     // The undelivered acknowledgement is replaced, not followed by a second one (issue 20).
     expect(outbox.map((r) => JSON.parse(r.payload).sellerOrderNumber)).toEqual(["ERP-2"]);

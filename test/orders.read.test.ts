@@ -1,17 +1,8 @@
 // Count, list and get one (spec 4.2 to 4.4, decisions 2 and 3): filters, paging, sorting, masking, wire shape.
 import { describe, expect, it } from "vitest";
+import type { WireOrder } from "../src/orders/orders.wire";
 import { admin, call, insert, storeWithToken } from "./helpers/api";
 
-interface WireOrder {
-  OrderId: string;
-  OrderStatus: string;
-  GrandTotal: number;
-  DateCreatedInOrderSource: string;
-  DateUpdated: string;
-  BuyerEmailAddress: string;
-  BuyerPhoneNumber: string;
-  [field: string]: unknown;
-}
 
 /** Spec 2.3, every field, plus DateUpdated (decisions 2). */
 const ORDER_FIELDS = [
@@ -104,7 +95,7 @@ describe("date filters", () => {
     const { token } = await storeWithToken();
     const id = await insert(token, { DateCreatedInOrderSource: "2020-01-01T00:00:00Z" });
     const { orders } = await list(token, "fromDate=2019-01-01&toDate=2021-01-01&page=1&pageSize=10");
-    const updated = orders[0]!.DateUpdated;
+    const updated = orders[0]!.DateUpdated!;
     expect(updated).toMatch(WIRE_DATE);
     const at = encodeURIComponent(updated);
     // By creation date the order is in 2020; by update date it is now.
@@ -184,7 +175,7 @@ describe("sorting", () => {
   }
 
   const keyOf: Record<string, (o: WireOrder) => string | number> = {
-    DateCreatedInOrderSource: (o) => Date.parse(o.DateCreatedInOrderSource),
+    DateCreatedInOrderSource: (o) => Date.parse(o.DateCreatedInOrderSource!),
     OrderId: (o) => Number(o.OrderId),
     GrandTotal: (o) => o.GrandTotal,
     OrderStatus: (o) => o.OrderStatus,
@@ -303,7 +294,7 @@ describe("wire shape", () => {
     for (const order of [viaGet, viaList]) {
       expect(Object.keys(order).sort()).toEqual([...ORDER_FIELDS].sort());
       for (const item of order.OrderItems as Record<string, unknown>[]) expect(Object.keys(item).sort()).toEqual([...ITEM_FIELDS].sort());
-      for (const field of ["DateCreatedInOrderSource", "DateShipped", "DateCreatedInDestination", "DateUpdated"]) {
+      for (const field of ["DateCreatedInOrderSource", "DateShipped", "DateCreatedInDestination", "DateUpdated"] as const) {
         expect(order[field], field).toMatch(WIRE_DATE);
       }
       expect(order.DateCreatedInOrderSource).toBe("2026-03-01T09:15:00.000Z");

@@ -5,15 +5,17 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { getDb } from "../src/db/client";
+import type { setAsideAnswer } from "../src/sources/sources.schemas";
 import type { Connector } from "../src/sync/connector";
 import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
 import { orderNumberOf } from "../src/sync/connectors/simulated/simulated.mapping";
 import { kvStorage, memoryStorage } from "../src/sync/connectors/storage";
 import { runSourceCycle } from "../src/sync/cycle";
 import { importOrders } from "../src/sync/importer";
-import { recordJson } from "../src/sources/set-aside.queries";
-import { admin, call, insert, sampleOrder, storeWithToken } from "./helpers/api";
+import { recordJson } from "../src/source-tables/set-aside.queries";
+import { admin, ADMIN_KEY, call, insert, sampleOrder, storeWithToken } from "./helpers/api";
 import { createSource, cycleAt, deliveries, fireCron, listOrders, MINUTE, patchSource, received, simulatedWindow, type WireOrder } from "./helpers/sync";
 
 const ack = (token: string, order: { OrderId: string }, number: string) =>
@@ -29,12 +31,7 @@ async function sourceView(storeId: string, sourceId: string) {
   return res.json.Source as { Status: Record<string, unknown> & { RecentCycles: Record<string, unknown>[] } };
 }
 
-interface SetAsideWire {
-  OrderSourceOrderNumber: string;
-  Reason: string;
-  Record: { sourceOrderNumber: string; items: { sku: string }[] } | string;
-  RecordTruncated: boolean;
-}
+type SetAsideWire = z.input<typeof setAsideAnswer>;
 async function setAside(storeId: string, sourceId: string): Promise<SetAsideWire[]> {
   const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`);
   expect(res.status).toBe(200);
@@ -119,6 +116,27 @@ describe("set-aside orders", () => {
     const bad = await admin("POST", `/stores/${storeId}/sources/${sourceId}/set-aside/retry`, { OrderSourceOrderNumbers: "all" });
     expect(bad.status).toBe(400);
     expect(bad.json.Message).toMatch(/OrderSourceOrderNumbers/);
+  });
+
+  it("reads a retry body as every JSON body is read (Content-Type, Unicode), and a body left out retries all", async () => {
+    const { storeId } = await storeWithToken();
+    const sourceId = await createSource(storeId, { Settings: { ...simulatedWindow(12), malformedEvery: 4 } });
+    await fireCron();
+    expect(await setAside(storeId, sourceId)).toHaveLength(3);
+    const path = `/admin/v1/stores/${storeId}/sources/${sourceId}/set-aside/retry`;
+    const auth = { authorization: `Bearer ${ADMIN_KEY}` };
+    const untyped = await call("POST", path, { headers: auth, raw: '{"OrderSourceOrderNumbers":["SIM-1"]}' });
+    expect(untyped.status).toBe(400);
+    expect(untyped.json?.Message).toBe("Send the request body as JSON with the header Content-Type: application/json.");
+    const surrogate = await call("POST", path, { headers: { ...auth, "content-type": "application/json" }, raw: '{"OrderSourceOrderNumbers":["\\ud800"]}' });
+    expect(surrogate.status).toBe(400);
+    expect(surrogate.json?.Message).toBe("'OrderSourceOrderNumbers[0]' is not valid Unicode text (it holds an unpaired surrogate)");
+    const notJson = await call("POST", path, { headers: { ...auth, "content-type": "application/json" }, raw: "{" });
+    expect(notJson.status).toBe(400);
+    expect(notJson.json?.Message).toBe("The request body is not valid JSON.");
+    const leftOut = await call("POST", path, { headers: auth, raw: " \n" });
+    expect(leftOut.status).toBe(200);
+    expect(leftOut.json).toMatchObject({ Success: true, Retried: 3, Imported: 0, StillSetAside: 3 });
   });
 });
 

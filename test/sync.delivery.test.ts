@@ -123,7 +123,7 @@ describe("delivery to the marketplace", () => {
     const { storeId, token, sourceId, orders } = await importedStore(1, { fault: { kind: "timeout", operations: ["ship"] } });
     await ship(token, orders[0]!, "TRK-1");
     let at = Date.now();
-    // The README's schedule: 5, 10, 20, 40, 80, 160, 320 minutes between the 8 tries.
+    // The schedule of docs/behaviour.md: 5, 10, 20, 40, 80, 160, 320 minutes between the 8 tries.
     const waits = [5, 10, 20, 40, 80, 160, 320];
     for (let attempt = 1; attempt <= 7; attempt++) {
       await cycleAt(sourceId, at);

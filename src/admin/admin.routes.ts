@@ -8,6 +8,8 @@ import { syncRoutes } from "../sources/sync.routes";
 import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 import { ordersAdminRoutes } from "../orders/orders.admin.routes";
 import { listingsRoutes } from "../listings/listings.routes";
+import { overviewRoutes } from "../overview/overview.routes";
+import { webhooksRoutes } from "../webhooks/webhooks.routes";
 
 export const adminRoutes = createRouter()
   .use("*", adminOnly)
@@ -17,4 +19,6 @@ export const adminRoutes = createRouter()
   .route("/", syncRoutes)
   .route("/", feedsAdminRoutes)
   .route("/", ordersAdminRoutes)
-  .route("/", listingsRoutes);
+  .route("/", listingsRoutes)
+  .route("/", overviewRoutes)
+  .route("/", webhooksRoutes);

@@ -1,7 +1,8 @@
 // The purge of deleted stores (issue 20). Deleting a store stops its keys and feed schedules at
 // once (src/stores/stores.routes.ts); what it held (orders with their buyer data and lines,
 // deliveries, set-aside marketplace records, products, feeds and their files in R2, sources with
-// their encrypted credentials and per-source state, keys) goes here, in bounded batches.
+// their encrypted credentials and per-source state, keys, webhook endpoints and their events)
+// goes here, in bounded batches.
 //
 // Why the cron rather than a Durable Object alarm: the cron already runs every 15 minutes and
 // each run is its own invocation, so a purge needs no new binding or object, cannot run twice at
@@ -15,7 +16,9 @@ import { deleteFeed, listStoreFeeds } from "../feeds/feeds.queries";
 import { purgeOrdersStatements } from "../orders/orders.writes";
 import { deleteKeysOfStore } from "../consumer-keys/consumer-keys.queries";
 import { deletedStoreIds, deleteStoreRow } from "../stores/stores.queries";
-import { deleteSource, listSources } from "../sources/sources.queries";
+import { deleteSource, listSources } from "../source-tables/sources.queries";
+import { purgeDeliveries } from "../webhooks/webhook-deliveries.queries";
+import { deleteWebhooksOfStore } from "../webhooks/webhooks.queries";
 
 /** Rows (orders, products, files) one batch deletes. */
 const BATCH = 1_000;
@@ -59,6 +62,10 @@ async function purgeStore(env: Env, db: Db, storeId: string, budget: { left: num
     await deleteSource(db, source.id, now);
     await env.SOURCE_SYNC.getByName(source.id).forget();
   }
-  await db.batch([deleteKeysOfStore(db, storeId), deleteStockClockOf(db, storeId), ...deleteStoreRow(db, storeId)]);
+  for (;;) {
+    if (!spend()) return false;
+    if ((await purgeDeliveries(db, storeId, BATCH)) < BATCH) break;
+  }
+  await db.batch([deleteKeysOfStore(db, storeId), deleteStockClockOf(db, storeId), deleteWebhooksOfStore(db, storeId), ...deleteStoreRow(db, storeId)]);
   return true;
 }

@@ -8,9 +8,10 @@
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
 import { getDb } from "../db/client";
-import type { AppEnv } from "../http/create-router";
 import { hmacSign, timingSafeEqual } from "../lib/crypto";
 import { isSignedOut, recordSignOut } from "./sign-outs.queries";
+
+type ConsoleBindings = { Bindings: Env };
 
 export const COOKIE = "__Host-console";
 /** A session lasts 8 hours from sign-in (a working day), then the operator signs in again. */
@@ -24,7 +25,7 @@ export interface Session {
 
 const secretOf = (env: Env) => hmacSign(env.ADMIN_API_KEY ?? "", "console-session");
 
-export async function startSession(c: Context<AppEnv>): Promise<void> {
+export async function startSession<E extends ConsoleBindings>(c: Context<E>): Promise<void> {
   const id = crypto.randomUUID();
   const expiresAt = Date.now() + SESSION_SECONDS * 1000;
   // __Host-: Secure, Path=/ and no Domain are required by the browser, so no sibling host can set it.
@@ -42,7 +43,7 @@ export async function startSession(c: Context<AppEnv>): Promise<void> {
  * signed out. Answers false when the database could not record it (a copy of the cookie then
  * stays valid until it expires, and the operator is told so).
  */
-export async function endSession(c: Context<AppEnv>, session: Session): Promise<boolean> {
+export async function endSession<E extends ConsoleBindings>(c: Context<E>, session: Session): Promise<boolean> {
   deleteCookie(c, COOKIE, { path: "/", secure: true, httpOnly: true, sameSite: "Strict" });
   try {
     await recordSignOut(getDb(c.env), session.id, session.expiresAt, Date.now());
@@ -53,7 +54,7 @@ export async function endSession(c: Context<AppEnv>, session: Session): Promise<
 }
 
 /** The request's session, or null. Throws when the database cannot say whether it was signed out. */
-export async function readSession(c: Context<AppEnv>): Promise<Session | null> {
+export async function readSession<E extends ConsoleBindings>(c: Context<E>): Promise<Session | null> {
   if (!c.env.ADMIN_API_KEY) return null;
   const secret = await secretOf(c.env);
   const value = await getSignedCookie(c, secret, COOKIE);

@@ -181,6 +181,23 @@ export const orderDayCounts = sqliteTable(
   (t) => [primaryKey({ columns: [t.storeId, t.field, t.day, t.status] })],
 );
 
+/**
+ * Orders per store, UTC day of creation at the marketplace and OrderSource, kept by triggers on
+ * orders like order_day_counts: the store overview's orders per day per source over 30 days
+ * reads at most 30 days times the store's sources here, whatever the number of orders.
+ */
+export const orderSourceDayCounts = sqliteTable(
+  "order_source_day_counts",
+  {
+    storeId: text("store_id").notNull(),
+    /** Start of the UTC day of date_created_in_order_source, ms. */
+    day: ms("day").notNull(),
+    orderSource: text("order_source").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.storeId, t.day, t.orderSource] })],
+);
+
 export const orderItems = sqliteTable(
   "order_items",
   {
@@ -413,3 +430,70 @@ export interface FeedIssue {
 
 export type ProductRow = typeof products.$inferSelect;
 export type FeedRow = typeof feeds.$inferSelect;
+
+export const WEBHOOK_DELIVERY_STATES = ["pending", "delivered", "failed"] as const;
+
+/**
+ * A store's webhook endpoints (decisions 9; src/webhooks/). The secret is stored only as AES-GCM
+ * ciphertext, like a source's Settings; during a rotation the previous one signs beside it until
+ * previousSecretExpiresAt.
+ */
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    storeId: text("store_id")
+      .notNull()
+      .references(() => stores.id),
+    url: text("url").notNull(),
+    /** JSON array of event names, or ["*"]. */
+    events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+    description: text("description").notNull().default(""),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    /** Why the hub disabled it (a 410, five failed events in a row); null when enabled or disabled by the operator. */
+    disabledReason: text("disabled_reason"),
+    secretCiphertext: text("secret_ciphertext").notNull(),
+    previousSecretCiphertext: text("previous_secret_ciphertext"),
+    previousSecretExpiresAt: ms("previous_secret_expires_at"),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  // What every event write probes: a store without endpoints costs one lookup here, no row.
+  (t) => [index("webhooks_store_enabled").on(t.storeId, t.enabled)],
+);
+
+/**
+ * One row per event and endpoint: what the endpoint is sent, how it went. Written in the same
+ * batch as the change the event reports (src/webhooks/webhook-deliveries.queries.ts).
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** The `webhook-id` header: the same on every attempt, unique per event and endpoint. */
+    eventId: text("event_id").notNull(),
+    storeId: text("store_id").notNull(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    /** What events are ordered by: 'order:<OrderId>' or 'feed:<FeedId>'; an import's row says 'new:<number>' until its order exists. */
+    subject: text("subject").notNull(),
+    type: text("type").notNull(),
+    /** The exact body sent (and signed) on every attempt; null only inside an import's batch. */
+    payload: text("payload"),
+    state: text("state", { enum: WEBHOOK_DELIVERY_STATES }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ms("next_attempt_at").notNull(),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    createdAt: ms("created_at").notNull(),
+    finishedAt: ms("finished_at"),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_event").on(t.eventId),
+    index("webhook_deliveries_due").on(t.webhookId, t.state, t.nextAttemptAt, t.id),
+    index("webhook_deliveries_subject").on(t.webhookId, t.subject, t.id),
+    index("webhook_deliveries_list").on(t.webhookId, t.id),
+    index("webhook_deliveries_unfilled").on(t.storeId).where(sql`payload is null`),
+  ],
+);

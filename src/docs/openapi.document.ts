@@ -40,7 +40,9 @@ export async function buildDocument(app: Hono<AppEnv>): Promise<Document> {
         { name: "Catalog" },
         { name: "Feed definitions" },
         { name: "Orders (operator)" },
+        { name: "Webhooks" },
         { name: "Maintenance" },
+        { name: "Overview" },
       ],
       components: {
         securitySchemes: {

@@ -57,13 +57,10 @@ class ImportBatch {
         if (limitReached(error) !== "Products") throw error;
         // A streamed upload cannot be counted before it is read: the batch that would cross the
         // limit is refused whole (one transaction) and the upload stops there. Said as it is.
-        const limit = (await findStore(this.db, this.storeId))?.maxProducts;
-        throw new ApiError(
-          400,
-          `Store limit reached: Products. This store already holds its limit of ${limit} products. The upload stopped there: ` +
-            `the first ${this.summary.RowsUpserted} valid rows were stored, none after them. Remove products, or have an operator raise the limit ` +
-            `(PATCH /admin/v1/stores/{storeId} with {"Limits": {"Products": <number>}}), then send the rest.`,
-        );
+        throw limitError("Products", (await findStore(this.db, this.storeId))?.maxProducts, {
+          stored: `. The upload stopped there: the first ${this.summary.RowsUpserted} valid rows were stored, none after them.`,
+          wayOut: (patch) => `Remove products, or have an operator raise the limit (${patch}), then send the rest.`,
+        });
       }
       this.summary.RowsUpserted += rows.length;
     }

@@ -22,6 +22,7 @@ import { firstCheckpoint, resumeRun, runSlice, type Checkpoint, type Run } from 
 import { columnsOf, FeedRows, headerRow } from "./feed-rows";
 import { commitCompile, failCompile, findFeedById, startCompile } from "./feeds.queries";
 import type { FeedColumn } from "./product-fields";
+import { wakeWebhooks } from "../webhooks/wake";
 
 export interface CompileLimits {
   /** Products read per D1 query. */
@@ -252,6 +253,7 @@ export class FeedCompiler extends DurableObject<Env> {
       fileSize: object.size,
       at: Date.now(),
     });
+    await wakeWebhooks(this.env, previous.webhooks);
     // Only now is the old file unreferenced; a feed deleted meanwhile leaves nothing behind.
     if (previous.committed) {
       if (previous.oldKey && previous.oldKey !== job.objectKey) await this.env.FEEDS.delete(previous.oldKey);
@@ -268,8 +270,9 @@ export class FeedCompiler extends DurableObject<Env> {
       // An upload R2 no longer knows needs no abort; incomplete uploads also expire on their own.
       console.warn("abort of a failed compile's upload", job.feedId, error);
     }
-    const intervalMinutes = await failCompile(getDb(this.env), job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues);
-    await this.close(job, intervalMinutes);
+    const failed = await failCompile(getDb(this.env), job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues, Date.now());
+    await wakeWebhooks(this.env, failed.webhooks);
+    await this.close(job, failed.intervalMinutes);
   }
 
   private async close(job: CompileJob, intervalMinutes: number | null): Promise<void> {

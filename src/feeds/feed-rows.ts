@@ -3,8 +3,9 @@
 // calls it once per product of the catalog; the tests drive it directly.
 import type { FeedIssue, FeedRow, ProductRow } from "../db/schema";
 import { formatRow, type FeedFormat } from "./csv";
-import { productValue, type FeedColumn } from "./product-fields";
-import { TEMPLATES, type FeedTemplate } from "./templates/google-shopping";
+import type { FeedColumn } from "./product-fields";
+import { TEMPLATES } from "./templates";
+import { columnReaders, type FeedTemplate } from "./templates/template";
 
 export interface Counts {
   total: number;
@@ -47,6 +48,8 @@ export function escapeFormula(value: string): string {
 
 export class FeedRows {
   private readonly template: FeedTemplate;
+  /** Each column's value of a product, in the template's spelling. */
+  private readonly readers: ((product: ProductRow) => string)[];
   /** Reused for every row: one product's values at a time. */
   private readonly values: string[];
 
@@ -60,6 +63,7 @@ export class FeedRows {
     const template = TEMPLATES[templateName];
     if (!template) throw new Error(`unknown feed template '${templateName}'`);
     this.template = template;
+    this.readers = columnReaders(template, columns);
     this.values = new Array<string>(columns.length);
   }
 
@@ -85,8 +89,8 @@ export class FeedRows {
       tally.issues.push({ sku: product.sku, errors: verdict.errors, warnings: verdict.warnings });
     }
     if (left) return null;
-    const { columns, values } = this;
-    for (let i = 0; i < columns.length; i++) values[i] = productValue(product, columns[i]!.field);
+    const { readers, values } = this;
+    for (let i = 0; i < readers.length; i++) values[i] = readers[i]!(product);
     if (this.escapeFormulas) for (let i = 0; i < values.length; i++) values[i] = escapeFormula(values[i]!);
     return formatRow(this.format, values);
   }

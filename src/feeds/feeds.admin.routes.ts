@@ -16,7 +16,8 @@ import { countProducts, deleteProduct, findProduct } from "./products.queries";
 import { adminProduct, toAdminProduct } from "./product-fields";
 import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds, updateFeed } from "./feeds.queries";
 import { createFeedBody, feedIdParam, productsBody, updateFeedBody } from "./feeds.schemas";
-import { adminFeed, fileNameOf, toAdminFeed } from "./feeds.wire";
+import { adminFeed, compileProgressAnswer, fileNameOf, toAdminFeed } from "./feeds.wire";
+import { DEFAULT_TEMPLATE } from "./templates";
 import { contentTypeOf } from "./feed-compiler";
 
 const storeParam = z.object({ storeId: z.string() });
@@ -98,7 +99,7 @@ export const feedsAdminRoutes = createRouter()
       name: body.Name,
       nameKey: body.Name.toLowerCase(),
       format: body.Format,
-      template: body.Template ?? "google-shopping",
+      template: body.Template ?? DEFAULT_TEMPLATE,
       columns: body.Columns?.map((col) => ({ header: col.Header, field: col.Field })) ?? null,
       compileIntervalMinutes: body.CompileIntervalMinutes ?? null,
       escapeFormulas: body.EscapeFormulas ?? false,
@@ -163,18 +164,7 @@ export const feedsAdminRoutes = createRouter()
     documented("admin", {
       summary: "Progress of the running (or last) compile",
       tags: ["Feed definitions"],
-      answer: envelope({
-        Compile: z
-          .object({
-            Running: z.boolean(),
-            Slices: z.number().int(),
-            Parts: z.number().int(),
-            AfterSku: z.string().nullable(),
-            RowsCompiled: z.number().int().describe("Products read so far (counted at each 5 MiB part)."),
-          })
-          .nullable()
-          .describe("null before the first compile."),
-      }),
+      answer: envelope({ Compile: compileProgressAnswer }),
     }),
     validate("param", feedIdParam),
     async (c) => {

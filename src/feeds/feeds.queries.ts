@@ -1,10 +1,13 @@
 // Every feed read and write. The compile's writes (start, commit, fail) are guarded by the feed
-// id only: one Durable Object per feed is the only writer of a feed's compile state.
+// id only: one Durable Object per feed is the only writer of a feed's compile state. A commit
+// and a failure carry their webhook event (feed.compiled, feed.failed) in the same batch.
 import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { feeds, stores, type FeedIssue, type FeedRow } from "../db/schema";
+import type { PageStart } from "../lib/cursor";
 import type { Counts } from "./feed-rows";
 import type { FeedListQuery, FeedSortField } from "./feeds.schemas";
+import { feedEvents, wokenBy } from "../webhooks/webhook-deliveries.queries";
 
 export const FEED_STATUS = { new: "New", compiling: "Compiling", completed: "Completed", failed: "Failed" } as const;
 
@@ -42,11 +45,8 @@ export async function countFeeds(db: Db, storeId: string, filterQuery: string | 
   return row?.n ?? 0;
 }
 
-const SORT_COLUMNS = { Name: feeds.nameKey, DateLastCompiled: feeds.dateLastCompiled } satisfies Record<FeedSortField, unknown>;
+/** The row's field each sort orders by; the column is the table's. */
 const SORT_KEYS = { Name: "nameKey", DateLastCompiled: "dateLastCompiled" } as const satisfies Record<FeedSortField, keyof FeedRow>;
-
-/** Where a page starts: after this row (a cursor's position), or at an offset. */
-export type FeedPageStart = { after: { value: string | number | null; id: string | number } } | { offset: number };
 
 /**
  * Rows after a position in (sort value, id) order. SQLite sorts NULL first ascending (and last
@@ -54,7 +54,7 @@ export type FeedPageStart = { after: { value: string | number | null; id: string
  * of its own. A store holds at most its Feeds limit (200 by default), so no index is needed.
  */
 function after(sortBy: FeedSortField, desc: boolean, value: string | number | null, id: string): SQL {
-  const column = SORT_COLUMNS[sortBy];
+  const column = feeds[SORT_KEYS[sortBy]];
   const beyondId = desc ? lt(feeds.id, id) : gt(feeds.id, id);
   if (value === null) return desc ? and(isNull(column), beyondId)! : or(and(isNull(column), beyondId), isNotNull(column))!;
   const beyond = desc ? or(lt(column, value), isNull(column))! : gt(column, value);
@@ -66,7 +66,7 @@ export interface FeedPage {
   next: { value: string | number | null; id: string } | null;
 }
 
-export async function listFeeds(db: Db, storeId: string, query: FeedListQuery, pageSize: number, start: FeedPageStart): Promise<FeedPage> {
+export async function listFeeds(db: Db, storeId: string, query: FeedListQuery, pageSize: number, start: PageStart): Promise<FeedPage> {
   const desc_ = query.sortDirection === "desc";
   const direction = desc_ ? desc : asc;
   const where = "after" in start ? and(filterOf(storeId, query.filterQuery), after(query.sortBy, desc_, start.after.value, String(start.after.id))) : filterOf(storeId, query.filterQuery);
@@ -75,7 +75,7 @@ export async function listFeeds(db: Db, storeId: string, query: FeedListQuery, p
     .select()
     .from(feeds)
     .where(where)
-    .orderBy(direction(SORT_COLUMNS[query.sortBy]), direction(feeds.id))
+    .orderBy(direction(feeds[SORT_KEYS[query.sortBy]]), direction(feeds.id))
     .limit(pageSize + 1)
     .offset("offset" in start ? start.offset : 0);
   const page = rows.slice(0, pageSize);
@@ -111,14 +111,17 @@ export interface CompileResult {
   at: number;
 }
 
-/** Points the feed at its new file (the job's object); answers the key of the file it replaced. */
+/**
+ * Points the feed at its new file (the job's object), with its feed.compiled webhook event;
+ * answers the key of the file it replaced and the webhook endpoints to wake.
+ */
 export async function commitCompile(
   db: Db,
   job: { feedId: string; objectKey: string },
   result: CompileResult,
-): Promise<{ committed: boolean; oldKey: string | null; intervalMinutes: number | null }> {
+): Promise<{ committed: boolean; oldKey: string | null; intervalMinutes: number | null; webhooks: string[] }> {
   const { counts } = result;
-  const [before, after] = await db.batch([
+  const [before, after, events] = await db.batch([
     db.select({ fileKey: feeds.fileKey }).from(feeds).where(eq(feeds.id, job.feedId)),
     db
       .update(feeds)
@@ -137,20 +140,52 @@ export async function commitCompile(
       })
       .where(eq(feeds.id, job.feedId))
       .returning({ intervalMinutes: feeds.compileIntervalMinutes }),
+    feedEvents(db, "feed.compiled", job.feedId, result.at),
   ]);
-  return { committed: after.length > 0, oldKey: before[0]?.fileKey ?? null, intervalMinutes: after[0]?.intervalMinutes ?? null };
+  return { committed: after.length > 0, oldKey: before[0]?.fileKey ?? null, intervalMinutes: after[0]?.intervalMinutes ?? null, webhooks: wokenBy(events) };
 }
 
-/** Status Failed with its reason; the file and the counts of the last good compile stay. */
-export async function failCompile(db: Db, feedId: string, reason: string, issues: FeedIssue[]): Promise<number | null> {
-  const rows = await db
-    .update(feeds)
-    .set({ status: FEED_STATUS.failed, statusMessage: reason, issues })
-    .where(eq(feeds.id, feedId))
-    .returning({ intervalMinutes: feeds.compileIntervalMinutes });
-  return rows[0]?.intervalMinutes ?? null;
+/** Status Failed with its reason, and its feed.failed webhook event; the file and the counts of the last good compile stay. */
+export async function failCompile(
+  db: Db,
+  feedId: string,
+  reason: string,
+  issues: FeedIssue[],
+  at: number,
+): Promise<{ intervalMinutes: number | null; webhooks: string[] }> {
+  const [rows, events] = await db.batch([
+    db
+      .update(feeds)
+      .set({ status: FEED_STATUS.failed, statusMessage: reason, issues })
+      .where(eq(feeds.id, feedId))
+      .returning({ intervalMinutes: feeds.compileIntervalMinutes }),
+    feedEvents(db, "feed.failed", feedId, at),
+  ]);
+  return { intervalMinutes: rows[0]?.intervalMinutes ?? null, webhooks: wokenBy(events) };
 }
 
 export async function markPulled(db: Db, feedId: string, at: number): Promise<void> {
   await db.update(feeds).set({ dateLastPulled: at }).where(eq(feeds.id, feedId));
+}
+
+/** What an overview shows of feeds (no definition, no issues): of one store, or of every live store. */
+export function feedsForOverview(db: Db, storeId: string | null) {
+  return db
+    .select({
+      id: feeds.id,
+      storeId: feeds.storeId,
+      name: feeds.name,
+      status: feeds.status,
+      statusMessage: feeds.statusMessage,
+      score: feeds.score,
+      dateLastCompiled: feeds.dateLastCompiled,
+      totalCount: feeds.totalCount,
+      validCount: feeds.validCount,
+      warningCount: feeds.warningCount,
+      errorCount: feeds.errorCount,
+    })
+    .from(feeds)
+    .innerJoin(stores, eq(stores.id, feeds.storeId))
+    .where(and(storeId === null ? undefined : eq(feeds.storeId, storeId), isNull(stores.deletedAt)))
+    .orderBy(asc(feeds.nameKey), asc(feeds.id));
 }

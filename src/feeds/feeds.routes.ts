@@ -9,10 +9,10 @@ import { createRouter, type AppEnv } from "../http/create-router";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";
-import { MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
-import { openCursor, signCursor } from "../lib/cursor";
+import { invalidCursor, MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
+import { nextCursor, pageStart } from "../lib/cursor";
 import { contentTypeOf } from "./feed-compiler";
-import { countFeeds, findFeed, listFeeds, markPulled, type FeedPageStart } from "./feeds.queries";
+import { countFeeds, findFeed, listFeeds, markPulled } from "./feeds.queries";
 import { feedCountQuery, feedIdParam, feedListQuery } from "./feeds.schemas";
 import { toWireFeed, wireFeed } from "./feeds.wire";
 import { parseRange } from "./ranges";
@@ -30,21 +30,12 @@ export const feedsRoutes = createRouter()
     const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
     // A cursor is only valid with the request it continues: same store, filter, sort and size.
     const binding = ["feeds", storeId, query.filterQuery ?? null, query.sortBy, query.sortDirection, pageSize];
-    let pageNumber = query.page ?? 1;
-    let start: FeedPageStart = { offset: (pageNumber - 1) * pageSize };
-    if (query.cursor !== undefined) {
-      const position = await openCursor(c.env.TOKEN_SIGNING_SECRET, binding, query.cursor);
-      if (!position) {
-        throw new ApiError(400, "'cursor' is not valid for this request: send the NextCursor of the previous page unaltered, with the same filterQuery, sortBy, sortDirection and pageSize as the request that returned it.");
-      }
-      pageNumber = position.page;
-      start = { after: position };
-    }
-    const page = await listFeeds(c.get("db"), storeId, query, pageSize, start);
-    const nextCursor = page.next && (await signCursor(c.env.TOKEN_SIGNING_SECRET, binding, { page: pageNumber + 1, ...page.next }));
+    const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);
+    if (!asked) throw invalidCursor("filterQuery, sortBy, sortDirection and pageSize");
+    const page = await listFeeds(c.get("db"), storeId, query, pageSize, asked.start);
     return ok(c, {
       Feeds: page.rows.map(toWireFeed),
-      Paging: { Page: pageNumber, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE, NextCursor: nextCursor },
+      Paging: { Page: asked.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE, NextCursor: await nextCursor(c.env.TOKEN_SIGNING_SECRET, binding, asked.page, page.next) },
       Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
     });
   })

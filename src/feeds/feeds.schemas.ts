@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { caseInsensitiveEnum, pageOrCursor, pagingQuery, sortingQuery } from "../http/query-schemas";
 import { knownField } from "./product-fields";
-import { TEMPLATES } from "./templates/google-shopping";
+import { DEFAULT_TEMPLATE, TEMPLATES } from "./templates";
 
 export const FEED_SORT_FIELDS = ["Name", "DateLastCompiled"] as const;
 export type FeedSortField = (typeof FEED_SORT_FIELDS)[number];
@@ -40,7 +40,12 @@ export const createFeedBody = z.object({
   Template: caseInsensitiveEnum(
     Object.fromEntries(Object.keys(TEMPLATES).map((t) => [t, t])) as Record<string, string>,
     Object.keys(TEMPLATES).join(", "),
-  ).optional(),
+  )
+    .optional()
+    .describe(
+      `The channel whose columns and rules the feed follows: ${Object.keys(TEMPLATES).join(", ")} (any case). ` +
+        `Default ${DEFAULT_TEMPLATE}. Columns, when given, replace the template's columns; its rules still decide which products are written.`,
+    ),
   CompileIntervalMinutes: z.number().int().min(15, { error: "must be at least 15" }).max(10_080).nullish(),
   EscapeFormulas: z
     .boolean()

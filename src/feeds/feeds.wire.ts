@@ -38,6 +38,18 @@ export const adminFeed = wireFeed
   })
   .meta({ id: "AdminFeed" });
 
+/** How far the running (or last) compile has read. */
+export const compileProgressAnswer = z
+  .object({
+    Running: z.boolean(),
+    Slices: z.number().int(),
+    Parts: z.number().int(),
+    AfterSku: z.string().nullable(),
+    RowsCompiled: z.number().int().describe("Products read so far (counted at each 5 MiB part)."),
+  })
+  .nullable()
+  .describe("null before the first compile.");
+
 export function toWireFeed(f: FeedRow): z.input<typeof wireFeed> {
   return {
     FeedId: f.id,

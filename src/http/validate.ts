@@ -14,12 +14,14 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
   /**
    * storesText: false for a body that is only compared, never stored (a consumer key).
    * maxBytes: the most a JSON body may hold, 1 MiB unless the route needs more or less.
+   * optional: the body may be left out entirely (no bytes, or only white space); the schema then reads {}.
    */
-  options: { storesText?: boolean; documentAs?: ZodType; maxBytes?: number } = {},
+  options: { storesText?: boolean; documentAs?: ZodType; maxBytes?: number; optional?: boolean } = {},
 ) {
-  const middleware = zValidator(target, schema, (result, c) => {
+  const middleware = zValidator(target, schema, async (result, c) => {
     if (target === "json" && !isJsonContentType(c.req.header("content-type"))) {
-      throw new ApiError(400, "Send the request body as JSON with the header Content-Type: application/json.");
+      const leftOut = options.optional && (await c.req.text()).trim() === "";
+      if (!leftOut) throw new ApiError(400, "Send the request body as JSON with the header Content-Type: application/json.");
     }
     if (!result.success) throw new ApiError(400, describeIssues(result.error.issues as z.core.$ZodIssue[], target));
     if (target === "json" && options.storesText !== false) {
@@ -40,7 +42,9 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
         }) as typeof middleware)
       : middleware;
   // What the document shows: the validating schema, or a more precise one that validates the same
-  // body in steps (a source's Settings, checked by its Type's connector).
+  // body in steps (a source's Settings, checked by its Type's connector). An optional body is the
+  // route's documented() body (bodyOptional): the document would call this one required.
+  if (options.optional) return capped;
   return Object.assign(capped, { [uniqueSymbol]: { target, ...resolver(options.documentAs ?? schema) } });
 }
 

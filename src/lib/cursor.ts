@@ -52,3 +52,29 @@ export async function openCursor(secret: string, binding: unknown[], cursor: str
     return null;
   }
 }
+
+/** Where a list page starts: after the last row of the page before (a cursor's position), or at an offset. */
+export type PageStart = { after: Omit<CursorPosition, "page"> } | { offset: number };
+
+/**
+ * The page a list request asks for, by `page` or by `cursor`: its number and where it starts.
+ * Null when the cursor does not open (altered, forged, or made for another request).
+ */
+export async function pageStart(
+  secret: string,
+  binding: unknown[],
+  request: { page?: number; cursor?: string },
+  pageSize: number,
+): Promise<{ page: number; start: PageStart } | null> {
+  if (request.cursor === undefined) {
+    const page = request.page ?? 1;
+    return { page, start: { offset: (page - 1) * pageSize } };
+  }
+  const position = await openCursor(secret, binding, request.cursor);
+  return position && { page: position.page, start: { after: position } };
+}
+
+/** The NextCursor of page `page`: null when it was the last. */
+export async function nextCursor(secret: string, binding: unknown[], page: number, next: Omit<CursorPosition, "page"> | null): Promise<string | null> {
+  return next && signCursor(secret, binding, { page: page + 1, ...next });
+}

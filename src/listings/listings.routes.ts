@@ -13,7 +13,7 @@ import { decryptJson } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
 import { requireStore } from "../stores/stores.queries";
 import { connectorEntry } from "../sync/connectors";
-import { findSource } from "../sources/sources.queries";
+import { findSource } from "../source-tables/sources.queries";
 import { countListings, listListings } from "./listings.queries";
 
 const params = z.object({ storeId: z.string(), sourceId: z.string() });

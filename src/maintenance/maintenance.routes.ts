@@ -6,13 +6,13 @@ import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { readMaintenance, writeMaintenance } from "./maintenance";
+import { maintenanceAnswer } from "./maintenance.schemas";
 
 const maintenanceBody = z.object({
   Enabled: z.boolean(),
   Message: z.string().max(500).optional(),
 });
 
-const maintenanceAnswer = envelope({ Maintenance: z.object({ Enabled: z.boolean(), Message: z.string() }) });
 
 export const maintenanceRoutes = createRouter()
   .put("/maintenance", documented("admin", { summary: "Switch maintenance on or off (/v1 answers 503 while on)", tags: ["Maintenance"], answer: maintenanceAnswer }), validate("json", maintenanceBody), async (c) => {

@@ -6,7 +6,8 @@ import { ApiError } from "../http/errors";
 import type { OutboxPayload } from "../outbox/outbox.queries";
 import type { OrderStatus } from "./orders.schemas";
 
-export type Move = { kind: "none" } | { kind: "change"; set: Partial<OrderRow>; delivery: OutboxPayload | null };
+/** `event`: what the move is, for its webhook event whether or not there is a marketplace to tell. */
+export type Move = { kind: "none" } | { kind: "change"; set: Partial<OrderRow>; delivery: OutboxPayload | null; event: OutboxPayload["kind"] };
 
 const NONE: Move = { kind: "none" };
 
@@ -25,7 +26,7 @@ type OrderState = Pick<
 
 function change(order: OrderState, set: Partial<OrderRow>, payload: OutboxPayload): Move {
   // Only an order that came from (or is claimed by) a marketplace source has anywhere to deliver.
-  return { kind: "change", set, delivery: order.sourceId ? payload : null };
+  return { kind: "change", set, delivery: order.sourceId ? payload : null, event: payload.kind };
 }
 
 export function acknowledge(order: OrderState, sellerOrderNumber: string, now: number): Move {

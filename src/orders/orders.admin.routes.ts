@@ -11,12 +11,11 @@ import { documented, envelope } from "../http/openapi";
 import { validate } from "../http/validate";
 import { isoDateField, toWireDate } from "../lib/dates";
 import { MAX_PAGE_SIZE, pagingAnswer, positiveInt } from "../http/query-schemas";
-import { DELIVERY_KINDS, entriesOfOrder } from "../outbox/outbox.queries";
-import { OUTBOX_STATES } from "../db/schema";
+import { entriesOfOrder } from "../outbox/outbox.queries";
 import type { Db } from "../db/client";
 import { findOrder, findOrdersByNumber, listOrders, type OrderListPage } from "./orders.queries";
 import { statusFilter } from "./orders.schemas";
-import { toWireOrder, wireOrder, wireOrders, type WireOrder } from "./orders.wire";
+import { orderDelivery, toWireOrder, wireOrder, wireOrders, type WireOrder } from "./orders.wire";
 
 const adminOrderQuery = z.object({
   orderNumber: z.string().trim().min(1).max(100).optional().describe("Exact marketplace number, seller number or OrderId."),
@@ -30,16 +29,6 @@ const adminOrderQuery = z.object({
 const storeParam = z.object({ storeId: z.string() });
 const orderParam = z.object({ storeId: z.string(), orderId: z.string() });
 
-const orderDelivery = z.object({
-  DeliveryId: z.string(),
-  SourceId: z.string(),
-  Kind: z.enum(DELIVERY_KINDS),
-  Status: z.enum(OUTBOX_STATES),
-  Attempts: z.number().int(),
-  LastError: z.string().nullable(),
-  DateCreated: z.string().nullable(),
-  DateDelivered: z.string().nullable(),
-});
 
 /** The page's orders with their items (an operator's page: at most 100 orders, answered at once). */
 async function wireOrdersAtOnce(db: Db, page: OrderListPage): Promise<WireOrder[]> {

@@ -4,6 +4,7 @@
 import { and, asc, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
+import type { PageStart } from "../lib/cursor";
 import { orderItems, orders, sources, type OrderItemRow, type OrderRow } from "../db/schema";
 import { maskSettingOf, ordersStoredOf } from "../stores/stores.queries";
 import type { OrderFilter, OrderListQuery, OrderSortField } from "./orders.schemas";
@@ -52,18 +53,19 @@ export async function countOrders(db: Db, storeId: string, filter: OrderFilter):
   return row?.n ?? 0;
 }
 
-/** Each sort: its column, and the index that yields rows in its order (id breaks ties). */
-const SORTS: Record<OrderSortField, { column: string; index: (q: OrderFilter) => string }> = {
-  DateCreatedInOrderSource: { column: "date_created_in_order_source", index: (q) => indexOf(q.status, "created") },
-  DateUpdated: { column: "date_updated", index: (q) => indexOf(q.status, "updated") },
-  OrderId: { column: "id", index: (q) => indexOf(q.status, "id") },
-  GrandTotal: { column: "grand_total", index: (q) => indexOf(q.status, "total") },
+/** Each sort: the row's field it orders by, and the index that yields rows in its order (id breaks ties). */
+const SORTS: Record<OrderSortField, { key: keyof OrderRow; index: (q: OrderFilter) => string }> = {
+  DateCreatedInOrderSource: { key: "dateCreatedInOrderSource", index: (q) => indexOf(q.status, "created") },
+  DateUpdated: { key: "dateUpdated", index: (q) => indexOf(q.status, "updated") },
+  OrderId: { key: "id", index: (q) => indexOf(q.status, "id") },
+  GrandTotal: { key: "grandTotal", index: (q) => indexOf(q.status, "total") },
   // (store, status, id) is in status order, and with a status filter in id order.
-  OrderStatus: { column: "status", index: () => "orders_store_status_id" },
+  OrderStatus: { key: "status", index: () => "orders_store_status_id" },
 };
 
-/** Where a page starts: after this row (the cursor's position), or at an offset. */
-export type PageStart = { after: { value: string | number | null; id: string | number } } | { offset: number };
+/** A sort's SQL column, as the schema names its field. */
+const sortColumn = (sortBy: OrderSortField): string => orders[SORTS[sortBy].key].name;
+
 
 /**
  * The ids of one page, walked in sort order along the sort's own index, so a page reads about
@@ -80,40 +82,40 @@ export function listStatement(
   start: PageStart,
   plan: "sort index" | "date index" = "sort index",
 ): { sql: string; params: unknown[] } {
-  const sort = SORTS[query.sortBy];
-  const index = plan === "date index" ? indexOf(query.status, query.dateField) : sort.index(query);
+  const column = sortColumn(query.sortBy);
+  const index = plan === "date index" ? indexOf(query.status, query.dateField) : SORTS[query.sortBy].index(query);
   const dateColumn = DATE_COLUMN[query.dateField];
   const desc = query.sortDirection === "desc";
   const dir = desc ? "desc" : "asc";
-  const order = sort.column === "id" ? `o.id ${dir}` : `o.${sort.column} ${dir}, o.id ${dir}`;
+  const order = column === "id" ? `o.id ${dir}` : `o.${column} ${dir}, o.id ${dir}`;
   const params: unknown[] = [];
   const filter = (from: number, to: number) => {
     params.push(storeId, ...(query.status ? [query.status] : []), from, to);
     return `o.store_id = ?${query.status ? " and o.status = ?" : ""} and o.${dateColumn} between ? and ?`;
   };
   const select = (where: string, tail: string) =>
-    `select o.id as id, o.${sort.column} as sk from orders o indexed by ${index} where ${where} order by ${order} ${tail}`;
+    `select o.id as id, o.${column} as sk from orders o indexed by ${index} where ${where} order by ${order} ${tail}`;
   let ids: string;
   if ("offset" in start) {
     const where = filter(query.fromDate, query.toDate);
     params.push(limit, start.offset);
     ids = select(where, "limit ? offset ?");
-  } else if (sort.column === "id") {
+  } else if (column === "id") {
     const where = `${filter(query.fromDate, query.toDate)} and o.id ${desc ? "<" : ">"} ?`;
     params.push(start.after.id, limit);
     ids = select(where, "limit ?");
   } else {
     const { value, id } = start.after;
-    const tieWhere = `${filter(query.fromDate, query.toDate)} and o.${sort.column} = ? and o.id ${desc ? "<" : ">"} ?`;
+    const tieWhere = `${filter(query.fromDate, query.toDate)} and o.${column} = ? and o.id ${desc ? "<" : ">"} ?`;
     params.push(value, id, limit);
     const ties = select(tieWhere, "limit ?");
     let beyondWhere: string;
-    if (sort.column === dateColumn && typeof value === "number") {
+    if (column === dateColumn && typeof value === "number") {
       // The sort is the filtered (integer) date: narrow the range itself, so the seek starts at
       // the cursor rather than at fromDate.
       beyondWhere = desc ? filter(query.fromDate, Math.min(query.toDate, value - 1)) : filter(Math.max(query.fromDate, value + 1), query.toDate);
     } else {
-      beyondWhere = `${filter(query.fromDate, query.toDate)} and o.${sort.column} ${desc ? "<" : ">"} ?`;
+      beyondWhere = `${filter(query.fromDate, query.toDate)} and o.${column} ${desc ? "<" : ">"} ?`;
       params.push(value);
     }
     params.push(limit);
@@ -155,7 +157,7 @@ export interface OrderListPage {
  * cheap: the count comes from day buckets, the store's size from store_usage.
  */
 export async function planFor(db: Db, storeId: string, query: OrderListQuery, pageSize: number): Promise<"sort index" | "date index"> {
-  if (SORTS[query.sortBy].column === DATE_COLUMN[query.dateField]) return "sort index";
+  if (sortColumn(query.sortBy) === DATE_COLUMN[query.dateField]) return "sort index";
   const range = countStatement(storeId, query);
   const size = ordersStoredOf(db, storeId).toSQL();
   const d1 = db.$client;
@@ -187,21 +189,13 @@ export async function listOrders(db: Db, storeId: string, query: OrderListQuery,
     sourceEnabled: r.source_enabled === null || r.source_enabled === undefined ? null : Boolean(r.source_enabled),
   }));
   const last = rows.at(-1)?.order;
-  const sortKey = SORT_KEYS[query.sortBy];
+  const sortKey = SORTS[query.sortBy].key;
   return {
     maskBuyerPii: Boolean(store!.results[0]?.mask_buyer_pii),
     rows,
     next: more && last ? { value: last[sortKey] as string | number, id: last.id } : null,
   };
 }
-
-const SORT_KEYS = {
-  DateCreatedInOrderSource: "dateCreatedInOrderSource",
-  DateUpdated: "dateUpdated",
-  OrderId: "id",
-  GrandTotal: "grandTotal",
-  OrderStatus: "status",
-} as const satisfies Record<OrderSortField, keyof OrderRow>;
 
 /**
  * The items of a page's orders, at most `budget` rows a call: orders are taken in page order
@@ -321,4 +315,37 @@ export function deliveryReadsOf(db: Db, orderIds: number[]) {
       .where(idIn(orderItems.orderId, orderIds))
       .orderBy(asc(orderItems.id)),
   ] as const;
+}
+
+// --- The overview's day counts (kept by triggers: order_day_counts, order_source_day_counts) ---
+
+/**
+ * Orders created today and since `weekStart` per live store: per store two ranges of its
+ * order_day_counts rows (days times statuses, by primary key), never its orders.
+ */
+export async function ordersTodayAndWeek(db: Db, today: number, weekStart: number): Promise<{ storeId: string; today: number; week: number }[]> {
+  const sum = (from: string) => `(select coalesce(sum(n), 0) from order_day_counts where store_id = s.id and field = 'c' and day >= ${from})`;
+  const { results } = await db.$client
+    .prepare(`select s.id as storeId, ${sum("?1")} as today, ${sum("?2")} as week from stores s where s.deleted_at is null`)
+    .bind(today, weekStart)
+    .all<{ storeId: string; today: number; week: number }>();
+  return results;
+}
+
+/** A store's orders per UTC day of creation and OrderSource from `fromDay` on (order_source_day_counts). */
+export async function ordersPerSourceDay(db: Db, storeId: string, fromDay: number): Promise<{ day: number; orderSource: string; n: number }[]> {
+  const { results } = await db.$client
+    .prepare("select day, order_source as orderSource, n from order_source_day_counts where store_id = ? and day >= ? and n != 0 order by day, order_source")
+    .bind(storeId, fromDay)
+    .all<{ day: number; orderSource: string; n: number }>();
+  return results;
+}
+
+/** A store's orders by status now: the sum of its day counts (a row per day and status it has orders). */
+export async function ordersPerStatus(db: Db, storeId: string): Promise<{ status: string; n: number }[]> {
+  const { results } = await db.$client
+    .prepare("select status, sum(n) as n from order_day_counts where store_id = ? and field = 'c' group by status")
+    .bind(storeId)
+    .all<{ status: string; n: number }>();
+  return results;
 }

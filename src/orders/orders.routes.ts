@@ -8,10 +8,10 @@ import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";
 import { acknowledge, cancel, ship, type Move } from "./order-moves";
-import { countOrders, findOrder, listOrders, type PageStart } from "./orders.queries";
+import { countOrders, findOrder, listOrders } from "./orders.queries";
 import { applyMove, insertOrder } from "./orders.writes";
-import { MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
-import { openCursor, signCursor } from "../lib/cursor";
+import { invalidCursor, MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
+import { nextCursor, pageStart } from "../lib/cursor";
 import {
   acknowledgeQuery,
   insertOrderBody,
@@ -23,23 +23,22 @@ import {
 import { toWireOrder, wireOrder, wireOrders } from "./orders.wire";
 import type { Db } from "../db/client";
 import type { OrderRow } from "../db/schema";
+import { wakeLater } from "../webhooks/wake";
 
 const orderNotFound = (orderId: string) =>
   new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' exists in this store.`);
 
-/** Read, decide, write with a guard; on a lost race, read and decide again. */
-async function moveOrder(db: Db, storeId: string, orderId: string, decide: (order: OrderRow, now: number) => Move) {
+/** Read, decide, write with a guard; on a lost race, read and decide again. Answers the webhook endpoints to wake. */
+async function moveOrder(db: Db, storeId: string, orderId: string, decide: (order: OrderRow, now: number) => Move): Promise<string[]> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const found = await findOrder(db, storeId, orderId);
     if (!found) throw orderNotFound(orderId);
     const now = Date.now();
-    if (await applyMove(db, found.order, decide(found.order, now), now)) return;
+    const applied = await applyMove(db, found.order, decide(found.order, now), now);
+    if (applied) return applied.webhooks;
   }
   throw new ApiError(503, `Order ${orderId} is being changed by other requests; try again.`, { "Retry-After": "1" });
 }
-
-const invalidCursor = (what: string) =>
-  new ApiError(400, `'cursor' is not valid for this request: send the NextCursor of the previous page unaltered, with the same ${what} as the request that returned it.`);
 
 export const ordersRoutes = createRouter()
   .get("/count", documented("token", { summary: "Count orders", tags: ["Orders"], answer: envelope({ Count: z.number().int() }) }), requireScope("OrdersRead"), validate("query", orderCountQuery), async (c) => {
@@ -55,6 +54,7 @@ export const ordersRoutes = createRouter()
         `An order with OrderSource '${body.OrderSource}' and OrderSourceOrderNumber '${body.OrderSourceOrderNumber}' already exists: OrderId ${result.existingOrderId}. Nothing was inserted.`,
       );
     }
+    wakeLater(c, result.webhooks);
     return ok(c, { OrderId: String(result.orderId) });
   })
   .get("/", documented("token", { summary: "List orders", tags: ["Orders"], answer: envelope({ Orders: z.array(wireOrder), Paging: pagingAnswer, Sorting: sortingAnswer }) }), requireScope("OrdersRead"), validate("query", orderListQuery), async (c) => {
@@ -63,19 +63,12 @@ export const ordersRoutes = createRouter()
     const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
     // A cursor is only valid with the request it continues: same store, filters, sort and size.
     const binding = ["orders", storeId, query.fromDate, query.toDate, query.status ?? null, query.dateField, query.sortBy, query.sortDirection, pageSize];
-    let pageNumber = query.page ?? 1;
-    let start: PageStart = { offset: (pageNumber - 1) * pageSize };
-    if (query.cursor !== undefined) {
-      const position = await openCursor(c.env.TOKEN_SIGNING_SECRET, binding, query.cursor);
-      if (!position) throw invalidCursor("fromDate, toDate, status, dateField, sortBy, sortDirection and pageSize");
-      pageNumber = position.page;
-      start = { after: position };
-    }
+    const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);
+    if (!asked) throw invalidCursor("fromDate, toDate, status, dateField, sortBy, sortDirection and pageSize");
     const db = c.get("db");
-    const page = await listOrders(db, storeId, query, pageSize, start);
-    const nextCursor = page.next && (await signCursor(c.env.TOKEN_SIGNING_SECRET, binding, { page: pageNumber + 1, ...page.next }));
+    const page = await listOrders(db, storeId, query, pageSize, asked.start);
     return okStream(c, "Orders", wireOrders(db, page), {
-      Paging: { Page: pageNumber, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE, NextCursor: nextCursor },
+      Paging: { Page: asked.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE, NextCursor: await nextCursor(c.env.TOKEN_SIGNING_SECRET, binding, asked.page, page.next) },
       Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
     });
   })
@@ -96,9 +89,10 @@ export const ordersRoutes = createRouter()
     validate("query", acknowledgeQuery),
     async (c) => {
       const { orderDestinationOrderNumber } = c.req.valid("query");
-      await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
+      const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
         acknowledge(order, orderDestinationOrderNumber, now),
       );
+      wakeLater(c, webhooks);
       return ok(c);
     },
   )
@@ -110,11 +104,12 @@ export const ordersRoutes = createRouter()
     validate("json", updateStatusBody),
     async (c) => {
       const body = c.req.valid("json");
-      await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
+      const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
         body.OrderStatus === "Shipped"
           ? ship(order, { trackingNumber: body.ShipmentTrackingNumber, dateShipped: body.DateShipped, carrier: body.DestinationShippingCarrier }, now)
           : cancel(order),
       );
+      wakeLater(c, webhooks);
       return ok(c);
     },
   );

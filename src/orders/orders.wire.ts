@@ -3,7 +3,8 @@
 // page of them with their items, read a slice of items at a time.
 import { z } from "zod";
 import type { Db } from "../db/client";
-import type { OrderItemRow, OrderRow } from "../db/schema";
+import { OUTBOX_STATES, type OrderItemRow, type OrderRow } from "../db/schema";
+import { DELIVERY_KINDS } from "../outbox/outbox.queries";
 import { toWireDate } from "../lib/dates";
 import { orderItemsOf, type OrderListPage } from "./orders.queries";
 import { ORDER_STATUSES } from "./orders.schemas";
@@ -66,6 +67,18 @@ export const wireOrder = z
   })
   .meta({ id: "Order" });
 export type WireOrder = z.input<typeof wireOrder>;
+
+/** A delivery of an order to its marketplace, as the operator's order view answers it. */
+export const orderDelivery = z.object({
+  DeliveryId: z.string(),
+  SourceId: z.string(),
+  Kind: z.enum(DELIVERY_KINDS),
+  Status: z.enum(OUTBOX_STATES),
+  Attempts: z.number().int(),
+  LastError: z.string().nullable(),
+  DateCreated: z.string().nullable(),
+  DateDelivered: z.string().nullable(),
+});
 
 export interface WireOptions {
   maskBuyerPii: boolean;

@@ -1,6 +1,7 @@
 // Every statement that writes orders and order_items: InsertOrder, the import of a marketplace
 // page, the order moves (with their outbox row in the same batch), and what the sync and the
-// sources admin change on orders. Reads stay in orders.queries.ts.
+// sources admin change on orders. Reads stay in orders.queries.ts. Each write carries its
+// webhook events' statements (src/webhooks/webhook-deliveries.queries.ts) in its own batch.
 //
 // Both ways an order is created (a client's InsertOrder, a marketplace import) go through the
 // same statement shape: each order travels as one JSON array holding the values of ORDER_FIELDS
@@ -13,6 +14,7 @@ import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { orderItems, orders, type OrderRow } from "../db/schema";
 import { deleteRowsOfOrders, enqueueAfterChange } from "../outbox/outbox.queries";
+import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
 import { cancelledAtMarketplace, stockBackByCancelStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../feeds/products.queries";
 import type { Move } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
@@ -84,7 +86,8 @@ const LINE_ID_AT = 1 + ITEM_FIELDS.indexOf("sourceLineId");
 // ---------------------------------------------------------------------------------------------
 // InsertOrder
 
-export type InsertResult = { inserted: true; orderId: number } | { inserted: false; existingOrderId: number };
+/** `webhooks`: the endpoints the order's event was recorded for (their senders are to be woken). */
+export type InsertResult = { inserted: true; orderId: number; webhooks: string[] } | { inserted: false; existingOrderId: number };
 
 // An inserted order whose OrderSource names a source of the store syncs with that source.
 const INSERT_ORDER = `insert into orders (store_id, source_id, order_source, ${ORDER_COLUMN_LIST}, date_updated)
@@ -105,14 +108,16 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
   );
   const { items, ...head } = write;
   const d1 = db.$client;
+  let events: D1Result;
   try {
-    // One batch: the order, its items and the stock they take land together or not at all (a
-    // duplicate's unique violation undoes the stock too).
-    await d1.batch([
+    // One batch: the order, its items, its webhook events and the stock they take land together
+    // or not at all (a duplicate's unique violation undoes the stock too).
+    [, , events] = await d1.batch([
       d1.prepare(INSERT_ORDER).bind(storeId, body.OrderSource, now, JSON.stringify([orderTuple(head)])),
       d1.prepare(INSERT_ORDER_ITEMS).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, JSON.stringify(items.map((item) => itemTuple(item)))),
+      toD1(db, orderCreatedEvents(db, { storeId, orderSource: body.OrderSource, orderSourceOrderNumber: body.OrderSourceOrderNumber }, now)),
       ...(head.status === "Canceled" ? [] : [stockTakenStatement(d1, storeId, items.map((item) => [item.sku, item.quantity]))]),
-    ]);
+    ]) as [D1Result, D1Result, D1Result];
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const existing = await db.select({ id: orders.id }).from(orders).where(key).get();
@@ -120,7 +125,7 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
     return { inserted: false, existingOrderId: existing.id };
   }
   const created = await db.select({ id: orders.id }).from(orders).where(key).get();
-  return { inserted: true, orderId: created!.id };
+  return { inserted: true, orderId: created!.id, webhooks: wokenBy(events) };
 }
 
 function insertedOrder(body: InsertOrderBody, now: number): OrderWrite {
@@ -218,10 +223,11 @@ const INSERT_IMPORTED_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_
       where known.order_id = orders.id and (known.source_line_id = line.value ->> ${LINE_ID_AT} or known.source_line_id is null))`;
 
 /**
- * The statements that write one page of imported orders (bind order fixed here). The first
- * answers how many of them the source already had. The stock statements run before the upsert:
- * new orders (not cancelled on arrival) take their lines, known orders the marketplace now says
- * are cancelled give theirs back (decisions 11), each once.
+ * The statements that write one page of imported orders (bind order fixed here), with the
+ * order.created events of the new ones. The first answers how many of them the source already
+ * had. The stock statements run before the upsert: new orders (not cancelled on arrival) take
+ * their lines, known orders the marketplace now says are cancelled give theirs back (decisions
+ * 11), each once.
  */
 export function importPageStatements(db: Db, source: { storeId: string; id: string }, page: OrderWrite[], now: number): D1PreparedStatement[] {
   const rows = JSON.stringify(page.map(orderTuple));
@@ -229,11 +235,14 @@ export function importPageStatements(db: Db, source: { storeId: string; id: stri
   const cancelled = page.filter((order) => cancelledAtMarketplace(order.sourceOrderStatus));
   const taking = page.filter((order) => !cancelledAtMarketplace(order.sourceOrderStatus));
   const d1 = db.$client;
+  const numbers = page.map((order) => order.orderSourceOrderNumber);
   return [
-    d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, JSON.stringify(page.map((order) => order.orderSourceOrderNumber))),
+    d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, JSON.stringify(numbers)),
+    importedEventsBefore(db, source, numbers, now),
     stockTakenByImportStatement(d1, source.storeId, source.id, taking.flatMap((order) => order.items.map((item): [string, string, number] => [order.orderSourceOrderNumber, item.sku, item.quantity]))),
     ...(cancelled.length > 0 ? [stockBackByImportStatement(d1, source.storeId, source.id, cancelled.map((order) => order.orderSourceOrderNumber))] : []),
     d1.prepare(UPSERT_IMPORTED_ORDERS).bind(source.storeId, source.id, rows, now),
+    ...importedEventsAfter(db, source, now),
     d1.prepare(INSERT_IMPORTED_ITEMS).bind(source.storeId, source.id, lines),
   ];
 }
@@ -243,22 +252,26 @@ export function importPageStatements(db: Db, source: { storeId: string; id: stri
 
 /**
  * Applies a move if the order is still as it was read (same dateUpdated and status), together
- * with its outbox row, in one batch. Returns false when another request changed the order first;
- * the caller re-reads and decides again.
+ * with its outbox row and its webhook event, in one batch. Returns false when another request
+ * changed the order first (the caller re-reads and decides again), else the endpoints to wake.
  */
-export async function applyMove(db: Db, order: OrderRow, move: Move, now: number): Promise<boolean> {
-  if (move.kind === "none") return true;
+export async function applyMove(db: Db, order: OrderRow, move: Move, now: number): Promise<false | { webhooks: string[] }> {
+  if (move.kind === "none") return { webhooks: [] };
   const guard = and(eq(orders.id, order.id), eq(orders.dateUpdated, order.dateUpdated), eq(orders.status, order.status));
   // dateUpdated only moves forward, so the guard of the next move always differs from this one's.
   const updatedAt = Math.max(now, order.dateUpdated + 1);
-  const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard);
+  // Whether it applied is read from RETURNING: D1's meta.changes counts the rows the orders
+  // triggers write as well (a status move reported 5), so it cannot say.
+  const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard).returning({ id: orders.id });
   const d1 = db.$client;
-  // A cancellation gives the order's stock back, under the same guard as the move, before it.
+  // A cancellation gives the order's stock back, and every move records its webhook event, both
+  // under the same guard as the move and before it.
   const stock = move.set.status === "Canceled" ? [stockBackByCancelStatement(d1, order)] : [];
+  const events = toD1(db, orderMovedEvents(db, move.event, order, move.set.status ?? order.status, now));
   if (!move.delivery || !order.sourceId) {
     const update$ = update.toSQL();
-    const results = await d1.batch([...stock, d1.prepare(update$.sql).bind(...update$.params)]);
-    return results.at(-1)!.meta.changes === 1;
+    const results = await d1.batch([...stock, events, d1.prepare(update$.sql).bind(...update$.params)]);
+    return results.at(-1)!.results.length === 1 && { webhooks: wokenBy(results.at(-2)) };
   }
   const sourceId = order.sourceId;
   // The outbox row is written only if the update happened: changes() still reports it there,
@@ -275,11 +288,12 @@ export async function applyMove(db: Db, order: OrderRow, move: Move, now: number
   // prepared statement to bind, and the whole batch failed with a TypeError).
   const results = await d1.batch([
     ...stock,
+    events,
     d1.prepare(update$.sql).bind(...update$.params),
     ...enqueue,
     d1.prepare(orphaned.sql).bind(...orphaned.params),
   ]);
-  return results[stock.length]!.meta.changes === 1;
+  return results[stock.length + 1]!.results.length === 1 && { webhooks: wokenBy(results[stock.length]) };
 }
 
 /** A delivery failed for good: the order says what the marketplace answered, and dateUpdated moves so polls see it. */

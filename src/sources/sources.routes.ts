@@ -1,10 +1,9 @@
 // /admin/v1/stores/:storeId/sources[/:sourceId]: a store's marketplace connections, their
 // deliveries and their set-aside orders. Settings are validated by the Type's connector, stored
 // only as AES-GCM ciphertext, and never answered with their secrets (decisions 8; issue 5). The
-// statements live in sources.queries.ts (and the outbox's and set-aside's owners), the wire
-// forms in sources.wire.ts. Building a connector and retrying set-aside orders are the sync
-// engine's (src/sync/).
-import type { Context } from "hono";
+// statements live with their tables' owners (src/source-tables/, src/outbox/), the wire forms in
+// sources.wire.ts. Building a connector and retrying set-aside orders are the sync engine's
+// (src/sync/).
 import { z } from "zod";
 import { requireStore } from "../stores/stores.queries";
 import { getDb } from "../db/client";
@@ -13,7 +12,7 @@ import { OUTBOX_STATES } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
-import { capBody, describeIssues, JSON_BODY_MAX, validate } from "../http/validate";
+import { describeIssues, validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { decryptJson, encryptJson, randomId } from "../lib/crypto";
 import { isoDateField } from "../lib/dates";
@@ -23,8 +22,9 @@ import { connectorEntry, SOURCE_TYPES } from "../sync/connectors";
 import { memoryStorage } from "../sync/connectors/storage";
 import { buildConnector } from "../sync/cycle";
 import { retrySetAside } from "../sync/importer";
-import { countSetAside, dismissSetAside, listSetAside } from "./set-aside.queries";
-import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "./sources.queries";
+import { countSetAside, dismissSetAside, listSetAside } from "../source-tables/set-aside.queries";
+import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "../source-tables/sources.queries";
+import { wakeLater } from "../webhooks/wake";
 import { wireDelivery, wireSetAside, wireSource, type SourceStatus } from "./sources.wire";
 import { createSourceDocument, deliveryAnswer, receivedAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
 
@@ -122,22 +122,6 @@ async function requireSource(env: Env, storeId: string, sourceId: string): Promi
   return row;
 }
 
-/** A body that may be left out entirely (retry everything), else JSON the schema takes: 400 naming the field. */
-async function optionalJson<T>(c: Context, schema: z.ZodType<T>): Promise<T | null> {
-  await capBody(c, JSON_BODY_MAX);
-  const text = await c.req.raw.text();
-  if (text.trim() === "") return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, "The request body is not valid JSON.");
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ApiError(400, describeIssues(parsed.error.issues as never, "json"));
-  return parsed.data;
-}
-
 function nameTaken(name: string) {
   return new ApiError(400, `The store already has a source named '${name}'; choose another Name.`);
 }
@@ -222,7 +206,7 @@ export const sourcesRoutes = createRouter()
   .delete("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Delete a source (its orders stay)", tags: ["Sources"], answer: envelope({}) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
-    await deleteSource(getDb(c.env), row.id, Date.now());
+    wakeLater(c, await deleteSource(getDb(c.env), row.id, Date.now()));
     await c.env.SOURCE_SYNC.getByName(row.id).forget();
     return ok(c);
   })
@@ -251,10 +235,10 @@ export const sourcesRoutes = createRouter()
   })
   // Maps the set-aside orders again (all, or those named) with the source's connector as it is
   // now: those that map are imported and leave the list, the others stay with the new reason.
-  .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), async (c) => {
+  .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), validate("json", retrySetAsideBody, { optional: true }), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const row = await requireSource(c.env, storeId, sourceId);
-    const body = await optionalJson(c, retrySetAsideBody);
+    const body = c.req.valid("json");
     const now = Date.now();
     let connector;
     try {
@@ -264,7 +248,7 @@ export const sourcesRoutes = createRouter()
       throw new ApiError(400, `The source's connector cannot be built: ${error instanceof Error ? error.message : String(error)}`);
     }
     const db = getDb(c.env);
-    const result = await retrySetAside(db, row, connector, now, body?.OrderSourceOrderNumbers ?? null);
+    const result = await retrySetAside(db, row, connector, now, body.OrderSourceOrderNumbers ?? null);
     return ok(c, {
       Retried: result.retried,
       Imported: result.imported,

@@ -11,7 +11,7 @@ import { documented, envelope } from "../http/openapi";
 import { cycleAnswer } from "./sources.schemas";
 import { toWireDate } from "../lib/dates";
 import { runSync } from "../sync/run-sync";
-import { sourceById } from "./sources.queries";
+import { sourceById } from "../source-tables/sources.queries";
 import { toWireCycle } from "./sources.wire";
 
 const syncQuery = z.object({ sourceId: z.string().min(1).optional() });

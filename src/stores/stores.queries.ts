@@ -95,15 +95,7 @@ export function ordersStoredOf(db: Db, storeId: string) {
 /** What the store holds, by limit name. */
 export async function usageOf(db: Db, storeId: string): Promise<Limits> {
   const u = await db.select().from(storeUsage).where(eq(storeUsage.storeId, storeId)).get();
-  return {
-    Orders: u?.orders ?? 0,
-    OrderItems: u?.orderItems ?? 0,
-    Products: u?.products ?? 0,
-    Feeds: u?.feeds ?? 0,
-    Sources: u?.sources ?? 0,
-    ConsumerKeys: u?.consumerKeys ?? 0,
-    StoredBytes: u?.storedBytes ?? 0,
-  };
+  return Object.fromEntries(Object.entries(LIMITS).map(([name, { used }]) => [name, u?.[used] ?? 0])) as Limits;
 }
 
 /** The value of one limit of a store (for an error message); undefined if the store is gone. */

@@ -15,6 +15,7 @@ import { SCOPES } from "../auth/scopes";
 import { grantOf } from "../throttle/rate-limiter";
 import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { LIMIT_NAMES, type LimitName } from "./limits";
+import { keyAnswer, storeAnswer } from "./stores.schemas";
 import { insertStore, limitsOf, listStores, markStoreDeleted, requireStore, updateStore, usageOf, type StoreRow } from "./stores.queries";
 import { listStoreFeeds } from "../feeds/feeds.queries";
 
@@ -50,33 +51,6 @@ const createKeyBody = z.object({
 
 const storeParam = z.object({ storeId: z.string() });
 const keyParam = z.object({ consumerKeyId: z.string() });
-
-const limitsAnswer = z
-  .object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int()])) as Record<LimitName, z.ZodNumber>)
-  .meta({ id: "StoreLimits" });
-const storeAnswer = z
-  .object({
-    StoreId: z.string(),
-    Name: z.string(),
-    MaskBuyerPii: z.boolean(),
-    DateCreated: z.string().nullable(),
-    Limits: limitsAnswer.describe("The most the store may hold of each; a write beyond one is refused."),
-    Usage: limitsAnswer.optional().describe("What the store holds of each (on one store's answers, not in the list)."),
-  })
-  .meta({ id: "Store" });
-const keyAnswer = z
-  .object({
-    ConsumerKeyId: z.string(),
-    StoreId: z.string(),
-    Name: z.string(),
-    Scopes: z.array(z.enum(SCOPES)),
-    Lifespan: z.enum(LIFESPANS),
-    BucketSize: z.number().int().nullable().describe("null: the default (50)."),
-    LeakRatePerSecond: z.number().nullable().describe("null: the default (2)."),
-    DateCreated: z.string().nullable(),
-    DateRevoked: z.string().nullable(),
-  })
-  .meta({ id: "ConsumerKey" });
 
 const wireStore = (s: StoreRow): z.input<typeof storeAnswer> => ({ StoreId: s.id, Name: s.name, MaskBuyerPii: s.maskBuyerPii, DateCreated: toWireDate(s.createdAt), Limits: limitsOf(s) });
 const wireKey = (k: KeyRow): z.input<typeof keyAnswer> => ({

@@ -283,4 +283,15 @@ export interface ConnectorContext {
   settings: Record<string, unknown>;
   fetch: typeof fetch;
   now: () => Date;
+  /**
+   * Seals what a connector keeps of a secret in the source's storage (Etsy's rotating refresh
+   * token) with the key the source's Settings are encrypted with.
+   */
+  secrets?: SecretSealer;
+}
+
+export interface SecretSealer {
+  seal(value: string): Promise<string>;
+  /** Throws when the value was not sealed with this key. */
+  open(sealed: string): Promise<string>;
 }

@@ -1,6 +1,6 @@
 // What one sync cycle did, as a zod shape, and the stored list of them read back. It sits below
-// the cycle that makes a summary, the sources table's owner that keeps the last 20 and the wire
-// mapping that answers them, so none of those imports another for it.
+// the cycle that makes a summary and the wire mapping that answers them, so neither imports the
+// other for it; the sources table's owner (src/source-tables/) keeps the last 20 without reading them.
 import { z } from "zod";
 
 /** What one cycle did: answered by POST /admin/v1/sync, kept (the last 20) in the source's status. */

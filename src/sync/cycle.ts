@@ -4,7 +4,7 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
 import { countOpen } from "../outbox/outbox.queries";
-import { decryptJson } from "../lib/crypto";
+import { decryptJson, encryptJson } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
 import { cappedWait, MarketplaceError, MAX_WAIT_MS, type Connector } from "./connector";
 import { connectorEntry } from "./connectors";
@@ -13,7 +13,8 @@ import type { SourceStorage } from "./connectors/storage";
 import { deliverPending } from "./delivery";
 import { pushListings } from "../listings/push";
 import { importOrders, type ImportProgress } from "./importer";
-import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../sources/sources.queries";
+import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../source-tables/sources.queries";
+import { wakeStoreWebhooks } from "../webhooks/wake";
 
 /** Where an import that did not fit one cycle stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
@@ -145,6 +146,11 @@ export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise
   // Counted with the write that records it.
   summary.statements = counted.count() + 1;
   await recordCycleEnd(db, { id: sourceId, recentCycles: readCycles(source.recentCycles) }, summary);
+  // New orders and failed deliveries may have recorded webhook events (order.created, order.sync_failed).
+  if (summary.imported > 0 || summary.failed > 0) {
+    // Missed wake-ups are the cron sweep's to catch; the cycle's summary stands either way.
+    await wakeStoreWebhooks(deps.env, source.storeId).catch((error: unknown) => console.error("waking webhook senders failed", error));
+  }
   return summary;
 }
 
@@ -160,7 +166,9 @@ export async function buildConnector(
   if (!entry) throw new MarketplaceError(`No connector for Type '${source.type}'.`, null, false);
   const { pushStock, ...settings } = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
   const useFetch = fetchImpl ?? (((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init)) as typeof fetch);
-  const connector = entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock }, storage);
+  const key = env.SOURCE_SETTINGS_KEY;
+  const secrets = { seal: (value: string) => encryptJson(key, value), open: (sealed: string) => decryptJson<string>(key, sealed) };
+  const connector = entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock, secrets }, storage);
   // Settings.pushStock is the core's, not the connector's: false makes the source import-only.
   return pushStock === false ? Object.create(connector, { listings: { value: undefined } }) as Connector : connector;
 }

@@ -10,10 +10,12 @@
 // point (eviction, a D1 error, a deploy) repeats at most the one call in flight, and that call
 // carries an idempotency key derived from the row. Failures are retried with exponential backoff
 // (or the marketplace's Retry-After, if longer); after the last try, or at once for an answer no
-// retry can change (a 400), the row is failed and the order's SyncUserErrorMessage says why.
+// retry can change (a 400), the row is failed and the order's SyncUserErrorMessage says why; its
+// order.sync_failed webhook event is recorded in that same write.
 import type { Db } from "../db/client";
 import { deliveryReadsOf } from "../orders/orders.queries";
 import { markDeliveryFailed } from "../orders/orders.writes";
+import { orderSyncFailedEvents } from "../webhooks/webhook-deliveries.queries";
 import {
   completedOf,
   dueEntries,
@@ -94,7 +96,7 @@ export async function deliverPending(
 
   const record = async (entry: OutboxEntry, outcome: RowOutcome) => {
     const statements: Parameters<Db["batch"]>[0][number][] = [recordOutcome(db, entry, outcome, now)];
-    if (outcome.state === "failed") statements.push(markDeliveryFailed(db, entry.orderId, outcome.error, now));
+    if (outcome.state === "failed") statements.push(orderSyncFailedEvents(db, entry.orderId, now), markDeliveryFailed(db, entry.orderId, outcome.error, now));
     await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
     if (outcome.state === "retry") result.retrying += 1;
     else if (outcome.state === "failed") result.failed += 1;
@@ -159,7 +161,8 @@ export async function deliverPending(
         await record(entry, { state: "failed", error: delivery, called: false });
         continue;
       }
-      const lacking = missingCapability(connector.capabilities, delivery) ?? connector.notApplicable?.(delivery) ?? null;
+      // The connector's own reason first: it can say what the seller does instead (Etsy: cancel on Etsy).
+      const lacking = connector.notApplicable?.(delivery) ?? missingCapability(connector.capabilities, delivery);
       if (lacking !== null) {
         await record(entry, { state: "notApplicable", reason: lacking, called: false });
         continue;
@@ -173,7 +176,7 @@ export async function deliverPending(
           if (done.has(other.id) || other.kind !== delivery.kind) continue;
           const otherDelivery = toDelivery(sourceId, other, targets.get(other.orderId));
           if (typeof otherDelivery === "string") continue;
-          if ((missingCapability(connector.capabilities, otherDelivery) ?? connector.notApplicable?.(otherDelivery) ?? null) !== null) continue;
+          if ((connector.notApplicable?.(otherDelivery) ?? missingCapability(connector.capabilities, otherDelivery)) !== null) continue;
           done.add(other.id);
           attempted += 1;
           group.push({ entry: other, delivery: otherDelivery });
@@ -217,7 +220,7 @@ export async function deliverPending(
       const answer = answers.get(entry.id) ?? new MarketplaceError("the marketplace's answer did not mention this delivery", null, true);
       const outcome = answer instanceof MarketplaceError ? failureOutcome(entry, answer, now) : fromOutcome(answer);
       statements.push(recordOutcome(db, entry, outcome, now));
-      if (outcome.state === "failed") statements.push(markDeliveryFailed(db, entry.orderId, outcome.error, now));
+      if (outcome.state === "failed") statements.push(orderSyncFailedEvents(db, entry.orderId, now), markDeliveryFailed(db, entry.orderId, outcome.error, now));
       if (outcome.state === "retry") result.retrying += 1;
       else if (outcome.state === "failed") result.failed += 1;
       else result[outcome.state] += 1;

@@ -3,12 +3,12 @@
 // each statement takes the page as one JSON parameter (its orders, its lines or its numbers, as
 // arrays) that SQLite's json_each unpacks (D1 binds at most 100 parameters a statement). The upsert on the unique index orders_store_source_number
 // makes a page written twice (a re-run, a cycle cut off and started again) leave each order once.
-// Orders the connector could not map are set aside with the page (src/sources/set-aside.queries.ts) and the
+// Orders the connector could not map are set aside with the page (src/source-tables/set-aside.queries.ts) and the
 // rest of the page goes in; `until` becomes the source's cursor once every page is written.
 import type { Db } from "../db/client";
 import { importPageStatements, type OrderWrite } from "../orders/orders.writes";
 import type { Connector, ImportedOrder, OrderPage, SetAsideOrder } from "./connector";
-import { listSetAside, setAsideStatements } from "../sources/set-aside.queries";
+import { listSetAside, setAsideStatements } from "../source-tables/set-aside.queries";
 
 /** How far before the cursor each fetch starts: marketplaces index late and clocks differ. */
 export const OVERLAP_MS = 10 * 60_000;

@@ -5,7 +5,7 @@
 import { getDb } from "../db/client";
 import { emptySummary } from "./cycle";
 import type { CycleSummary } from "./cycle-summary";
-import { enabledSourceIds } from "../sources/sources.queries";
+import { enabledSourceIds } from "../source-tables/sources.queries";
 import { enqueueSources, SEND_BATCH } from "./sync-queue";
 
 export interface SyncSummary {

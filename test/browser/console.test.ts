@@ -65,7 +65,7 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   await check("sign-in-refused");
   await page.getByLabel("Admin key").fill(ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { level: 1, name: "Stores" }).waitFor();
+  await page.getByRole("heading", { level: 1, name: "Hub overview" }).waitFor();
   const cookies = await context.cookies();
   expect(cookies.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([["__Host-console", true, true, "Strict"]]);
   expect(cookies[0]!.value).not.toContain(ADMIN_KEY);

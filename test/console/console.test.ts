@@ -175,7 +175,7 @@ describe("console sources", () => {
     const res = await send("GET", `/console/stores/${storeId}/sources`, { cookie });
     expect(res.status).toBe(200);
     for (const type of ["simulated", "walmart", "ebay", "shopify", "amazon"]) {
-      expect(res.text, type).toContain(`<input type="hidden" name="Type" value="${type}">`);
+      expect(res.text, type).toContain(`<input type="hidden" name="Type" value="${type}"/>`);
       expect(res.text, type).toContain(`Add ${type} source</button>`);
     }
     const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret"];
@@ -235,7 +235,7 @@ describe("console sources", () => {
     const action = `${page}/set-aside/dismiss`;
     const shown = (await send("GET", page, { cookie })).text;
     expect(shown).toContain(`action="${action}"`);
-    expect(shown).toContain(`<input type="hidden" name="OrderSourceOrderNumber" value="${gone}">`);
+    expect(shown).toContain(`<input type="hidden" name="OrderSourceOrderNumber" value="${gone}"/>`);
     expect((await send("POST", action, { cookie, form: { OrderSourceOrderNumber: gone! } })).status).toBe(403);
     expect(await numbers()).toEqual(before);
 
@@ -250,5 +250,37 @@ describe("console sources", () => {
     const again = await send("POST", action, { cookie, form: { OrderSourceOrderNumber: gone!, _csrf: csrf } });
     expect(again.text).toContain(`has no set-aside order &#39;${gone}&#39;.`);
     expect(await numbers()).toEqual(kept);
+  });
+});
+
+describe("console notices", () => {
+  it("shows only its own fixed notices: text put in ?done= by a link is never shown", async () => {
+    const { cookie, csrf } = await signIn();
+    const storeId = await createStore("Console notices");
+    const bait = "Your account is locked: call +1 555 0100";
+    for (const path of ["/console", `/console/stores/${storeId}`, "/console/maintenance", `/console/stores/${storeId}/keys`]) {
+      const res = await send("GET", `${path}?done=${encodeURIComponent(bait)}`, { cookie });
+      expect(res.status, path).toBe(200);
+      expect(res.text, path).not.toContain("call +1 555 0100");
+      expect(res.text, path).not.toContain('class="done"');
+    }
+    // A code the page knows is said in the page's words, from what the API answers now.
+    const known = await send("GET", `/console/stores/${storeId}?done=created`, { cookie });
+    expect(known.text).toContain('<p class="done" role="status">Store &#39;Console notices&#39; created.</p>');
+    // The store's settings tab: a rename comes back to it with its notice.
+    const renamed = await send("POST", `/console/stores/${storeId}/rename`, { cookie, form: { Name: "Console notices 2", _csrf: csrf } });
+    expect([renamed.status, renamed.headers.get("location")]).toEqual([303, `/console/stores/${storeId}/settings?done=renamed`]);
+    const settings = await send("GET", renamed.headers.get("location")!, { cookie });
+    expect(settings.text).toContain('<p class="done" role="status">Name saved.</p>');
+    expect(settings.text).toMatch(/<input id="rename-Name" name="Name" type="text" value="Console notices 2"/);
+    // Numbers travel as numbers; anything else in their place reads as 0.
+    const sourceId = ((await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Notice source", Settings: { ordersPerHour: 1 } })).json.Source as { SourceId: string }).SourceId;
+    const retried = await send("GET", `/console/stores/${storeId}/sources/${sourceId}?done=retried&n=${encodeURIComponent("3 (call us)")}`, { cookie });
+    expect(retried.text).toContain("0 deliveries will be tried again on the next cycle.");
+    expect(retried.text).not.toContain("call us");
+    // An order number is repeated only when it reads as one.
+    const dismissed = await send("GET", `/console/stores/${storeId}/sources/${sourceId}?done=dismissed&order=${encodeURIComponent(bait)}`, { cookie });
+    expect(dismissed.text).toContain("Set-aside order dismissed.");
+    expect(dismissed.text).not.toContain("555 0100");
   });
 });

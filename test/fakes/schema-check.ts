@@ -1,6 +1,7 @@
 // The shape check the fakes hold requests and their own answers to: a walk over a compacted
-// OpenAPI schema (refs resolved, only type, format, enum, required, properties, items). An object
-// schema without properties takes any keys; one with properties takes only those.
+// OpenAPI schema (refs resolved, only type, format, enum, required, properties, items, and where
+// a description gives them nullable, minimum, maximum). An object schema without properties takes
+// any keys; one with properties takes only those.
 export interface Schema {
   type?: string;
   format?: string;
@@ -8,9 +9,13 @@ export interface Schema {
   required?: string[];
   properties?: Record<string, Schema>;
   items?: Schema;
+  nullable?: boolean;
+  minimum?: number;
+  maximum?: number;
 }
 
 export function schemaProblems(value: unknown, schema: Schema, path: string, problems: string[] = []): string[] {
+  if (value === null && schema.nullable) return problems;
   if (schema.type === "object") {
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       problems.push(`${path}: expected an object, got ${JSON.stringify(value)}`);
@@ -38,6 +43,12 @@ export function schemaProblems(value: unknown, schema: Schema, path: string, pro
     problems.push(`${path}: expected a number, got ${JSON.stringify(value)}`);
   } else if (schema.type === "boolean" && typeof value !== "boolean") {
     problems.push(`${path}: expected a boolean, got ${JSON.stringify(value)}`);
+  }
+  if (typeof value === "number" && schema.minimum !== undefined && value < schema.minimum) {
+    problems.push(`${path}: ${value} is below the minimum ${schema.minimum}`);
+  }
+  if (typeof value === "number" && schema.maximum !== undefined && value > schema.maximum) {
+    problems.push(`${path}: ${value} is above the maximum ${schema.maximum}`);
   }
   if (schema.enum && !schema.enum.includes(value)) {
     problems.push(`${path}: ${JSON.stringify(value)} is not one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}`);

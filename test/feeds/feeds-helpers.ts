@@ -1,5 +1,7 @@
 // Catalog and feed setup through the admin API, as an operator would do it.
+import type { z } from "zod";
 import type { ProductRow } from "../../src/db/schema";
+import type { adminFeed } from "../../src/feeds/feeds.wire";
 import { admin, call, ADMIN_KEY } from "../helpers/api";
 
 export function product(sku: string, overrides: Record<string, unknown> = {}) {
@@ -36,22 +38,7 @@ export async function putCsv(storeId: string, csv: string) {
   });
 }
 
-export interface AdminFeed {
-  FeedId: string;
-  Name: string;
-  Status: string;
-  StatusMessage: string;
-  FileName: string;
-  CompilationTotalCount: number;
-  CompilationValidCount: number;
-  CompilationWarningCount: number;
-  CompilationErrorCount: number;
-  Score: number;
-  DateLastCompiled: string | null;
-  DateLastSubmitted: string | null;
-  DateLastPulled: string | null;
-  Issues: { Sku: string; Errors: string[]; Warnings: string[] }[];
-}
+export type AdminFeed = z.input<typeof adminFeed>;
 
 export async function createFeed(storeId: string, body: Record<string, unknown> = {}) {
   const res = await admin("POST", `/stores/${storeId}/feeds`, { Name: "Google US", Format: "csv", ...body });

@@ -12,6 +12,9 @@ import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import worker from "../../src/index";
 import { admin, call } from "./api";
+import type { z } from "zod";
+import type { WireOrder } from "../../src/orders/orders.wire";
+import type { deliveryAnswer } from "../../src/sources/sources.schemas";
 
 export const HOUR = 3_600_000;
 export const MINUTE = 60_000;
@@ -105,17 +108,7 @@ export async function received(storeId: string, sourceId: string): Promise<Recei
   return res.json.Received as Received[];
 }
 
-export interface Delivery {
-  OrderId: string;
-  Kind: string;
-  Status: string;
-  Attempts: number;
-  DateNextAttempt: string | null;
-  LastError: string | null;
-  /** The marketplace's reference of a delivered row (a fulfillment id). */
-  Reference: string | null;
-  Warning: string | null;
-}
+export type Delivery = z.input<typeof deliveryAnswer>;
 
 export async function deliveries(storeId: string, sourceId: string): Promise<Delivery[]> {
   const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/deliveries`);
@@ -123,17 +116,7 @@ export async function deliveries(storeId: string, sourceId: string): Promise<Del
   return res.json.Deliveries as Delivery[];
 }
 
-export interface WireOrder {
-  OrderId: string;
-  OrderSource: string;
-  OrderSourceOrderNumber: string;
-  OrderStatus: string;
-  SourceOrderStatus: string;
-  SyncStatus: string;
-  SyncUserErrorMessage: string | null;
-  OrderItems: { Sku: string; Quantity: number }[];
-  [field: string]: unknown;
-}
+export type { WireOrder };
 
 /** Every order of the token's store (all pages), or the one page `query` asks for. */
 export async function listOrders(token: string, query?: string): Promise<WireOrder[]> {

@@ -4730,7 +4730,6 @@ export interface operations {
                             Delivered: number;
                             DeliveriesFailed: number;
                             Sources: components["schemas"]["Cycle"][];
-                            Queued: number;
                         };
                     };
                 };
@@ -5313,6 +5312,7 @@ export interface operations {
                         Header: string;
                         Field: string;
                     }[];
+                    /** @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written. */
                     Template?: string;
                     CompileIntervalMinutes?: number | null;
                     /** @description For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly. */
@@ -5602,6 +5602,7 @@ export interface operations {
                         Header: string;
                         Field: string;
                     }[] | null;
+                    /** @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written. */
                     Template?: string;
                     CompileIntervalMinutes?: number | null;
                     /** @description For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly. */

@@ -1,35 +1,16 @@
-// A channel template: the columns a feed emits when it names none, and the rules that decide
-// which products the channel would refuse (errors: the row is left out) or accept with a
-// complaint (warnings: the row is kept). Google Shopping's header is fixed by decisions 7.
-import type { ProductRow } from "../../db/schema";
-import type { FeedColumn } from "../product-fields";
+// Google Shopping: the default template. Its header row is fixed by decisions 7 (the interface's
+// one public client reads `id`); the rules follow Google's product data specification: title,
+// description, link, image_link, price and availability required, URLs absolute, price with its
+// currency (`12.50 USD`), availability one of Google's four words.
 import { productValue } from "../product-fields";
-
-export interface Verdict {
-  errors: string[];
-  warnings: string[];
-}
-
-export interface FeedTemplate {
-  name: string;
-  columns: FeedColumn[];
-  check(product: ProductRow): Verdict;
-}
+import { GTIN_DIGITS, isAbsoluteHttpUrl, type FeedTemplate } from "./template";
 
 export const GOOGLE_AVAILABILITY = ["in_stock", "out_of_stock", "preorder", "backorder"] as const;
 const TITLE_MAX = 150;
 
-function isAbsoluteHttpUrl(value: string): boolean {
-  if (!/^https?:\/\//i.test(value)) return false;
-  try {
-    return new URL(value).hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
-
 export const googleShopping: FeedTemplate = {
   name: "google-shopping",
+  label: "Google Shopping",
   columns: [
     { header: "id", field: "Sku" },
     { header: "title", field: "Title" },
@@ -58,16 +39,7 @@ export const googleShopping: FeedTemplate = {
       errors.push(`availability must be one of ${GOOGLE_AVAILABILITY.join(", ")}`);
     if (!p.brand) warnings.push("brand is recommended");
     if (!p.gtin) warnings.push("gtin is recommended");
-    else if (!/^(\d{8}|\d{12,14})$/.test(p.gtin)) warnings.push("gtin should be 8, 12, 13 or 14 digits");
+    else if (!GTIN_DIGITS.test(p.gtin)) warnings.push("gtin should be 8, 12, 13 or 14 digits");
     return { errors, warnings };
   },
 };
-
-/** No channel: every product is written as it is. */
-export const plain: FeedTemplate = {
-  name: "none",
-  columns: googleShopping.columns,
-  check: () => ({ errors: [], warnings: [] }),
-};
-
-export const TEMPLATES: Record<string, FeedTemplate> = { "google-shopping": googleShopping, none: plain };

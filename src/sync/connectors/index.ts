@@ -6,6 +6,8 @@ import { createAmazonConnector } from "./amazon/amazon.connector";
 import { amazonSettingsSchema } from "./amazon/amazon.settings";
 import { createEbayConnector } from "./ebay/ebay.connector";
 import { ebaySettingsSchema } from "./ebay/ebay.settings";
+import { createEtsyConnector } from "./etsy/etsy.connector";
+import { etsySettingsSchema } from "./etsy/etsy.settings";
 import { createShopifyConnector } from "./shopify/shopify.connector";
 import { shopifySettingsSchema } from "./shopify/shopify.settings";
 import { createSimulatedConnector, receivedWire } from "./simulated/simulated.connector";
@@ -59,6 +61,12 @@ export const CONNECTORS = {
     endpointFields: ["baseUrl", "tokenUrl"],
     create: (ctx, storage) => createAmazonConnector(ctx, storage),
     pushesListings: true,
+  },
+  etsy: {
+    settingsSchema: etsySettingsSchema.extend(coreSettings),
+    secretFields: ["keystring", "sharedSecret", "refreshToken"],
+    endpointFields: ["baseUrl", "tokenUrl"],
+    create: (ctx, storage) => createEtsyConnector(ctx, storage),
   },
 } satisfies Record<string, ConnectorEntry>;
 

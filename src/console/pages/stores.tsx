@@ -1,0 +1,101 @@
+// Console pages: the hub overview (home) with creating a store, a store's overview (its first
+// tab), one store's settings (rename, PII masking, delete with confirmation).
+import { Field, PostForm, StoreNav, storeBase, storeCrumbs, when } from "../components";
+import { back, consoleRouter, doneNotice, enc, failed, formOf, text, withStore, type C } from "../context";
+import type { Store } from "../wire";
+import { hubPage, storeOverviewPage } from "./overview";
+
+function storePage(c: C) {
+  const store = c.var.store;
+  const base = storeBase(store);
+  const done = doneNotice(c, {
+    renamed: () => "Name saved.",
+    masking: () => `Buyer PII masking is ${store.MaskBuyerPii ? "on" : "off"}.`,
+  });
+  return c.render(
+    <>
+      <StoreNav store={store} current="Settings" />
+      <dl class="facts">
+        <dt>StoreId</dt>
+        <dd>
+          <code>{store.StoreId}</code>
+        </dd>
+        <dt>Created</dt>
+        <dd>{when(store.DateCreated)}</dd>
+      </dl>
+      <section class="card" aria-labelledby="rename-h">
+        <h2 id="rename-h">Rename</h2>
+        <PostForm action={`${base}/rename`} name="rename" fields={["Name"]}>
+          <Field form="rename" name="Name" label="Name" required value={store.Name} attrs={{ maxlength: 200 }} />
+          <button type="submit">Save name</button>
+        </PostForm>
+      </section>
+      <section class="card" aria-labelledby="pii-h">
+        <h2 id="pii-h">Buyer PII masking</h2>
+        <PostForm action={`${base}/masking`} name="masking">
+          <p>
+            Masking is <strong>{store.MaskBuyerPii ? "on" : "off"}</strong>: orders answer the buyer's e-mail and phone {store.MaskBuyerPii ? "masked" : "in full"}.
+          </p>
+          <input type="hidden" name="MaskBuyerPii" value={store.MaskBuyerPii ? "false" : "true"} />
+          <button type="submit">Turn masking {store.MaskBuyerPii ? "off" : "on"}</button>
+        </PostForm>
+      </section>
+      <section class="card danger" aria-labelledby="delete-h">
+        <h2 id="delete-h">Delete this store</h2>
+        <p>Every token of its consumer keys stops working at once.</p>
+        <p>
+          <a class="button danger" href={`${base}/delete`}>
+            Delete store…
+          </a>
+        </p>
+      </section>
+    </>,
+    { title: "Store settings", crumbs: storeCrumbs(store), done },
+  );
+}
+
+function deleteStorePage(c: C) {
+  const store = c.var.store;
+  const base = storeBase(store);
+  return c.render(
+    <PostForm action={`${base}/delete`} name="delete-store" class="card danger">
+      <p>
+        The store <strong>{store.Name}</strong> will be deleted and every token of its keys refused from now on. Its orders stay in the database but no key can read them.
+      </p>
+      <button type="submit" class="danger">
+        Yes, delete the store
+      </button>{" "}
+      <a href={`${base}/settings`}>Cancel</a>
+    </PostForm>,
+    { title: `Delete store ${store.Name}?`, crumbs: storeCrumbs(store) },
+  );
+}
+
+const storeApi = (c: C) => `/stores/${enc(c.req.param("storeId") ?? "")}`;
+
+export const storePages = consoleRouter()
+  .get("/", (c) => hubPage(c))
+  .post("/stores", async (c) => {
+    const body = await formOf(c);
+    const res = await c.var.api.call<{ Store: Store }>("POST", "/stores", { Name: text(body.Name), MaskBuyerPii: body.MaskBuyerPii === "on" });
+    if (!res.ok) return failed(c, hubPage, "create-store", res);
+    return back(c, storeBase(res.data.Store), "created");
+  })
+  .get("/stores/:storeId", withStore, (c) => storeOverviewPage(c))
+  .get("/stores/:storeId/settings", withStore, (c) => storePage(c))
+  .post("/stores/:storeId/rename", withStore, async (c) => {
+    const res = await c.var.api.call<{ Store: Store }>("PATCH", storeApi(c), { Name: text((await formOf(c)).Name) });
+    if (!res.ok) return failed(c, storePage, "rename", res);
+    return back(c, `${storeBase(c.var.store)}/settings`, "renamed");
+  })
+  .post("/stores/:storeId/masking", withStore, async (c) => {
+    const res = await c.var.api.call<{ Store: Store }>("PATCH", storeApi(c), { MaskBuyerPii: (await formOf(c)).MaskBuyerPii === "true" });
+    if (!res.ok) return failed(c, storePage, "masking", res);
+    return back(c, `${storeBase(c.var.store)}/settings`, "masking");
+  })
+  .get("/stores/:storeId/delete", withStore, (c) => deleteStorePage(c))
+  .post("/stores/:storeId/delete", withStore, async (c) => {
+    const res = await c.var.api.call("DELETE", storeApi(c));
+    if (!res.ok) return failed(c, deleteStorePage, "delete-store", res);
+    return back(c, "/console", "deleted");
+  });

@@ -1,0 +1,29 @@
+// What the console reads from the admin API, typed by the very zod schemas the OpenAPI document
+// shows (each owned by its resource's module): a page can no longer expect a field the API does
+// not answer. Types only: the console never parses an answer a second way.
+import type { z } from "zod";
+import type { keyAnswer, storeAnswer } from "../stores/stores.schemas";
+import type { maintenanceAnswer } from "../maintenance/maintenance.schemas";
+import type { importSummary } from "../feeds/catalog";
+import type { adminFeed, compileProgressAnswer } from "../feeds/feeds.wire";
+import type { orderDelivery, wireOrder } from "../orders/orders.wire";
+import type { hubOverview, storeOverview } from "../overview/overview.schemas";
+import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sources/sources.schemas";
+
+export type Store = z.infer<typeof storeAnswer>;
+export type ConsumerKey = z.infer<typeof keyAnswer>;
+export type NewConsumerKey = ConsumerKey & { Key: string };
+export type Maintenance = z.infer<typeof maintenanceAnswer>["Maintenance"];
+export type Source = z.infer<typeof sourceAnswer>;
+export type Cycle = Source["Status"]["RecentCycles"][number];
+export type Delivery = z.infer<typeof deliveryAnswer>;
+export type SetAsideOrder = z.infer<typeof setAsideAnswer>;
+export type SetAsideRetry = z.infer<typeof retrySetAsideAnswer>;
+export type Order = z.infer<typeof wireOrder>;
+export type OrderDelivery = z.infer<typeof orderDelivery>;
+export type Feed = z.infer<typeof adminFeed>;
+export type CompileProgress = z.infer<typeof compileProgressAnswer>;
+export type ImportSummary = z.infer<typeof importSummary>;
+export type HubOverview = z.infer<typeof hubOverview>;
+export type StoreOverview = z.infer<typeof storeOverview>;
+export type AttentionItem = HubOverview["Attention"][number];

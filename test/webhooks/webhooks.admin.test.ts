@@ -1,0 +1,198 @@
+// The webhook admin routes of decisions 9: the secret shown once, rotation (both secrets sign for
+// 24 hours, then only the new one), the list and changes, and bad input refused with the
+// envelope, nothing stored.
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { beforeAll, describe, expect, it } from "vitest";
+import { admin, call, insert, storeWithToken } from "../helpers/api";
+import { fireCron } from "../helpers/sync";
+import { createWebhook, deliverAt, deliveries } from "../helpers/webhooks";
+import { installReceiver, receiver, until, verified } from "../fakes/webhook-receiver";
+
+beforeAll(installReceiver);
+
+const HOUR = 3_600_000;
+
+async function webhookRows(storeId: string): Promise<number> {
+  return (await env.DB.prepare("select count(*) as n from webhooks where store_id = ?").bind(storeId).first<{ n: number }>())!.n;
+}
+
+describe("endpoints", () => {
+  it("creates an endpoint whose Secret, whsec_ and 32 random bytes in base64, is shown only in that answer", async () => {
+    const { storeId } = await storeWithToken();
+    const res = await admin("POST", `/stores/${storeId}/webhooks`, { Url: "https://erp.example/hooks", Events: ["order.created", "order.shipped", "order.created"], Description: "ERP" });
+    expect(res.status).toBe(200);
+    const created = res.json.Webhook as Record<string, unknown>;
+    expect(created).toMatchObject({ Url: "https://erp.example/hooks", Events: ["order.created", "order.shipped"], Description: "ERP", Enabled: true, DisabledReason: null, StoreId: storeId });
+    const secret = created.Secret as string;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(atob(secret.slice(6))).toHaveLength(32);
+    // Stored only as ciphertext.
+    const stored = await env.DB.prepare("select * from webhooks where id = ?").bind(created.WebhookId).first<Record<string, string>>();
+    expect(JSON.stringify(stored)).not.toContain(secret.slice(6));
+    const got = await admin("GET", `/stores/${storeId}/webhooks/${created.WebhookId}`);
+    expect(got.json.Webhook).not.toHaveProperty("Secret");
+    const listed = await admin("GET", `/stores/${storeId}/webhooks`);
+    expect((listed.json.Webhooks as unknown[]).map((w) => (w as { WebhookId: string }).WebhookId)).toEqual([created.WebhookId]);
+    expect(listed.text).not.toContain(secret.slice(6));
+  });
+
+  it("PATCH changes Url, Events, Description and Enabled; DELETE removes the endpoint and its deliveries", async () => {
+    const { storeId, token } = await storeWithToken();
+    const hook = receiver();
+    const created = await createWebhook(storeId, "https://erp.example/a");
+    const patched = await admin("PATCH", `/stores/${storeId}/webhooks/${created.WebhookId}`, { Url: hook.url, Events: ["*", "order.created"], Description: "moved", Enabled: false });
+    expect(patched.status).toBe(200);
+    expect(patched.json.Webhook).toMatchObject({ Url: hook.url, Events: ["*"], Description: "moved", Enabled: false, DisabledReason: null });
+    await insert(token);
+    expect(await deliveries(storeId, created.WebhookId)).toHaveLength(0);
+    await admin("PATCH", `/stores/${storeId}/webhooks/${created.WebhookId}`, { Enabled: true });
+    await insert(token);
+    await until(() => hook.accepted.length === 1);
+    expect((await admin("DELETE", `/stores/${storeId}/webhooks/${created.WebhookId}`)).status).toBe(200);
+    expect((await admin("GET", `/stores/${storeId}/webhooks/${created.WebhookId}`)).status).toBe(404);
+    const left = await env.DB.prepare("select count(*) as n from webhook_deliveries where webhook_id = ?").bind(created.WebhookId).first<{ n: number }>();
+    expect(left!.n).toBe(0);
+  });
+});
+
+describe("a deleted store", () => {
+  it("the cron's purge removes its endpoints and their events with the store", async () => {
+    const { storeId, token } = await storeWithToken();
+    const hook = receiver();
+    await createWebhook(storeId, hook.url);
+    await insert(token);
+    await insert(token);
+    await until(() => hook.accepted.length === 2);
+    expect((await admin("DELETE", `/stores/${storeId}`)).status).toBe(200);
+    for (let run = 0; run < 3 && (await webhookRows(storeId)) > 0; run++) await fireCron();
+    expect(await webhookRows(storeId)).toBe(0);
+    expect((await env.DB.prepare("select count(*) as n from webhook_deliveries where store_id = ?").bind(storeId).first<{ n: number }>())!.n).toBe(0);
+    expect((await env.DB.prepare("select count(*) as n from stores where id = ?").bind(storeId).first<{ n: number }>())!.n).toBe(0);
+  });
+});
+
+describe("rotation", () => {
+  it("after a rotation both secrets sign for 24 hours (two v1 signatures), then only the new one", async () => {
+    const { storeId, token } = await storeWithToken();
+    const hook = receiver();
+    const created = await createWebhook(storeId, hook.url);
+    const rotated = await admin("POST", `/stores/${storeId}/webhooks/${created.WebhookId}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    const fresh = (rotated.json.Webhook as { Secret: string }).Secret;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(created.Secret);
+    const expires = Date.parse((rotated.json.Webhook as { PreviousSecretExpiresAt: string }).PreviousSecretExpiresAt);
+    expect(Math.abs(expires - (Date.now() + 24 * HOUR))).toBeLessThan(60_000);
+    expect((await admin("GET", `/stores/${storeId}/webhooks/${created.WebhookId}`)).json.Webhook).not.toHaveProperty("Secret");
+
+    await insert(token);
+    await until(() => hook.accepted.length === 1);
+    const during = hook.accepted[0]!;
+    expect(during.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    expect(verified(created.Secret, during).type).toBe("order.created");
+    expect(verified(fresh, during).type).toBe("order.created");
+
+    // The next event's first attempt fails; its retry is made a day and an hour later.
+    hook.answer((_, i) => new Response("", { status: i === 1 ? 500 : 200 }));
+    await insert(token);
+    await until(async () => (await deliveries(storeId, created.WebhookId)).some((d) => d.Attempts === 1 && d.Status === "pending"));
+    await deliverAt(created.WebhookId, expires + HOUR);
+    expect(hook.accepted).toHaveLength(2);
+    const after = hook.accepted[1]!;
+    expect(after.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+    expect(verified(fresh, after).type).toBe("order.created");
+    expect(() => new Webhook(created.Secret).verify(after.body, after.headers)).toThrow(/No matching signature/);
+  });
+});
+
+describe("bad input", () => {
+  const cases: [string, unknown, RegExp][] = [
+    ["an http URL", { Url: "http://erp.example/hooks", Events: ["*"] }, /^'Url': must be an https:\/\/ URL \(http:\/\/ only for localhost or 127\.0\.0\.1\)$/],
+    ["a URL that is not one", { Url: "erp.example/hooks", Events: ["*"] }, /^'Url': must be an absolute https:\/\/ URL$/],
+    ["a URL over 2,048 characters", { Url: "https://erp.example/" + "a".repeat(2029), Events: ["*"] }, /^'Url': must be at most 2048 characters$/],
+    ["an unknown event", { Url: "https://erp.example/hooks", Events: ["order.created", "order.deleted"] }, /^'Events\[1\]': .*"order\.created".*"feed\.failed".*"\*"/],
+    ["no events", { Url: "https://erp.example/hooks", Events: [] }, /^'Events': must name at least one event/],
+    ["no Url", { Events: ["*"] }, /^'Url' is required$/],
+  ];
+  for (const [what, body, message] of cases) {
+    it(`refuses ${what} with 400 naming the field, and stores nothing`, async () => {
+      const { storeId } = await storeWithToken();
+      const res = await admin("POST", `/stores/${storeId}/webhooks`, body);
+      expect(res.status).toBe(400);
+      expect(res.json.Success).toBe(false);
+      expect(res.json.Message).toMatch(message);
+      expect(await webhookRows(storeId)).toBe(0);
+    });
+  }
+
+  it("accepts a URL of exactly 2,048 characters, and http on localhost and 127.0.0.1", async () => {
+    const { storeId } = await storeWithToken();
+    for (const url of ["https://erp.example/" + "a".repeat(2028), "http://localhost:3000/hooks", "http://127.0.0.1/hooks"]) {
+      expect((await admin("POST", `/stores/${storeId}/webhooks`, { Url: url, Events: ["*"] })).status).toBe(200);
+    }
+    expect(await webhookRows(storeId)).toBe(3);
+  });
+
+  it("a PATCH with bad input changes nothing", async () => {
+    const { storeId } = await storeWithToken();
+    const created = await createWebhook(storeId, "https://erp.example/hooks", ["order.created"]);
+    for (const body of [{ Url: "http://erp.example/x" }, { Events: ["nope"] }, { Enabled: "yes" }, { Secret: "whsec_x" }]) {
+      const res = await admin("PATCH", `/stores/${storeId}/webhooks/${created.WebhookId}`, body);
+      expect(res.status).toBe(400);
+      expect(res.json.Success).toBe(false);
+    }
+    expect((await admin("GET", `/stores/${storeId}/webhooks/${created.WebhookId}`)).json.Webhook).toMatchObject({ Url: "https://erp.example/hooks", Events: ["order.created"], Enabled: true });
+  });
+
+  it("another store's webhook is a 404 on every route, and is left as it was", async () => {
+    const mine = await storeWithToken();
+    const other = await storeWithToken();
+    const theirs = await createWebhook(other.storeId, "https://other.example/hooks");
+    const base = `/stores/${mine.storeId}/webhooks/${theirs.WebhookId}`;
+    for (const [method, path, body] of [
+      ["GET", base],
+      ["PATCH", base, { Enabled: false }],
+      ["DELETE", base],
+      ["POST", `${base}/rotate-secret`],
+      ["GET", `${base}/deliveries`],
+      ["POST", `${base}/deliveries/msg_x/retry`],
+    ] as [string, string, unknown?][]) {
+      const res = await admin(method, path, body);
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.json).toEqual({ Success: false, Message: `No webhook with WebhookId '${theirs.WebhookId}' in store '${mine.storeId}'.` });
+    }
+    expect((await admin("GET", `/stores/${other.storeId}/webhooks/${theirs.WebhookId}`)).json.Webhook).toMatchObject({ Enabled: true, PreviousSecretExpiresAt: null });
+    expect((await admin("POST", `/stores/st_unknown/webhooks`, { Url: "https://x.example", Events: ["*"] })).status).toBe(404);
+  });
+
+  it("the deliveries list refuses an unknown status and an unknown event id is a 404", async () => {
+    const { storeId } = await storeWithToken();
+    const created = await createWebhook(storeId, "https://erp.example/hooks");
+    const res = await admin("GET", `/stores/${storeId}/webhooks/${created.WebhookId}/deliveries?status=lost`);
+    expect(res.status).toBe(400);
+    expect(res.json.Message).toMatch(/^'status': .*"pending".*"delivered".*"failed"/);
+    const retry = await admin("POST", `/stores/${storeId}/webhooks/${created.WebhookId}/deliveries/msg_unknown/retry`);
+    expect(retry.status).toBe(404);
+    expect(retry.json.Message).toBe(`Webhook '${created.WebhookId}' has no event with EventId 'msg_unknown'.`);
+  });
+});
+
+describe("OpenAPI document", () => {
+  it("documents every webhook route with its answer", async () => {
+    const res = await call("GET", "/openapi.json");
+    const paths = (JSON.parse(res.text) as { paths: Record<string, Record<string, { tags?: string[] }>> }).paths;
+    const base = "/admin/v1/stores/{storeId}/webhooks";
+    const expected: [string, string][] = [
+      [base, "post"],
+      [base, "get"],
+      [`${base}/{webhookId}`, "get"],
+      [`${base}/{webhookId}`, "patch"],
+      [`${base}/{webhookId}`, "delete"],
+      [`${base}/{webhookId}/rotate-secret`, "post"],
+      [`${base}/{webhookId}/deliveries`, "get"],
+      [`${base}/{webhookId}/deliveries/{eventId}/retry`, "post"],
+    ];
+    for (const [path, method] of expected) expect(paths[path]?.[method]?.tags, `${method} ${path}`).toEqual(["Webhooks"]);
+  });
+});
