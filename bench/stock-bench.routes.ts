@@ -1,6 +1,6 @@
 // Benchmark-only route of bench/stock.bench.mjs (served by bench/sync-worker.ts, never by the
 // production Worker): the baseline of the stock push. It runs the cycle's own plan and due
-// reads (src/listings/listings.queries.ts) and the same simulated connector, but records each
+// reads (src/source-tables/listings.queries.ts) and the same simulated connector, but records each
 // Sku's outcome with its own statement (a batch of 1,000 per push) instead of the cycle's one
 // statement per push: what the listings design saves over the per-row way delivery records.
 import { z } from "zod";
@@ -10,7 +10,7 @@ import { ok } from "../src/http/envelope";
 import { createRouter } from "../src/http/create-router";
 import { validate } from "../src/http/validate";
 import { decryptJson } from "../src/lib/crypto";
-import { dueListings, planCursor, planListings, PLAN_ROWS, recordOutcomes } from "../src/listings/listings.queries";
+import { dueListings, planCursor, planListings, PLAN_ROWS, recordOutcomes } from "../src/source-tables/listings.queries";
 import { sourceById } from "../src/source-tables/sources.queries";
 import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
 import { memoryStorage } from "../src/sync/connectors/storage";

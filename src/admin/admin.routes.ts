@@ -3,6 +3,7 @@ import { createRouter } from "../http/create-router";
 import { adminOnly } from "./admin-auth";
 import { maintenanceRoutes } from "../maintenance/maintenance.routes";
 import { storesRoutes } from "../stores/stores.routes";
+import { storeDeletionRoutes } from "./store-deletion.routes";
 import { sourcesRoutes } from "../sources/sources.routes";
 import { syncRoutes } from "../sources/sync.routes";
 import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
@@ -14,6 +15,7 @@ import { webhooksRoutes } from "../webhooks/webhooks.routes";
 export const adminRoutes = createRouter()
   .use("*", adminOnly)
   .route("/", storesRoutes)
+  .route("/", storeDeletionRoutes)
   .route("/", maintenanceRoutes)
   .route("/", sourcesRoutes)
   .route("/", syncRoutes)

@@ -14,7 +14,7 @@ import { toWireDate } from "../lib/dates";
 import { requireStore } from "../stores/stores.queries";
 import { connectorEntry } from "../sync/connectors";
 import { findSource } from "../source-tables/sources.queries";
-import { countListings, listListings } from "./listings.queries";
+import { countListings, listListings } from "../source-tables/listings.queries";
 
 const params = z.object({ storeId: z.string(), sourceId: z.string() });
 const query = z.object({

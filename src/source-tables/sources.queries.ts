@@ -5,7 +5,7 @@
 // table, so its owner sits below both, beside set-aside.queries.ts: the engine reaches it
 // without importing the routes' folder, which imports the engine.
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { deleteListingsOf } from "../listings/listings.queries";
+import { deleteListingsOf } from "./listings.queries";
 import type { Db } from "../db/client";
 import { sources, stores } from "../db/schema";
 import { renameOrderSource, setSyncErrors } from "../orders/orders.writes";

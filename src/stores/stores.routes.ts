@@ -1,6 +1,7 @@
 // /admin/v1/stores and /admin/v1/consumer-keys: the operator's side of tenancy, limits and keys.
 // The statements live with their tables: stores.queries.ts and src/consumer-keys/consumer-keys.queries.ts.
-// Keys are a store's: deleting the store revokes them through the same grant publishing.
+// Keys are a store's; deleting a store touches every resource, so it is admin-wide
+// (src/admin/store-deletion.routes.ts) and revokes the keys through the same grant publishing.
 import { z } from "zod";
 import { getDb } from "../db/client";
 import { ApiError } from "../http/errors";
@@ -12,15 +13,11 @@ import { randomId, sha256Hex, toBase64Url } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
 import { LIFESPANS } from "../auth/tokens";
 import { SCOPES } from "../auth/scopes";
-import { grantOf } from "../throttle/rate-limiter";
+import { publishGrant } from "../throttle/rate-limiter";
 import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { LIMIT_NAMES, type LimitName } from "./limits";
-import { keyAnswer, storeAnswer } from "./stores.schemas";
-import { insertStore, limitsOf, listStores, markStoreDeleted, requireStore, updateStore, usageOf, type StoreRow } from "./stores.queries";
-import { listStoreFeeds } from "../feeds/feeds.queries";
-
-const STORE_DELETED =
-  "The store is deleted: its keys and feed schedules stopped now; its orders, buyer data, products, feeds and their files, and sources are purged in the background (every 15 minutes, in batches).";
+import { keyAnswer, storeAnswer, storeParam } from "./stores.schemas";
+import { insertStore, limitsOf, listStores, requireStore, updateStore, usageOf, type StoreRow } from "./stores.queries";
 
 /** Each limit a whole number from 0 (nothing more may be stored) to a billion; bytes to a trillion (1 TB). */
 const limitMax = (name: LimitName) => (name === "StoredBytes" ? 1_000_000_000_000 : 1_000_000_000);
@@ -49,7 +46,6 @@ const createKeyBody = z.object({
   LeakRatePerSecond: z.number().min(0.001).max(10_000).optional(),
 });
 
-const storeParam = z.object({ storeId: z.string() });
 const keyParam = z.object({ consumerKeyId: z.string() });
 
 const wireStore = (s: StoreRow): z.input<typeof storeAnswer> => ({ StoreId: s.id, Name: s.name, MaskBuyerPii: s.maskBuyerPii, DateCreated: toWireDate(s.createdAt), Limits: limitsOf(s) });
@@ -68,18 +64,6 @@ const wireKey = (k: KeyRow): z.input<typeof keyAnswer> => ({
 /** The store view: its settings, its limits and what it uses of each. */
 async function storeView(env: Env, store: StoreRow) {
   return { ...wireStore(store), Usage: await usageOf(getDb(env), store.id) };
-}
-
-/** Tells a key's RateLimiter what it now may do; revocation reaches it before the answer. */
-async function publishGrant(env: Env, key: KeyRow, storeDeleted = false): Promise<void> {
-  try {
-    await env.RATE_LIMITER.getByName(key.id).setGrant(grantOf(key, storeDeleted));
-  } catch (error) {
-    console.error("publishing a grant failed", key.id, error);
-    throw new ApiError(503, "The key's rate limiter could not be reached; nothing was changed in the database. Try again.", {
-      "Retry-After": "1",
-    });
-  }
 }
 
 export const storesRoutes = createRouter()
@@ -106,20 +90,6 @@ export const storesRoutes = createRouter()
     const next = await updateStore(getDb(c.env), store.id, { name: body.Name, maskBuyerPii: body.MaskBuyerPii, limits: body.Limits });
     if (!next) throw new ApiError(404, `No store with StoreId '${store.id}'.`);
     return ok(c, { Store: await storeView(c.env, next) });
-  })
-  .delete("/stores/:storeId", documented("admin", { summary: "Delete a store (every token of its keys stops; its data is purged in the background)", tags: ["Stores"], answer: envelope({}) }), validate("param", storeParam), async (c) => {
-    const store = await requireStore(c.env, c.req.valid("param").storeId);
-    const db = getDb(c.env);
-    // Every token of the store's keys stops working on its next call. The limiters are told
-    // first: if one cannot be reached the store is not yet marked deleted, so a retry of this
-    // DELETE finds it and finishes the job (revocation is idempotent).
-    const keys = await keysOfStore(db, store.id);
-    await Promise.all(keys.map((key) => publishGrant(c.env, key, true)));
-    await markStoreDeleted(db, store.id, Date.now());
-    // Its feeds stop compiling now (a compile or alarm already under way finds no feed); the
-    // rest of what it held is purged by the cron (src/admin/store-purge.ts).
-    await Promise.all((await listStoreFeeds(db, store.id)).map((feed) => c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null)));
-    return ok(c, { Message: STORE_DELETED });
   })
   .post(
     "/stores/:storeId/consumer-keys",

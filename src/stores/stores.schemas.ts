@@ -31,3 +31,6 @@ export const keyAnswer = z
     DateRevoked: z.string().nullable(),
   })
   .meta({ id: "ConsumerKey" });
+
+/** The path parameter of every /stores/:storeId route. */
+export const storeParam = z.object({ storeId: z.string() });

@@ -1,6 +1,7 @@
 // The one interface every marketplace connector implements, and the only vocabulary the sync
 // core and a connector share. Everything marketplace-specific (URLs, auth, payload shapes,
 // status names, pacing) stays inside src/sync/connectors/<type>/.
+import { MAX_RETRY_AFTER_MS } from "../lib/retry-after";
 
 /** An order as a connector hands it to the importer, in the service's own vocabulary. */
 export interface ImportedOrder {
@@ -198,7 +199,7 @@ export interface Connector {
   };
   /** Asks for the result of a submitted delivery. Required when the connector answers `submitted`. */
   checkSubmitted?(delivery: Delivery, reference: string): Promise<SubmissionStatus>;
-  /** Optional: the marketplace takes each Sku's quantity and price (decisions 11; src/listings/push.ts). */
+  /** Optional: the marketplace takes each Sku's quantity and price (decisions 11; src/sync/listings-push.ts). */
   readonly listings?: ListingsPush;
 }
 
@@ -242,7 +243,7 @@ export interface ListingsPush {
 }
 
 /** The longest wait a marketplace can ask for (decisions 6): a longer Retry-After counts as this. */
-export const MAX_MARKETPLACE_WAIT_MS = 60 * 60_000;
+export const MAX_MARKETPLACE_WAIT_MS = MAX_RETRY_AFTER_MS;
 
 /**
  * A marketplace call that failed. `retryable` is false for answers that will not change on a

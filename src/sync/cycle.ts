@@ -11,7 +11,7 @@ import { connectorEntry } from "./connectors";
 import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SourceStorage } from "./connectors/storage";
 import { deliverPending } from "./delivery";
-import { pushListings } from "../listings/push";
+import { pushListings } from "./listings-push";
 import { importOrders, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../source-tables/sources.queries";
 import { wakeStoreWebhooks } from "../webhooks/wake";

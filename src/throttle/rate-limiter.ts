@@ -11,6 +11,7 @@ import { getDb } from "../db/client";
 import { findKeyWithStore, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { type BucketConfig, DEFAULT_BUCKET, decide, rebase, remainingAt, sameBucket } from "./gcra";
 import { laterBookmark } from "./bookmark";
+import { ApiError } from "../http/errors";
 
 export interface KeyGrant {
   storeId: string;
@@ -176,4 +177,16 @@ export function grantOf(key: KeyRow, storeDeleted = false): KeyGrant {
       ratePerSecond: key.leakRatePerSecond ?? DEFAULT_BUCKET.ratePerSecond,
     },
   };
+}
+
+/** Tells a key's RateLimiter what it now may do; revocation reaches it before the answer. */
+export async function publishGrant(env: Env, key: KeyRow, storeDeleted = false): Promise<void> {
+  try {
+    await env.RATE_LIMITER.getByName(key.id).setGrant(grantOf(key, storeDeleted));
+  } catch (error) {
+    console.error("publishing a grant failed", key.id, error);
+    throw new ApiError(503, "The key's rate limiter could not be reached; nothing was changed in the database. Try again.", {
+      "Retry-After": "1",
+    });
+  }
 }

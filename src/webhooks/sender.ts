@@ -8,7 +8,7 @@
 // once; an event failed for good disables it when the endpoint's last 5 events all failed.
 // Redirects are not followed (a 3xx is a failure) and an attempt is cut off after 15 seconds.
 import type { Db } from "../db/client";
-import { retryAfterMs } from "../sync/connectors/kit/marketplace-http";
+import { retryAfterMs } from "../lib/retry-after";
 import { signedHeaders, signingSecrets } from "./signing";
 import {
   dueDeliveries,

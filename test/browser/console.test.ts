@@ -124,7 +124,10 @@ it("runs an operator's day from sign-in to sign-out", async () => {
 
   // Orders: the imported ones are listed; find one by its marketplace number and open it.
   await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Orders" }).click();
-  const rows = page.getByRole("table", { name: /Orders, page 1/ }).locator("tbody tr");
+  const table = page.getByRole("table", { name: /Orders, page 1/ });
+  // count() does not wait: the page must have arrived first (a loaded machine is slower than the click).
+  await table.waitFor();
+  const rows = table.locator("tbody tr");
   expect(await rows.count()).toBe(imported);
   const number = (await rows.first().locator("td").nth(1).textContent())!;
   await check("orders");

@@ -628,6 +628,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hub at a glance: every store's orders today and over 7 days, sources' health, backlog, feeds, and what needs the operator first
+         * @description Answered in 6 D1 statements whatever the stores hold: orders from the day counts the database keeps, sources from their last 20 cycles.
+         */
+        get: operations["getAdminV1Overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A store at a glance: orders per day per source over 30 days, statuses now, each source's last 20 cycles, the delivery backlog, feeds
+         * @description Answered in 7 D1 statements whatever the store holds: orders from the day counts the database keeps, never from the orders themselves.
+         */
+        get: operations["getAdminV1StoresByStoreIdOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a store's webhook endpoints */
+        get: operations["getAdminV1StoresByStoreIdWebhooks"];
+        put?: never;
+        /** Add a webhook endpoint (its Secret is shown only in this answer) */
+        post: operations["postAdminV1StoresByStoreIdWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["getAdminV1StoresByStoreIdWebhooksByWebhookId"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint and its deliveries */
+        delete: operations["deleteAdminV1StoresByStoreIdWebhooksByWebhookId"];
+        options?: never;
+        head?: never;
+        /** Change a webhook's Url, Events or Description, or enable or disable it */
+        patch: operations["patchAdminV1StoresByStoreIdWebhooksByWebhookId"];
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the secret: the new one is shown only in this answer; the old one signs beside it for 24 hours */
+        post: operations["postAdminV1StoresByStoreIdWebhooksByWebhookIdRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's events and their attempts (newest 200; ?status= pending, delivered or failed) */
+        get: operations["getAdminV1StoresByStoreIdWebhooksByWebhookIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/webhooks/{webhookId}/deliveries/{eventId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed event again (a fresh round of attempts) */
+        post: operations["postAdminV1StoresByStoreIdWebhooksByWebhookIdDeliveriesByEventIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orders/count": {
         parameters: {
             query?: never;
@@ -796,7 +924,7 @@ export interface components {
             SourceId: string;
             StoreId: string;
             /** @enum {string} */
-            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon";
+            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon" | "etsy";
             Name: string;
             Enabled: boolean;
             /** @description Secret fields are answered as ********. */
@@ -969,6 +1097,21 @@ export interface components {
             carrierCodes: string[];
             pushStock?: boolean;
         };
+        EtsySettings: {
+            /** @description The app's keystring (API key) from Etsy's developer portal. */
+            keystring: string;
+            /** @description The app's shared secret; Etsy wants every call's x-api-key as keystring:shared_secret. */
+            sharedSecret: string;
+            /** @description The seller's refresh token from Etsy's OAuth consent (scopes transactions_r transactions_w). Etsy issues a new one at each renewal; the source keeps it. */
+            refreshToken: string;
+            /** @description The seller's numeric Etsy shop id. */
+            shopId: number;
+            /** Format: uri */
+            baseUrl?: string;
+            /** Format: uri */
+            tokenUrl?: string;
+            pushStock?: boolean;
+        };
         Delivery: {
             DeliveryId: string;
             OrderId: string;
@@ -1027,6 +1170,180 @@ export interface components {
                 Errors: string[];
                 Warnings: string[];
             }[];
+        };
+        HubOverview: {
+            DateGenerated: string;
+            /** @description A UTC day, YYYY-MM-DD. */
+            Today: string;
+            /** @description What needs the operator first: failing sources (longest first), failed deliveries (most first), failed compiles. */
+            Attention: components["schemas"]["AttentionItem"][];
+            Stores: components["schemas"]["HubStore"][];
+        };
+        AttentionItem: {
+            /** @enum {string} */
+            Kind: "SourceFailing" | "DeliveriesFailed" | "CompileFailed";
+            StoreId: string;
+            StoreName: string;
+            SourceId: string | null;
+            FeedId: string | null;
+            /** @description The source's or the feed's name. */
+            Name: string;
+            /** @description Failed cycles in a row, failed deliveries, or 1 for a compile. */
+            Count: number;
+            /** @description A failing source: when its failed cycles began. */
+            Since: string | null;
+            /** @description The last error, or the compile's message. */
+            Detail: string;
+        };
+        HubStore: {
+            StoreId: string;
+            Name: string;
+            OrdersToday: number;
+            /** @description Today and the 6 days before (UTC), by creation at the marketplace. */
+            OrdersLast7Days: number;
+            DeliveriesPending: number;
+            DeliveriesFailed: number;
+            SetAside: number;
+            Sources: components["schemas"]["SourceHealth"][];
+            Feeds: components["schemas"]["FeedHealth"][];
+        };
+        SourceHealth: {
+            SourceId: string;
+            Name: string;
+            Type: string;
+            Enabled: boolean;
+            /** @description null before the first cycle. */
+            LastCycle: components["schemas"]["CycleOutcome"] | null;
+            /** @description Cycles in a row, up to the last, that ended with an error (of the 20 kept). */
+            FailedCycles: number;
+            /** @description When the first of those failed cycles started; null when the last cycle went through. */
+            FailingSince: string | null;
+            DeliveriesPending: number;
+            DeliveriesSubmitted: number;
+            DeliveriesFailed: number;
+            SetAside: number;
+        };
+        CycleOutcome: {
+            DateStarted: string | null;
+            DateEnded: string | null;
+            OrdersImported: number;
+            OrdersSetAside: number;
+            Delivered: number;
+            DeliveriesFailed: number;
+            /** @description null: the cycle went through. */
+            Error: string | null;
+        };
+        FeedHealth: {
+            FeedId: string;
+            Name: string;
+            Status: string;
+            StatusMessage: string;
+            Score: number;
+            DateLastCompiled: string | null;
+            CompilationTotalCount: number;
+            CompilationValidCount: number;
+            CompilationWarningCount: number;
+            CompilationErrorCount: number;
+        };
+        StoreOverview: {
+            StoreId: string;
+            Name: string;
+            DateGenerated: string;
+            /** @description A UTC day, YYYY-MM-DD. */
+            Today: string;
+            OrdersToday: number;
+            OrdersLast7Days: number;
+            /** @description Orders by their creation day at the marketplace and their OrderSource. */
+            OrdersPerDay: {
+                /** @description The last 30 UTC days, oldest first, today last. */
+                Days: string[];
+                Sources: {
+                    OrderSource: string;
+                    /** @description One a day, as Days. */
+                    Counts: number[];
+                }[];
+                /** @description One a day, as Days: the sum of the sources. */
+                Totals: number[];
+            };
+            /** @description Every order the store holds, by status now. */
+            OrderStatuses: {
+                /** @enum {string} */
+                Status: "New" | "Processing" | "Shipped" | "Canceled";
+                Count: number;
+            }[];
+            /** @description The delivery backlog of all the store's sources. */
+            Deliveries: {
+                Pending: number;
+                Submitted: number;
+                Failed: number;
+            };
+            SetAside: number;
+            Sources: {
+                SourceId: string;
+                Name: string;
+                Type: string;
+                Enabled: boolean;
+                /** @description null before the first cycle. */
+                LastCycle: components["schemas"]["CycleOutcome"] | null;
+                /** @description Cycles in a row, up to the last, that ended with an error (of the 20 kept). */
+                FailedCycles: number;
+                /** @description When the first of those failed cycles started; null when the last cycle went through. */
+                FailingSince: string | null;
+                DeliveriesPending: number;
+                DeliveriesSubmitted: number;
+                DeliveriesFailed: number;
+                SetAside: number;
+                /** @description The last 20 cycles, oldest first. */
+                Cycles: components["schemas"]["CycleOutcome"][];
+            }[];
+            Feeds: components["schemas"]["FeedHealth"][];
+            /** @description What needs the operator first: failing sources (longest first), failed deliveries (most first), failed compiles. */
+            Attention: components["schemas"]["AttentionItem"][];
+        };
+        WebhookWithSecret: {
+            WebhookId: string;
+            StoreId: string;
+            Url: string;
+            Events: string[];
+            Description: string;
+            Enabled: boolean;
+            /** @description Why the hub disabled the endpoint (a 410, or its last 5 events failed); null otherwise. */
+            DisabledReason: string | null;
+            /** @description Until when the secret before the last rotation still signs beside the new one. */
+            PreviousSecretExpiresAt: string | null;
+            DateCreated: string | null;
+            DateUpdated: string | null;
+            /** @description whsec_ + base64 of 32 random bytes; shown only in this answer. */
+            Secret: string;
+        };
+        Webhook: {
+            WebhookId: string;
+            StoreId: string;
+            Url: string;
+            Events: string[];
+            Description: string;
+            Enabled: boolean;
+            /** @description Why the hub disabled the endpoint (a 410, or its last 5 events failed); null otherwise. */
+            DisabledReason: string | null;
+            /** @description Until when the secret before the last rotation still signs beside the new one. */
+            PreviousSecretExpiresAt: string | null;
+            DateCreated: string | null;
+            DateUpdated: string | null;
+        };
+        WebhookDelivery: {
+            /** @description The webhook-id header the receiver saw, the same on every attempt. */
+            EventId: string;
+            /** @enum {string} */
+            Type: "order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed";
+            /** @enum {string} */
+            Status: "pending" | "delivered" | "failed";
+            Attempts: number;
+            LastStatusCode: number | null;
+            LastError: string | null;
+            /** @description When a pending event is tried next; null once delivered or failed. */
+            NextAttemptAt: string | null;
+            DateCreated: string | null;
+            DateFinished: string | null;
         };
     };
     responses: never;
@@ -3750,6 +4067,12 @@ export interface operations {
                     Name: string;
                     Settings?: components["schemas"]["AmazonSettings"];
                     Enabled?: boolean;
+                } | {
+                    /** @constant */
+                    Type: "etsy";
+                    Name: string;
+                    Settings?: components["schemas"]["EtsySettings"];
+                    Enabled?: boolean;
                 };
             };
         };
@@ -4730,6 +5053,7 @@ export interface operations {
                             Delivered: number;
                             DeliveriesFailed: number;
                             Sources: components["schemas"]["Cycle"][];
+                            Queued: number;
                         };
                     };
                 };
@@ -6243,6 +6567,949 @@ export interface operations {
                             DateUpdated: string | null;
                         }[];
                         NextAfter: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1Overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Overview: components["schemas"]["HubOverview"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Overview: components["schemas"]["StoreOverview"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Webhooks: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAdminV1StoresByStoreIdWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Url: string;
+                    Events: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed" | "*")[];
+                    Description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Webhook: components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Webhook: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAdminV1StoresByStoreIdWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchAdminV1StoresByStoreIdWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Url?: string;
+                    Events?: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed" | "*")[];
+                    Description?: string;
+                    Enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Webhook: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAdminV1StoresByStoreIdWebhooksByWebhookIdRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Webhook: components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdWebhooksByWebhookIdDeliveries: {
+        parameters: {
+            query?: {
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Deliveries: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAdminV1StoresByStoreIdWebhooksByWebhookIdDeliveriesByEventIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                webhookId: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Delivery: components["schemas"]["WebhookDelivery"];
                     };
                 };
             };

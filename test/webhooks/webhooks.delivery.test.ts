@@ -153,12 +153,13 @@ describe("retries", () => {
     await insert(token);
     await until(() => hook.all.length === 1);
     const sent = Date.now();
-    await until(async () => (await list())[0]?.Attempts === 1, 45_000);
+    // Real seconds: generous above (a loaded CI machine runs alarms late), strict below.
+    await until(async () => (await list())[0]?.Attempts === 1, 100_000);
     const waited = Date.now() - sent;
     expect(waited).toBeGreaterThanOrEqual(14 * SECOND);
-    expect(waited).toBeLessThan(40 * SECOND);
+    expect(waited).toBeLessThan(100 * SECOND);
     expect((await list())[0]).toMatchObject({ Status: "pending", LastStatusCode: null, LastError: "No answer within 15 seconds." });
-  });
+  }, 120_000);
 
   it("a redirect is not followed: the attempt failed, naming the Location", async () => {
     const { token, hook, list } = await setup();

@@ -3,7 +3,10 @@
 // with a 16 MiB cap whatever the marketplace sends, Retry-After capped at one hour, an answer
 // that failed turned into a MarketplaceError, and Basic credentials as UTF-8. A marketplace's own
 // part (how it describes its errors, which statuses are worth a retry) is passed in.
-import { MAX_MARKETPLACE_WAIT_MS, MarketplaceError } from "../../connector";
+import { MarketplaceError } from "../../connector";
+import { retryAfterMs } from "../../../lib/retry-after";
+
+export { retryAfterMs };
 
 /** The most of one answer the hub reads (decisions 6): a larger one ends the window. */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -153,26 +156,6 @@ async function readErrorBody(response: Response): Promise<string> {
 }
 
 /** The wait a Retry-After that cannot be read stands for. */
-export const UNREADABLE_RETRY_AFTER_MS = 60_000;
-
-/**
- * Retry-After as milliseconds: delta-seconds or an HTTP date, at most an hour; null when absent,
- * a minute when it cannot be read.
- */
-export function retryAfterMs(header: string | null, now: Date): number | null {
-  if (header === null || header.trim() === "") return null;
-  const value = header.trim();
-  let ms: number;
-  if (/^\d+(\.\d+)?$/.test(value)) ms = Number(value) * 1000;
-  else {
-    // An HTTP date starts with its day's name; anything else Date.parse might take ("-5") is not one.
-    const at = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
-    ms = Number.isNaN(at) ? UNREADABLE_RETRY_AFTER_MS : at - now.getTime();
-  }
-  if (Number.isNaN(ms)) ms = UNREADABLE_RETRY_AFTER_MS;
-  return Math.round(Math.min(MAX_MARKETPLACE_WAIT_MS, Math.max(0, ms)));
-}
-
 /** `Basic base64(id:secret)` with the credentials as UTF-8 (btoa alone takes Latin-1). */
 export function basicAuthorization(id: string, secret: string): string {
   let binary = "";

@@ -4,8 +4,8 @@
 // outcome is written before the next push is made: a cycle cut off at any point repeats at most
 // the push in flight, and its values are absolute, so the repeat is harmless. A value the
 // marketplace accepted is never sent again unless it changes.
-import { MarketplaceError, type ListingOutcome, type ListingsPush, type ListingUpdate } from "../sync/connector";
-import { dueListings, planCursor, planListings, PLAN_ROWS, recordOutcomes, type DueListing, type RecordedOutcome } from "./listings.queries";
+import { MarketplaceError, type ListingOutcome, type ListingsPush, type ListingUpdate } from "./connector";
+import { dueListings, planCursor, planListings, PLAN_ROWS, recordOutcomes, type DueListing, type RecordedOutcome } from "../source-tables/listings.queries";
 
 /** Plan statements one cycle runs at most (the rest is planned by the next cycle). */
 const MAX_PLAN_STATEMENTS = 40;
