@@ -8,6 +8,7 @@ import type { importSummary } from "../feeds/catalog";
 import type { adminFeed, compileProgressAnswer } from "../feeds/feeds.wire";
 import type { orderDelivery, wireOrder } from "../orders/orders.wire";
 import type { hubOverview, storeOverview } from "../overview/overview.schemas";
+import type { listingsAnswer } from "../listings/listings.schemas";
 import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sources/sources.schemas";
 
 export type Store = z.infer<typeof storeAnswer>;
@@ -27,3 +28,5 @@ export type ImportSummary = z.infer<typeof importSummary>;
 export type HubOverview = z.infer<typeof hubOverview>;
 export type StoreOverview = z.infer<typeof storeOverview>;
 export type AttentionItem = HubOverview["Attention"][number];
+export type Listings = z.infer<typeof listingsAnswer>;
+export type Listing = Listings["Listings"][number];

@@ -9,6 +9,7 @@ import { ApiError } from "../http/errors";
 import { createRouter } from "../http/create-router";
 import { documented, envelope } from "../http/openapi";
 import { validate } from "../http/validate";
+import { listingsAnswer } from "./listings.schemas";
 import { decryptJson } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
 import { requireStore } from "../stores/stores.queries";
@@ -24,35 +25,12 @@ const query = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-const wireDate = z.string().nullable();
-const listingAnswer = z.object({
-  Sku: z.string(),
-  Status: z.enum(LISTING_STATES).describe("pending: to send; accepted: the marketplace shows the current values; unknownSku: it has no such listing; refused: it refused the values (not sent again until they change)."),
-  AcceptedQuantity: z.number().int().nullable(),
-  AcceptedPrice: z.number().nullable(),
-  DateAccepted: wireDate,
-  PendingQuantity: z.number().int().nullable().describe("The catalog's Quantity when last planned: what the marketplace must end up showing."),
-  PendingPrice: z.number().nullable(),
-  Currency: z.string().nullable(),
-  Attempts: z.number().int(),
-  DateNextAttempt: wireDate,
-  LastError: z.string().nullable(),
-  DateUpdated: wireDate,
-});
-
-const PUSH_STATES = ["Enabled", "ImportOnly", "NotApplicable"] as const;
-
 export const listingsRoutes = createRouter().get(
   "/stores/:storeId/sources/:sourceId/listings",
   documented("admin", {
     summary: "Stock and price per Sku at a source (decisions 11)",
     tags: ["Sources"],
-    answer: envelope({
-      Push: z.enum(PUSH_STATES).describe("NotApplicable: this marketplace takes no stock or price; ImportOnly: Settings.pushStock is false."),
-      Counts: z.object({ Pending: z.number().int(), Accepted: z.number().int(), UnknownSku: z.number().int(), Refused: z.number().int() }),
-      Listings: z.array(listingAnswer),
-      NextAfter: z.string().nullable(),
-    }),
+    answer: envelope(listingsAnswer.shape),
   }),
   validate("param", params),
   validate("query", query),

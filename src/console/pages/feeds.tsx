@@ -3,6 +3,7 @@
 import { failureOf } from "../admin-api";
 import { ReadError, Field, PostForm, Select, StoreNav, Table, TextArea, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, countParam, doneNotice, enc, failed, formOf, notFound, text, withStore, type C } from "../context";
+import { DEFAULT_TEMPLATE, TEMPLATE_CHOICES } from "../../feeds/templates";
 import type { CompileProgress, Feed, ImportSummary } from "../wire";
 
 const feedApi = (c: C) => `/feeds/${enc(c.req.param("feedId") ?? "")}`;
@@ -43,7 +44,7 @@ async function feedsPage(c: C, uploaded?: ImportSummary) {
         <PostForm action={`${base}/feeds`} name="create-feed" fields={["Name", "Format", "Template", "Columns", "CompileIntervalMinutes"]}>
           <Field form="create-feed" name="Name" label="Name" required attrs={{ maxlength: 200 }} />
           <Select form="create-feed" name="Format" label="Format" required value="csv" options={[["csv", "CSV"], ["tsv", "TSV"]]} />
-          <Select form="create-feed" name="Template" label="Template" value="google-shopping" options={[["google-shopping", "Google Shopping"]]} />
+          <Select form="create-feed" name="Template" label="Template" value={DEFAULT_TEMPLATE} options={TEMPLATE_CHOICES} hint="The channel whose fields and rules the feed follows." />
           <TextArea
             form="create-feed"
             name="Columns"

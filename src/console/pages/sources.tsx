@@ -1,10 +1,11 @@
 // Console pages: a store's marketplace sources: list, add one of each Type (a form built from its
 // connector's Settings in the OpenAPI document), status with the recent cycles, deliveries with
-// retry, set-aside orders (mapped again on demand, or dismissed one by one), enable or disable,
-// sync now. Mounted at /console/stores/:storeId/sources.
+// retry, stock and price per Sku (./listings.tsx), set-aside orders (mapped again on demand, or
+// dismissed one by one), enable or disable, sync now. Mounted at /console/stores/:storeId/sources.
 import type { AdminApi } from "../admin-api";
 import { ReadError, Field, FormError, PostForm, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
-import { back, consoleRouter, countParam, doneNotice, enc, failed, formOf, notFound, text, withStore, type C } from "../context";
+import { back, consoleRouter, countParam, doneNotice, enc, failed, fieldOf, formOf, notFound, text, withStore, type C } from "../context";
+import { ListingsSection, listingsFilter, loadListings } from "./listings";
 import { SettingsFields, settingsFromForm, settingsSpecs, type SettingsSpec } from "../settings-form";
 import type { Delivery, SetAsideOrder, SetAsideRetry, Source } from "../wire";
 
@@ -76,16 +77,20 @@ async function sourcePage(c: C) {
   const api = c.var.api;
   const path = sourceApi(c);
   const base = sourceUrl(c);
-  const [res, pending, failedRows, setAside] = await Promise.all([
+  const filter = listingsFilter(c);
+  const [res, pending, failedRows, setAside, listings] = await Promise.all([
     api.call<{ Source: Source }>("GET", path),
     api.call<{ Deliveries: Delivery[] }>("GET", `${path}/deliveries?status=pending`),
     api.call<{ Deliveries: Delivery[] }>("GET", `${path}/deliveries?status=failed`),
     api.call<{ SetAside: SetAsideOrder[] }>("GET", `${path}/set-aside`),
+    loadListings(c, path, filter),
   ]);
   const crumbs = storeCrumbs(store, ["Sources", `${storeBase(store)}/sources`]);
   if (!res.ok) return notFound(c, "Source not found", res, undefined, storeCrumbs(store));
   const s = res.data.Source;
   const st = s.Status;
+  // The API's refusal of a filter value is shown under that field of the filter form.
+  if (!listings.ok && !c.var.notice.error) c.set("notice", { form: "listings", error: listings.message, field: fieldOf(listings.message) });
   const last = st.RecentCycles[0];
   const done = doneNotice(c, {
     added: () => `Source '${s.Name}' added.`,
@@ -168,6 +173,7 @@ async function sourcePage(c: C) {
         rows={st.RecentCycles.map((y) => [when(y.DateStarted), String(y.OrdersFetched), String(y.OrdersImported), String(y.OrdersSetAside), String(y.Delivered), String(y.DeliveriesFailed), y.Error || "—"])}
         empty="no cycle yet."
       />
+      <ListingsSection res={listings} filter={filter} />
       <h2 id="set-aside">Set-aside orders</h2>
       {setAside.ok ? (
         <Table
