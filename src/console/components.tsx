@@ -166,6 +166,7 @@ export const StoreNav: FC<{ store: Store; current: string }> = ({ store, current
     ["Sources", `${base}/sources`],
     ["Orders", `${base}/orders`],
     ["Feeds", `${base}/feeds`],
+    ["Webhooks", `${base}/webhooks`],
   ];
   return (
     <nav aria-label="Store" class="tabs">

@@ -16,6 +16,7 @@ import { maintenancePages } from "./pages/maintenance";
 import { orderPages } from "./pages/orders";
 import { sourcePages } from "./pages/sources";
 import { storePages } from "./pages/stores";
+import { webhookPages } from "./pages/webhooks";
 import { renderer } from "./renderer";
 import { csrfMatches, endSession, readSession, startSession } from "./session";
 
@@ -122,5 +123,6 @@ export function consoleRoutes(appFetch: AppFetch) {
   router.route("/stores/:storeId/sources", sourcePages);
   router.route("/stores/:storeId/orders", orderPages);
   router.route("/stores/:storeId/feeds", feedPages);
+  router.route("/stores/:storeId/webhooks", webhookPages);
   return router;
 }

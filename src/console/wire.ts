@@ -9,6 +9,7 @@ import type { adminFeed, compileProgressAnswer } from "../feeds/feeds.wire";
 import type { orderDelivery, wireOrder } from "../orders/orders.wire";
 import type { hubOverview, storeOverview } from "../overview/overview.schemas";
 import type { listingsAnswer } from "../listings/listings.schemas";
+import type { deliveryAnswer as webhookDeliveryAnswer, webhookAnswer, webhookWithSecret } from "../webhooks/webhooks.schemas";
 import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sources/sources.schemas";
 
 export type Store = z.infer<typeof storeAnswer>;
@@ -30,3 +31,6 @@ export type StoreOverview = z.infer<typeof storeOverview>;
 export type AttentionItem = HubOverview["Attention"][number];
 export type Listings = z.infer<typeof listingsAnswer>;
 export type Listing = Listings["Listings"][number];
+export type Webhook = z.infer<typeof webhookAnswer>;
+export type NewWebhook = z.infer<typeof webhookWithSecret>;
+export type WebhookDelivery = z.infer<typeof webhookDeliveryAnswer>;
