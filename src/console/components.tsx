@@ -182,3 +182,17 @@ export const StoreNav: FC<{ store: Store; current: string }> = ({ store, current
     </nav>
   );
 };
+
+/** A secret shown once, read-only with a Copy button (public/console/console.js copies it). */
+export const CopyField: FC<{ id: string; label: string; value: string }> = ({ id, label, value }) => (
+  <div class="field">
+    <label for={id}>{label}</label>
+    <div class="copy-row">
+      <input id={id} type="text" readonly value={value} class="mono" />
+      <button type="button" data-copy={id}>
+        Copy
+      </button>
+    </div>
+    <p class="hint" aria-live="polite" id={`${id}-copied`}></p>
+  </div>
+);

@@ -2,7 +2,7 @@
 // revoke with confirmation. Mounted at /console/stores/:storeId/keys.
 import { SCOPES } from "../../auth/scopes";
 import { LIFESPANS } from "../../auth/tokens";
-import { ReadError, Checkbox, Field, PostForm, Select, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
+import { ReadError, Checkbox, CopyField, Field, PostForm, Select, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, doneNotice, enc, failed, formOf, text, withStore, type C } from "../context";
 import type { ConsumerKey, NewConsumerKey } from "../wire";
 
@@ -65,16 +65,7 @@ function createdPage(c: C, key: NewConsumerKey) {
       <p class="warning" role="alert">
         <strong>Copy the key now: it will not be shown again.</strong> Only its SHA-256 is stored.
       </p>
-      <div class="field">
-        <label for="new-key">Consumer key</label>
-        <div class="copy-row">
-          <input id="new-key" type="text" readonly value={key.Key} class="mono" />
-          <button type="button" data-copy="new-key">
-            Copy
-          </button>
-        </div>
-        <p class="hint" aria-live="polite" id="new-key-copied"></p>
-      </div>
+      <CopyField id="new-key" label="Consumer key" value={key.Key} />
       <p>
         Scopes: {key.Scopes.join(", ")}. Lifespan: {key.Lifespan}.
       </p>

@@ -3,7 +3,7 @@
 // failed one retried. Mounted at /console/stores/:storeId/webhooks; everything goes through the
 // admin API's webhook routes (src/webhooks/webhooks.routes.ts).
 import { EVENT_TYPES } from "../../webhooks/webhooks.schemas";
-import { ReadError, Checkbox, Field, PostForm, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
+import { ReadError, Checkbox, CopyField, Field, PostForm, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, doneNotice, enc, failed, formOf, text, withStore, type C } from "../context";
 import type { NewWebhook, Webhook, WebhookDelivery } from "../wire";
 
@@ -131,16 +131,7 @@ function secretPage(c: C, hook: NewWebhook, rotated: boolean) {
         <strong>Copy the secret now: it will not be shown again.</strong>{" "}
         {rotated ? "The previous secret keeps signing beside it for 24 hours, so the receiver can switch without losing an event." : "The receiver verifies each event with it (any Standard Webhooks library)."}
       </p>
-      <div class="field">
-        <label for="new-secret">Signing secret</label>
-        <div class="copy-row">
-          <input id="new-secret" type="text" readonly value={hook.Secret} class="mono" />
-          <button type="button" data-copy="new-secret">
-            Copy
-          </button>
-        </div>
-        <p class="hint" aria-live="polite" id="new-secret-copied"></p>
-      </div>
+      <CopyField id="new-secret" label="Signing secret" value={hook.Secret} />
       <p>
         <a href={webhooksBase(c)}>Back to the webhooks</a>
       </p>
