@@ -11,6 +11,7 @@ import { ordersAdminRoutes } from "../orders/orders.admin.routes";
 import { listingsRoutes } from "../listings/listings.routes";
 import { overviewRoutes } from "../overview/overview.routes";
 import { webhooksRoutes } from "../webhooks/webhooks.routes";
+import { shardsRoutes } from "../shards/shards.routes";
 
 export const adminRoutes = createRouter()
   .use("*", adminOnly)
@@ -23,4 +24,5 @@ export const adminRoutes = createRouter()
   .route("/", ordersAdminRoutes)
   .route("/", listingsRoutes)
   .route("/", overviewRoutes)
-  .route("/", webhooksRoutes);
+  .route("/", webhooksRoutes)
+  .route("/", shardsRoutes);

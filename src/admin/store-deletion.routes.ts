@@ -2,7 +2,7 @@
 // store at once, so it lives here, above them all. What must stop now stops in this request (every
 // token of the store's keys, its feeds' schedules); the rest of what it held is purged by the cron
 // in bounded batches (store-purge.ts).
-import { getDb } from "../db/client";
+import { directoryDb, storeDb } from "../db/shards";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
@@ -22,15 +22,14 @@ export const storeDeletionRoutes = createRouter().delete(
   validate("param", storeParam),
   async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
-    const db = getDb(c.env);
     // Every token of the store's keys stops working on its next call. The limiters are told
     // first: if one cannot be reached the store is not yet marked deleted, so a retry of this
     // DELETE finds it and finishes the job (revocation is idempotent).
-    const keys = await keysOfStore(db, store.id);
-    await Promise.all(keys.map((key) => publishGrant(c.env, key, true)));
-    await markStoreDeleted(db, store.id, Date.now());
+    const keys = await keysOfStore(directoryDb(c.env), store.id);
+    await Promise.all(keys.map((key) => publishGrant(c.env, key, { deleted: true, shard: store.shard })));
+    await markStoreDeleted(c.env, store, Date.now());
     // Its feeds stop compiling now (a compile or alarm already under way finds no feed).
-    await Promise.all((await listStoreFeeds(db, store.id)).map((feed) => c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null)));
+    await Promise.all((await listStoreFeeds(storeDb(c.env, store), store.id)).map((feed) => c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null, store.id)));
     return ok(c, { Message: STORE_DELETED });
   },
 );

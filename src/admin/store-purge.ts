@@ -10,12 +10,13 @@
 // nothing), and a run spends a fixed budget of batches, so a store of millions of orders spreads
 // over several runs instead of one invocation's limits. A deleted store is unreachable through
 // the API from the moment of its deletion, so purging over hours loses nothing.
-import { getDb, type Db } from "../db/client";
+import type { Db } from "../db/client";
+import { directoryDb, storeDb } from "../db/shards";
 import { deleteStockClockOf, purgeProducts } from "../feeds/products.queries";
 import { deleteFeed, listStoreFeeds } from "../feeds/feeds.queries";
 import { purgeOrdersStatements } from "../orders/orders.writes";
 import { deleteKeysOfStore } from "../consumer-keys/consumer-keys.queries";
-import { deletedStoreIds, deleteStoreRow } from "../stores/stores.queries";
+import { deletedStores, deleteStoreRow } from "../stores/stores.queries";
 import { deleteSource, listSources } from "../source-tables/sources.queries";
 import { purgeDeliveries } from "../webhooks/webhook-deliveries.queries";
 import { deleteWebhooksOfStore } from "../webhooks/webhooks.queries";
@@ -27,14 +28,16 @@ const BATCHES_PER_RUN = 50;
 
 /** Purges deleted stores, oldest deletion first, until this run's budget is spent. */
 export async function purgeDeletedStores(env: Env): Promise<void> {
-  const db = getDb(env);
   const budget = { left: BATCHES_PER_RUN };
-  for (const storeId of await deletedStoreIds(db, 10)) {
-    if (!(await purgeStore(env, db, storeId, budget))) return;
+  for (const store of await deletedStores(directoryDb(env), 10)) {
+    if (!(await purgeStore(env, storeDb(env, store), store.id, budget))) return;
   }
 }
 
-/** One store's purge, as far as the budget goes; true once the store is gone. */
+/**
+ * One store's purge, as far as the budget goes; true once the store is gone. Its data in its
+ * shard (`db`), then its keys and directory row last, so a purge cut off is found again.
+ */
 async function purgeStore(env: Env, db: Db, storeId: string, budget: { left: number }): Promise<boolean> {
   const spend = () => budget.left-- > 0;
   for (;;) {
@@ -47,7 +50,7 @@ async function purgeStore(env: Env, db: Db, storeId: string, budget: { left: num
     if ((await purgeProducts(db, storeId, BATCH)) < BATCH) break;
   }
   for (const feed of await listStoreFeeds(db, storeId)) {
-    await env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null);
+    await env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null, storeId);
     await deleteFeed(db, storeId, feed.id);
   }
   // Every file of the store's feeds, the current ones and any a compile left (keys are per store).
@@ -66,6 +69,8 @@ async function purgeStore(env: Env, db: Db, storeId: string, budget: { left: num
     if (!spend()) return false;
     if ((await purgeDeliveries(db, storeId, BATCH)) < BATCH) break;
   }
-  await db.batch([deleteKeysOfStore(db, storeId), deleteStockClockOf(db, storeId), deleteWebhooksOfStore(db, storeId), ...deleteStoreRow(db, storeId)]);
+  await db.batch([deleteStockClockOf(db, storeId), deleteWebhooksOfStore(db, storeId), ...deleteStoreRow(db, storeId)]);
+  const directory = directoryDb(env);
+  await directory.batch([deleteKeysOfStore(directory, storeId), ...deleteStoreRow(directory, storeId)]);
   return true;
 }

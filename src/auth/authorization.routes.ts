@@ -1,6 +1,6 @@
 // PUT /v1/Authorization: a consumer key in, a signed token out.
 import { z } from "zod";
-import { getDb } from "../db/client";
+import { directoryDb } from "../db/shards";
 import { findActiveKeyByHash } from "../consumer-keys/consumer-keys.queries";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
@@ -34,7 +34,7 @@ export const authorizationRoutes = createRouter().put("/", documented("exchange"
 }, validate("json", authorizationBody, { storesText: false }), async (c) => {
   const { ConsumerKey } = c.req.valid("json");
   const keyHash = await sha256Hex(ConsumerKey);
-  const key = await findActiveKeyByHash(getDb(c.env), keyHash);
+  const key = await findActiveKeyByHash(directoryDb(c.env), keyHash);
   // The lookup is by hash, so its timing says nothing about the key; the comparison is
   // constant-time all the same.
   if (!key || !timingSafeEqual(key.keyHash, keyHash)) throw new ApiError(401, INVALID_KEY);

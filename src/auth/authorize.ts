@@ -7,11 +7,12 @@
 // hands its session's bookmark back to the key's limiter before it is answered.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { ApiError, DENIED } from "../http/errors";
+import { ApiError, DENIED, storeSwitching } from "../http/errors";
 import type { AppEnv } from "../http/create-router";
 import { DEFAULT_BUCKET } from "../throttle/gcra";
 import type { Admission } from "../throttle/rate-limiter";
 import { openSession, type Db } from "../db/client";
+import { shardD1 } from "../db/shards";
 import { verifyToken } from "./tokens";
 import { toWireDate } from "../lib/dates";
 import type { Scope } from "./scopes";
@@ -65,7 +66,9 @@ export function requireScope(scope: Scope) {
     }
     // A write starts on the primary, so what it reads to decide (an order's state) is current.
     const reads = c.req.method === "GET" || c.req.method === "HEAD";
-    const session = openSession(c.env.DB, reads ? (admission.bookmark ?? "first-unconstrained") : "first-primary");
+    if (!reads && admission.writesHeldUntil !== undefined) throw storeSwitching(admission.writesHeldUntil - now);
+    // The store's shard, as its key's limiter holds it (src/db/shards.ts).
+    const session = openSession(shardD1(c.env, admission.shard), reads ? (admission.bookmark ?? "first-unconstrained") : "first-primary");
     c.set("caller", { storeId: admission.storeId, consumerKeyId: claims.consumerKeyId });
     c.set("db", session.db);
     await next();
@@ -73,7 +76,7 @@ export function requireScope(scope: Scope) {
     if (!reads && bookmark !== null && bookmark !== admission.bookmark) {
       // Awaited: the key's next read may come the moment this answer arrives.
       await c.env.RATE_LIMITER.getByName(claims.consumerKeyId)
-        .noteBookmark(bookmark)
+        .noteBookmark(bookmark, admission.shard)
         // The write stands; only this write's read-your-writes is lost, and a retry would repeat it.
         .catch((error: unknown) => console.error("rate limiter unreachable for the bookmark", error));
     }

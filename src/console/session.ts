@@ -7,7 +7,7 @@
 // origin.
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
-import { getDb } from "../db/client";
+import { directoryDb } from "../db/shards";
 import { hmacSign, timingSafeEqual } from "../lib/crypto";
 import { isSignedOut, recordSignOut } from "./sign-outs.queries";
 
@@ -46,7 +46,7 @@ export async function startSession<E extends ConsoleBindings>(c: Context<E>): Pr
 export async function endSession<E extends ConsoleBindings>(c: Context<E>, session: Session): Promise<boolean> {
   deleteCookie(c, COOKIE, { path: "/", secure: true, httpOnly: true, sameSite: "Strict" });
   try {
-    await recordSignOut(getDb(c.env), session.id, session.expiresAt, Date.now());
+    await recordSignOut(directoryDb(c.env), session.id, session.expiresAt, Date.now());
     return true;
   } catch {
     return false;
@@ -62,7 +62,7 @@ export async function readSession<E extends ConsoleBindings>(c: Context<E>): Pro
   const [id, expires] = value.split(".");
   const expiresAt = Number(expires);
   if (!id || !Number.isFinite(expiresAt) || expiresAt <= Date.now()) return null;
-  if (await isSignedOut(getDb(c.env), id)) return null;
+  if (await isSignedOut(directoryDb(c.env), id)) return null;
   return { id, expiresAt, csrf: await hmacSign(secret, `csrf:${id}`) };
 }
 

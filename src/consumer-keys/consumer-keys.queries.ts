@@ -40,13 +40,13 @@ export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<KeyR
   return row?.key;
 }
 
-/** A key with whether its store is deleted (a limiter loading its grant). */
-export async function findKeyWithStore(db: Db, consumerKeyId: string): Promise<{ key: KeyRow; storeDeleted: boolean } | undefined> {
+/** A key with what its limiter holds of its store: whether it is deleted, and its shard. */
+export async function findKeyWithStore(db: Db, consumerKeyId: string): Promise<{ key: KeyRow; store: { deleted: boolean; shard: string } } | undefined> {
   const row = await db
-    .select({ key: consumerKeys, storeDeletedAt: stores.deletedAt })
+    .select({ key: consumerKeys, storeDeletedAt: stores.deletedAt, shard: stores.shard })
     .from(consumerKeys)
     .innerJoin(stores, eq(stores.id, consumerKeys.storeId))
     .where(eq(consumerKeys.id, consumerKeyId))
     .get();
-  return row && { key: row.key, storeDeleted: row.storeDeletedAt !== null };
+  return row && { key: row.key, store: { deleted: row.storeDeletedAt !== null, shard: row.shard } };
 }

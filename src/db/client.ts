@@ -1,14 +1,11 @@
-// The drizzle database over D1: on the primary (getDb), or on a D1 session (openSession) that a
-// deployment with read replication serves from the nearest replica, sequentially consistent
-// from where it starts (a bookmark, or a constraint) and through its own writes.
-import { drizzle } from "drizzle-orm/d1";
+// The drizzle database type, and a drizzle database on a D1 session (openSession) that a
+// deployment with read replication serves from the nearest replica, sequentially consistent from
+// where it starts (a bookmark, or a constraint) and through its own writes. Which D1 database
+// to open: src/db/shards.ts.
+import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
-export type Db = ReturnType<typeof getDb>;
-
-export function getDb(env: { DB: D1Database }) {
-  return drizzle(env.DB, { schema });
-}
+export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
 
 export interface DbSession {
   db: Db;

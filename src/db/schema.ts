@@ -25,6 +25,26 @@ export const stores = sqliteTable("stores", {
   maxConsumerKeys: integer("max_consumer_keys").notNull().default(200),
   /** Bytes of text the store's orders with their lines, outbox rows and products may hold. */
   maxStoredBytes: integer("max_stored_bytes").notNull().default(2_000_000_000),
+  /**
+   * The shard database holding the store's data (src/db/shards.ts). The directory's row says where
+   * the store lives; a shard's copy of the row (its orders' foreign keys and limit triggers read
+   * it) says where that shard last knew it to live. 'DB' is the directory itself: stores created
+   * before sharding stay there until moved.
+   */
+  shard: text("shard").notNull().default("DB"),
+});
+
+/**
+ * The id ranges of the shards (directory only). Orders, lines, outbox, set-aside and webhook
+ * delivery ids are SQLite AUTOINCREMENT ids, and a moved store's rows keep theirs, so every shard
+ * allocates from its own range: epoch E is [E * 2^34, (E + 1) * 2^34), issued once, to one shard,
+ * always above every earlier one. A shard takes a fresh epoch when it is first used and whenever a
+ * store moves into it, so the ids it then hands out are above every id that exists anywhere.
+ */
+export const shardEpochs = sqliteTable("shard_epochs", {
+  epoch: integer("epoch").primaryKey({ autoIncrement: true }),
+  shard: text("shard").notNull(),
+  issuedAt: ms("issued_at").notNull(),
 });
 
 /**

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { ApiError } from "../http/errors";
 import { limitError, limitReached } from "../stores/limits";
-import { findStore, usageOf } from "../stores/stores.queries";
+import { findStore, shardUsageOf } from "../stores/stores.queries";
 import { CsvRecordReader, CsvRecordTooLarge } from "./csv";
 import { parseProduct, type ProductInput } from "./product-fields";
 import { countUnknownSkus, ROWS_PER_BATCH, upsertProducts } from "./products.queries";
@@ -97,7 +97,7 @@ export async function importJson(db: Db, storeId: string, items: unknown[], now:
 async function requireRoomFor(db: Db, storeId: string, rows: ProductInput[]): Promise<void> {
   const store = await findStore(db, storeId);
   if (!store) return;
-  const room = store.maxProducts - (await usageOf(db, storeId)).Products;
+  const room = store.maxProducts - (await shardUsageOf(db, storeId)).Products;
   const skus = [...new Set(rows.map((r) => r.sku))];
   if (skus.length <= room) return;
   let fresh = 0;

@@ -14,7 +14,8 @@
 // complete, and the previous file is deleted after that, so downloads never see a partial file.
 // The same object also keeps the feed's schedule: when idle, its alarm is the next compile.
 import { DurableObject } from "cloudflare:workers";
-import { getDb, type Db } from "../db/client";
+import type { Db } from "../db/client";
+import { storeDbById } from "../stores/stores.queries";
 import type { FeedRow } from "../db/schema";
 import { randomId } from "../lib/crypto";
 import { pageProducts } from "./products.queries";
@@ -69,6 +70,8 @@ export interface CompileJob {
 
 const JOB = "job";
 const FEED_ID = "feedId";
+/** The feed's store, whose shard the compile reads and writes (src/db/shards.ts). */
+const STORE_ID = "storeId";
 const LIMITS = "limits";
 const LAST_JOB = "lastJob";
 
@@ -83,14 +86,16 @@ export class FeedCompiler extends DurableObject<Env> {
   private sliceRunning = false;
 
   /** Starts a compile unless one is running, and runs its first slice before answering. */
-  async compile(feedId: string): Promise<void> {
+  async compile(feedId: string, storeId: string): Promise<void> {
     this.ctx.storage.kv.put(FEED_ID, feedId);
+    this.ctx.storage.kv.put(STORE_ID, storeId);
     if (await this.startIfIdle(feedId, false)) await this.slice(this.limits().firstSliceMs);
   }
 
   /** Arms the schedule of a feed that compiles every N minutes (no effect while a job runs). */
-  async schedule(feedId: string, intervalMinutes: number | null): Promise<void> {
+  async schedule(feedId: string, intervalMinutes: number | null, storeId: string): Promise<void> {
     this.ctx.storage.kv.put(FEED_ID, feedId);
+    this.ctx.storage.kv.put(STORE_ID, storeId);
     if (this.job()) return;
     if (intervalMinutes) await this.ctx.storage.setAlarm(Date.now() + intervalMinutes * 60_000);
     else await this.ctx.storage.deleteAlarm();
@@ -125,12 +130,27 @@ export class FeedCompiler extends DurableObject<Env> {
   private startIfIdle(feedId: string, scheduled: boolean): Promise<boolean> {
     return this.ctx.blockConcurrencyWhile(async () => {
       if (this.job()) return false;
-      const db = getDb(this.env);
-      const feed = await findFeedById(db, feedId);
-      if (!feed || (scheduled && !feed.compileIntervalMinutes)) return false;
+      const db = await this.db(this.ctx.storage.kv.get<string>(STORE_ID));
+      const feed = db && (await findFeedById(db, feedId));
+      if (!db || !feed || (scheduled && !feed.compileIntervalMinutes)) return false;
       await this.start(db, feed);
       return true;
     });
+  }
+
+  /**
+   * The database of the feed's store: its shard, asked of the directory at each step, so a compile
+   * that outlives a move of its store writes where the store now lives. Undefined once the store
+   * is gone (or for an object scheduled before stores had shards, which the next schedule mends).
+   */
+  private async db(storeId: string | undefined): Promise<Db | undefined> {
+    return storeId === undefined ? undefined : storeDbById(this.env, storeId);
+  }
+
+  private async requireDb(storeId: string): Promise<Db> {
+    const db = await this.db(storeId);
+    if (!db) throw new Error(`the store ${storeId} of this compile is gone`);
+    return db;
   }
 
   private limits(): CompileLimits {
@@ -220,8 +240,9 @@ export class FeedCompiler extends DurableObject<Env> {
       this.run?.jobId === job.jobId
         ? this.run
         : (this.run = resumeRun(job.jobId, new FeedRows(job.format, job.columns, job.template, job.escapeFormulas ?? false), job.checkpoint, limits.partBytes));
+    const d1 = (await this.requireDb(job.storeId)).$client;
     const io = {
-      readPage: (afterSku: string | null, limit: number) => pageProducts(this.env.DB, job.storeId, afterSku, limit),
+      readPage: (afterSku: string | null, limit: number) => pageProducts(d1, job.storeId, afterSku, limit),
       upload,
       save: (checkpoint: Checkpoint) => {
         job.checkpoint = checkpoint;
@@ -246,14 +267,14 @@ export class FeedCompiler extends DurableObject<Env> {
       );
     }
     const object = await run.uploader.complete(this.env.FEEDS.resumeMultipartUpload(job.objectKey, job.uploadId));
-    const db = getDb(this.env);
+    const db = await this.requireDb(job.storeId);
     const previous = await commitCompile(db, job, {
       counts,
       issues,
       fileSize: object.size,
       at: Date.now(),
     });
-    await wakeWebhooks(this.env, previous.webhooks);
+    await wakeWebhooks(this.env, job.storeId, previous.webhooks);
     // Only now is the old file unreferenced; a feed deleted meanwhile leaves nothing behind.
     if (previous.committed) {
       if (previous.oldKey && previous.oldKey !== job.objectKey) await this.env.FEEDS.delete(previous.oldKey);
@@ -270,8 +291,8 @@ export class FeedCompiler extends DurableObject<Env> {
       // An upload R2 no longer knows needs no abort; incomplete uploads also expire on their own.
       console.warn("abort of a failed compile's upload", job.feedId, error);
     }
-    const failed = await failCompile(getDb(this.env), job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues, Date.now());
-    await wakeWebhooks(this.env, failed.webhooks);
+    const failed = await failCompile(await this.requireDb(job.storeId), job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues, Date.now());
+    await wakeWebhooks(this.env, job.storeId, failed.webhooks);
     await this.close(job, failed.intervalMinutes);
   }
 

@@ -1,7 +1,8 @@
 // The operator's side of feeds: the catalog (upsert by Sku from JSON or a streamed CSV upload,
 // delete a Sku), feed definitions, and compiling now. Mounted under /admin/v1.
 import { z } from "zod";
-import { getDb } from "../db/client";
+import type { Db } from "../db/client";
+import { locateStore, storeDb } from "../db/shards";
 import type { FeedRow } from "../db/schema";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
@@ -23,10 +24,19 @@ import { contentTypeOf } from "./feed-compiler";
 const storeParam = z.object({ storeId: z.string() });
 const skuParam = z.object({ storeId: z.string(), sku: z.string() });
 
+/** A feed known by its id alone, with the database of its store (its shard, as the directory says). */
+async function requireFeedIn(env: Env, feedId: string): Promise<{ feed: FeedRow; db: Db }> {
+  const missing = () => new ApiError(404, `No feed with FeedId '${feedId.slice(0, 40)}'.`);
+  const storeId = await locateStore(env, (db) => findFeedById(db, feedId));
+  if (storeId === undefined) throw missing();
+  const db = storeDb(env, await requireStore(env, storeId).catch(() => Promise.reject(missing())));
+  const feed = await findFeedById(db, feedId);
+  if (!feed) throw missing();
+  return { feed, db };
+}
+
 async function requireFeed(env: Env, feedId: string): Promise<FeedRow> {
-  const feed = await findFeedById(getDb(env), feedId);
-  if (!feed) throw new ApiError(404, `No feed with FeedId '${feedId.slice(0, 40)}'.`);
-  return feed;
+  return (await requireFeedIn(env, feedId)).feed;
 }
 
 /** A JSON catalog request is parsed in memory; CSV has the whole admin limit. */
@@ -43,7 +53,7 @@ export const feedsAdminRoutes = createRouter()
     }),
     validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
-    const db = getDb(c.env);
+    const db = storeDb(c.env, store);
     const contentType = c.req.header("content-type") ?? "";
     const now = Date.now();
     if (/^text\/csv\s*(;|$)/i.test(contentType.trim())) {
@@ -72,19 +82,19 @@ export const feedsAdminRoutes = createRouter()
   })
   .get("/stores/:storeId/products/count", documented("admin", { summary: "Count a store's products", tags: ["Catalog"], answer: envelope({ Count: z.number().int() }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
-    return ok(c, { Count: await countProducts(getDb(c.env), store.id) });
+    return ok(c, { Count: await countProducts(storeDb(c.env, store), store.id) });
   })
   .get("/stores/:storeId/products/:sku", documented("admin", { summary: "Get a product (with its Quantity)", tags: ["Catalog"], answer: envelope({ Product: adminProduct }) }), validate("param", skuParam), async (c) => {
     const { storeId, sku } = c.req.valid("param");
     const store = await requireStore(c.env, storeId);
-    const product = await findProduct(getDb(c.env), store.id, sku);
+    const product = await findProduct(storeDb(c.env, store), store.id, sku);
     if (!product) throw new ApiError(404, `No product with Sku '${sku.slice(0, 100)}' in this store.`);
     return ok(c, { Product: toAdminProduct(product) });
   })
   .delete("/stores/:storeId/products/:sku", documented("admin", { summary: "Delete a product", tags: ["Catalog"], answer: envelope({}) }), validate("param", skuParam), async (c) => {
     const { storeId, sku } = c.req.valid("param");
     const store = await requireStore(c.env, storeId);
-    if (!(await deleteProduct(getDb(c.env), store.id, sku))) {
+    if (!(await deleteProduct(storeDb(c.env, store), store.id, sku))) {
       throw new ApiError(404, `No product with Sku '${sku.slice(0, 100)}' in this store.`);
     }
     return ok(c);
@@ -119,19 +129,19 @@ export const feedsAdminRoutes = createRouter()
       dateLastPulled: null,
       createdAt: Date.now(),
     };
-    await insertFeed(getDb(c.env), feed);
-    if (feed.compileIntervalMinutes) await c.env.FEED_COMPILER.getByName(id).schedule(id, feed.compileIntervalMinutes);
+    await insertFeed(storeDb(c.env, store), feed);
+    if (feed.compileIntervalMinutes) await c.env.FEED_COMPILER.getByName(id).schedule(id, feed.compileIntervalMinutes, store.id);
     return ok(c, { Feed: toAdminFeed(feed) });
   })
   .get("/stores/:storeId/feeds", documented("admin", { summary: "List a store's feeds", tags: ["Feed definitions"], answer: envelope({ Feeds: z.array(adminFeed) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
-    return ok(c, { Feeds: (await listStoreFeeds(getDb(c.env), store.id)).map(toAdminFeed) });
+    return ok(c, { Feeds: (await listStoreFeeds(storeDb(c.env, store), store.id)).map(toAdminFeed) });
   })
   .get("/feeds/:feedId", documented("admin", { summary: "Get a feed", tags: ["Feed definitions"], answer: envelope({ Feed: adminFeed }) }), validate("param", feedIdParam), async (c) => {
     return ok(c, { Feed: toAdminFeed(await requireFeed(c.env, c.req.valid("param").feedId)) });
   })
   .patch("/feeds/:feedId", documented("admin", { summary: "Change a feed", tags: ["Feed definitions"], answer: envelope({ Feed: adminFeed }) }), validate("param", feedIdParam), validate("json", updateFeedBody), async (c) => {
-    const feed = await requireFeed(c.env, c.req.valid("param").feedId);
+    const { feed, db } = await requireFeedIn(c.env, c.req.valid("param").feedId);
     const body = c.req.valid("json");
     const changes: Partial<FeedRow> = {};
     if (body.Name !== undefined) {
@@ -142,20 +152,20 @@ export const feedsAdminRoutes = createRouter()
     if (body.CompileIntervalMinutes !== undefined) changes.compileIntervalMinutes = body.CompileIntervalMinutes;
     if (body.EscapeFormulas !== undefined) changes.escapeFormulas = body.EscapeFormulas;
     // Columns and rules take effect at the next compile; the schedule at once.
-    const updated = Object.keys(changes).length ? await updateFeed(getDb(c.env), feed.id, changes) : feed;
+    const updated = Object.keys(changes).length ? await updateFeed(db, feed.id, changes) : feed;
     if (!updated) throw new ApiError(404, `No feed with FeedId '${feed.id}'.`);
     if (body.CompileIntervalMinutes !== undefined) {
-      await c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, updated.compileIntervalMinutes);
+      await c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, updated.compileIntervalMinutes, feed.storeId);
     }
     return ok(c, { Feed: toAdminFeed(updated) });
   })
   .delete("/feeds/:feedId", documented("admin", { summary: "Delete a feed and its file", tags: ["Feed definitions"], answer: envelope({}) }), validate("param", feedIdParam), async (c) => {
-    const feed = await requireFeed(c.env, c.req.valid("param").feedId);
+    const { feed, db } = await requireFeedIn(c.env, c.req.valid("param").feedId);
     // The file of the row as deleted, not as read above: a compile may have committed a new file
     // in between (and deleted the one read). A compile committing after this finds no feed and
     // deletes its own file (FeedCompiler.finish).
-    const deleted = await deleteFeed(getDb(c.env), feed.storeId, feed.id);
-    await c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null);
+    const deleted = await deleteFeed(db, feed.storeId, feed.id);
+    await c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null, feed.storeId);
     if (deleted?.fileKey) await c.env.FEEDS.delete(deleted.fileKey);
     return ok(c);
   })
@@ -203,7 +213,7 @@ export const feedsAdminRoutes = createRouter()
     // Runs the first slice before answering: a small catalog answers Completed (or Failed),
     // a large one Compiling, and alarms carry on.
     try {
-      await c.env.FEED_COMPILER.getByName(feed.id).compile(feed.id);
+      await c.env.FEED_COMPILER.getByName(feed.id).compile(feed.id, feed.storeId);
     } catch (error) {
       // Only storage can fail here (R2 refusing to start the upload, the object unreachable).
       console.error("compile could not start", feed.id, error);

@@ -19,3 +19,14 @@ export class ApiError extends Error {
 export const DENIED = "Authorization has been denied for this request.";
 
 export const badRequest = (message: string) => new ApiError(400, message);
+
+/**
+ * A store's writes are held while its move switches it to another shard (decisions 10): the 503
+ * every write path answers then, with when to try again (whole seconds, at least one).
+ */
+export function storeSwitching(waitMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return new ApiError(503, `The store is switching to another database (a move); writes are held for ${seconds} s. Try again then; reads keep answering.`, {
+    "Retry-After": String(seconds),
+  });
+}

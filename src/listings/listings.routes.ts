@@ -2,7 +2,7 @@
 // tracked Sku's quantity and price at one source, as last accepted by the marketplace, what is
 // still to send, and why the last send failed.
 import { z } from "zod";
-import { getDb } from "../db/client";
+import { storeDb } from "../db/shards";
 import { LISTING_STATES } from "../db/schema";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
@@ -37,14 +37,14 @@ export const listingsRoutes = createRouter().get(
   async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
     const filter = c.req.valid("query");
-    await requireStore(c.env, storeId);
-    const source = await findSource(getDb(c.env), storeId, sourceId);
+    const db = storeDb(c.env, await requireStore(c.env, storeId));
+    const source = await findSource(db, storeId, sourceId);
     if (!source) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}' in store '${storeId.slice(0, 40)}'.`);
     if (!connectorEntry(source.type)?.pushesListings) {
       return ok(c, { Push: "NotApplicable", Counts: { Pending: 0, Accepted: 0, UnknownSku: 0, Refused: 0 }, Listings: [], NextAfter: null });
     }
     const settings = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
-    const d1 = c.env.DB;
+    const d1 = db.$client;
     const [rows, counts] = await Promise.all([listListings(d1, source.id, filter), countListings(d1, source.id)]);
     return ok(c, {
       Push: settings.pushStock === false ? "ImportOnly" : "Enabled",

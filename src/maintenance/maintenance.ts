@@ -3,7 +3,7 @@
 // redeploy. Each isolate re-reads it at most every CACHE_MS, which bounds how long a flip takes to
 // be seen (decisions 1: within 10 seconds) while keeping D1 off the hot path.
 import { createMiddleware } from "hono/factory";
-import { getDb } from "../db/client";
+import { directoryDb } from "../db/shards";
 import type { AppEnv } from "../http/create-router";
 import { ApiError } from "../http/errors";
 import { readSetting, writeSetting } from "./settings.queries";
@@ -20,13 +20,13 @@ let cached: { state: MaintenanceState; readAt: number } | null = null;
 export async function readMaintenance(env: Env, options: { fresh?: boolean } = {}): Promise<MaintenanceState> {
   const now = Date.now();
   if (!options.fresh && cached && now - cached.readAt < CACHE_MS) return cached.state;
-  const state = ((await readSetting(getDb(env), KEY)) as MaintenanceState | undefined) ?? { enabled: false, message: "" };
+  const state = ((await readSetting(directoryDb(env), KEY)) as MaintenanceState | undefined) ?? { enabled: false, message: "" };
   cached = { state, readAt: now };
   return state;
 }
 
 export async function writeMaintenance(env: Env, state: MaintenanceState, now = Date.now()): Promise<void> {
-  await writeSetting(getDb(env), KEY, state, now);
+  await writeSetting(directoryDb(env), KEY, state, now);
   // This isolate sees its own flip at once; others within CACHE_MS.
   cached = { state, readAt: now };
 }

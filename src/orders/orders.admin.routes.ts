@@ -3,7 +3,7 @@
 // with its items and its deliveries. Mounted under /admin/v1; reads through orders.queries.ts.
 import { z } from "zod";
 import { requireStore } from "../stores/stores.queries";
-import { getDb } from "../db/client";
+import { storeDb } from "../db/shards";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
@@ -54,7 +54,7 @@ export const ordersAdminRoutes = createRouter()
       const store = await requireStore(c.env, c.req.valid("param").storeId);
       const query = c.req.valid("query");
       const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
-      const db = getDb(c.env);
+      const db = storeDb(c.env, store);
       const page = query.orderNumber
         ? await findOrdersByNumber(db, store.id, query.orderNumber, pageSize)
         : await listOrders(
@@ -90,7 +90,7 @@ export const ordersAdminRoutes = createRouter()
     async (c) => {
       const { storeId, orderId } = c.req.valid("param");
       const store = await requireStore(c.env, storeId);
-      const db = getDb(c.env);
+      const db = storeDb(c.env, store);
       const found = await findOrder(db, store.id, orderId);
       if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
       const deliveries = await entriesOfOrder(db, store.id, found.order.id);

@@ -54,7 +54,7 @@ export const ordersRoutes = createRouter()
         `An order with OrderSource '${body.OrderSource}' and OrderSourceOrderNumber '${body.OrderSourceOrderNumber}' already exists: OrderId ${result.existingOrderId}. Nothing was inserted.`,
       );
     }
-    wakeLater(c, result.webhooks);
+    wakeLater(c, c.get("caller").storeId, result.webhooks);
     return ok(c, { OrderId: String(result.orderId) });
   })
   .get("/", documented("token", { summary: "List orders", tags: ["Orders"], answer: envelope({ Orders: z.array(wireOrder), Paging: pagingAnswer, Sorting: sortingAnswer }) }), requireScope("OrdersRead"), validate("query", orderListQuery), async (c) => {
@@ -92,7 +92,7 @@ export const ordersRoutes = createRouter()
       const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
         acknowledge(order, orderDestinationOrderNumber, now),
       );
-      wakeLater(c, webhooks);
+      wakeLater(c, c.get("caller").storeId, webhooks);
       return ok(c);
     },
   )
@@ -109,7 +109,7 @@ export const ordersRoutes = createRouter()
           ? ship(order, { trackingNumber: body.ShipmentTrackingNumber, dateShipped: body.DateShipped, carrier: body.DestinationShippingCarrier }, now)
           : cancel(order),
       );
-      wakeLater(c, webhooks);
+      wakeLater(c, c.get("caller").storeId, webhooks);
       return ok(c);
     },
   );

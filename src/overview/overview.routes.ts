@@ -1,7 +1,7 @@
 // /admin/v1/overview and /admin/v1/stores/{storeId}/overview: the numbers the console's two
 // overviews draw, for any operator's tool as well. Read-only; bounded statements (overview.ts).
 import { z } from "zod";
-import { getDb } from "../db/client";
+import { storeDb } from "../db/shards";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
 import { validate } from "../http/validate";
@@ -17,11 +17,11 @@ export const overviewRoutes = createRouter()
     "/overview",
     documented("admin", {
       summary: "The hub at a glance: every store's orders today and over 7 days, sources' health, backlog, feeds, and what needs the operator first",
-      description: "Answered in 6 D1 statements whatever the stores hold: orders from the day counts the database keeps, sources from their last 20 cycles.",
+      description: "Answered in one directory statement and 5 D1 statements per shard (run at once) whatever the stores hold: orders from the day counts the database keeps, sources from their last 20 cycles.",
       tags: ["Overview"],
       answer: envelope({ Overview: hubAnswer }),
     }),
-    async (c) => ok(c, { Overview: await hubOverview(getDb(c.env), Date.now()) }),
+    async (c) => ok(c, { Overview: await hubOverview(c.env, Date.now()) }),
   )
   .get(
     "/stores/:storeId/overview",
@@ -33,8 +33,7 @@ export const overviewRoutes = createRouter()
     }),
     validate("param", storeParam),
     async (c) => {
-      const db = getDb(c.env);
       const store = await requireStore(c.env, c.req.valid("param").storeId);
-      return ok(c, { Overview: await storeOverview(db, store, Date.now()) });
+      return ok(c, { Overview: await storeOverview(storeDb(c.env, store), store, Date.now()) });
     },
   );

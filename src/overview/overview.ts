@@ -4,6 +4,7 @@
 // The hub: 6 statements for any number of stores; a store: 7. Each table's statement lives with
 // its owner; this module only asks and assembles.
 import type { Db } from "../db/client";
+import { directoryDb, shardDb, shardNames } from "../db/shards";
 import { countsBySource, type OutboxCounts } from "../outbox/outbox.queries";
 import { ordersPerSourceDay, ordersPerStatus, ordersTodayAndWeek } from "../orders/orders.queries";
 import { ORDER_STATUSES } from "../orders/orders.schemas";
@@ -98,12 +99,29 @@ async function backlogOf(db: Db, sourceIds: string[]) {
   return { outbox, setAside };
 }
 
-export async function hubOverview(db: Db, now: number): Promise<HubOverview> {
+/**
+ * The hub: stores from the directory, the rest from every shard at once (five statements each),
+ * each shard's rows kept only for the stores living in it (a moving store has a copy elsewhere).
+ */
+export async function hubOverview(env: Env, now: number): Promise<HubOverview> {
   const today = dayOf(now);
   const weekStart = today - 6 * DAY_MS;
-  const [stores, counts, sourceRows, feedRows] = await Promise.all([listStores(db), ordersTodayAndWeek(db, today, weekStart), sourcesForOverview(db, null), feedsForOverview(db, null)]);
-  const orders = new Map(counts.map((c) => [c.storeId, c]));
-  const { outbox, setAside } = await backlogOf(db, sourceRows.map((s) => s.id));
+  const stores = await listStores(directoryDb(env));
+  const home = new Map(stores.map((store) => [store.id, store.shard]));
+  const parts = await Promise.all(
+    shardNames(env).map(async (shard) => {
+      const db = shardDb(env, shard);
+      const lives = (row: { storeId: string }) => home.get(row.storeId) === shard;
+      const [counts, sourceRows, feedRows] = await Promise.all([ordersTodayAndWeek(db, today, weekStart), sourcesForOverview(db, null), feedsForOverview(db, null)]);
+      const sources = sourceRows.filter(lives);
+      return { counts: counts.filter(lives), sourceRows: sources, feedRows: feedRows.filter(lives), ...(await backlogOf(db, sources.map((s) => s.id))) };
+    }),
+  );
+  const orders = new Map(parts.flatMap((p) => p.counts).map((c) => [c.storeId, c]));
+  const sourceRows = parts.flatMap((p) => p.sourceRows);
+  const feedRows = parts.flatMap((p) => p.feedRows);
+  const outbox = new Map(parts.flatMap((p) => [...p.outbox]));
+  const setAside = new Map(parts.flatMap((p) => [...p.setAside]));
   const perStore = stores.map((store) => {
     const sources = sourceRows.filter((s) => s.storeId === store.id).map((s) => sourceHealthOf(s, outbox.get(s.id), setAside.get(s.id)));
     const feeds = feedRows.filter((f) => f.storeId === store.id).map(feedHealthOf);

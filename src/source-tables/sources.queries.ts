@@ -53,14 +53,14 @@ export function sourcesForOverview(db: Db, storeId: string | null) {
 }
 
 /** Enabled sources of live stores, oldest first: what the cron runs. */
-export async function enabledSourceIds(db: Db): Promise<string[]> {
-  const rows = await db
-    .select({ id: sources.id })
+/** The enabled sources of the live stores living in `shard` (this database's copy of where each store lives), oldest first. */
+export function enabledSources(db: Db, shard: string): Promise<{ id: string; storeId: string; createdAt: number }[]> {
+  return db
+    .select({ id: sources.id, storeId: sources.storeId, createdAt: sources.createdAt })
     .from(sources)
     .innerJoin(stores, eq(stores.id, sources.storeId))
-    .where(and(eq(sources.enabled, true), isNull(stores.deletedAt)))
+    .where(and(eq(sources.enabled, true), isNull(stores.deletedAt), eq(stores.shard, shard)))
     .orderBy(asc(sources.createdAt), asc(sources.id));
-  return rows.map((r) => r.id);
 }
 
 /**

@@ -6,7 +6,8 @@
 // (src/sync/).
 import { z } from "zod";
 import { requireStore } from "../stores/stores.queries";
-import { getDb } from "../db/client";
+import type { Db } from "../db/client";
+import { storeDb } from "../db/shards";
 import { isUniqueViolation } from "../db/errors";
 import { OUTBOX_STATES } from "../db/schema";
 import { ApiError } from "../http/errors";
@@ -104,22 +105,22 @@ async function visibleSettings(env: Env, row: SourceRow): Promise<Record<string,
   return Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, secret.has(k) ? MASK : v]));
 }
 
-async function statuses(env: Env, ids: string[]): Promise<Map<string, SourceStatus>> {
-  const db = getDb(env);
+async function statuses(db: Db, ids: string[]): Promise<Map<string, SourceStatus>> {
   const [deliveries, setAside] = await Promise.all([countsBySource(db, ids), countSetAside(db, ids)]);
   return new Map(ids.map((id) => [id, { deliveries: deliveries.get(id)!, setAside: setAside.get(id) ?? 0 }]));
 }
 
-async function answerSources(env: Env, rows: SourceRow[]) {
-  const status = await statuses(env, rows.map((r) => r.id));
+async function answerSources(env: Env, db: Db, rows: SourceRow[]) {
+  const status = await statuses(db, rows.map((r) => r.id));
   return Promise.all(rows.map(async (r) => wireSource(r, await visibleSettings(env, r), status.get(r.id)!)));
 }
 
-async function requireSource(env: Env, storeId: string, sourceId: string): Promise<SourceRow> {
-  await requireStore(env, storeId);
-  const row = await findSource(getDb(env), storeId, sourceId);
+/** A source of a live store, with the database of the store's data (its shard). */
+async function requireSource(env: Env, storeId: string, sourceId: string): Promise<{ row: SourceRow; db: Db }> {
+  const db = storeDb(env, await requireStore(env, storeId));
+  const row = await findSource(db, storeId, sourceId);
   if (!row) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}' in store '${storeId.slice(0, 40)}'.`);
-  return row;
+  return { row, db };
 }
 
 function nameTaken(name: string) {
@@ -155,26 +156,28 @@ export const sourcesRoutes = createRouter()
       updatedAt: now,
     };
     try {
-      await insertSource(getDb(c.env), row);
+      await insertSource(storeDb(c.env, store), row);
     } catch (error) {
       if (isUniqueViolation(error)) throw nameTaken(body.Name);
       throw error;
     }
-    const [source] = await answerSources(c.env, [row]);
+    const [source] = await answerSources(c.env, storeDb(c.env, store), [row]);
     return ok(c, { Source: source });
   })
   .get("/stores/:storeId/sources", documented("admin", { summary: "List a store's sources", tags: ["Sources"], answer: envelope({ Sources: z.array(sourceAnswer) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
-    return ok(c, { Sources: await answerSources(c.env, await listSources(getDb(c.env), store.id)) });
+    const db = storeDb(c.env, store);
+    return ok(c, { Sources: await answerSources(c.env, db, await listSources(db, store.id)) });
   })
   .get("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Get a source with its status and recent cycles", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
-    const [source] = await answerSources(c.env, [await requireSource(c.env, storeId, sourceId)]);
+    const { row, db } = await requireSource(c.env, storeId, sourceId);
+    const [source] = await answerSources(c.env, db, [row]);
     return ok(c, { Source: source });
   })
   .patch("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Rename, enable or disable a source, merge Settings, or import again from a date (ImportFrom)", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), validate("json", updateSourceBody), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
-    const row = await requireSource(c.env, storeId, sourceId);
+    const { row, db } = await requireSource(c.env, storeId, sourceId);
     const body = c.req.valid("json");
     const now = Date.now();
     if (body.ImportFrom !== undefined && (body.ImportFrom > now || body.ImportFrom < now - MAX_IMPORT_FROM_AGE_MS)) {
@@ -195,49 +198,48 @@ export const sourcesRoutes = createRouter()
       next.settingsCiphertext = await encryptJson(c.env.SOURCE_SETTINGS_KEY, checkSettings(row.type, merged));
     }
     try {
-      await updateSource(getDb(c.env), row, next);
+      await updateSource(db, row, next);
     } catch (error) {
       if (isUniqueViolation(error)) throw nameTaken(next.name);
       throw error;
     }
-    const [source] = await answerSources(c.env, [next]);
+    const [source] = await answerSources(c.env, db, [next]);
     return ok(c, { Source: source });
   })
   .delete("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Delete a source (its orders stay)", tags: ["Sources"], answer: envelope({}) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
-    const row = await requireSource(c.env, storeId, sourceId);
-    wakeLater(c, await deleteSource(getDb(c.env), row.id, Date.now()));
+    const { row, db } = await requireSource(c.env, storeId, sourceId);
+    wakeLater(c, row.storeId, await deleteSource(db, row.id, Date.now()));
     await c.env.SOURCE_SYNC.getByName(row.id).forget();
     return ok(c);
   })
   .get("/stores/:storeId/sources/:sourceId/deliveries", documented("admin", { summary: "The source's outbox (oldest 1,000)", tags: ["Sources"], answer: envelope({ Deliveries: z.array(deliveryAnswer) }) }), validate("param", sourceParam), validate("query", deliveriesQuery), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
-    const row = await requireSource(c.env, storeId, sourceId);
-    const entries = await listEntries(getDb(c.env), row.id, c.req.valid("query").status, 1000);
+    const { row, db } = await requireSource(c.env, storeId, sourceId);
+    const entries = await listEntries(db, row.id, c.req.valid("query").status, 1000);
     return ok(c, { Deliveries: entries.map(wireDelivery) });
   })
   // An operator fixed what the marketplace refused (or it is back): failed deliveries go out again
   // on the next cycle, each order's in their original order, and the orders' messages clear.
   .post("/stores/:storeId/sources/:sourceId/deliveries/retry", documented("admin", { summary: "Send failed deliveries again on the next cycle", tags: ["Sources"], answer: envelope({ Retried: z.number().int(), Source: sourceAnswer }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
-    const row = await requireSource(c.env, storeId, sourceId);
-    const db = getDb(c.env);
+    const { row, db } = await requireSource(c.env, storeId, sourceId);
     const now = Date.now();
     const [, retried] = await db.batch([clearSyncErrors(db, failedOrderIds(row.id), now), retryFailed(db, row.id, now)]);
-    const [source] = await answerSources(c.env, [row]);
+    const [source] = await answerSources(c.env, db, [row]);
     return ok(c, { Retried: retried.length, Source: source });
   })
   .get("/stores/:storeId/sources/:sourceId/set-aside", documented("admin", { summary: "Orders the connector could not map, set aside (oldest 1,000)", tags: ["Sources"], answer: envelope({ SetAside: z.array(setAsideAnswer) }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
-    const row = await requireSource(c.env, storeId, sourceId);
+    const { row, db } = await requireSource(c.env, storeId, sourceId);
     // The oldest 1,000; a source with more has a connector to fix first.
-    return ok(c, { SetAside: (await listSetAside(getDb(c.env), row.id, 1000)).map(wireSetAside) });
+    return ok(c, { SetAside: (await listSetAside(db, row.id, 1000)).map(wireSetAside) });
   })
   // Maps the set-aside orders again (all, or those named) with the source's connector as it is
   // now: those that map are imported and leave the list, the others stay with the new reason.
   .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), validate("json", retrySetAsideBody, { optional: true }), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
-    const row = await requireSource(c.env, storeId, sourceId);
+    const { row, db } = await requireSource(c.env, storeId, sourceId);
     const body = c.req.valid("json");
     const now = Date.now();
     let connector;
@@ -247,7 +249,6 @@ export const sourcesRoutes = createRouter()
     } catch (error) {
       throw new ApiError(400, `The source's connector cannot be built: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const db = getDb(c.env);
     const result = await retrySetAside(db, row, connector, now, body.OrderSourceOrderNumbers ?? null);
     return ok(c, {
       Retried: result.retried,
@@ -258,15 +259,15 @@ export const sourcesRoutes = createRouter()
   })
   .delete("/stores/:storeId/sources/:sourceId/set-aside/:orderNumber", documented("admin", { summary: "Dismiss a set-aside order", tags: ["Sources"], answer: envelope({}) }), validate("param", setAsideParam), async (c) => {
     const { storeId, sourceId, orderNumber } = c.req.valid("param");
-    const row = await requireSource(c.env, storeId, sourceId);
-    if (!(await dismissSetAside(getDb(c.env), row.id, orderNumber))) {
+    const { row, db } = await requireSource(c.env, storeId, sourceId);
+    if (!(await dismissSetAside(db, row.id, orderNumber))) {
       throw new ApiError(404, `Source '${row.id}' has no set-aside order '${orderNumber.slice(0, 60)}'.`);
     }
     return ok(c);
   })
   .get("/stores/:storeId/sources/:sourceId/received", documented("admin", { summary: "What a simulated marketplace received (latest 1,000)", tags: ["Sources"], answer: envelope({ Received: z.array(receivedAnswer) }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
-    const row = await requireSource(c.env, storeId, sourceId);
+    const { row, db } = await requireSource(c.env, storeId, sourceId);
     const received = await c.env.SOURCE_SYNC.getByName(row.id).received(row.type);
     if (received === null) {
       throw new ApiError(400, `Only a simulated source records what it receives; source '${row.id}' is of Type '${row.type}'.`);

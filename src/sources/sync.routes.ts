@@ -2,7 +2,8 @@
 // answers its summary (decisions 8). The cron runs the same thing (src/sync/run-sync.ts); this
 // route is the sources resource's way in to the engine, beside the sources routes.
 import { z } from "zod";
-import { getDb } from "../db/client";
+import { locateStore } from "../db/shards";
+import { storeDbById } from "../stores/stores.queries";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
@@ -36,12 +37,17 @@ export const syncRoutes = createRouter().post(
   validate("query", syncQuery),
   async (c) => {
   const { sourceId } = c.req.valid("query");
+  let only: { sourceId: string; storeId: string } | undefined;
   if (sourceId !== undefined) {
-    const source = await sourceById(getDb(c.env), sourceId);
+    // Known by its id alone: its store is found in the shards, then its row read where the store lives.
+    const storeId = await locateStore(c.env, async (db) => (await sourceById(db, sourceId)) ?? undefined);
+    const db = storeId === undefined ? undefined : await storeDbById(c.env, storeId);
+    const source = db && (await sourceById(db, sourceId));
     if (!source) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}'.`);
     if (!source.enabled) throw new ApiError(400, `Source '${sourceId}' is disabled; enable it (PATCH Enabled: true) to sync it.`);
+    only = { sourceId, storeId: source.storeId };
   }
-  const summary = await runSync(c.env, Date.now(), sourceId === undefined ? {} : { sourceIds: [sourceId] });
+  const summary = await runSync(c.env, Date.now(), only === undefined ? {} : { sources: [only] });
   const cycles = summary.sources.map(toWireCycle);
   return ok(c, {
     Sync: {

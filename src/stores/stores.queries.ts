@@ -1,8 +1,12 @@
-// Every statement on stores and store_usage. A store's row carries its limits; store_usage, what
-// it holds, is kept by the database's triggers (migrations/0004_orders_scale.sql). A trigger's
-// refusal is turned into its answer here too, since that answer reads the limit's value.
-import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
-import { getDb, type Db } from "../db/client";
+// Every statement on stores and store_usage. A store's row carries its limits and its shard; it
+// is in the directory (where a request finds the store) and, as a copy, in its shard (which its
+// orders' foreign keys and limit triggers read): every change here writes both. store_usage, what
+// the store holds, is kept by each database's triggers (migrations/0004_orders_scale.sql): its
+// consumer keys in the directory, the rest in the shard. A trigger's refusal is turned into its
+// answer here too, since that answer reads the limit's value.
+import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { directoryDb, storeDb } from "../db/shards";
 import { stores, storeUsage } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { LIMITS, limitError, limitReached, type LimitName } from "./limits";
@@ -23,12 +27,50 @@ function limitColumns(limits: Partial<Limits> | undefined): Partial<StoreRow> {
   return set as Partial<StoreRow>;
 }
 
-export async function insertStore(db: Db, store: { id: string; name: string; maskBuyerPii: boolean; createdAt: number }, limits?: Partial<Limits>): Promise<StoreRow> {
-  const [row] = await db
-    .insert(stores)
-    .values({ ...store, deletedAt: null, ...limitColumns(limits) })
-    .returning();
+/**
+ * A new store on `shard`: its copy in the shard first, then the directory row that makes it
+ * visible, so no request finds a store whose shard does not know it.
+ */
+export async function insertStore(
+  env: Env,
+  store: { id: string; name: string; maskBuyerPii: boolean; createdAt: number; shard: string },
+  limits?: Partial<Limits>,
+): Promise<StoreRow> {
+  const values = { ...store, deletedAt: null, ...limitColumns(limits) };
+  await storeDb(env, store).insert(stores).values(values);
+  const [row] = await directoryDb(env).insert(stores).values(values).returning();
   return row!;
+}
+
+/** A store's row as a copy for another shard (a move's first step): `shard` says where it lives meanwhile. */
+export function copyStoreRow(db: Db, store: StoreRow) {
+  return db.insert(stores).values(store).onConflictDoUpdate({ target: stores.id, set: { shard: store.shard } });
+}
+
+/** Where a store lives, written in the directory and in a shard's copy (a move's switch). */
+export function setStoreShard(db: Db, storeId: string, shard: string) {
+  return db.update(stores).set({ shard }).where(eq(stores.id, storeId));
+}
+
+/** Stores whose data lives in `shard` (directory rows, with their shard). */
+export function storesOfShard(db: Db, shard: string): Promise<StoreRow[]> {
+  return db.select().from(stores).where(and(eq(stores.shard, shard), isNull(stores.deletedAt)));
+}
+
+/** What a shard holds for the stores living in it (not a moving store's copy): one row of sums. */
+export async function shardTotals(db: Db, shard: string): Promise<{ stores: number; orders: number; orderItems: number; products: number }> {
+  const row = await db
+    .select({
+      stores: sql<number>`count(*)`,
+      orders: sql<number>`coalesce(sum(${storeUsage.orders}), 0)`,
+      orderItems: sql<number>`coalesce(sum(${storeUsage.orderItems}), 0)`,
+      products: sql<number>`coalesce(sum(${storeUsage.products}), 0)`,
+    })
+    .from(storeUsage)
+    .innerJoin(stores, eq(stores.id, storeUsage.storeId))
+    .where(and(eq(stores.shard, shard), isNull(stores.deletedAt)))
+    .get();
+  return row ?? { stores: 0, orders: 0, orderItems: 0, products: 0 };
 }
 
 export function listStores(db: Db): Promise<StoreRow[]> {
@@ -43,38 +85,44 @@ export function findStore(db: Db, storeId: string): Promise<StoreRow | undefined
     .get();
 }
 
-/** A live store, or 404. */
+/** The database of a store's data (a Durable Object knowing only the store's id); undefined once the store is gone. */
+export async function storeDbById(env: Env, storeId: string): Promise<Db | undefined> {
+  const store = await directoryDb(env).select({ shard: stores.shard }).from(stores).where(eq(stores.id, storeId)).get();
+  return store && storeDb(env, store);
+}
+
+/** A live store (its directory row, which names its shard), or 404. */
 export async function requireStore(env: Env, storeId: string): Promise<StoreRow> {
-  const store = await findStore(getDb(env), storeId);
+  const store = await findStore(directoryDb(env), storeId);
   if (!store) throw new ApiError(404, `No store with StoreId '${storeId.slice(0, 40)}'.`);
   return store;
 }
 
+/** Changes a store's settings in its shard's copy (what its triggers and order reads use), then in the directory. */
 export async function updateStore(
-  db: Db,
-  storeId: string,
+  env: Env,
+  store: StoreRow,
   changes: { name?: string; maskBuyerPii?: boolean; limits?: Partial<Limits> },
 ): Promise<StoreRow | undefined> {
   const set: Partial<StoreRow> = { ...limitColumns(changes.limits) };
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.maskBuyerPii !== undefined) set.maskBuyerPii = changes.maskBuyerPii;
-  if (Object.keys(set).length === 0) return findStore(db, storeId);
-  const [row] = await db
-    .update(stores)
-    .set(set)
-    .where(and(eq(stores.id, storeId), isNull(stores.deletedAt)))
-    .returning();
+  if (Object.keys(set).length === 0) return findStore(directoryDb(env), store.id);
+  const live = and(eq(stores.id, store.id), isNull(stores.deletedAt));
+  await storeDb(env, store).update(stores).set(set).where(live);
+  const [row] = await directoryDb(env).update(stores).set(set).where(live).returning();
   return row;
 }
 
-export async function markStoreDeleted(db: Db, storeId: string, at: number): Promise<void> {
-  await db.update(stores).set({ deletedAt: at }).where(eq(stores.id, storeId));
+/** Deleted in the directory first: from then on no request finds it; the shard's copy stops its sync. */
+export async function markStoreDeleted(env: Env, store: StoreRow, at: number): Promise<void> {
+  await directoryDb(env).update(stores).set({ deletedAt: at }).where(eq(stores.id, store.id));
+  await storeDb(env, store).update(stores).set({ deletedAt: at }).where(eq(stores.id, store.id));
 }
 
-/** Deleted stores still to purge, longest deleted first. */
-export async function deletedStoreIds(db: Db, limit: number): Promise<string[]> {
-  const rows = await db.select({ id: stores.id }).from(stores).where(isNotNull(stores.deletedAt)).orderBy(asc(stores.deletedAt)).limit(limit);
-  return rows.map((r) => r.id);
+/** Deleted stores still to purge (directory rows: id and shard), longest deleted first. */
+export function deletedStores(db: Db, limit: number): Promise<{ id: string; shard: string }[]> {
+  return db.select({ id: stores.id, shard: stores.shard }).from(stores).where(isNotNull(stores.deletedAt)).orderBy(asc(stores.deletedAt)).limit(limit);
 }
 
 /** The last step of a purge: the store's usage row and the store itself. */
@@ -92,10 +140,20 @@ export function ordersStoredOf(db: Db, storeId: string) {
   return db.select({ n: storeUsage.orders }).from(storeUsage).where(eq(storeUsage.storeId, storeId));
 }
 
-/** What the store holds, by limit name. */
-export async function usageOf(db: Db, storeId: string): Promise<Limits> {
+/** What the store holds of the limits its shard keeps (all but consumer keys), read in that shard. */
+export async function shardUsageOf(db: Db, storeId: string): Promise<Omit<Limits, "ConsumerKeys">> {
   const u = await db.select().from(storeUsage).where(eq(storeUsage.storeId, storeId)).get();
-  return Object.fromEntries(Object.entries(LIMITS).map(([name, { used }]) => [name, u?.[used] ?? 0])) as Limits;
+  return Object.fromEntries(Object.entries(LIMITS).filter(([name]) => name !== "ConsumerKeys").map(([name, { used }]) => [name, u?.[used] ?? 0])) as Omit<Limits, "ConsumerKeys">;
+}
+
+/** What the store holds, by limit name: its consumer keys from the directory, the rest from its shard. */
+export async function usageOf(env: Env, store: StoreRow): Promise<Limits> {
+  const [u, keys] = await Promise.all([
+    storeDb(env, store).select().from(storeUsage).where(eq(storeUsage.storeId, store.id)).get(),
+    directoryDb(env).select({ consumerKeys: storeUsage.consumerKeys }).from(storeUsage).where(eq(storeUsage.storeId, store.id)).get(),
+  ]);
+  const used = { ...u, consumerKeys: keys?.consumerKeys ?? 0 };
+  return Object.fromEntries(Object.entries(LIMITS).map(([name, { used: column }]) => [name, used[column] ?? 0])) as Limits;
 }
 
 /** The value of one limit of a store (for an error message); undefined if the store is gone. */
@@ -115,7 +173,7 @@ export async function limitRefusal(env: Env, error: unknown, storeId: string | u
   if (!name) return null;
   const value = storeId
     ? await Promise.resolve()
-        .then(() => limitValue(getDb(env), decodeURIComponent(storeId), name))
+        .then(() => limitValue(directoryDb(env), decodeURIComponent(storeId), name))
         .catch(() => undefined)
     : undefined;
   return limitError(name, value);

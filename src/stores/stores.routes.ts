@@ -3,7 +3,8 @@
 // Keys are a store's; deleting a store touches every resource, so it is admin-wide
 // (src/admin/store-deletion.routes.ts) and revokes the keys through the same grant publishing.
 import { z } from "zod";
-import { getDb } from "../db/client";
+import { directoryDb, ensureEpoch } from "../db/shards";
+import { placeStore } from "../shards/placement";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
@@ -17,7 +18,7 @@ import { publishGrant } from "../throttle/rate-limiter";
 import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { LIMIT_NAMES, type LimitName } from "./limits";
 import { keyAnswer, storeAnswer, storeParam } from "./stores.schemas";
-import { insertStore, limitsOf, listStores, requireStore, updateStore, usageOf, type StoreRow } from "./stores.queries";
+import { findStore, insertStore, limitsOf, listStores, requireStore, updateStore, usageOf, type StoreRow } from "./stores.queries";
 
 /** Each limit a whole number from 0 (nothing more may be stored) to a billion; bytes to a trillion (1 TB). */
 const limitMax = (name: LimitName) => (name === "StoredBytes" ? 1_000_000_000_000 : 1_000_000_000);
@@ -29,6 +30,7 @@ const createStoreBody = z.object({
   Name: z.string().trim().min(1).max(200),
   MaskBuyerPii: z.boolean().optional(),
   Limits: limitsBody.optional(),
+  Shard: z.string().min(1).max(64).optional(),
 });
 
 const updateStoreBody = z.object({
@@ -48,7 +50,7 @@ const createKeyBody = z.object({
 
 const keyParam = z.object({ consumerKeyId: z.string() });
 
-const wireStore = (s: StoreRow): z.input<typeof storeAnswer> => ({ StoreId: s.id, Name: s.name, MaskBuyerPii: s.maskBuyerPii, DateCreated: toWireDate(s.createdAt), Limits: limitsOf(s) });
+const wireStore = (s: StoreRow): z.input<typeof storeAnswer> => ({ StoreId: s.id, Name: s.name, MaskBuyerPii: s.maskBuyerPii, DateCreated: toWireDate(s.createdAt), Shard: s.shard, Limits: limitsOf(s) });
 const wireKey = (k: KeyRow): z.input<typeof keyAnswer> => ({
   ConsumerKeyId: k.id,
   StoreId: k.storeId,
@@ -63,21 +65,20 @@ const wireKey = (k: KeyRow): z.input<typeof keyAnswer> => ({
 
 /** The store view: its settings, its limits and what it uses of each. */
 async function storeView(env: Env, store: StoreRow) {
-  return { ...wireStore(store), Usage: await usageOf(getDb(env), store.id) };
+  return { ...wireStore(store), Usage: await usageOf(env, store) };
 }
 
 export const storesRoutes = createRouter()
   .post("/stores", documented("admin", { summary: "Create a store", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("json", createStoreBody), async (c) => {
     const body = c.req.valid("json");
-    const store = await insertStore(
-      getDb(c.env),
-      { id: randomId("st"), name: body.Name, maskBuyerPii: body.MaskBuyerPii ?? false, createdAt: Date.now() },
-      body.Limits,
-    );
+    const now = Date.now();
+    const shard = await placeStore(c.env, body.Shard);
+    await ensureEpoch(c.env, shard, now);
+    const store = await insertStore(c.env, { id: randomId("st"), name: body.Name, maskBuyerPii: body.MaskBuyerPii ?? false, createdAt: now, shard }, body.Limits);
     return ok(c, { Store: await storeView(c.env, store) });
   })
   .get("/stores", documented("admin", { summary: "List stores", tags: ["Stores"], answer: envelope({ Stores: z.array(storeAnswer) }) }), async (c) => {
-    const rows = await listStores(getDb(c.env));
+    const rows = await listStores(directoryDb(c.env));
     return ok(c, { Stores: rows.map(wireStore) });
   })
   .get("/stores/:storeId", documented("admin", { summary: "Get a store with its limits and usage", tags: ["Stores"], answer: envelope({ Store: storeAnswer }) }), validate("param", storeParam), async (c) => {
@@ -87,7 +88,7 @@ export const storesRoutes = createRouter()
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     const body = c.req.valid("json");
     // A limit may be set below what the store holds: nothing is removed, nothing more is added.
-    const next = await updateStore(getDb(c.env), store.id, { name: body.Name, maskBuyerPii: body.MaskBuyerPii, limits: body.Limits });
+    const next = await updateStore(c.env, store, { name: body.Name, maskBuyerPii: body.MaskBuyerPii, limits: body.Limits });
     if (!next) throw new ApiError(404, `No store with StoreId '${store.id}'.`);
     return ok(c, { Store: await storeView(c.env, next) });
   })
@@ -114,26 +115,27 @@ export const storesRoutes = createRouter()
       createdAt: Date.now(),
       revokedAt: null,
     };
-    await insertKey(getDb(c.env), key);
+    await insertKey(directoryDb(c.env), key);
     // If the limiter cannot be told now it reads the grant from D1 on the key's first call.
-    await publishGrant(c.env, key).catch(() => undefined);
+    await publishGrant(c.env, key, { deleted: false, shard: store.shard }).catch(() => undefined);
     // The key itself is shown here once; only its hash is kept.
     return ok(c, { ConsumerKey: { ...wireKey(key), Key: secret } });
   })
   .get("/stores/:storeId/consumer-keys", documented("admin", { summary: "List a store's consumer keys", tags: ["Consumer keys"], answer: envelope({ ConsumerKeys: z.array(keyAnswer) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
-    const rows = await keysOfStore(getDb(c.env), store.id);
+    const rows = await keysOfStore(directoryDb(c.env), store.id);
     return ok(c, { ConsumerKeys: rows.map(wireKey) });
   })
   .delete("/consumer-keys/:consumerKeyId", documented("admin", { summary: "Revoke a consumer key", tags: ["Consumer keys"], answer: envelope({ ConsumerKey: keyAnswer }) }), validate("param", keyParam), async (c) => {
-    const db = getDb(c.env);
+    const db = directoryDb(c.env);
     const { consumerKeyId } = c.req.valid("param");
     const key = await findKey(db, consumerKeyId);
     if (!key) throw new ApiError(404, `No consumer key with ConsumerKeyId '${consumerKeyId.slice(0, 40)}'.`);
     const revoked = { ...key, revokedAt: key.revokedAt ?? Date.now() };
     // The limiter first: it is what refuses the key's tokens. D1 second, for token exchange and
     // for a limiter that ever has to reload the grant.
-    await publishGrant(c.env, revoked);
+    const store = await findStore(db, key.storeId);
+    await publishGrant(c.env, revoked, { deleted: store === undefined, shard: store?.shard ?? "DB" });
     await markKeyRevoked(db, key.id, revoked.revokedAt);
     return ok(c, { ConsumerKey: wireKey(revoked) });
   });

@@ -14,6 +14,7 @@ export const storeAnswer = z
     Name: z.string(),
     MaskBuyerPii: z.boolean(),
     DateCreated: z.string().nullable(),
+    Shard: z.string().describe("The shard database holding the store's data (GET /admin/v1/shards)."),
     Limits: limitsAnswer.describe("The most the store may hold of each; a write beyond one is refused."),
     Usage: limitsAnswer.optional().describe("What the store holds of each (on one store's answers, not in the list)."),
   })

@@ -15,6 +15,8 @@ import { pushListings } from "./listings-push";
 import { importOrders, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../source-tables/sources.queries";
 import { wakeStoreWebhooks } from "../webhooks/wake";
+import { locateStore } from "../db/shards";
+import { storeDbById } from "../stores/stores.queries";
 
 /** Where an import that did not fit one cycle stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
@@ -35,13 +37,24 @@ export interface CycleDeps {
   fetch?: typeof fetch;
 }
 
-export async function runSourceCycle(sourceId: string, deps: CycleDeps): Promise<CycleSummary> {
+/**
+ * One cycle of the source, in the shard of its store (`storeId`, as the queue or the admin route
+ * knows it; looked up in the shards when not given). The shard is asked of the directory at the
+ * start of every cycle, so the cycle after a store's move runs where the store now lives.
+ */
+export async function runSourceCycle(sourceId: string, storeId: string | undefined, deps: CycleDeps): Promise<CycleSummary> {
   const { now, storage } = deps;
-  const counted = countStatements(deps.env.DB);
+  const summary = emptySummary(sourceId, now);
+  const owner = storeId ?? (await locateStore(deps.env, async (db) => (await sourceById(db, sourceId)) ?? undefined));
+  const home = owner === undefined ? undefined : await storeDbById(deps.env, owner);
+  if (!home) {
+    summary.error = "The source no longer exists.";
+    return summary;
+  }
+  const counted = countStatements(home.$client);
   const db = drizzle(counted.d1, { schema });
   const startedReal = Date.now();
   const clock = () => new Date(now + (Date.now() - startedReal));
-  const summary = emptySummary(sourceId, now);
   const source = await sourceById(db, sourceId);
   if (!source || !source.enabled) {
     summary.error = source ? "The source is disabled." : "The source no longer exists.";

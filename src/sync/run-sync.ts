@@ -2,11 +2,11 @@
 // source's own Durable Object (its own invocation). The cron only hands the sources to the sync
 // queue (src/sync/sync-queue.ts), whatever their number; the admin route runs a small hub's
 // cycles in its own request and answers their summaries, and queues a larger one's.
-import { getDb } from "../db/client";
+import { shardDb, shardNames } from "../db/shards";
 import { emptySummary } from "./cycle";
 import type { CycleSummary } from "./cycle-summary";
-import { enabledSourceIds } from "../source-tables/sources.queries";
-import { enqueueSources, SEND_BATCH } from "./sync-queue";
+import { enabledSources } from "../source-tables/sources.queries";
+import { enqueueSources, SEND_BATCH, type SourceRef } from "./sync-queue";
 
 export interface SyncSummary {
   startedAt: number;
@@ -23,19 +23,28 @@ const IN_PROCESS_MAX = SEND_BATCH;
 
 /** The cron: every enabled source to the queue, for this slot. Answers how many were queued. */
 export async function queueSync(env: Env, scheduledTime: number): Promise<number> {
-  return enqueueSources(env, await enabledSourceIds(getDb(env)), scheduledTime);
+  return enqueueSources(env, await allEnabledSources(env), scheduledTime);
 }
 
-export async function runSync(env: Env, scheduledTime: number, options: { sourceIds?: string[] } = {}): Promise<SyncSummary> {
-  const ids = options.sourceIds ?? (await enabledSourceIds(getDb(env)));
-  if (ids.length > IN_PROCESS_MAX) {
-    return { startedAt: scheduledTime, sources: [], queued: await enqueueSources(env, ids, scheduledTime) };
+/** Every enabled source of every live store: each shard asked at once for the stores living in it, oldest source first. */
+async function allEnabledSources(env: Env): Promise<SourceRef[]> {
+  const perShard = await Promise.all(shardNames(env).map((shard) => enabledSources(shardDb(env, shard), shard)));
+  return perShard
+    .flat()
+    .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+    .map(({ id, storeId }) => ({ sourceId: id, storeId }));
+}
+
+export async function runSync(env: Env, scheduledTime: number, options: { sources?: SourceRef[] } = {}): Promise<SyncSummary> {
+  const refs = options.sources ?? (await allEnabledSources(env));
+  if (refs.length > IN_PROCESS_MAX) {
+    return { startedAt: scheduledTime, sources: [], queued: await enqueueSources(env, refs, scheduledTime) };
   }
-  const settled = await Promise.allSettled(ids.map((id) => env.SOURCE_SYNC.getByName(id).runCycle(id, scheduledTime)));
+  const settled = await Promise.allSettled(refs.map(({ sourceId, storeId }) => env.SOURCE_SYNC.getByName(sourceId).runCycle(sourceId, scheduledTime, storeId)));
   return {
     startedAt: scheduledTime,
     sources: settled.map((outcome, i) =>
-      outcome.status === "fulfilled" ? (outcome.value as CycleSummary) : failedCycle(ids[i]!, scheduledTime, outcome.reason),
+      outcome.status === "fulfilled" ? (outcome.value as CycleSummary) : failedCycle(refs[i]!.sourceId, scheduledTime, outcome.reason),
     ),
     queued: 0,
   };

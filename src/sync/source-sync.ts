@@ -20,6 +20,7 @@ const QUEUED = "sync:queued";
 
 interface QueuedSlot {
   sourceId: string;
+  storeId?: string;
   slot: number;
 }
 
@@ -31,11 +32,11 @@ export class SourceSync extends DurableObject<Env> {
    * Runs one cycle after any cycle already running has ended. Input gates do not cover the
    * awaits on D1 and the marketplace, so without this chain two calls would interleave.
    */
-  runCycle(sourceId: string, scheduledTime?: number): Promise<CycleSummary> {
+  runCycle(sourceId: string, scheduledTime?: number, storeId?: string): Promise<CycleSummary> {
     const next = this.tail.then(async () => {
       // An import that did not fit one cycle goes on in the next one, never right away: a
       // marketplace whose pages never end must not keep this object running (decisions 6).
-      return runSourceCycle(sourceId, {
+      return runSourceCycle(sourceId, storeId, {
         env: this.env,
         storage: kvStorage(this.ctx.storage.kv),
         now: cycleTime(scheduledTime, Date.now()),
@@ -51,10 +52,10 @@ export class SourceSync extends DurableObject<Env> {
    * milliseconds instead of waiting for its slowest cycle. False when that slot (or a later one)
    * already ran here or is waiting: a duplicate delivery starts nothing.
    */
-  async queueCycle(sourceId: string, slot: number): Promise<boolean> {
+  async queueCycle(sourceId: string, slot: number, storeId?: string): Promise<boolean> {
     const kv = this.ctx.storage.kv;
     if (!isNewSlot(slot, kv.get<number>(LAST_SLOT), kv.get<QueuedSlot>(QUEUED)?.slot)) return false;
-    kv.put(QUEUED, { sourceId, slot } satisfies QueuedSlot);
+    kv.put(QUEUED, { sourceId, slot, ...(storeId ? { storeId } : {}) } satisfies QueuedSlot);
     await this.ctx.storage.setAlarm(Date.now());
     return true;
   }
@@ -70,7 +71,7 @@ export class SourceSync extends DurableObject<Env> {
     kv.delete(SOURCE_ID);
     const queued = kv.get<QueuedSlot>(QUEUED);
     if (!queued) return;
-    await this.runCycle(queued.sourceId, queued.slot);
+    await this.runCycle(queued.sourceId, queued.slot, queued.storeId);
     if (queued.slot > (kv.get<number>(LAST_SLOT) ?? -Infinity)) kv.put(LAST_SLOT, queued.slot);
     // A later slot queued while this one ran stays, with the alarm its queueing set.
     if (kv.get<QueuedSlot>(QUEUED)?.slot === queued.slot) kv.delete(QUEUED);

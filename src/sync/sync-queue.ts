@@ -4,8 +4,11 @@
 // object, which runs it in its alarm. Why a queue in front of the alarms: docs/sync-fanout.md.
 import { z } from "zod";
 
-/** One source's cycle for one cron slot (the cron's scheduled time, ms). */
-const syncMessage = z.object({ sourceId: z.string().min(1), slot: z.number().int() });
+/**
+ * One source's cycle for one cron slot (the cron's scheduled time, ms), with the source's store,
+ * whose shard the cycle reads (a message queued before shards has none: the cycle finds it).
+ */
+const syncMessage = z.object({ sourceId: z.string().min(1), storeId: z.string().min(1).optional(), slot: z.number().int() });
 export type SyncMessage = z.infer<typeof syncMessage>;
 
 /** What one sendBatch call may carry (the Queues limit) and what one consumer invocation gets. */
@@ -16,11 +19,17 @@ export const SEND_BATCH = 100;
  */
 const BATCHES_PER_SECOND = 40;
 
-/** Hands `sourceIds` to the queue for the cycle of `slot`; answers how many were sent. */
-export async function enqueueSources(env: Pick<Env, "SYNC_QUEUE">, sourceIds: string[], slot: number): Promise<number> {
+/** A source to sync and the store it belongs to. */
+export interface SourceRef {
+  sourceId: string;
+  storeId: string;
+}
+
+/** Hands `sources` to the queue for the cycle of `slot`; answers how many were sent. */
+export async function enqueueSources(env: Pick<Env, "SYNC_QUEUE">, sources: SourceRef[], slot: number): Promise<number> {
   const batches: SyncMessage[][] = [];
-  for (let i = 0; i < sourceIds.length; i += SEND_BATCH) {
-    batches.push(sourceIds.slice(i, i + SEND_BATCH).map((sourceId) => ({ sourceId, slot })));
+  for (let i = 0; i < sources.length; i += SEND_BATCH) {
+    batches.push(sources.slice(i, i + SEND_BATCH).map(({ sourceId, storeId }) => ({ sourceId, storeId, slot })));
   }
   let sent = 0;
   for (let wave = 0; wave < batches.length; wave += BATCHES_PER_SECOND) {
@@ -53,10 +62,10 @@ export async function consumeSyncBatch(batch: MessageBatch<unknown>, env: Pick<E
         message.ack();
         return;
       }
-      const { sourceId, slot } = parsed.data;
+      const { sourceId, storeId, slot } = parsed.data;
       try {
         // Answers once the object has stored the slot and set its alarm, not when the cycle ends.
-        await env.SOURCE_SYNC.getByName(sourceId).queueCycle(sourceId, slot);
+        await env.SOURCE_SYNC.getByName(sourceId).queueCycle(sourceId, slot, storeId);
         message.ack();
       } catch (error) {
         // The object could not be reached or could not store the slot: tried again after a pause.

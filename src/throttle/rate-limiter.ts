@@ -7,7 +7,7 @@
 // Beside the bucket it keeps the key's latest D1 bookmark (src/throttle/bookmark.ts): every call
 // of the key comes here first, so its admission can carry where the key's reads must start.
 import { DurableObject } from "cloudflare:workers";
-import { getDb } from "../db/client";
+import { directoryDb } from "../db/shards";
 import { findKeyWithStore, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { type BucketConfig, DEFAULT_BUCKET, decide, rebase, remainingAt, sameBucket } from "./gcra";
 import { laterBookmark } from "./bookmark";
@@ -15,6 +15,10 @@ import { ApiError } from "../http/errors";
 
 export interface KeyGrant {
   storeId: string;
+  /** The shard holding the store's data (src/db/shards.ts); absent in grants stored before shards: the directory. */
+  shard?: string;
+  /** Until when (ms) the store's writes are held while a move switches it to another shard. */
+  writesHeldUntil?: number;
   scopes: string[];
   revoked: boolean;
   bucket: BucketConfig;
@@ -24,6 +28,9 @@ export type Admission =
   | {
       allowed: true;
       storeId: string;
+      shard: string;
+      /** Set while the store's move switches shards: writes answer 503 until then (ms). */
+      writesHeldUntil?: number;
       limit: number;
       remaining: number;
       /** The key's latest write's D1 bookmark (null before its first): its reads start there. */
@@ -39,11 +46,16 @@ export type Admission =
 
 type Reason = "throttled" | "unknown" | "revoked" | "scope";
 
+interface ShardBookmark {
+  shard: string;
+  bookmark: string;
+}
+
 const GRANT = "grant";
 /** The bucket's one value, the GCRA theoretical arrival time in µs (src/throttle/gcra.ts). */
 const TAT = "tatUs";
-/** The key's latest write's D1 session bookmark. */
-const BOOKMARK = "d1Bookmark";
+/** The key's latest write's D1 session bookmark, and the shard it is a bookmark of: { shard, bookmark }. */
+const BOOKMARK = "d1ShardBookmark";
 /** An address's second bucket: failed admin-key checks and console sign-ins. */
 const ADMIN_FAILURE_TAT = "adminFailureTatUs";
 
@@ -62,31 +74,35 @@ export class RateLimiter extends DurableObject<Env> {
     if (grant.revoked) return this.refuse("revoked", grant.bucket);
     if (!grant.scopes.includes(scope)) return this.refuse("scope", grant.bucket);
     const admission = this.take(grant.bucket);
-    return admission.allowed
-      ? { ...admission, storeId: grant.storeId, bookmark: this.ctx.storage.kv.get<string>(BOOKMARK) ?? null }
-      : admission;
+    if (!admission.allowed) return admission;
+    const shard = grant.shard ?? "DB";
+    // A bookmark of the shard the store lived in before a move says nothing about the new one.
+    const held = this.ctx.storage.kv.get<ShardBookmark>(BOOKMARK);
+    const bookmark = held?.shard === shard ? held.bookmark : null;
+    const hold = grant.writesHeldUntil !== undefined && grant.writesHeldUntil > Date.now() ? { writesHeldUntil: grant.writesHeldUntil } : {};
+    return { ...admission, storeId: grant.storeId, shard, ...hold, bookmark };
   }
 
-  /** After a write of this key: where its D1 session ended. Only a later bookmark replaces the held one. */
-  async noteBookmark(bookmark: string): Promise<void> {
+  /** After a write of this key on `shard`: where its D1 session ended. Only a later bookmark of the same shard replaces the held one. */
+  async noteBookmark(bookmark: string, shard = "DB"): Promise<void> {
     const kv = this.ctx.storage.kv;
-    const held = kv.get<string>(BOOKMARK);
-    const later = laterBookmark(held, bookmark);
-    if (later !== held) kv.put(BOOKMARK, later);
+    const held = kv.get<ShardBookmark>(BOOKMARK);
+    const later = laterBookmark(held?.shard === shard ? held.bookmark : undefined, bookmark);
+    if (later !== held?.bookmark || held?.shard !== shard) kv.put(BOOKMARK, { shard, bookmark: later } satisfies ShardBookmark);
   }
 
   /** Throttle an unauthenticated caller (token exchange, failed tokens) by its address. */
   async admitAnonymous(): Promise<Admission> {
     const admission = this.take(DEFAULT_BUCKET);
     await this.cleanUpWhenIdle();
-    return admission.allowed ? { ...admission, storeId: "" } : admission;
+    return admission.allowed ? { ...admission, storeId: "", shard: "" } : admission;
   }
 
   /** Count one wrong admin key (or console sign-in) of this address; refused once its bucket is empty. */
   async admitAdminFailure(): Promise<Admission> {
     const admission = this.take(ADMIN_FAILURE_BUCKET, ADMIN_FAILURE_TAT);
     await this.cleanUpWhenIdle();
-    return admission.allowed ? { ...admission, storeId: "" } : admission;
+    return admission.allowed ? { ...admission, storeId: "", shard: "" } : admission;
   }
 
   /**
@@ -141,7 +157,7 @@ export class RateLimiter extends DurableObject<Env> {
       return { allowed: false, reason: "throttled", limit: bucket.capacity, remaining: 0, retryAfterMs: decision.retryAfterMs };
     }
     this.ctx.storage.kv.put(key, decision.tat);
-    return { allowed: true, storeId: "", limit: bucket.capacity, remaining: decision.remaining, bookmark: null };
+    return { allowed: true, storeId: "", shard: "", limit: bucket.capacity, remaining: decision.remaining, bookmark: null };
   }
 
   private refuse(reason: Reason, bucket: BucketConfig): Admission {
@@ -158,20 +174,29 @@ export class RateLimiter extends DurableObject<Env> {
     return this.ctx.blockConcurrencyWhile(async () => {
       const known = this.ctx.storage.kv.get<KeyGrant>(GRANT);
       if (known) return known;
-      const row = await findKeyWithStore(getDb(this.env), consumerKeyId);
+      const row = await findKeyWithStore(directoryDb(this.env), consumerKeyId);
       if (!row) return null;
-      const grant = grantOf(row.key, row.storeDeleted);
+      const grant = grantOf(row.key, row.store);
       this.ctx.storage.kv.put(GRANT, grant);
       return grant;
     });
   }
 }
 
-export function grantOf(key: KeyRow, storeDeleted = false): KeyGrant {
+/** What a key's object holds: the key's own settings, and of its store whether it is deleted, its shard and any write hold. */
+export interface GrantStore {
+  deleted: boolean;
+  shard: string;
+  writesHeldUntil?: number;
+}
+
+export function grantOf(key: KeyRow, store: GrantStore): KeyGrant {
   return {
     storeId: key.storeId,
+    shard: store.shard,
+    ...(store.writesHeldUntil !== undefined ? { writesHeldUntil: store.writesHeldUntil } : {}),
     scopes: key.scopes,
-    revoked: key.revokedAt !== null || storeDeleted,
+    revoked: key.revokedAt !== null || store.deleted,
     bucket: {
       capacity: key.bucketSize ?? DEFAULT_BUCKET.capacity,
       ratePerSecond: key.leakRatePerSecond ?? DEFAULT_BUCKET.ratePerSecond,
@@ -180,9 +205,9 @@ export function grantOf(key: KeyRow, storeDeleted = false): KeyGrant {
 }
 
 /** Tells a key's RateLimiter what it now may do; revocation reaches it before the answer. */
-export async function publishGrant(env: Env, key: KeyRow, storeDeleted = false): Promise<void> {
+export async function publishGrant(env: Env, key: KeyRow, store: GrantStore): Promise<void> {
   try {
-    await env.RATE_LIMITER.getByName(key.id).setGrant(grantOf(key, storeDeleted));
+    await env.RATE_LIMITER.getByName(key.id).setGrant(grantOf(key, store));
   } catch (error) {
     console.error("publishing a grant failed", key.id, error);
     throw new ApiError(503, "The key's rate limiter could not be reached; nothing was changed in the database. Try again.", {

@@ -4,32 +4,35 @@
 // every endpoint with a due event, which also covers a Worker that died between its write and
 // the wake.
 import type { Context } from "hono";
-import { getDb } from "../db/client";
+import { shardDb, shardNames } from "../db/shards";
+import { storeDbById } from "../stores/stores.queries";
 import type { AppEnv } from "../http/create-router";
 import { endpointsWithPending } from "./webhook-deliveries.queries";
 
 /** Wakes each endpoint's sender. A failure is only logged: the cron's sweep wakes it later. */
-export async function wakeWebhooks(env: Pick<Env, "WEBHOOK_SENDER">, webhookIds: string[]): Promise<void> {
+export async function wakeWebhooks(env: Pick<Env, "WEBHOOK_SENDER">, storeId: string, webhookIds: string[]): Promise<void> {
   await Promise.all(
     webhookIds.map((id) =>
       env.WEBHOOK_SENDER.getByName(id)
-        .wake(id)
+        .wake(id, storeId)
         .catch((error: unknown) => console.error("waking a webhook sender failed", id, error)),
     ),
   );
 }
 
 /** A request's write recorded events: their senders are woken after the answer is sent. */
-export function wakeLater(c: Context<AppEnv>, webhookIds: string[]): void {
-  if (webhookIds.length > 0) c.executionCtx.waitUntil(wakeWebhooks(c.env, webhookIds));
+export function wakeLater(c: Context<AppEnv>, storeId: string, webhookIds: string[]): void {
+  if (webhookIds.length > 0) c.executionCtx.waitUntil(wakeWebhooks(c.env, storeId, webhookIds));
 }
 
 /** After a background job of a store: wakes its endpoints with pending events. */
-export async function wakeStoreWebhooks(env: Pick<Env, "DB" | "WEBHOOK_SENDER">, storeId: string): Promise<void> {
-  await wakeWebhooks(env, await endpointsWithPending(getDb(env), storeId));
+export async function wakeStoreWebhooks(env: Env, storeId: string): Promise<void> {
+  const db = await storeDbById(env, storeId);
+  if (db) await wakeWebhooks(env, storeId, (await endpointsWithPending(db, storeId)).map((e) => e.id));
 }
 
-/** The cron's sweep: every enabled endpoint with a pending event. */
-export async function sweepWebhooks(env: Pick<Env, "DB" | "WEBHOOK_SENDER">): Promise<void> {
-  await wakeWebhooks(env, await endpointsWithPending(getDb(env)));
+/** The cron's sweep: every enabled endpoint with a pending event, in every shard at once. */
+export async function sweepWebhooks(env: Env): Promise<void> {
+  const found = await Promise.all(shardNames(env).map((shard) => endpointsWithPending(shardDb(env, shard))));
+  await Promise.all(found.flat().map((e) => wakeWebhooks(env, e.storeId, [e.id])));
 }

@@ -327,9 +327,9 @@ export async function purgeDeliveries(db: Db, storeId: string, limit: number): P
 }
 
 /** Enabled endpoints with a pending row: all of them (the cron's sweep), or one store's. */
-export async function endpointsWithPending(db: Db, storeId?: string): Promise<string[]> {
-  const rows = await db
-    .select({ id: webhooks.id })
+export function endpointsWithPending(db: Db, storeId?: string): Promise<{ id: string; storeId: string }[]> {
+  return db
+    .select({ id: webhooks.id, storeId: webhooks.storeId })
     .from(webhooks)
     .where(
       and(
@@ -338,5 +338,4 @@ export async function endpointsWithPending(db: Db, storeId?: string): Promise<st
         sql`exists (select 1 from ${deliveries} where ${deliveries.webhookId} = ${webhooks.id} and ${deliveries.state} = 'pending')`,
       ),
     );
-  return rows.map((r) => r.id);
 }

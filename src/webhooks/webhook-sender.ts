@@ -4,10 +4,14 @@
 // object, one chain), which is what keeps two attempts of one event or of one order apart.
 // docs/webhooks.md says why this and not a Queue.
 import { DurableObject } from "cloudflare:workers";
-import { getDb } from "../db/client";
+import { locateStore } from "../db/shards";
+import { storeDbById } from "../stores/stores.queries";
+import { webhookById } from "./webhooks.queries";
 import { runPass, type PassResult } from "./sender";
 
 const WEBHOOK_ID = "webhookId";
+/** The endpoint's store, whose shard holds its events (src/db/shards.ts). */
+const STORE_ID = "storeId";
 
 export class WebhookSender extends DurableObject<Env> {
   /** The pass running now (or the last one); the next waits for it. */
@@ -16,8 +20,9 @@ export class WebhookSender extends DurableObject<Env> {
   private wakes = 0;
 
   /** Events were recorded for this endpoint: send them now (an earlier alarm is moved up). */
-  async wake(webhookId: string): Promise<void> {
+  async wake(webhookId: string, storeId: string): Promise<void> {
     this.ctx.storage.kv.put(WEBHOOK_ID, webhookId);
+    this.ctx.storage.kv.put(STORE_ID, storeId);
     this.wakes += 1;
     const alarm = await this.ctx.storage.getAlarm();
     if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
@@ -27,12 +32,13 @@ export class WebhookSender extends DurableObject<Env> {
    * Runs one pass after any pass already running, as of `at` (a test's or a replay's clock; the
    * alarm passes none), and sets the alarm for the endpoint's next due event.
    */
-  deliver(webhookId: string, at?: number): Promise<PassResult> {
+  deliver(webhookId: string, at?: number, storeId?: string): Promise<PassResult> {
     this.ctx.storage.kv.put(WEBHOOK_ID, webhookId);
+    if (storeId) this.ctx.storage.kv.put(STORE_ID, storeId);
     const next = this.tail.then(async () => {
       const wakes = this.wakes;
       const result = await runPass(webhookId, {
-        db: getDb(this.env),
+        db: await this.db(webhookId),
         env: this.env,
         fetch: (input, init) => fetch(input, init),
         now: at ?? Date.now(),
@@ -46,6 +52,19 @@ export class WebhookSender extends DurableObject<Env> {
     });
     this.tail = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * The database of the endpoint's store, asked of the directory at each pass, so a pass after a
+   * move reads where the store now lives. An object woken before shards knows no store: found once.
+   */
+  private async db(webhookId: string) {
+    const kv = this.ctx.storage.kv;
+    const storeId = kv.get<string>(STORE_ID) ?? (await locateStore(this.env, (db) => webhookById(db, webhookId)));
+    if (storeId) kv.put(STORE_ID, storeId);
+    const db = storeId === undefined ? undefined : await storeDbById(this.env, storeId);
+    if (!db) throw new Error(`the store of webhook ${webhookId} is gone`);
+    return db;
   }
 
   override async alarm(): Promise<void> {

@@ -3,7 +3,8 @@
 // store is a 404 like an unknown one. Statements live in webhooks.queries.ts and
 // webhook-deliveries.queries.ts, wire forms in webhooks.wire.ts.
 import { z } from "zod";
-import { getDb } from "../db/client";
+import type { Db } from "../db/client";
+import { storeDb } from "../db/shards";
 import { createRouter } from "../http/create-router";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
@@ -32,11 +33,16 @@ const storeParam = z.object({ storeId: z.string() });
 const LISTED = 200;
 const tags = ["Webhooks"];
 
-async function requireWebhook(env: Env, storeId: string, webhookId: string): Promise<WebhookRow> {
-  await requireStore(env, storeId);
-  const row = await findWebhook(getDb(env), storeId, webhookId);
+/** An endpoint of a live store, with the database of the store's data (its shard). */
+async function requireWebhookIn(env: Env, storeId: string, webhookId: string): Promise<{ row: WebhookRow; db: Db }> {
+  const db = storeDb(env, await requireStore(env, storeId));
+  const row = await findWebhook(db, storeId, webhookId);
   if (!row) throw new ApiError(404, `No webhook with WebhookId '${webhookId.slice(0, 40)}' in store '${storeId.slice(0, 40)}'.`);
-  return row;
+  return { row, db };
+}
+
+async function requireWebhook(env: Env, storeId: string, webhookId: string): Promise<WebhookRow> {
+  return (await requireWebhookIn(env, storeId, webhookId)).row;
 }
 
 export const webhooksRoutes = createRouter()
@@ -64,13 +70,13 @@ export const webhooksRoutes = createRouter()
         createdAt: now,
         updatedAt: now,
       };
-      await insertWebhook(getDb(c.env), row);
+      await insertWebhook(storeDb(c.env, store), row);
       return ok(c, { Webhook: { ...wireWebhook(row), Secret: secret } });
     },
   )
   .get("/stores/:storeId/webhooks", documented("admin", { summary: "List a store's webhook endpoints", tags, answer: envelope({ Webhooks: z.array(webhookAnswer) }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
-    return ok(c, { Webhooks: (await listWebhooks(getDb(c.env), store.id)).map(wireWebhook) });
+    return ok(c, { Webhooks: (await listWebhooks(storeDb(c.env, store), store.id)).map(wireWebhook) });
   })
   .get("/stores/:storeId/webhooks/:webhookId", documented("admin", { summary: "Get a webhook endpoint", tags, answer: envelope({ Webhook: webhookAnswer }) }), validate("param", webhookParams), async (c) => {
     const { storeId, webhookId } = c.req.valid("param");
@@ -83,11 +89,11 @@ export const webhooksRoutes = createRouter()
     validate("json", updateWebhookBody),
     async (c) => {
       const { storeId, webhookId } = c.req.valid("param");
-      const row = await requireWebhook(c.env, storeId, webhookId);
+      const { row, db } = await requireWebhookIn(c.env, storeId, webhookId);
       const body = c.req.valid("json");
       const enabled = body.Enabled ?? row.enabled;
       const updated = await updateWebhook(
-        getDb(c.env),
+        db,
         row.id,
         {
           url: body.Url ?? row.url,
@@ -101,14 +107,14 @@ export const webhooksRoutes = createRouter()
       );
       if (!updated) throw new ApiError(404, `No webhook with WebhookId '${webhookId.slice(0, 40)}' in store '${storeId.slice(0, 40)}'.`);
       // Enabled again: what waited while it was disabled goes out now.
-      if (enabled && !row.enabled) wakeLater(c, [row.id]);
+      if (enabled && !row.enabled) wakeLater(c, row.storeId, [row.id]);
       return ok(c, { Webhook: wireWebhook(updated) });
     },
   )
   .delete("/stores/:storeId/webhooks/:webhookId", documented("admin", { summary: "Delete a webhook endpoint and its deliveries", tags, answer: envelope({}) }), validate("param", webhookParams), async (c) => {
     const { storeId, webhookId } = c.req.valid("param");
-    const row = await requireWebhook(c.env, storeId, webhookId);
-    await deleteWebhook(getDb(c.env), row.id);
+    const { row, db } = await requireWebhookIn(c.env, storeId, webhookId);
+    await deleteWebhook(db, row.id);
     return ok(c);
   })
   .post(
@@ -121,11 +127,11 @@ export const webhooksRoutes = createRouter()
     validate("param", webhookParams),
     async (c) => {
       const { storeId, webhookId } = c.req.valid("param");
-      const row = await requireWebhook(c.env, storeId, webhookId);
+      const { row, db } = await requireWebhookIn(c.env, storeId, webhookId);
       const secret = newSecret();
       const now = Date.now();
       const updated = await updateWebhook(
-        getDb(c.env),
+        db,
         row.id,
         { secretCiphertext: await sealSecret(c.env, secret), previousSecretCiphertext: row.secretCiphertext, previousSecretExpiresAt: now + ROTATION_OVERLAP_MS },
         now,
@@ -141,8 +147,8 @@ export const webhooksRoutes = createRouter()
     validate("query", deliveriesQuery),
     async (c) => {
       const { storeId, webhookId } = c.req.valid("param");
-      const row = await requireWebhook(c.env, storeId, webhookId);
-      const rows = await listDeliveries(getDb(c.env), row.id, c.req.valid("query").status, LISTED);
+      const { row, db } = await requireWebhookIn(c.env, storeId, webhookId);
+      const rows = await listDeliveries(db, row.id, c.req.valid("query").status, LISTED);
       return ok(c, { Deliveries: rows.map(wireDelivery) });
     },
   )
@@ -152,15 +158,14 @@ export const webhooksRoutes = createRouter()
     validate("param", deliveryParams),
     async (c) => {
       const { storeId, webhookId, eventId } = c.req.valid("param");
-      const row = await requireWebhook(c.env, storeId, webhookId);
-      const db = getDb(c.env);
+      const { row, db } = await requireWebhookIn(c.env, storeId, webhookId);
       const delivery = await findDelivery(db, row.id, eventId);
       if (!delivery || delivery.payload === null) throw new ApiError(404, `Webhook '${row.id}' has no event with EventId '${eventId.slice(0, 60)}'.`);
       if (!row.enabled) throw new ApiError(400, `Webhook '${row.id}' is disabled; enable it (PATCH Enabled: true) before retrying its events.`);
       if (!(await retryDelivery(db, delivery.id, Date.now()))) {
         throw new ApiError(400, `Event '${delivery.eventId}' is ${delivery.state}; only a failed event can be retried.`);
       }
-      await wakeWebhooks(c.env, [row.id]);
+      await wakeWebhooks(c.env, row.storeId, [row.id]);
       return ok(c, { Delivery: wireDelivery((await findDelivery(db, row.id, eventId))!) });
     },
   );
