@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/d1";
 import type { Db } from "../../src/db/client";
 import * as schema from "../../src/db/schema";
+import { admin } from "./api";
 
 /** The directory (DB) and the shards wrangler.toml declares, in that order. */
 export const DATABASES = ["DB", "SHARD_1", "SHARD_2", "SHARD_3"] as const;
@@ -54,4 +55,11 @@ export async function countEverywhere(sql: string, ...params: unknown[]): Promis
 export async function databasesWith(sql: string, ...params: unknown[]): Promise<DatabaseName[]> {
   const found = await Promise.all(DATABASES.map(async (name) => ((await env[name].prepare(sql).bind(...params).all()).results.length > 0 ? name : undefined)));
   return found.filter((name): name is DatabaseName => name !== undefined);
+}
+
+/** A store the operator placed on a named shard (POST /admin/v1/stores {Shard}). */
+export async function storeOn(shard: DatabaseName, name = `Store on ${shard}`): Promise<string> {
+  const res = await admin("POST", "/stores", { Name: name, Shard: shard });
+  if (res.status !== 200) throw new Error(`storeOn: ${res.status} ${res.text}`);
+  return (res.json.Store as { StoreId: string }).StoreId;
 }

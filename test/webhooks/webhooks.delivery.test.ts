@@ -6,6 +6,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, insert, storeWithToken } from "../helpers/api";
+import { d1, DATABASES } from "../helpers/shards";
 import { fireCron } from "../helpers/sync";
 import { createWebhook, deliverAt, deliveries, webhook, type Delivery } from "../helpers/webhooks";
 import { installReceiver, receiver, until, verified, type ReceivedWebhook } from "../fakes/webhook-receiver";
@@ -254,7 +255,7 @@ describe("outages and order", () => {
     await until(async () => (await list("delivered")).length === 1);
     // As if a write had committed its event and the Worker had died before waking the sender:
     // the row is pending and due, and the sender has no alarm.
-    await env.DB.prepare("update webhook_deliveries set state = 'pending', attempts = 0, finished_at = null where webhook_id = ?").bind(created.WebhookId).run();
+    for (const database of DATABASES) await d1(database).prepare("update webhook_deliveries set state = 'pending', attempts = 0, finished_at = null where webhook_id = ?").bind(created.WebhookId).run();
     const sender = env.WEBHOOK_SENDER.getByName(created.WebhookId);
     expect(await runInDurableObject(sender, (_, state) => state.storage.getAlarm())).toBeNull();
     expect(hook.accepted).toHaveLength(1);
