@@ -49,7 +49,7 @@ async function withDraining(draining: string, method: string, path: string, body
     headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const response = await worker.fetch(request as Parameters<typeof worker.fetch>[0], { ...env, DRAINING_SHARDS: draining }, ctx);
+  const response = await worker.fetch(request as Parameters<typeof worker.fetch>[0], { ...env, DRAINING_SHARDS: draining as Env["DRAINING_SHARDS"] }, ctx);
   await waitOnExecutionContext(ctx);
   const text = await response.text();
   return { status: response.status, headers: response.headers, json: JSON.parse(text) as Record<string, unknown> & { Success: boolean; Message: string } };
