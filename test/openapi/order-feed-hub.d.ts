@@ -637,7 +637,7 @@ export interface paths {
         };
         /**
          * The hub at a glance: every store's orders today and over 7 days, sources' health, backlog, feeds, and what needs the operator first
-         * @description Answered in 6 D1 statements whatever the stores hold: orders from the day counts the database keeps, sources from their last 20 cycles.
+         * @description Answered in one directory statement and 5 D1 statements per shard (run at once) whatever the stores hold: orders from the day counts the database keeps, sources from their last 20 cycles.
          */
         get: operations["getAdminV1Overview"];
         put?: never;
@@ -750,6 +750,23 @@ export interface paths {
         put?: never;
         /** Send a failed event again (a fresh round of attempts) */
         post: operations["postAdminV1StoresByStoreIdWebhooksByWebhookIdDeliveriesByEventIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/shards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the shards and what each holds */
+        get: operations["getAdminV1Shards"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -894,6 +911,8 @@ export interface components {
             Name: string;
             MaskBuyerPii: boolean;
             DateCreated: string | null;
+            /** @description The shard database holding the store's data (GET /admin/v1/shards). */
+            Shard: string;
             Limits: components["schemas"]["StoreLimits"];
             Usage?: components["schemas"]["StoreLimits"];
         };
@@ -1344,6 +1363,16 @@ export interface components {
             NextAttemptAt: string | null;
             DateCreated: string | null;
             DateFinished: string | null;
+        };
+        Shard: {
+            /** @description The D1 binding's name (SHARD_1, ...); DB is the directory, home of stores made before sharding. */
+            Shard: string;
+            Stores: number;
+            Orders: number;
+            OrderItems: number;
+            Products: number;
+            /** @description No new store is placed on a draining shard (DRAINING_SHARDS; the directory always). */
+            Draining: boolean;
         };
     };
     responses: never;
@@ -3063,6 +3092,7 @@ export interface operations {
                         ConsumerKeys?: number;
                         StoredBytes?: number;
                     };
+                    Shard?: string;
                 };
             };
         };
@@ -7510,6 +7540,96 @@ export interface operations {
                         Success: true;
                         Message: string;
                         Delivery: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1Shards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Shards: components["schemas"]["Shard"][];
                     };
                 };
             };
