@@ -3,16 +3,16 @@
 import { env } from "cloudflare:workers";
 import { countEverywhere, everywhere, storeD1 } from "./shards";
 
-/** Rows of a table: of one store (in its shard; stores and consumer_keys in the directory), or in every shard. */
+/**
+ * Rows of a table: of one store (in its shard; its store row and keys in the directory), or in
+ * every database (a store's row counts in the directory and as its shard's copy).
+ */
 export async function countRows(table: "orders" | "order_items" | "outbox" | "stores" | "consumer_keys" | "products", storeId?: string): Promise<number> {
-  // The directory is where a store and its keys are; every shard holds a copy of its stores' rows.
+  if (!storeId) return countEverywhere(`select count(*) as n from ${table}`);
   if (table === "stores" || table === "consumer_keys") {
-    const row = storeId
-      ? await env.DB.prepare(`select count(*) as n from ${table} where ${table === "stores" ? "id" : "store_id"} = ?`).bind(storeId).first<{ n: number }>()
-      : await env.DB.prepare(`select count(*) as n from ${table}`).first<{ n: number }>();
+    const row = await env.DB.prepare(`select count(*) as n from ${table} where ${table === "stores" ? "id" : "store_id"} = ?`).bind(storeId).first<{ n: number }>();
     return row?.n ?? 0;
   }
-  if (!storeId) return countEverywhere(`select count(*) as n from ${table}`);
   const db = await storeD1(storeId);
   if (table === "order_items") {
     const row = await db.prepare("select count(*) as n from order_items i join orders o on o.id = i.order_id where o.store_id = ?").bind(storeId).first<{ n: number }>();
