@@ -68,6 +68,15 @@ describe("two stores on two shards", () => {
       expect(await databasesWith("select 1 from stores where id = ?", store.storeId)).toEqual(["DB", store.shard]);
       expect(await databasesWith("select 1 from consumer_keys where store_id = ?", store.storeId)).toEqual(["DB"]);
     }
+    // A store's usage: its keys counted in the directory, the rest in its shard.
+    expect((await admin("GET", `/stores/${one.storeId}`)).json.Store).toMatchObject({
+      Shard: "SHARD_1",
+      Usage: { Orders: 5, Products: 3, Feeds: 1, Sources: 1, ConsumerKeys: 1 },
+    });
+    expect((await admin("GET", `/stores/${two.storeId}`)).json.Store).toMatchObject({
+      Shard: "SHARD_3",
+      Usage: { Orders: 6, Products: 3, Feeds: 1, Sources: 1, ConsumerKeys: 1 },
+    });
     // The shard between them holds nothing of either.
     expect(await databasesWith("select 1 from orders where store_id in (?, ?)", one.storeId, two.storeId)).not.toContain("SHARD_2");
   });
