@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm start: local secrets, local D1 migrations, `wrangler dev` over HTTPS, and on an empty
+// npm start: local secrets, local D1 migrations (directory and shards), `wrangler dev` over HTTPS, and on an empty
 // database a demo store, a demo consumer key (all scopes) and a handful of orders, made through
 // the service's own admin and order APIs. Extra arguments go to `wrangler dev`.
 import { spawn, spawnSync } from "node:child_process";
@@ -37,10 +37,8 @@ if (weak.length > 0) {
 }
 const vars = readVars();
 
-const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local"], {
-  stdio: "inherit",
-  env: { ...process.env, CI: "true" },
-});
+// The directory and every shard (scripts/migrate.mjs).
+const migrate = spawnSync(process.execPath, ["scripts/migrate.mjs", "--local"], { stdio: "inherit" });
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
 const dev = spawn("npx", ["wrangler", "dev", "--local-protocol", "https", ...(portArg < 0 ? ["--port", String(port)] : []), ...args], {

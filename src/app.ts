@@ -2,7 +2,7 @@
 // Order of checks (issue 3): HTTPS, Accept, route, token signature, throttle.
 import { HTTPException } from "hono/http-exception";
 import { createRouter } from "./http/create-router";
-import { ApiError } from "./http/errors";
+import { ApiError, storeMoved, storeSwitching } from "./http/errors";
 import { failure } from "./http/envelope";
 import { unmatched } from "./http/fallbacks";
 import { requireSecrets } from "./http/secrets";
@@ -46,7 +46,7 @@ app.notFound((c) => {
 });
 
 app.onError(async (error, c) => {
-  if (!(error instanceof ApiError)) error = (await limitRefusal(c.env, error, storeOf(c))) ?? error;
+  if (!(error instanceof ApiError)) error = (await limitRefusal(c.env, error, storeOf(c))) ?? (storeMoved(error) ? storeSwitching(2_000) : error);
   if (error instanceof ApiError) {
     for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
     return c.json(failure(error.message), error.status);

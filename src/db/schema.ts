@@ -517,3 +517,57 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_unfilled").on(t.storeId).where(sql`payload is null`),
   ],
 );
+
+/**
+ * A store's move to another shard (directory only; src/shards/move.ts): one row per store, the
+ * latest move, its progress and where a resumed step goes on from.
+ */
+export const STORE_MOVE_STATES = ["copying", "switching", "completed", "failed"] as const;
+export const storeMoves = sqliteTable("store_moves", {
+  storeId: text("store_id").primaryKey(),
+  fromShard: text("from_shard").notNull(),
+  toShard: text("to_shard").notNull(),
+  status: text("status", { enum: STORE_MOVE_STATES }).notNull(),
+  /** The step the move is at (src/shards/move.ts: capture, copy, catch-up, fence, drain, flip, grants, grace, cleanup, done). */
+  phase: text("phase").notNull(),
+  /** Where the copy or the cleanup goes on from: JSON of src/shards/move-copy.ts's cursor. */
+  cursor: text("cursor", { mode: "json" }).$type<unknown>(),
+  rowsCopied: integer("rows_copied").notNull().default(0),
+  changesApplied: integer("changes_applied").notNull().default(0),
+  rowsRemoved: integer("rows_removed").notNull().default(0),
+  startedAt: ms("started_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+  /** When writes were held (the fence went up) and for how long, once known. */
+  writesHeldAt: ms("writes_held_at"),
+  writeHoldMs: integer("write_hold_ms"),
+  switchedAt: ms("switched_at"),
+  finishedAt: ms("finished_at"),
+  error: text("error"),
+});
+
+/**
+ * In a shard: stores whose every row change is logged in move_log (a move out of this shard is
+ * copying), and stores fenced (the move is switching: every write of the store's rows here is
+ * refused with 'store_moved', except the cleanup's deletes once `purging`). Kept by the triggers
+ * of migrations/0012_store_moves.sql on every table of a store's data.
+ */
+export const moveCapture = sqliteTable("move_capture", {
+  storeId: text("store_id").primaryKey(),
+  since: ms("since").notNull(),
+});
+export const moveLog = sqliteTable(
+  "move_log",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    storeId: text("store_id").notNull(),
+    tbl: text("tbl").notNull(),
+    /** The changed row's key: its id, or (store or source, sku) for products and listings. */
+    k1: text("k1").notNull(),
+    k2: text("k2"),
+  },
+  (t) => [index("move_log_store_seq").on(t.storeId, t.seq)],
+);
+export const storeFences = sqliteTable("store_fences", {
+  storeId: text("store_id").primaryKey(),
+  purging: integer("purging", { mode: "boolean" }).notNull().default(false),
+});

@@ -30,3 +30,8 @@ export function storeSwitching(waitMs: number): ApiError {
     "Retry-After": String(seconds),
   });
 }
+
+/** A write a shard refused because its store has switched away (the fence of src/shards/move.ts). */
+export function storeMoved(error: unknown): boolean {
+  return error instanceof Error && /store_moved/.test(`${error.message} ${String((error as { cause?: unknown }).cause ?? "")}`);
+}

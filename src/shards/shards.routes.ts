@@ -1,10 +1,20 @@
 // GET /admin/v1/shards: every shard with the stores living in it and what they hold, and whether
-// new stores may be placed on it (decisions 10).
+// new stores may be placed on it; POST and GET /admin/v1/stores/:storeId/move: a store's move to
+// another shard and its progress (decisions 10; how a move runs: move.ts).
 import { z } from "zod";
 import { createRouter } from "../http/create-router";
 import { ok } from "../http/envelope";
 import { documented, envelope } from "../http/openapi";
+import { validate } from "../http/validate";
+import { toWireDate } from "../lib/dates";
+import { ApiError } from "../http/errors";
+import { directoryDb } from "../db/shards";
+import { requireStore } from "../stores/stores.queries";
+import { storeParam } from "../stores/stores.schemas";
+import { STORE_MOVE_STATES } from "../db/schema";
 import { shardViews } from "./placement";
+import { startStoreMove } from "./move-start";
+import { findMove, type MoveRow } from "./store-moves.queries";
 
 const shardAnswer = z
   .object({
@@ -17,7 +27,69 @@ const shardAnswer = z
   })
   .meta({ id: "Shard" });
 
-export const shardsRoutes = createRouter().get(
+const moveAnswer = z
+  .object({
+    StoreId: z.string(),
+    FromShard: z.string(),
+    ToShard: z.string(),
+    Status: z.enum(STORE_MOVE_STATES),
+    Phase: z.string().describe("The step: capture, copy, catch-up, fence, drain, flip, grants, grace, cleanup, abandon, done (docs/sharding.md)."),
+    RowsCopied: z.number().int(),
+    ChangesApplied: z.number().int().describe("Changes made during the copy, replayed on the new shard."),
+    RowsRemoved: z.number().int().describe("Rows removed from the old shard once switched (or of the new one's copy, if abandoned)."),
+    WritesHeld: z.boolean().describe("Writes answer 503 with Retry-After now (the switch)."),
+    WriteHoldMs: z.number().int().nullable().describe("How long writes were held, once the switch is over."),
+    DateStarted: z.string().nullable(),
+    DateSwitched: z.string().nullable(),
+    DateFinished: z.string().nullable(),
+    Error: z.string().nullable().describe("The last step's failure (it is tried again), or why the move was given up."),
+  })
+  .meta({ id: "StoreMove" });
+
+function wireMove(m: MoveRow): z.input<typeof moveAnswer> {
+  return {
+    StoreId: m.storeId,
+    FromShard: m.fromShard,
+    ToShard: m.toShard,
+    Status: m.status,
+    Phase: m.phase,
+    RowsCopied: m.rowsCopied,
+    ChangesApplied: m.changesApplied,
+    RowsRemoved: m.rowsRemoved,
+    WritesHeld: m.writesHeldAt !== null && m.writeHoldMs === null && m.status === "switching",
+    WriteHoldMs: m.writeHoldMs,
+    DateStarted: toWireDate(m.startedAt),
+    DateSwitched: toWireDate(m.switchedAt),
+    DateFinished: toWireDate(m.finishedAt),
+    Error: m.error,
+  };
+}
+
+const moveBody = z.object({ Shard: z.string().min(1).max(64) });
+
+export const shardsRoutes = createRouter()
+  .post(
+    "/stores/:storeId/move",
+    documented("admin", { summary: "Move a store to another shard (answered at once; progress on GET)", tags: ["Shards"], answer: envelope({ Move: moveAnswer }), errors: [409] }),
+    validate("param", storeParam),
+    validate("json", moveBody),
+    async (c) => {
+      const store = await requireStore(c.env, c.req.valid("param").storeId);
+      return ok(c, { Move: wireMove(await startStoreMove(c.env, store, c.req.valid("json").Shard, Date.now())) });
+    },
+  )
+  .get(
+    "/stores/:storeId/move",
+    documented("admin", { summary: "The store's latest move and its progress", tags: ["Shards"], answer: envelope({ Move: moveAnswer }) }),
+    validate("param", storeParam),
+    async (c) => {
+      const { storeId } = c.req.valid("param");
+      const move = await findMove(directoryDb(c.env), storeId);
+      if (!move) throw new ApiError(404, `Store '${storeId.slice(0, 40)}' has never been moved.`);
+      return ok(c, { Move: wireMove(move) });
+    },
+  )
+  .get(
   "/shards",
   documented("admin", { summary: "List the shards and what each holds", tags: ["Shards"], answer: envelope({ Shards: z.array(shardAnswer) }) }),
   async (c) => {

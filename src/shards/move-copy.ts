@@ -1,0 +1,309 @@
+// The rows of a moving store, copied from one shard's D1 to another's: in bounded batches that
+// resume from a cursor (copyBatch), then the changes logged while copying, replayed (applyChanges),
+// then the old copy removed (removeBatch). The mover is the one module that handles every table of
+// a store's data, so it does so opaquely: each table's columns come from its drizzle definition
+// (written once, in src/db/schema.ts), rows travel as one JSON parameter per table, and an upsert
+// on the primary key makes every step safe to run twice. What each table's owner knows (limits,
+// usage, day counts) the destination's own triggers rebuild as the rows arrive, so store_usage and
+// the day counts are never copied. Why this shape, and its limits: docs/sharding.md.
+import { getTableColumns, getTableName } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import * as schema from "../db/schema";
+
+/** The tables a store's data is in, parents before children (FK order); how each is keyed. */
+const TABLES = {
+  sources: { table: schema.sources, key: ["id"], numeric: false },
+  webhooks: { table: schema.webhooks, key: ["id"], numeric: false },
+  feeds: { table: schema.feeds, key: ["id"], numeric: false },
+  orders: { table: schema.orders, key: ["id"], numeric: true },
+  order_items: { table: schema.orderItems, key: ["id"], numeric: true },
+  outbox: { table: schema.outbox, key: ["id"], numeric: true },
+  set_aside_orders: { table: schema.setAsideOrders, key: ["id"], numeric: true },
+  products: { table: schema.products, key: ["store_id", "sku"], numeric: false },
+  listings: { table: schema.listings, key: ["source_id", "sku"], numeric: false },
+  webhook_deliveries: { table: schema.webhookDeliveries, key: ["id"], numeric: true },
+  stock_clock: { table: schema.stockClock, key: ["store_id"], numeric: false },
+} as const satisfies Record<string, { table: SQLiteTable; key: readonly string[]; numeric: boolean }>;
+export type TableName = keyof typeof TABLES;
+const PARENTS_FIRST = Object.keys(TABLES) as TableName[];
+
+type Row = Record<string, unknown>;
+
+function columnsOf(name: TableName): string[] {
+  return Object.values(getTableColumns(TABLES[name].table)).map((column) => column.name);
+}
+
+/** INSERT ... ON CONFLICT (key) DO UPDATE of every column, from a JSON array of rows (?1). */
+const upsertSql = memo((name: TableName) => {
+  const columns = columnsOf(name);
+  const key = TABLES[name].key;
+  const values = columns.map((c) => `json_extract(value, '$.${c}')`).join(", ");
+  const set = columns.filter((c) => !(key as readonly string[]).includes(c)).map((c) => `${c} = excluded.${c}`);
+  return `insert into ${getTableName(TABLES[name].table)} (${columns.join(", ")}) select ${values} from json_each(?1) where true
+    on conflict (${key.join(", ")}) do ${set.length ? `update set ${set.join(", ")}` : "nothing"}`;
+});
+
+function memo<T>(make: (name: TableName) => T): (name: TableName) => T {
+  const made = new Map<TableName, T>();
+  return (name) => {
+    if (!made.has(name)) made.set(name, make(name));
+    return made.get(name)!;
+  };
+}
+
+function upsert(to: D1Database, name: TableName, rows: Row[]): D1PreparedStatement[] {
+  if (rows.length === 0) return [];
+  const statements = [to.prepare(upsertSql(name)).bind(JSON.stringify(rows))];
+  // A product's insert moves the destination's stock clock (its trigger); the plan cursors of the
+  // store's listings count in the old shard's clock, so each product keeps its own stock_seq.
+  if (name === "products") {
+    statements.push(
+      to
+        .prepare("update products set stock_seq = json_extract(j.value, '$.stock_seq') from json_each(?1) j where products.store_id = json_extract(j.value, '$.store_id') and products.sku = json_extract(j.value, '$.sku')")
+        .bind(JSON.stringify(rows)),
+    );
+  }
+  return statements;
+}
+
+async function all(d1: D1Database, query: string, ...binds: unknown[]): Promise<Row[]> {
+  return (await d1.prepare(query).bind(...binds).all<Row>()).results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The copy
+
+/** Where the copy stands: the phase, which source or webhook of the store (by index), the last key copied. */
+export interface CopyCursor {
+  phase: "small" | "orders" | "products" | "listings" | "setAside" | "deliveries" | "stockClock" | "done";
+  item: number;
+  after: string | number | null;
+}
+export const COPY_START: CopyCursor = { phase: "small", item: 0, after: null };
+const NEXT: Record<CopyCursor["phase"], CopyCursor["phase"]> = {
+  small: "orders",
+  orders: "products",
+  products: "listings",
+  listings: "setAside",
+  setAside: "deliveries",
+  deliveries: "stockClock",
+  stockClock: "done",
+  done: "done",
+};
+
+export interface CopyLimits {
+  /** Orders (each with its lines and outbox rows) or other rows per batch. */
+  rows: number;
+}
+
+const next = (cursor: CopyCursor): CopyCursor => ({ phase: NEXT[cursor.phase], item: 0, after: null });
+
+/**
+ * Copies one batch of the store's rows from `from` to `to` (one read per table, one D1 batch
+ * written) and answers where the next batch starts and how many rows this one copied. A batch
+ * short of the limit ends its table: rows written behind it since the capture began are in the
+ * change log, so a store written faster than one batch a step is never chased.
+ */
+export async function copyBatch(from: D1Database, to: D1Database, storeId: string, cursor: CopyCursor, limits: CopyLimits): Promise<{ cursor: CopyCursor; rows: number }> {
+  const n = limits.rows;
+  switch (cursor.phase) {
+    case "small": {
+      // Sources, endpoints and feeds: at most a few hundred each (the store's limits).
+      const [sources, webhooks, feeds] = await Promise.all(["sources", "webhooks", "feeds"].map((t) => all(from, `select * from ${t} where store_id = ?1`, storeId)));
+      await write(to, [...upsert(to, "sources", sources!), ...upsert(to, "webhooks", webhooks!), ...upsert(to, "feeds", feeds!)]);
+      return { cursor: next(cursor), rows: sources!.length + webhooks!.length + feeds!.length };
+    }
+    case "orders": {
+      const orders = await all(from, "select * from orders where store_id = ?1 and id > ?2 order by id limit ?3", storeId, cursor.after ?? -1, n);
+      if (orders.length === 0) return { cursor: next(cursor), rows: 0 };
+      const ids = JSON.stringify(orders.map((o) => o.id));
+      const [items, outbox] = await Promise.all([
+        all(from, "select * from order_items where order_id in (select value from json_each(?1)) order by id", ids),
+        all(from, "select * from outbox where order_id in (select value from json_each(?1)) order by id", ids),
+      ]);
+      await write(to, [...upsert(to, "orders", orders), ...upsert(to, "order_items", items), ...upsert(to, "outbox", outbox)]);
+      return { cursor: orders.length < n ? next(cursor) : { ...cursor, after: orders.at(-1)!.id as number }, rows: orders.length + items.length + outbox.length };
+    }
+    case "products": {
+      const rows = await all(from, "select * from products where store_id = ?1 and sku > ?2 order by sku limit ?3", storeId, cursor.after ?? "", n);
+      if (rows.length === 0) return { cursor: next(cursor), rows: 0 };
+      await write(to, upsert(to, "products", rows));
+      return { cursor: rows.length < n ? next(cursor) : { ...cursor, after: rows.at(-1)!.sku as string }, rows: rows.length };
+    }
+    case "listings":
+    case "setAside": {
+      // Per source, by the source's own index (listings by Sku, set-aside by order number).
+      const sources = await all(from, "select id from sources where store_id = ?1 order by id", storeId);
+      const source = sources[cursor.item]?.id;
+      if (source === undefined) return { cursor: next(cursor), rows: 0 };
+      const [table, column] = cursor.phase === "listings" ? (["listings", "sku"] as const) : (["set_aside_orders", "order_source_order_number"] as const);
+      const rows = await all(from, `select * from ${table} where source_id = ?1 and ${column} > ?2 order by ${column} limit ?3`, source, cursor.after ?? "", n);
+      if (rows.length === 0) return { cursor: { ...cursor, item: cursor.item + 1, after: null }, rows: 0 };
+      await write(to, upsert(to, table, rows));
+      return { cursor: rows.length < n ? { ...cursor, item: cursor.item + 1, after: null } : { ...cursor, after: rows.at(-1)![column] as string }, rows: rows.length };
+    }
+    case "deliveries": {
+      const webhooks = await all(from, "select id from webhooks where store_id = ?1 order by id", storeId);
+      const webhook = webhooks[cursor.item]?.id;
+      if (webhook === undefined) return { cursor: next(cursor), rows: 0 };
+      const rows = await all(from, "select * from webhook_deliveries where webhook_id = ?1 and id > ?2 order by id limit ?3", webhook, cursor.after ?? -1, n);
+      if (rows.length === 0) return { cursor: { ...cursor, item: cursor.item + 1, after: null }, rows: 0 };
+      await write(to, upsert(to, "webhook_deliveries", rows));
+      return { cursor: rows.length < n ? { ...cursor, item: cursor.item + 1, after: null } : { ...cursor, after: rows.at(-1)!.id as number }, rows: rows.length };
+    }
+    case "stockClock": {
+      const rows = await all(from, "select * from stock_clock where store_id = ?1", storeId);
+      await write(to, upsert(to, "stock_clock", rows));
+      return { cursor: next(cursor), rows: rows.length };
+    }
+    case "done":
+      return { cursor, rows: 0 };
+  }
+}
+
+async function write(to: D1Database, statements: D1PreparedStatement[]): Promise<void> {
+  if (statements.length > 0) await to.batch(statements);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The changes logged while copying
+
+/** Whether the destination's copy of a row must be written again or removed. */
+interface Change {
+  tbl: TableName;
+  k1: string;
+  k2: string | null;
+}
+
+const keyOf = (c: { tbl: string; k1: string; k2: string | null }) => `${c.tbl}\u0000${c.k1}\u0000${c.k2 ?? ""}`;
+
+/**
+ * Replays up to `limit` logged changes of the store, oldest first: each changed row is read as it
+ * is now in `from` and written to `to`, or removed from `to` if it is gone. Deletes go first,
+ * children before parents, then writes, parents before children, so foreign keys hold at every
+ * statement and a key removed and added again (a re-created source name) does not collide.
+ * Answers how many log entries it consumed (removed from the log once applied) and whether more wait.
+ */
+export async function applyChanges(from: D1Database, to: D1Database, storeId: string, limit: number): Promise<{ applied: number; more: boolean }> {
+  const log = await all(from, "select seq, tbl, k1, k2 from move_log where store_id = ?1 order by seq limit ?2", storeId, limit);
+  if (log.length === 0) return { applied: 0, more: false };
+  const changes = new Map<string, Change>();
+  for (const entry of log as unknown as (Change & { seq: number })[]) {
+    if (entry.tbl in TABLES && !changes.has(keyOf(entry))) changes.set(keyOf(entry), { tbl: entry.tbl, k1: entry.k1, k2: entry.k2 });
+  }
+  const byTable = new Map<TableName, Change[]>();
+  for (const change of changes.values()) byTable.set(change.tbl, [...(byTable.get(change.tbl) ?? []), change]);
+  const deletes: D1PreparedStatement[][] = [];
+  const writes: D1PreparedStatement[][] = [];
+  for (const name of PARENTS_FIRST) {
+    const keys = byTable.get(name);
+    if (!keys) continue;
+    const { present, gone } = await readCurrent(from, storeId, name, keys);
+    writes.push(upsert(to, name, present));
+    if (gone.length > 0) deletes.unshift([deleteByKeys(to, storeId, name, gone)]);
+  }
+  const lastSeq = (log.at(-1) as { seq: number }).seq;
+  await write(to, [...deletes.flat(), ...writes.flat()]);
+  await from.prepare("delete from move_log where store_id = ?1 and seq <= ?2").bind(storeId, lastSeq).run();
+  return { applied: log.length, more: log.length === limit };
+}
+
+/** The rows of these keys as they are now in `from`; the keys with no row there. */
+async function readCurrent(from: D1Database, storeId: string, name: TableName, keys: Change[]): Promise<{ present: Row[]; gone: Change[] }> {
+  const spec = TABLES[name];
+  const table = getTableName(spec.table);
+  let rows: Row[];
+  if (name === "products") {
+    // Logged by Sku: the store is the moving one.
+    rows = await all(from, `select * from products where store_id = ?2 and sku in (select value from json_each(?1))`, JSON.stringify(keys.map((k) => k.k1)), storeId);
+  } else if (name === "listings") {
+    rows = await all(from, `select * from listings where (source_id, sku) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?1))`, JSON.stringify(keys.map((k) => [k.k1, k.k2])));
+  } else {
+    const ids = JSON.stringify(keys.map((k) => (spec.numeric ? Number(k.k1) : k.k1)));
+    rows = await all(from, `select * from ${table} where ${spec.key[0]} in (select value from json_each(?1))`, ids);
+  }
+  const found = new Set(rows.map((r) => rowKey(name, r)));
+  return { present: rows, gone: keys.filter((k) => !found.has(changeKey(name, k))) };
+}
+
+function rowKey(name: TableName, row: Row): string {
+  if (name === "products") return `${row.sku}`;
+  if (name === "listings") return `${row.source_id}\u0000${row.sku}`;
+  return String(row[TABLES[name].key[0]!]);
+}
+
+function changeKey(name: TableName, change: Change): string {
+  return name === "listings" ? `${change.k1}\u0000${change.k2}` : change.k1;
+}
+
+function deleteByKeys(to: D1Database, storeId: string, name: TableName, keys: Change[]): D1PreparedStatement {
+  const spec = TABLES[name];
+  const table = getTableName(spec.table);
+  if (name === "listings") {
+    return to.prepare(`delete from ${table} where (source_id, sku) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?1))`).bind(JSON.stringify(keys.map((k) => [k.k1, k.k2])));
+  }
+  if (name === "products") {
+    return to.prepare(`delete from ${table} where store_id = ?2 and sku in (select value from json_each(?1))`).bind(JSON.stringify(keys.map((k) => k.k1)), storeId);
+  }
+  return to.prepare(`delete from ${table} where ${spec.key[0]} in (select value from json_each(?1))`).bind(JSON.stringify(keys.map((k) => (spec.numeric ? Number(k.k1) : k.k1))));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The old copy, removed once the store lives in its new shard
+
+/** Removal order: children before parents, the derived tables and the store's own row last. */
+const REMOVE_STEPS = [
+  "order_items",
+  "outbox",
+  "orders",
+  "webhook_deliveries",
+  "listings",
+  "set_aside_orders",
+  "products",
+  "feeds",
+  "webhooks",
+  "sources",
+  "derived",
+] as const;
+export type RemoveCursor = { step: number };
+export const REMOVE_START: RemoveCursor = { step: 0 };
+
+/** Deletes up to `limit` rows of the current step from the old shard; the step ends when it deletes fewer. */
+export async function removeBatch(from: D1Database, storeId: string, cursor: RemoveCursor, limit: number): Promise<{ cursor: RemoveCursor | null; rows: number }> {
+  const step = REMOVE_STEPS[cursor.step];
+  if (step === undefined) return { cursor: null, rows: 0 };
+  const ofOrders = `(select id from orders where store_id = ?1 order by id limit ?2)`;
+  const bySource = `(select id from sources where store_id = ?1)`;
+  const byWebhook = `(select id from webhooks where store_id = ?1)`;
+  const statement: Record<Exclude<(typeof REMOVE_STEPS)[number], "derived">, string> = {
+    // The orders step takes the lines and outbox rows of its orders in the same batch.
+    order_items: `delete from order_items where order_id in ${ofOrders}`,
+    outbox: `delete from outbox where order_id in ${ofOrders}`,
+    orders: `delete from orders where id in ${ofOrders}`,
+    webhook_deliveries: `delete from webhook_deliveries where id in (select id from webhook_deliveries where webhook_id in ${byWebhook} limit ?2)`,
+    listings: `delete from listings where rowid in (select rowid from listings where source_id in ${bySource} limit ?2)`,
+    set_aside_orders: `delete from set_aside_orders where id in (select id from set_aside_orders where source_id in ${bySource} limit ?2)`,
+    products: `delete from products where rowid in (select rowid from products where store_id = ?1 limit ?2)`,
+    feeds: `delete from feeds where id in (select id from feeds where store_id = ?1 limit ?2)`,
+    webhooks: `delete from webhooks where id in (select id from webhooks where store_id = ?1 limit ?2)`,
+    sources: `delete from sources where id in (select id from sources where store_id = ?1 limit ?2)`,
+  };
+  if (step === "derived") {
+    await from.batch(
+      ["stock_clock", "order_day_counts", "order_source_day_counts", "store_usage", "move_log", "move_capture", "store_fences"].map((t) =>
+        from.prepare(`delete from ${t} where store_id = ?1`).bind(storeId),
+      ),
+    );
+    await from.prepare("delete from stores where id = ?1").bind(storeId).run();
+    return { cursor: null, rows: 0 };
+  }
+  // Counted from RETURNING: meta.changes would count the rows the tables' triggers touch too.
+  if (step === "order_items" || step === "outbox" || step === "orders") {
+    const results = await from.batch(["order_items", "outbox", "orders"].map((t) => from.prepare(`${statement[t as "orders"]} returning 1 as gone`).bind(storeId, limit)));
+    const rows = results.reduce((n, r) => n + r.results.length, 0);
+    const orders = results[2]!.results.length;
+    return { cursor: orders < limit ? { step: REMOVE_STEPS.indexOf("webhook_deliveries") } : cursor, rows };
+  }
+  const rows = (await from.prepare(`${statement[step]} returning 1 as gone`).bind(storeId, limit).all()).results.length;
+  return { cursor: rows < limit ? { step: cursor.step + 1 } : cursor, rows };
+}
