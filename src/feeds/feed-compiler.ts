@@ -291,7 +291,9 @@ export class FeedCompiler extends DurableObject<Env> {
       // An upload R2 no longer knows needs no abort; incomplete uploads also expire on their own.
       console.warn("abort of a failed compile's upload", job.feedId, error);
     }
-    const failed = await failCompile(await this.requireDb(job.storeId), job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues, Date.now());
+    // A store deleted and purged meanwhile has no feed row to record the failure in: the job just ends.
+    const db = await this.db(job.storeId);
+    const failed = db ? await failCompile(db, job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues, Date.now()) : { webhooks: [], intervalMinutes: null };
     await wakeWebhooks(this.env, job.storeId, failed.webhooks);
     await this.close(job, failed.intervalMinutes);
   }
