@@ -1,7 +1,9 @@
 // A hub upgraded to shards (issue 19): a store created before sharding has its row and all its
 // data in the directory (its shard column 'DB', the migration's default) and keeps working
 // there until moved: its orders, products, sources and feeds stay in DB alone, a key whose grant
-// was stored before grants named a shard reads there, and new stores still go to the shards.
+// was stored before grants named a shard reads there, and new stores still go to the shards. A
+// feed's compiler scheduled before shards (its object knows no store) keeps its schedule.
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, call, createKey, insert, tokenFor } from "../helpers/api";
@@ -61,6 +63,22 @@ describe("a store from before sharding", () => {
     const res = await list(token);
     expect(res.status).toBe(200);
     expect((res.json.Orders as { OrderSourceOrderNumber: string }[]).map((o) => o.OrderSourceOrderNumber)).toEqual(["OLD-GRANT"]);
+  });
+});
+
+describe("a feed scheduled before shards", () => {
+  it("compiles when its schedule comes due though its object was never told the store, and keeps the schedule", async () => {
+    const storeId = await storeFromBeforeShards("Old shop with a scheduled feed");
+    await putProducts(storeId, [product("SCHED-1"), product("SCHED-2")]);
+    const feedId = (await createFeed(storeId, { CompileIntervalMinutes: 60 })).FeedId;
+    const compiler = env.FEED_COMPILER.getByName(feedId);
+    // What the object held before shards: the feed and its alarm, no store.
+    await runInDurableObject(compiler, (_o, state) => state.storage.kv.delete("storeId"));
+    expect(await runDurableObjectAlarm(compiler)).toBe(true);
+    expect((await admin("GET", `/feeds/${feedId}`)).json.Feed).toMatchObject({ Status: "Completed", CompilationTotalCount: 2 });
+    // The next compile is an hour away.
+    const next = await runInDurableObject(compiler, (_o, state) => state.storage.getAlarm());
+    expect(next).toBeGreaterThan(Date.now() + 59 * 60_000);
   });
 });
 
