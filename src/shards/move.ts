@@ -64,7 +64,8 @@ export async function runMove(env: Env, storeId: string, limits: MoveLimits, bud
     try {
       const next = await step(env, move, limits, now);
       if (next === "wait") return { move, nextAt: waitUntil(move) };
-      move = { ...next, updatedAt: now(), error: null };
+      // A step that went through clears the last failure; a move given up keeps why.
+      move = { ...next, updatedAt: now(), error: next.status === "failed" ? next.error : null };
     } catch (error) {
       move = { ...move, updatedAt: now(), error: String(error instanceof Error ? error.message : error).slice(0, 500) };
       await saveMove(directory, move);
