@@ -266,7 +266,8 @@ function integers(value: unknown): number[] | null {
  * (read-only fields left out: product_id, offering_id, is_deleted, scale_name; Money as a float)
  * with the changed Skus' offerings set. A quantity or price that does not vary by property
  * (`quantity_on_property` / `price_on_property` empty) is one for all products: it is set only
- * when every product has the Sku, and refused otherwise, as Etsy would refuse it.
+ * when every product has the Sku (or already has that value), and refused otherwise, as Etsy would
+ * refuse it.
  */
 export function inventoryUpdate(listingId: number, inventory: EtsyListingInventory, changes: SkuChange[]): InventoryPlan {
   const where = `Etsy listing ${listingId}`;
@@ -312,6 +313,8 @@ export function inventoryUpdate(listingId: number, inventory: EtsyListingInvento
   const refused = new Map<string, string[]>();
   const missing: string[] = [];
   const refuse = (sku: string, why: string) => refused.set(sku, [...(refused.get(sku) ?? []), why]);
+  // A value shared by all products that already is the new one changes nothing Etsy could refuse.
+  const allOfferings = () => products.flatMap((p) => p.offerings);
   for (const change of changes) {
     const mine = products.filter((p) => p.sku === change.sku);
     if (mine.length === 0) {
@@ -321,7 +324,7 @@ export function inventoryUpdate(listingId: number, inventory: EtsyListingInvento
     const wholeListing = mine.length === products.length;
     const parts = { quantity: false, price: false };
     if (change.quantity !== null) {
-      if (onProperty.quantity.length === 0 && !wholeListing) {
+      if (onProperty.quantity.length === 0 && !wholeListing && !allOfferings().every((o) => o.quantity === change.quantity)) {
         refuse(change.sku, `${where} has one quantity for all its products (quantity_on_property is empty) and they have other SKUs than ${change.sku}: make the quantity vary by property on Etsy`);
       } else {
         for (const o of (onProperty.quantity.length === 0 ? products : mine).flatMap((p) => p.offerings)) o.quantity = change.quantity;
@@ -331,7 +334,7 @@ export function inventoryUpdate(listingId: number, inventory: EtsyListingInvento
     if (change.price !== null) {
       if (!(change.price > 0)) refuse(change.sku, `Etsy takes a positive non-zero price, not ${change.price}`);
       else if (currency !== null && currency !== change.currency) refuse(change.sku, `${where} is priced in ${currency}, the product in ${change.currency}: the price is not sent`);
-      else if (onProperty.price.length === 0 && !wholeListing) {
+      else if (onProperty.price.length === 0 && !wholeListing && !allOfferings().every((o) => o.price === change.price)) {
         refuse(change.sku, `${where} has one price for all its products (price_on_property is empty) and they have other SKUs than ${change.sku}: make the price vary by property on Etsy`);
       } else {
         for (const o of (onProperty.price.length === 0 ? products : mine).flatMap((p) => p.offerings)) o.price = change.price;
