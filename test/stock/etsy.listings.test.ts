@@ -208,6 +208,19 @@ describe("Etsy stock and price", () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it("leaves the day's last 100 calls to shipments: the push stops and its stage waits an hour", async () => {
+    const { fake, push } = setup({ perDay: 104 });
+    const error = await push.push([update("MUG", 1, null)]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MarketplaceError);
+    expect((error as MarketplaceError).message).toBe(
+      "Etsy has 100 calls left today for this app (x-remaining-today); the stock push stops while 100 or fewer are left, for deliveries",
+    );
+    expect((error as MarketplaceError).retryAfterMs).toBe(3_600_000);
+    // The shop was read (four calls); the listing was neither read nor replaced.
+    expect(apiCalls(fake)).toHaveLength(4);
+    expect(fake.throttled()).toBe(0);
+  });
+
   it("a seller whose consent lacks listings_w gets Etsy's 403 with what to do, and nothing is changed", async () => {
     const { fake, push } = setup({ consentedScopes: ["transactions_r", "transactions_w", "listings_r"] });
     const error = await push.push([update("MUG", 1, null)]).catch((e: unknown) => e);
