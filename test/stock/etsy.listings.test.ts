@@ -190,7 +190,7 @@ describe("Etsy stock and price", () => {
     expect([...fake.violations, ...failing.fake.violations]).toEqual([]);
   });
 
-  it("sets aside a nonsense answer for that listing only, and reports Etsy's refusal of a value in Etsy's words", async () => {
+  it("sets aside a nonsense answer for that listing only, and reports Etsy's refusal of a listing or a value in Etsy's words", async () => {
     const { fake, push } = setup();
     fake.failNext({ status: 200, operation: "getListingInventory", body: new StreamedBody(64, "<html>maintenance") });
     fake.failNext({ status: 200, operation: "getListingInventory", body: { products: "none" } });
@@ -199,6 +199,11 @@ describe("Etsy stock and price", () => {
     expect(outcomes.get("TEE-S")).toEqual({ state: "retry", message: "Etsy listing 1100000002: the inventory has no products list; nothing was sent" });
     expect(outcomes.get("CAP")).toEqual({ state: "accepted" });
     expect(callsOf(fake, "updateListingInventory").map((r) => r.path)).toEqual(["/v3/application/listings/1100000003/inventory"]);
+
+    fake.failNext({ status: 422, operation: "getListingInventory", body: { error: "Listing is not editable" } });
+    const refusedRead = await push.push([update("TEE-S", 1, null), update("CAP", 4, null)]);
+    expect(refusedRead.get("TEE-S")).toEqual({ state: "refused", message: "Etsy 422 on getListingInventory: Listing is not editable", quantityAccepted: false, priceAccepted: false });
+    expect(refusedRead.get("CAP")).toEqual({ state: "accepted" });
 
     fake.failNext({ status: 200, operation: "updateListingInventory", body: "[]" });
     fake.failNext({ status: 400, operation: "updateListingInventory", body: { error: "Quantity must be at most 999" } });

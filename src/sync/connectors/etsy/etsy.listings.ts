@@ -95,6 +95,11 @@ export function etsyListings({ call, storage, shopId }: Deps): ListingsPush {
         stale.push(...updates);
         return;
       }
+      // Etsy's 400 or 422 on this listing's inventory is about this listing: the others still go.
+      if (error instanceof MarketplaceError && (error.status === 400 || error.status === 422)) {
+        for (const u of updates) outcomes.set(u.sku, { state: "refused", message: error.message, quantityAccepted: false, priceAccepted: false });
+        return;
+      }
       // An answer that is no inventory: nothing is sent on it, the Skus are tried again later.
       if (!(error instanceof UnreadableInventory) && !nonsense(error)) throw error;
       for (const u of updates) outcomes.set(u.sku, { state: "retry", message: `${error.message}; nothing was sent` });
