@@ -225,21 +225,27 @@ describe("console: webhooks, bad input", () => {
     const { cookie, csrf } = await signIn();
     const page = pageOf(storeId);
     const good = { _csrf: csrf, Url: receiver().url, Events: "*" };
-    const cases: [string, Record<string, string | string[]>, string, string][] = [
-      ["http", { Url: "http://erp.example/hooks" }, "add-webhook-Url-error", "'Url': must be an https:// URL (http:// only for localhost or 127.0.0.1)"],
-      ["not a URL", { Url: "erp" }, "add-webhook-Url-error", "'Url': must be an absolute https:// URL"],
-      ["too long", { Url: `https://erp.example/${"a".repeat(2030)}` }, "add-webhook-Url-error", "'Url': must be at most 2048 characters"],
-      ["no event", { Events: [] }, "add-webhook-error", `'Events': must name at least one event, or be ["*"]`],
-      ["unknown event", { Events: ["order.created", "order.paid"] }, "add-webhook-error", "'Events"],
-      ["long description", { Description: "d".repeat(501) }, "add-webhook-Description-error", "'Description'"],
+    // What is sent, where the page says what is wrong, what it says, and the events still ticked.
+    const cases: [string, Record<string, string | string[]>, string, string, string[]][] = [
+      ["http", { Url: "http://erp.example/hooks" }, "add-webhook-Url-error", "'Url': must be an https:// URL (http:// only for localhost or 127.0.0.1)", ["*"]],
+      ["not a URL", { Url: "erp" }, "add-webhook-Url-error", "'Url': must be an absolute https:// URL", ["*"]],
+      ["too long", { Url: `https://erp.example/${"a".repeat(2030)}` }, "add-webhook-Url-error", "'Url': must be at most 2048 characters", ["*"]],
+      ["no event", { Events: [] }, "add-webhook-error", `'Events': must name at least one event, or be ["*"]`, []],
+      ["unknown event", { Events: ["order.created", "order.paid"] }, "add-webhook-error", "'Events", ["order.created"]],
+      ["long description", { Description: "d".repeat(501) }, "add-webhook-Description-error", "'Description'", ["*"]],
     ];
-    for (const [name, change, where, message] of cases) {
-      const res = await send("POST", page, { cookie, form: { ...good, ...change } });
+    for (const [name, change, where, message, ticked] of cases) {
+      const form = { ...good, ...change };
+      const res = await send("POST", page, { cookie, form });
       expect(res.status, name).toBe(400);
       const shown = await read(res.text);
       expect(shown.errorIds, name).toEqual([where]);
       expect(shown.errors[0], name).toContain(message);
       expect(shown.secret, name).toBeUndefined();
+      // The form comes back as it was sent, to be mended.
+      expect(await collect(res.text, "input#add-webhook-Url", "value"), name).toEqual([form.Url]);
+      expect(await collect(res.text, "input#add-webhook-Description", "value"), name).toEqual([(form as { Description?: string }).Description ?? ""]);
+      expect(await collect(res.text, 'input[name="Events"][checked]', "value"), name).toEqual(ticked);
     }
     expect(await listed(storeId)).toEqual([]);
   });

@@ -20,7 +20,14 @@ const webhooksApi = (c: C) => `/stores/${enc(c.var.store.StoreId)}/webhooks`;
 const hookForm = (kind: "enabled" | "rotate" | "delete", webhookId: string) => `${kind}-${webhookId}`;
 const retryForm = (eventId: string) => `retry-${eventId}`;
 
-async function webhooksPage(c: C) {
+/** What a refused add form held, shown again so the operator mends it rather than types it anew. */
+interface AddForm {
+  Url: string;
+  Events: string[];
+  Description: string;
+}
+
+async function webhooksPage(c: C, add: AddForm = { Url: "", Events: ["*"], Description: "" }) {
   const store = c.var.store;
   const base = webhooksBase(c);
   const res = await c.var.api.call<{ Webhooks: Webhook[] }>("GET", webhooksApi(c));
@@ -117,15 +124,15 @@ async function webhooksPage(c: C) {
         <h2 id="add-webhook-h">Add an endpoint</h2>
         {/* Events has no field of its own to show an error under: its refusal shows at the form's top. */}
         <PostForm action={base} name="add-webhook" fields={["Url", "Description"]}>
-          <Field form="add-webhook" name="Url" label="URL" required type="url" hint="https:// (http:// only for localhost or 127.0.0.1)." attrs={{ maxlength: 2048 }} />
+          <Field form="add-webhook" name="Url" label="URL" required type="url" value={add.Url} hint="https:// (http:// only for localhost or 127.0.0.1)." attrs={{ maxlength: 2048 }} />
           <fieldset>
             <legend>Events</legend>
-            <Checkbox form="add-webhook" name="Events" value="*" label="All events (*)" checked />
+            <Checkbox form="add-webhook" name="Events" value="*" label="All events (*)" checked={add.Events.includes("*")} />
             {EVENT_TYPES.map((e) => (
-              <Checkbox form="add-webhook" name="Events" value={e} label={e} />
+              <Checkbox form="add-webhook" name="Events" value={e} label={e} checked={add.Events.includes(e)} />
             ))}
           </fieldset>
-          <Field form="add-webhook" name="Description" label="Description" attrs={{ maxlength: 500 }} />
+          <Field form="add-webhook" name="Description" label="Description" value={add.Description} attrs={{ maxlength: 500 }} />
           <button type="submit">Add endpoint</button>
         </PostForm>
       </section>
@@ -173,7 +180,7 @@ export const webhookPages = consoleRouter()
     const payload: Record<string, unknown> = { Url: text(body.Url).trim(), Events: events.includes("*") ? ["*"] : events };
     if (text(body.Description).trim()) payload.Description = text(body.Description);
     const res = await c.var.api.call<{ Webhook: NewWebhook }>("POST", webhooksApi(c), payload);
-    if (!res.ok) return failed(c, webhooksPage, "add-webhook", res);
+    if (!res.ok) return failed(c, (c) => webhooksPage(c, { Url: text(body.Url), Events: events, Description: text(body.Description) }), "add-webhook", res);
     return secretPage(c, res.data.Webhook, false);
   })
   .post("/:webhookId/rotate-secret", async (c) => {
