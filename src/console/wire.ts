@@ -3,6 +3,7 @@
 // not answer. Types only: the console never parses an answer a second way.
 import type { z } from "zod";
 import type { keyAnswer, storeAnswer } from "../stores/stores.schemas";
+import type { moveAnswer, shardAnswer } from "../shards/shards.schemas";
 import type { maintenanceAnswer } from "../maintenance/maintenance.schemas";
 import type { importSummary } from "../feeds/catalog";
 import type { adminFeed, compileProgressAnswer } from "../feeds/feeds.wire";
@@ -13,6 +14,8 @@ import type { deliveryAnswer as webhookDeliveryAnswer, webhookAnswer, webhookWit
 import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sources/sources.schemas";
 
 export type Store = z.infer<typeof storeAnswer>;
+export type ShardView = z.infer<typeof shardAnswer>;
+export type StoreMove = z.infer<typeof moveAnswer>;
 export type ConsumerKey = z.infer<typeof keyAnswer>;
 export type NewConsumerKey = ConsumerKey & { Key: string };
 export type Maintenance = z.infer<typeof maintenanceAnswer>["Maintenance"];

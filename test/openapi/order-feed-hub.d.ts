@@ -1139,7 +1139,7 @@ export interface components {
             keystring: string;
             /** @description The app's shared secret; Etsy wants every call's x-api-key as keystring:shared_secret. */
             sharedSecret: string;
-            /** @description The seller's refresh token from Etsy's OAuth consent (scopes transactions_r transactions_w). Etsy issues a new one at each renewal; the source keeps it. */
+            /** @description The seller's refresh token from Etsy's OAuth consent (scopes transactions_r transactions_w listings_r listings_w). Etsy issues a new one at each renewal; the source keeps it. */
             refreshToken: string;
             /** @description The seller's numeric Etsy shop id. */
             shopId: number;
