@@ -5,7 +5,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { leastFilled } from "../../src/shards/placement";
+import { leastFilled } from "../../src/stores/placement";
 import { admin, ADMIN_KEY, BASE, createKey, insert, tokenFor } from "../helpers/api";
 import { databasesWith } from "../helpers/shards";
 import { product, putProducts } from "../feeds/feeds-helpers";
