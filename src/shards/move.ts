@@ -22,7 +22,7 @@ import { keysOfStore } from "../consumer-keys/consumer-keys.queries";
 import { publishGrant } from "../throttle/rate-limiter";
 import { copyStoreRow, findStore, setStoreShard } from "../stores/stores.queries";
 import { applyChanges, COPY_START, copyBatch, REMOVE_START, removeBatch, type CopyCursor, type RemoveCursor } from "./move-copy";
-import { captureChanges, fenceStore, findMove, releaseStore, saveMove, type MoveRow } from "./store-moves.queries";
+import { captureChanges, fenceStore, findMove, releaseStore, saveMove, stopCapture, type MoveRow } from "./store-moves.queries";
 
 export type MovePhase = "capture" | "copy" | "catch-up" | "fence" | "drain" | "flip" | "grants" | "grace" | "cleanup" | "abandon" | "done";
 
@@ -134,7 +134,8 @@ async function step(env: Env, move: MoveRow, limits: MoveLimits, now: () => numb
     }
     case "grace": {
       if (now() < waitUntil(move)) return "wait";
-      await fenceStore(shardDb(env, fromShard), storeId, true);
+      const old = shardDb(env, fromShard);
+      await old.batch([fenceStore(old, storeId, true), stopCapture(old, storeId)]);
       return { ...move, phase: "cleanup", cursor: REMOVE_START };
     }
     case "cleanup":

@@ -11,7 +11,7 @@ import { ApiError } from "../http/errors";
 import { directoryDb } from "../db/shards";
 import { requireStore } from "../stores/stores.queries";
 import { storeParam } from "../stores/stores.schemas";
-import { shardViews } from "./placement";
+import { shardViews } from "../stores/placement";
 import { moveAnswer, moveBody, shardAnswer } from "./shards.schemas";
 import { startStoreMove } from "./move-start";
 import { findMove, type MoveRow } from "./store-moves.queries";

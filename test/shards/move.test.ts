@@ -153,6 +153,10 @@ describe("moving a store to another shard", () => {
     expect(await holdings(to, storeId)).toEqual({ orders: total, items: 24 + written.length, outbox: 0, products: 3, feeds: 1, sources: 1, webhooks: 1, deliveries: 3, stores: 1 });
     expect(await holdings(from, storeId)).toEqual({ orders: 0, items: 0, outbox: 0, products: 0, feeds: 0, sources: 0, webhooks: 0, deliveries: 0, stores: 0 });
     expect(await count(to, "select id from orders where store_id = ?1 group by id having count(*) > 1", storeId)).toBe(0);
+    // Nothing of the move is left in the old shard either: no log, no capture, no fence.
+    for (const table of ["move_log", "move_capture", "store_fences", "store_usage", "order_day_counts"]) {
+      expect(await count(from, `select 1 from ${table} where store_id = ?1`, storeId), table).toBe(0);
+    }
 
     // The API reads the new shard: all orders, the cursor from before, the usage the triggers rebuilt.
     expect(await listIds(token)).toEqual([...ids, ...written].sort());
