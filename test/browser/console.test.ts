@@ -1,7 +1,8 @@
 // The operator console in a real browser (Chromium driven by Playwright) against a real local
 // server: sign in (a wrong key refused), create a store and a key (shown once, copied), add a
 // simulated source and sync it, find an imported order, upload a catalog, compile a feed and watch
-// the progress reach 100 %, download it, add a webhook endpoint (a refused URL said under its
+// the progress reach 100 %, download it, see the products with the stock PUT Inventory set and look
+// one up, add a webhook endpoint (a refused URL said under its
 // field, the secret shown once), disable it, revoke the key, maintenance on and off, sign out. Each
 // page is checked by axe-core (no serious or critical violation) and screenshotted to
 // test-results/console/. The browser: CHROME_PATH, else /usr/bin/chromium (Debian's package).
@@ -168,6 +169,18 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   expect(fileLines).toHaveLength(31);
   expect(fileLines[1]).toMatch(/^SKU-001,/);
 
+  // Catalog: the stock the seller's system set (PUT Inventory) in the products table, a Sku looked up.
+  const stock = await request(server.base, "PUT", `/v1/${token.json!.Token}/Inventory`, { body: { Items: [{ Sku: "SKU-002", Quantity: 7 }] } });
+  expect(stock.status).toBe(200);
+  await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Catalog" }).click();
+  const products = page.getByRole("table", { name: "Products" });
+  expect(await products.locator("tbody tr").count()).toBe(30);
+  expect(await products.locator("tbody tr").nth(1).locator("td").allTextContents()).toEqual(["SKU-002", "Mug 2", "6", "—", "7", "in stock"]);
+  await page.getByLabel("Sku", { exact: true }).fill("SKU-002");
+  await page.getByRole("button", { name: "Look up" }).click();
+  await page.getByRole("heading", { level: 2, name: "Product SKU-002" }).waitFor();
+  await check("catalog");
+
   // Webhooks: a URL the API refuses is said under its field; an endpoint on this machine (nothing
   // listens there, and no event happens after it is added) shows its secret once, with Copy.
   await page.goto(`${server.base}/console/stores/${storeId}`);
@@ -243,7 +256,7 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   await page.goto(`${server.base}/console/maintenance`);
   await expect.poll(() => new URL(page.url()).pathname).toBe("/console/login");
 
-  expect(checked).toHaveLength(19);
+  expect(checked).toHaveLength(20);
 });
 
 it("renders the API reference at /docs from the Worker's own assets", async () => {

@@ -460,7 +460,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List a store's products in Sku order (with Quantity and Price) */
+        get: operations["getAdminV1StoresByStoreIdProducts"];
         /** Upsert products by Sku (JSON up to 16 MiB, or a streamed CSV up to 100 MiB) */
         put: operations["putAdminV1StoresByStoreIdProducts"];
         post?: never;
@@ -5126,6 +5127,122 @@ export interface operations {
                             Sources: components["schemas"]["Cycle"][];
                             Queued: number;
                         };
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdProducts: {
+        parameters: {
+            query?: {
+                /** @description Skus after this one, in Sku order: the NextAfterSku of the previous page. Left out: from the first Sku. */
+                afterSku?: string;
+                /** @description Products a page, 1 to 200; 50 when left out. */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Products: {
+                            Sku: string;
+                            Title: string | null;
+                            Description: string | null;
+                            Link: string | null;
+                            ImageLink: string | null;
+                            Price: number | null;
+                            Currency: string | null;
+                            Availability: string | null;
+                            Brand: string | null;
+                            Gtin: string | null;
+                            /** @description Units on the shelf; null: not tracked (decisions 11). */
+                            Quantity: number | null;
+                            Attributes: {
+                                [key: string]: string;
+                            } | null;
+                            DateUpdated: string;
+                        }[];
+                        /** @description Send as afterSku for the next page; null on the last page. */
+                        NextAfterSku: string | null;
                     };
                 };
             };
