@@ -1,7 +1,8 @@
 // The overviews, read in a fixed number of D1 statements whatever a store holds: orders come
 // from the day-count tables the orders triggers keep (never from orders), sources' health from the
 // 20 cycle summaries each keeps, the backlog from outbox counts by state, feeds from their rows.
-// The hub: 6 statements for any number of stores; a store: 7. Each table's statement lives with
+// The hub: one statement in the directory and five in each shard (at once), for any number of
+// stores; a store: 7, in its shard (src/db/shards.ts). Each table's statement lives with
 // its owner; this module only asks and assembles.
 import type { Db } from "../db/client";
 import { directoryDb, shardDb, shardNames } from "../db/shards";
