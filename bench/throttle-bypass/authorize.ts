@@ -7,16 +7,17 @@ import { createMiddleware } from "hono/factory";
 import type { Scope } from "../../src/auth/scopes";
 import type { AppEnv } from "../../src/http/create-router";
 import { openSession } from "../../src/db/client";
+import { shardD1 } from "../../src/db/shards";
 
 export * from "../../src/auth/authorize";
 
-/** No token check, no limiter call: the path carries a store id where the token would be. */
+/** No token check, no limiter call: the path carries `storeId~shard` where the token would be. */
 export function requireScope(_scope: Scope) {
   return createMiddleware<AppEnv>(async function authorize(c, next) {
-    const storeId = c.req.param("token") ?? "";
+    const [storeId = "", shard = "DB"] = (c.req.param("token") ?? "").split("~");
     // The same kind of D1 session as the real read path, so only the limiter call differs.
     c.set("caller", { storeId, consumerKeyId: "bench" });
-    c.set("db", openSession(c.env.DB, "first-unconstrained").db);
+    c.set("db", openSession(shardD1(c.env, shard), "first-unconstrained").db);
     // Set here so that rateLimitHeaders does not call the limiter either.
     c.header("X-RateLimit-Limit", "0");
     c.header("X-RateLimit-Remaining", "0");
