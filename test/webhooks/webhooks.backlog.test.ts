@@ -1,8 +1,11 @@
 // A large backlog for one endpoint: more than 10,000 events go out in one pass, each on its first
 // attempt (workerd refuses a timer beyond 10,000 active ones, and each attempt used to leave its 15-second
-// timer armed: the 10,001st attempt of a pass failed at once, and the event came 5 min 5 s late).
+// timer armed: the 10,001st attempt of a pass failed at once, and the event came 5 min 5 s late);
+// and the sender's reads walk the due index instead of sorting every pending row on each round.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "../../src/db/client";
+import { dueDeliveries, nextDue } from "../../src/webhooks/webhook-deliveries.queries";
 import { storeWithToken } from "../helpers/api";
 import { createWebhook, deliverAt, deliveries } from "../helpers/webhooks";
 import { installReceiver, receiver, verified } from "../fakes/webhook-receiver";
@@ -43,5 +46,37 @@ describe("a backlog", () => {
       .bind(created.WebhookId)
       .first<{ n: number }>();
     expect(failedOrRetried?.n).toBe(0);
+  });
+});
+
+describe("query plans of the sender's reads", () => {
+  async function planOf(query: { sql: string; params: unknown[] }): Promise<string> {
+    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.params)
+      .all<{ detail: string }>();
+    return results.map((r) => r.detail).join("\n");
+  }
+
+  let webhookId: string;
+  beforeAll(async () => {
+    const { storeId } = await storeWithToken();
+    webhookId = (await createWebhook(storeId, receiver().url)).WebhookId;
+    await seedBacklog(storeId, webhookId, 50, Date.now());
+  });
+
+  it("a round's due rows: a walk of webhook_deliveries_due in its order, with no sort of the due rows", async () => {
+    const plan = await planOf(dueDeliveries(getDb(env), webhookId, Date.now(), 100).toSQL());
+    expect(plan, plan).toMatch(/SEARCH webhook_deliveries USING INDEX webhook_deliveries_due \(webhook_id=\? AND state=\? AND next_attempt_at<\?\)/);
+    // The same order's earlier pending event: an index probe of the subject.
+    expect(plan, plan).toMatch(/SEARCH earlier USING INDEX webhook_deliveries_subject \(webhook_id=\? AND subject=\? AND id<\?\)/);
+    expect(plan, plan).not.toMatch(/TEMP B-TREE/);
+    expect(plan, plan).not.toMatch(/\bSCAN\b/);
+  });
+
+  it("the next due time: a search of webhook_deliveries_due in its order, no scan and no sort", async () => {
+    const plan = await planOf(nextDue(getDb(env), webhookId).toSQL());
+    expect(plan, plan).toMatch(/SEARCH webhook_deliveries USING INDEX webhook_deliveries_due \(webhook_id=\? AND state=\?\)/);
+    expect(plan, plan).not.toMatch(/TEMP B-TREE/);
+    expect(plan, plan).not.toMatch(/\bSCAN\b/);
   });
 });
