@@ -5,7 +5,8 @@
 //     and, for the store with none, what the event statement itself costs, timed in SQLite;
 //  2. delivery throughput: 10,000 order events waiting for one endpoint, sent to a local
 //     receiver that verifies every one with the standardwebhooks library and checks each order's
-//     events arrive in order and no event twice: events per second from wake-up to the last one.
+//     events arrive in order and no event twice: events per second from wake-up to the last one;
+//     and, on the seeded file, what the sender's due reads alone cost while that backlog drains.
 //
 // Seeding: migrations applied to a local D1 (its own --persist-to directory), then stores, keys,
 // endpoints (their secrets sealed as the Worker seals them), 10,000 orders and their 10,000
@@ -76,6 +77,32 @@ db.prepare(
      'pending', 0, ?3, ?3
    from orders o where o.store_id = ?1 order by o.id`,
 ).run(stores.bulk, new Date(now).toISOString(), now);
+
+// The sender's due reads alone while the backlog drains (SQLite on this file, no D1 round trip;
+// inside a transaction rolled back): rounds of 100 read as sender's read does (due time then id,
+// the walk of webhook_deliveries_due that stops after the round), against the same read sorted
+// by id alone (what it was: every due row read and sorted on each round).
+function drainReads(orderBy) {
+  const read = db.prepare(
+    `select id from webhook_deliveries where webhook_id = 'wh_bulk' and state = 'pending' and next_attempt_at <= ? and payload is not null
+       and not exists (select 1 from webhook_deliveries as earlier where earlier.webhook_id = webhook_deliveries.webhook_id
+         and earlier.subject = webhook_deliveries.subject and earlier.id < webhook_deliveries.id and earlier.state = 'pending')
+     order by ${orderBy} limit 100`,
+  );
+  const done = db.prepare("update webhook_deliveries set state = 'delivered' where id = ?");
+  db.exec("begin");
+  let ms = 0;
+  for (;;) {
+    const start = performance.now();
+    const rows = read.all(now);
+    ms += performance.now() - start;
+    if (rows.length === 0) break;
+    for (const row of rows) done.run(row.id);
+  }
+  db.exec("rollback");
+  return ms;
+}
+const dueReadMs = { walk: drainReads("next_attempt_at, id"), sorted: drainReads("id") };
 
 // What the event statement costs a store without endpoints, on this file (SQLite alone, no D1 round trip).
 const eventStatement = db.prepare(
@@ -177,6 +204,7 @@ await main(async () => {
   console.log(`  store with one endpoint   ${fmt(median(ms.with))} / ${fmt(p95(ms.with))}   (its ${received.with} events received meanwhile)`);
   console.log(`  added by the endpoint     ${fmt(median(ms.with) - median(ms.without))} ms at the median`);
   console.log(`  the event statement alone, no endpoint (SQLite, ${statementRuns} runs): ${statementUs.toFixed(1)} µs`);
+  console.log(`\nThe due reads alone while ${EVENTS} events drain (SQLite, rounds of 100): ${dueReadMs.walk.toFixed(0)} ms as the sender reads; ${dueReadMs.sorted.toFixed(0)} ms sorted by id`);
   console.log(`\nDelivery: ${received.bulk} of ${total} events in ${seconds.toFixed(1)} s from wake-up: ${(received.bulk / seconds).toFixed(0)} events/s`);
   console.log(`  every body verified by standardwebhooks; problems (twice, out of order, bad signature): ${problems.length}${problems.length ? " " + problems.slice(0, 5).join("; ") : ""}`);
 });

@@ -134,6 +134,12 @@ async function attempt(url: string, secrets: string[], row: DeliveryRow, deps: P
     statusCode === 410 || attempts >= MAX_ATTEMPTS
       ? { state: "failed", statusCode, error }
       : { state: "retry", statusCode, error, nextAttemptAt: deps.now + retryDelay(attempts, retryAfterMs) };
+  // A timer cleared once the answer is in, not AbortSignal.timeout: that one's timer stays armed
+  // for the full 15 s after the answer, and workerd refuses a timer beyond 10,000 active ones, so
+  // a pass sending more than 10,000 events within 15 s failed every further attempt at once (a
+  // backlog of 10,001 waited 5 s + 5 min for its last event).
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new DOMException("The attempt timed out.", "TimeoutError")), TIMEOUT_MS);
   let response: Response;
   try {
     response = await deps.fetch(url, {
@@ -141,14 +147,16 @@ async function attempt(url: string, secrets: string[], row: DeliveryRow, deps: P
       headers: { ...signedHeaders(secrets, row.eventId, new Date(deps.wallClock()), body), "content-type": "application/json" },
       body,
       redirect: "manual",
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal: timeout.signal,
     });
+    // The answer's body is not read: only the status counts, and an unread body holds the connection.
+    await response.body?.cancel().catch(() => undefined);
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
     return failure(null, timedOut ? `No answer within ${TIMEOUT_MS / SECOND} seconds.` : `The request failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`);
+  } finally {
+    clearTimeout(timer);
   }
-  // The answer's body is not read: only the status counts, and an unread body holds the connection.
-  await response.body?.cancel().catch(() => undefined);
   const status = response.status;
   if (status >= 200 && status < 300) return { state: "delivered", statusCode: status };
   if (status >= 300 && status < 400) {

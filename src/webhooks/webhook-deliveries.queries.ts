@@ -204,42 +204,48 @@ export function importedEventsAfter(db: Db, source: { storeId: string; id: strin
 // The sender's reads and writes.
 
 /**
- * Rows of one endpoint that are due now and are the first of their subject still pending: a
- * later event of an order waits for the earlier one to be delivered or to fail for good.
+ * Pending rows of the endpoint (due by `now` when given) that are the first of their subject still
+ * pending: a later event of an order waits for the earlier one to be delivered or to fail for good.
  */
-export function dueDeliveries(db: Db, webhookId: string, now: number, limit: number): Promise<DeliveryRow[]> {
+function firstOfSubjectPending(webhookId: string, now?: number): SQL | undefined {
+  return and(
+    eq(deliveries.webhookId, webhookId),
+    eq(deliveries.state, "pending"),
+    now === undefined ? undefined : sql`${deliveries.nextAttemptAt} <= ${now}`,
+    sql`${deliveries.payload} is not null`,
+    sql`not exists (select 1 from webhook_deliveries as earlier where earlier.webhook_id = ${deliveries.webhookId}
+      and earlier.subject = ${deliveries.subject} and earlier.id < ${deliveries.id} and earlier.state = 'pending')`,
+  );
+}
+
+/**
+ * A round of the endpoint's due rows, longest due first. Sorted as webhook_deliveries_due is
+ * (due time, then id) so that SQLite walks that index and stops after `limit` rows: sorted by id
+ * alone it read and sorted every due row of the endpoint on each round, which made a backlog of n
+ * events cost n * n / limit row reads (test/webhooks/webhooks.backlog.test.ts pins the plan).
+ */
+export function dueDeliveries(db: Db, webhookId: string, now: number, limit: number) {
   return db
     .select()
     .from(deliveries)
-    .where(
-      and(
-        eq(deliveries.webhookId, webhookId),
-        eq(deliveries.state, "pending"),
-        sql`${deliveries.nextAttemptAt} <= ${now}`,
-        sql`${deliveries.payload} is not null`,
-        sql`not exists (select 1 from webhook_deliveries as earlier where earlier.webhook_id = ${deliveries.webhookId}
-          and earlier.subject = ${deliveries.subject} and earlier.id < ${deliveries.id} and earlier.state = 'pending')`,
-      ),
-    )
-    .orderBy(asc(deliveries.id))
+    .where(firstOfSubjectPending(webhookId, now))
+    .orderBy(asc(deliveries.nextAttemptAt), asc(deliveries.id))
     .limit(limit);
 }
 
-/** When the endpoint's next row falls due (first of its subject only), or null when none is pending. */
-export async function nextDueAt(db: Db, webhookId: string): Promise<number | null> {
-  const row = await db
-    .select({ at: sql<number | null>`min(${deliveries.nextAttemptAt})` })
+/** The endpoint's next row to fall due (first of its subject only): the same index walk, one row. */
+export function nextDue(db: Db, webhookId: string) {
+  return db
+    .select({ at: deliveries.nextAttemptAt })
     .from(deliveries)
-    .where(
-      and(
-        eq(deliveries.webhookId, webhookId),
-        eq(deliveries.state, "pending"),
-        sql`${deliveries.payload} is not null`,
-        sql`not exists (select 1 from webhook_deliveries as earlier where earlier.webhook_id = ${deliveries.webhookId}
-          and earlier.subject = ${deliveries.subject} and earlier.id < ${deliveries.id} and earlier.state = 'pending')`,
-      ),
-    )
-    .get();
+    .where(firstOfSubjectPending(webhookId))
+    .orderBy(asc(deliveries.nextAttemptAt), asc(deliveries.id))
+    .limit(1);
+}
+
+/** When the endpoint's next row falls due, or null when none is pending. */
+export async function nextDueAt(db: Db, webhookId: string): Promise<number | null> {
+  const [row] = await nextDue(db, webhookId);
   return row?.at ?? null;
 }
 

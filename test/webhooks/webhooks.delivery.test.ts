@@ -148,7 +148,7 @@ describe("retries", () => {
     expect(rows.find((d) => d.Type === "order.created")).toMatchObject({ Status: "failed", Attempts: 1, LastStatusCode: 410 });
   });
 
-  // Real seconds on the sender's own AbortSignal.timeout. The retry is due at once after a cut-off
+  // Real seconds on the sender's own 15-second timer. The retry is due at once after a cut-off
   // attempt (its 5 s count from the attempt's start, and the 15 s wait is past them), so the state
   // between the two attempts lasts milliseconds: a poll for it often saw 0 attempts, then 2. The
   // receiver holds the second attempt until the test has read the first one's outcome.
