@@ -363,7 +363,7 @@ export const stockClock = sqliteTable("stock_clock", {
   seq: integer("seq").notNull(),
 });
 
-export const LISTING_STATES = ["pending", "accepted", "unknownSku", "refused"] as const;
+export const LISTING_STATES = ["pending", "submitted", "accepted", "unknownSku", "refused"] as const;
 
 /**
  * A tracked Sku's quantity and price at one source (decisions 11): what the marketplace last
@@ -386,6 +386,13 @@ export const listings = sqliteTable(
     /** The product's stock_seq when planned: the source's plan cursor is the highest of these. */
     plannedSeq: integer("planned_seq").notNull(),
     status: text("status", { enum: LISTING_STATES }).notNull(),
+    /**
+     * A submitted row's marketplace reference (Walmart's feed ids) and the values it carried: the
+     * values become accepted when the marketplace reports the Sku processed. Null otherwise.
+     */
+    submission: text("submission"),
+    submittedQuantity: integer("submitted_quantity"),
+    submittedPrice: real("submitted_price"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: ms("next_attempt_at").notNull(),
     lastError: text("last_error"),

@@ -41,14 +41,14 @@ export const listingsRoutes = createRouter().get(
     const source = await findSource(db, storeId, sourceId);
     if (!source) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}' in store '${storeId.slice(0, 40)}'.`);
     if (!connectorEntry(source.type)?.pushesListings) {
-      return ok(c, { Push: "NotApplicable", Counts: { Pending: 0, Accepted: 0, UnknownSku: 0, Refused: 0 }, Listings: [], NextAfter: null });
+      return ok(c, { Push: "NotApplicable", Counts: { Pending: 0, Submitted: 0, Accepted: 0, UnknownSku: 0, Refused: 0 }, Listings: [], NextAfter: null });
     }
     const settings = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
     const d1 = db.$client;
     const [rows, counts] = await Promise.all([listListings(d1, source.id, filter), countListings(d1, source.id)]);
     return ok(c, {
       Push: settings.pushStock === false ? "ImportOnly" : "Enabled",
-      Counts: { Pending: counts.pending, Accepted: counts.accepted, UnknownSku: counts.unknownSku, Refused: counts.refused },
+      Counts: { Pending: counts.pending, Submitted: counts.submitted, Accepted: counts.accepted, UnknownSku: counts.unknownSku, Refused: counts.refused },
       Listings: rows.map((r) => ({
         Sku: r.sku,
         Status: r.status,
@@ -58,6 +58,7 @@ export const listingsRoutes = createRouter().get(
         PendingQuantity: r.pendingQuantity,
         PendingPrice: r.pendingPrice,
         Currency: r.currency,
+        Submission: r.submission,
         Attempts: r.attempts,
         DateNextAttempt: r.status === "pending" ? toWireDate(r.nextAttemptAt) : null,
         LastError: r.lastError,

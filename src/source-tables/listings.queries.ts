@@ -1,6 +1,7 @@
 // Every statement on the listings table (decisions 11): the plan that copies what changed in the
 // catalog since a source last planned, the due rows of a push, the outcomes of a push (one
-// statement for the whole batch), and the operator's view. See docs/stock.md for the design.
+// statement for the whole batch), the submitted rows of a marketplace's feed waiting for its
+// answer, and the operator's view. See docs/stock.md for the design.
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { listings, type ListingRow } from "../db/schema";
@@ -22,7 +23,9 @@ export async function planCursor(d1: D1Database, sourceId: string): Promise<numb
  * Copies the next `limit` tracked products changed after `after` (in stock_seq order) into the
  * source's listings as pending values: a Sku changed ten times since the last plan is one row
  * with its latest values. A row whose new values are what the marketplace already accepted is
- * accepted at once (nothing to send). Answers how many products it copied.
+ * accepted at once (nothing to send). A submitted row stays submitted (its submission's outcome
+ * is still to come, and a newer value must not overtake it); its new values go after that
+ * outcome. Answers how many products it copied.
  */
 export async function planListings(d1: D1Database, source: { id: string; storeId: string }, after: number, limit: number, now: number): Promise<number> {
   const result = await d1
@@ -35,11 +38,12 @@ export async function planListings(d1: D1Database, source: { id: string; storeId
         pending_price = excluded.pending_price,
         currency = excluded.currency,
         planned_seq = excluded.planned_seq,
-        status = case when excluded.pending_quantity is listings.accepted_quantity
+        status = case when listings.status = 'submitted' then 'submitted'
+          when excluded.pending_quantity is listings.accepted_quantity
           and (excluded.pending_price is null or excluded.pending_price is listings.accepted_price) then 'accepted' else 'pending' end,
-        attempts = 0,
-        next_attempt_at = excluded.next_attempt_at,
-        last_error = case when excluded.pending_quantity is listings.accepted_quantity
+        attempts = case when listings.status = 'submitted' then listings.attempts else 0 end,
+        next_attempt_at = case when listings.status = 'submitted' then listings.next_attempt_at else excluded.next_attempt_at end,
+        last_error = case when listings.status = 'submitted' then listings.last_error when excluded.pending_quantity is listings.accepted_quantity
           and (excluded.pending_price is null or excluded.pending_price is listings.accepted_price) then null else listings.last_error end,
         updated_at = excluded.updated_at`,
     )
@@ -93,7 +97,7 @@ export function recordOutcomes(d1: D1Database, sourceId: string, outcomes: Recor
   // every listing of the source once per Sku of the batch: 47 s for 1,000 of 100,000 listings.
   return d1
     .prepare(
-      `insert into listings (source_id, store_id, sku, planned_seq, accepted_quantity, accepted_price, accepted_at, status, attempts, next_attempt_at, last_error, updated_at)
+      `insert into listings (source_id, store_id, sku, planned_seq, accepted_quantity, accepted_price, accepted_at, status, submission, attempts, next_attempt_at, last_error, updated_at)
       select l.source_id, l.store_id, l.sku, l.planned_seq, ${acceptedQuantity}, ${acceptedPrice},
         case when o.value ->> 2 = 1 or o.value ->> 4 = 1 then ?3 else l.accepted_at end,
         case
@@ -102,6 +106,7 @@ export function recordOutcomes(d1: D1Database, sourceId: string, outcomes: Recor
           when o.value ->> 1 in ('unknownSku', 'refused') then o.value ->> 1
           when o.value ->> 1 = 'retry' and l.attempts + 1 >= ?4 then 'refused'
           else 'pending' end,
+        null,
         case when o.value ->> 1 = 'retry' then l.attempts + 1 else 0 end,
         case when o.value ->> 1 = 'retry' then ?3 + min(?6, ?5 * (1 << l.attempts)) else l.next_attempt_at end,
         case when o.value ->> 1 = 'accepted' then null else o.value ->> 6 end,
@@ -113,12 +118,69 @@ export function recordOutcomes(d1: D1Database, sourceId: string, outcomes: Recor
         accepted_price = excluded.accepted_price,
         accepted_at = excluded.accepted_at,
         status = excluded.status,
+        submission = null,
+        submitted_quantity = null,
+        submitted_price = null,
         attempts = excluded.attempts,
         next_attempt_at = excluded.next_attempt_at,
         last_error = excluded.last_error,
         updated_at = excluded.updated_at`,
     )
     .bind(sourceId, JSON.stringify(tuples), now, MAX_LISTING_ATTEMPTS, BASE_DELAY_MS, MAX_DELAY_MS);
+}
+
+/** One Sku sent in a submission, with the values it carried (null: that value was not sent). */
+export interface SubmittedListing {
+  sku: string;
+  quantity: number | null;
+  price: number | null;
+}
+
+/**
+ * Marks the Skus of a submission (a marketplace's feed) submitted with its reference and the
+ * values sent, in one statement. As in the outbox, next_attempt_at of a submitted row is when it
+ * was submitted: a submission unanswered for a day is sent again.
+ */
+export function recordSubmitted(d1: D1Database, sourceId: string, sent: SubmittedListing[], reference: string, now: number): D1PreparedStatement {
+  const tuples = sent.map((s) => [s.sku, s.quantity, s.price]);
+  return d1
+    .prepare(
+      // The upsert over existing rows of recordOutcomes, for the same reason (one probe per Sku).
+      `insert into listings (source_id, store_id, sku, planned_seq, status, submission, submitted_quantity, submitted_price, next_attempt_at, updated_at)
+      select l.source_id, l.store_id, l.sku, l.planned_seq, 'submitted', ?3, o.value ->> 1, o.value ->> 2, ?4, ?4
+      from json_each(?2) as o cross join listings as l
+      where l.source_id = ?1 and l.sku = o.value ->> 0
+      on conflict (source_id, sku) do update set
+        status = excluded.status,
+        submission = excluded.submission,
+        submitted_quantity = excluded.submitted_quantity,
+        submitted_price = excluded.submitted_price,
+        next_attempt_at = excluded.next_attempt_at,
+        last_error = null,
+        updated_at = excluded.updated_at`,
+    )
+    .bind(sourceId, JSON.stringify(tuples), reference, now);
+}
+
+/** The source's open submissions, oldest first: each reference and when it was submitted. */
+export async function openSubmissions(d1: D1Database, sourceId: string, limit: number): Promise<{ reference: string; submittedAt: number }[]> {
+  const rows = await d1
+    .prepare(
+      `select submission, min(next_attempt_at) from listings where source_id = ?1 and status = 'submitted'
+      group by submission order by 2, 1 limit ?2`,
+    )
+    .bind(sourceId, limit)
+    .raw<[string, number]>();
+  return rows.map(([reference, submittedAt]) => ({ reference, submittedAt }));
+}
+
+/** The Skus still submitted under one reference, with the values they carried. */
+export async function submittedListings(d1: D1Database, sourceId: string, reference: string): Promise<SubmittedListing[]> {
+  const rows = await d1
+    .prepare("select sku, submitted_quantity, submitted_price from listings where source_id = ?1 and status = 'submitted' and submission = ?2 order by sku")
+    .bind(sourceId, reference)
+    .raw<[string, number | null, number | null]>();
+  return rows.map(([sku, quantity, price]) => ({ sku, quantity, price }));
 }
 
 export interface ListingFilter {
@@ -140,7 +202,7 @@ export async function listListings(d1: D1Database, sourceId: string, filter: Lis
     .prepare(
       `select source_id as sourceId, store_id as storeId, sku, accepted_quantity as acceptedQuantity, accepted_price as acceptedPrice,
         accepted_at as acceptedAt, pending_quantity as pendingQuantity, pending_price as pendingPrice, currency, planned_seq as plannedSeq,
-        status, attempts, next_attempt_at as nextAttemptAt, last_error as lastError, updated_at as updatedAt
+        status, submission, submitted_quantity as submittedQuantity, submitted_price as submittedPrice, attempts, next_attempt_at as nextAttemptAt, last_error as lastError, updated_at as updatedAt
       from listings where ${where.join(" and ")} order by sku limit ?${params.push(filter.limit)}`,
     )
     .bind(...params)
@@ -151,7 +213,7 @@ export async function listListings(d1: D1Database, sourceId: string, filter: Lis
 /** How many of the source's listings are in each state. */
 export async function countListings(d1: D1Database, sourceId: string): Promise<Record<ListingRow["status"], number>> {
   const rows = await d1.prepare("select status, count(*) as n from listings where source_id = ?1 group by status").bind(sourceId).all<{ status: ListingRow["status"]; n: number }>();
-  const out = { pending: 0, accepted: 0, unknownSku: 0, refused: 0 };
+  const out = { pending: 0, submitted: 0, accepted: 0, unknownSku: 0, refused: 0 };
   for (const r of rows.results) out[r.status] = r.n;
   return out;
 }

@@ -240,6 +240,26 @@ export interface ListingsPush {
    * are absolute, so a repeat is harmless.
    */
   push(updates: ListingUpdate[]): Promise<Map<string, ListingOutcome>>;
+  /** Optional: a bulk route answered later (Walmart's feeds), for cycles with many Skus due. */
+  readonly submission?: ListingsSubmission;
+}
+
+/**
+ * A bulk route whose outcome the marketplace reports after processing. A cycle with more than
+ * `threshold` Skus due sends up to `size` of them as one submission (one at most a cycle); the
+ * core records them `submitted` with the reference before anything else, and later cycles ask
+ * `check` until each Sku has an outcome. A submission unanswered for a day is sent again.
+ */
+export interface ListingsSubmission {
+  readonly threshold: number;
+  readonly size: number;
+  /**
+   * Sends the Skus. `sent` holds what went out (a value the route cannot take left out, or the
+   * Sku left out with its outcome in `outcomes`). Throws a MarketplaceError when nothing was taken.
+   */
+  submit(updates: ListingUpdate[]): Promise<{ reference: string; sent: ListingUpdate[]; outcomes: Map<string, ListingOutcome> }>;
+  /** The outcome of each of `skus` (still submitted under it) once processed; null while it still processes. */
+  check(reference: string, skus: string[]): Promise<Map<string, ListingOutcome> | null>;
 }
 
 /** The longest wait a marketplace can ask for (decisions 6): a longer Retry-After counts as this. */

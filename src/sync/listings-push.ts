@@ -3,12 +3,29 @@
 // pushes as its rate limit allows in a cycle. As in delivery (src/sync/delivery.ts), each push's
 // outcome is written before the next push is made: a cycle cut off at any point repeats at most
 // the push in flight, and its values are absolute, so the repeat is harmless. A value the
-// marketplace accepted is never sent again unless it changes.
-import { MarketplaceError, type ListingOutcome, type ListingsPush, type ListingUpdate } from "./connector";
-import { dueListings, planCursor, planListings, PLAN_ROWS, recordOutcomes, type DueListing, type RecordedOutcome } from "../source-tables/listings.queries";
+// marketplace accepted is never sent again unless it changes. A marketplace with a bulk route
+// answered later (Walmart's feeds) takes a cycle's many due Skus as one submission: they are
+// recorded submitted with its reference, and later cycles ask for the outcome (checkSubmissions).
+import { MarketplaceError, type ListingOutcome, type ListingsPush, type ListingsSubmission, type ListingUpdate } from "./connector";
+import {
+  dueListings,
+  openSubmissions,
+  planCursor,
+  planListings,
+  PLAN_ROWS,
+  recordOutcomes,
+  recordSubmitted,
+  submittedListings,
+  type DueListing,
+  type RecordedOutcome,
+} from "../source-tables/listings.queries";
 
 /** Plan statements one cycle runs at most (the rest is planned by the next cycle). */
 const MAX_PLAN_STATEMENTS = 40;
+/** Open submissions a cycle asks about (oldest first); Walmart processes a feed in 15-30 minutes. */
+const CHECKS_PER_CYCLE = 5;
+/** A submission unanswered this long is sent again, as delivery does with a submitted row. */
+const SUBMISSION_TIMEOUT_MS = 24 * 60 * 60_000;
 
 export interface PushResult {
   /** Catalog changes copied into the source's listings. */
@@ -19,6 +36,8 @@ export interface PushResult {
   unknownSku: number;
   refused: number;
   retrying: number;
+  /** Skus sent in a submission whose outcome comes later. */
+  submitted: number;
   pushes: number;
   /** Set when a whole push failed (the marketplace down, throttling, refusing the credentials): the cycle stopped there. */
   stoppedBy: MarketplaceError | null;
@@ -27,13 +46,23 @@ export interface PushResult {
 const DEFAULT_CURRENCY = "USD";
 
 export async function pushListings(d1: D1Database, source: { id: string; storeId: string }, push: ListingsPush, now: number): Promise<PushResult> {
-  const result: PushResult = { planned: 0, sent: 0, accepted: 0, unknownSku: 0, refused: 0, retrying: 0, pushes: 0, stoppedBy: null };
+  const result: PushResult = { planned: 0, sent: 0, accepted: 0, unknownSku: 0, refused: 0, retrying: 0, submitted: 0, pushes: 0, stoppedBy: null };
   let cursor = await planCursor(d1, source.id);
   for (let i = 0; i < MAX_PLAN_STATEMENTS; i++) {
     const planned = await planListings(d1, source, cursor, PLAN_ROWS, now);
     result.planned += planned;
     if (planned < PLAN_ROWS) break;
     cursor = await planCursor(d1, source.id);
+  }
+
+  if (push.submission) {
+    await checkSubmissions(d1, source.id, push.submission, now, result);
+    if (result.stoppedBy) return result;
+    const due = await dueListings(d1, source.id, now, push.submission.size);
+    if (due.length > push.submission.threshold) {
+      await submit(d1, source.id, push.submission, due, now, result);
+      return result;
+    }
   }
 
   while (result.pushes < push.pushesPerCycle) {
@@ -78,6 +107,89 @@ export async function pushListings(d1: D1Database, source: { id: string; storeId
     }
   }
   return result;
+}
+
+/**
+ * Asks about the open submissions, oldest first, and records each Sku's outcome once the
+ * marketplace has one. One still processing after a day (or unanswerable that long) is sent
+ * again. A failed check stops the cycle's push: the marketplace is down or throttling.
+ */
+async function checkSubmissions(d1: D1Database, sourceId: string, submission: ListingsSubmission, now: number, result: PushResult): Promise<void> {
+  for (const open of await openSubmissions(d1, sourceId, CHECKS_PER_CYCLE)) {
+    const stale = now - open.submittedAt >= SUBMISSION_TIMEOUT_MS;
+    const rows = await submittedListings(d1, sourceId, open.reference);
+    let outcomes: Map<string, ListingOutcome> | null = null;
+    let failure: MarketplaceError | null = null;
+    try {
+      outcomes = await submission.check(open.reference, rows.map((r) => r.sku));
+    } catch (error) {
+      failure = error instanceof MarketplaceError ? error : new MarketplaceError(error instanceof Error ? error.message : String(error), null, true);
+    }
+    if (!outcomes && !stale) {
+      if (failure) {
+        result.stoppedBy = failure;
+        return;
+      }
+      continue;
+    }
+    const recorded = outcomes
+      ? rows.map((r) => recorded$({ sku: r.sku, quantity: r.quantity, price: r.price, currency: "" }, outcomes.get(r.sku)))
+      : rows.map((r): RecordedOutcome => ({
+          sku: r.sku,
+          state: "retry",
+          quantity: null,
+          price: null,
+          message: `No outcome for submission ${open.reference} within a day${failure ? ` (${failure.message})` : ""}: sent again.`.slice(0, 500),
+        }));
+    await recordOutcomes(d1, sourceId, recorded, now).run();
+    for (const r of recorded) {
+      if (r.state === "retry") result.retrying += 1;
+      else result[r.state] += 1;
+    }
+    if (failure) {
+      result.stoppedBy = failure;
+      return;
+    }
+  }
+}
+
+/** Sends up to `submission.size` due Skus as one submission and records them submitted before anything else. */
+async function submit(d1: D1Database, sourceId: string, submission: ListingsSubmission, due: DueListing[], now: number, result: PushResult): Promise<void> {
+  const updates: ListingUpdate[] = [];
+  const settled: RecordedOutcome[] = [];
+  for (const row of due) {
+    const update = toUpdate(row);
+    if (update) updates.push(update);
+    else settled.push({ sku: row.sku, state: "accepted", quantity: null, price: null, message: null });
+  }
+  if (updates.length === 0) {
+    await recordOutcomes(d1, sourceId, settled, now).run();
+    return;
+  }
+  result.pushes += 1;
+  let answer: Awaited<ReturnType<ListingsSubmission["submit"]>>;
+  try {
+    answer = await submission.submit(updates);
+  } catch (error) {
+    const failure = error instanceof MarketplaceError ? error : new MarketplaceError(error instanceof Error ? error.message : String(error), null, true);
+    const retry = updates.map((u): RecordedOutcome => ({ sku: u.sku, state: "retry", quantity: null, price: null, message: failure.message.slice(0, 500) }));
+    await recordOutcomes(d1, sourceId, [...retry, ...settled], now).run();
+    result.retrying += updates.length;
+    result.stoppedBy = failure;
+    return;
+  }
+  const decided = updates.filter((u) => answer.outcomes.has(u.sku)).map((u) => recorded$(u, answer.outcomes.get(u.sku)));
+  const statements = [recordOutcomes(d1, sourceId, [...decided, ...settled], now)];
+  if (answer.sent.length > 0) {
+    statements.push(recordSubmitted(d1, sourceId, answer.sent.map((u) => ({ sku: u.sku, quantity: u.quantity, price: u.price })), answer.reference, now));
+  }
+  await d1.batch(statements);
+  result.sent += answer.sent.length + decided.length;
+  result.submitted += answer.sent.length;
+  for (const r of decided) {
+    if (r.state === "retry") result.retrying += 1;
+    else result[r.state] += 1;
+  }
 }
 
 /** What to send for a due row: only the values that differ from what the marketplace accepted. */

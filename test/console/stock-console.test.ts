@@ -46,7 +46,7 @@ describe("console: stock on the source page", () => {
     expect(rows[2]![9]).toContain("SKU_NOT_FOUND");
     expect(await collect(page.text, "#listings-facts dd[data-push]", "data-push")).toEqual(["Enabled"]);
     const facts = await collect(page.text, "#listings-facts dd");
-    expect(facts[1]).toBe("0 pending, 2 accepted, 1 unknown Sku, 0 refused");
+    expect(facts[1]).toBe("0 pending, 0 submitted, 2 accepted, 1 unknown Sku, 0 refused");
 
     // The same rows as the admin API answers.
     const api = await admin("GET", `/stores/${storeId}/sources/${sourceId}/listings`);

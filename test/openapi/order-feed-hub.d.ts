@@ -6700,7 +6700,7 @@ export interface operations {
         parameters: {
             query?: {
                 sku?: string;
-                status?: "pending" | "accepted" | "unknownSku" | "refused";
+                status?: "pending" | "submitted" | "accepted" | "unknownSku" | "refused";
                 /** @description Skus after this one (the NextAfter of the previous page). */
                 after?: string;
                 limit?: number;
@@ -6731,6 +6731,7 @@ export interface operations {
                         Push: "Enabled" | "ImportOnly" | "NotApplicable";
                         Counts: {
                             Pending: number;
+                            Submitted: number;
                             Accepted: number;
                             UnknownSku: number;
                             Refused: number;
@@ -6738,10 +6739,10 @@ export interface operations {
                         Listings: {
                             Sku: string;
                             /**
-                             * @description pending: to send; accepted: the marketplace shows the current values; unknownSku: it has no such listing; refused: it refused the values (not sent again until they change).
+                             * @description pending: to send; submitted: sent in a marketplace's feed whose outcome is not known yet (Submission names it); accepted: the marketplace shows the current values; unknownSku: it has no such listing; refused: it refused the values (not sent again until they change).
                              * @enum {string}
                              */
-                            Status: "pending" | "accepted" | "unknownSku" | "refused";
+                            Status: "pending" | "submitted" | "accepted" | "unknownSku" | "refused";
                             AcceptedQuantity: number | null;
                             AcceptedPrice: number | null;
                             DateAccepted: string | null;
@@ -6749,6 +6750,8 @@ export interface operations {
                             PendingQuantity: number | null;
                             PendingPrice: number | null;
                             Currency: string | null;
+                            /** @description While submitted: the marketplace's reference of the feed (Walmart: `inventory:<feedId> price:<feedId>`). */
+                            Submission: string | null;
                             Attempts: number;
                             DateNextAttempt: string | null;
                             LastError: string | null;

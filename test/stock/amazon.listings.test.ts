@@ -120,7 +120,7 @@ describe("an Amazon source's cycle", () => {
     expect(fake.violations).toEqual([]);
     const shown = await listings(storeId, sourceId);
     expect(shown.Push).toBe("Enabled");
-    expect(shown.Counts).toEqual({ Pending: 0, Accepted: 6, UnknownSku: 1, Refused: 0 });
+    expect(shown.Counts).toEqual({ Pending: 0, Submitted: 0, Accepted: 6, UnknownSku: 1, Refused: 0 });
     expect((await listings(storeId, sourceId, "?status=unknownSku")).Listings[0]!.LastError).toContain("does not exist");
     expect(fake.item("F")).toEqual({ quantity: 6, price: 25, currency: "USD" });
     expect(patches(fake).filter((r) => r.status === 200)).toHaveLength(6);

@@ -160,7 +160,7 @@ describe("an eBay source's cycle", () => {
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(29);
     expect(fake.item("SKU-07")).toEqual({ quantity: 7, price: "17", currency: "USD" });
     const shown = await listings(storeId, sourceId);
-    expect(shown.Counts).toEqual({ Pending: 0, Accepted: 29, UnknownSku: 1, Refused: 0 });
+    expect(shown.Counts).toEqual({ Pending: 0, Submitted: 0, Accepted: 29, UnknownSku: 1, Refused: 0 });
     const ghost = (await listings(storeId, sourceId, "?status=unknownSku")).Listings;
     expect(ghost.map((l) => l.Sku)).toEqual(["SKU-29"]);
     expect(ghost[0]!.LastError).toContain("25702");

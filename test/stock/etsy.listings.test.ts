@@ -305,7 +305,7 @@ describe("an Etsy source's cycle", () => {
     expect(fake.offeringsOf("TEE-S")).toEqual([{ listingId: 1_100_000_002, quantity: 2, price: 2000, currency: "USD" }]);
     expect(fake.offeringsOf("TEE-M")).toEqual([{ listingId: 1_100_000_002, quantity: 4, price: 2000, currency: "USD" }]);
     let shown = await listings(storeId, sourceId);
-    expect(shown.Counts).toEqual({ Pending: 0, Accepted: 2, UnknownSku: 1, Refused: 0 });
+    expect(shown.Counts).toEqual({ Pending: 0, Submitted: 0, Accepted: 2, UnknownSku: 1, Refused: 0 });
     const ghost = shown.Listings.find((l) => l.Sku === "GHOST")!;
     expect(ghost.Status).toBe("unknownSku");
     expect(ghost.LastError).toBe("No listing of Etsy shop 31415926 (states active, inactive, sold_out, draft) has a product with SKU GHOST");
@@ -347,7 +347,7 @@ describe("an Etsy source's cycle", () => {
     expect(fake.offeringsOf("TEE-M")[0]!.quantity).toBe(4);
 
     shown = await listings(storeId, sourceId);
-    expect(shown.Counts).toEqual({ Pending: 0, Accepted: 2, UnknownSku: 1, Refused: 0 });
+    expect(shown.Counts).toEqual({ Pending: 0, Submitted: 0, Accepted: 2, UnknownSku: 1, Refused: 0 });
     expect(fake.violations).toEqual([]);
   });
 });

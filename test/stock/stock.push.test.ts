@@ -53,7 +53,7 @@ describe("stock and price to the simulated marketplace", () => {
     ]);
     const shown = await listings(storeId, sourceId);
     expect(shown.Push).toBe("Enabled");
-    expect(shown.Counts).toEqual({ Pending: 0, Accepted: 2, UnknownSku: 0, Refused: 0 });
+    expect(shown.Counts).toEqual({ Pending: 0, Submitted: 0, Accepted: 2, UnknownSku: 0, Refused: 0 });
     expect(shown.Listings.map((l) => [l.Sku, l.Status, l.AcceptedQuantity, l.AcceptedPrice])).toEqual([
       ["A", "accepted", 5, 10],
       ["B", "accepted", 0, 2.5],
@@ -163,7 +163,7 @@ describe("stock and price to the simulated marketplace", () => {
       Name: "Amz",
       Settings: { region: "na", marketplaceIds: ["ATVPDKIKX0DER"], refreshToken: "r", clientId: "c", clientSecret: "s" },
     });
-    expect(await listings(storeId, sourceId)).toEqual({ Success: true, Message: "", Push: "Enabled", Counts: { Pending: 0, Accepted: 0, UnknownSku: 0, Refused: 0 }, Listings: [], NextAfter: null });
+    expect(await listings(storeId, sourceId)).toEqual({ Success: true, Message: "", Push: "Enabled", Counts: { Pending: 0, Submitted: 0, Accepted: 0, UnknownSku: 0, Refused: 0 }, Listings: [], NextAfter: null });
     expect((await admin("GET", `/stores/${storeId}/sources/src_none/listings`)).status).toBe(404);
     const doc = await call("GET", "/openapi.json");
     const paths = (doc.json as unknown as { paths: Record<string, Record<string, unknown>> }).paths;

@@ -17,7 +17,7 @@ const PUSH_WORDS: Record<Listings["Push"], string> = {
   NotApplicable: "Not applicable: this marketplace takes no stock or price",
 };
 
-const STATUS_WORDS: Record<Listing["Status"], string> = { pending: "Pending", accepted: "Accepted", unknownSku: "Unknown Sku", refused: "Refused" };
+const STATUS_WORDS: Record<Listing["Status"], string> = { pending: "Pending", submitted: "Submitted", accepted: "Accepted", unknownSku: "Unknown Sku", refused: "Refused" };
 
 export type ListingsFilter = { sku: string; status: string; after: string };
 
@@ -53,7 +53,7 @@ export const ListingsSection: FC<{ res: ApiResult<Listings>; filter: ListingsFil
           <dd data-push={data.Push}>{PUSH_WORDS[data.Push]}</dd>
           <dt>Listings</dt>
           <dd>
-            {data.Counts.Pending} pending, {data.Counts.Accepted} accepted, {data.Counts.UnknownSku} unknown Sku, {data.Counts.Refused} refused
+            {data.Counts.Pending} pending, {data.Counts.Submitted} submitted, {data.Counts.Accepted} accepted, {data.Counts.UnknownSku} unknown Sku, {data.Counts.Refused} refused
           </dd>
         </dl>
       ) : null}
@@ -69,7 +69,8 @@ export const ListingsSection: FC<{ res: ApiResult<Listings>; filter: ListingsFil
         headers={["Sku", "Status", "Accepted quantity", "Accepted price", "Accepted", "Pending quantity", "Pending price", "Currency", "Attempts", "Last error"]}
         rows={(data?.Listings ?? []).map((l) => [
           l.Sku,
-          STATUS_WORDS[l.Status],
+          // A submitted Sku names the marketplace's feed, so the operator can look it up there.
+          l.Status === "submitted" && l.Submission ? `${STATUS_WORDS.submitted} (${l.Submission})` : STATUS_WORDS[l.Status],
           num(l.AcceptedQuantity),
           num(l.AcceptedPrice),
           when(l.DateAccepted),
