@@ -14,6 +14,7 @@ import type { WalmartOrder, WalmartOrderLine, WalmartShipmentRequest } from "../
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "./faults";
 import { receive, type ReceivedRequest } from "./received-request";
 import extracted from "./walmart-examples.json";
+import { walmartFeedsFake, type ReceivedFeed, type WalmartFeedsOptions } from "./walmart-feeds-fake";
 import { walmartListingsFake, type WalmartListingsFake, type WalmartListingsOptions } from "./walmart-listings-fake";
 
 interface Schema {
@@ -62,6 +63,8 @@ export interface WalmartFakeOptions {
   now?: () => Date;
   /** Stock and price calls (walmart-listings-fake.ts). */
   listings?: WalmartListingsOptions;
+  /** Stock and price feeds (walmart-feeds-fake.ts). */
+  feeds?: WalmartFeedsOptions;
 }
 
 type FaultTarget = "api" | "token";
@@ -82,6 +85,10 @@ export interface WalmartFake extends FaultHelpers<FaultTarget> {
   editOrder(purchaseOrderId: string, edit: (order: ExampleOrder) => void): void;
   /** What an item shows after stock and price calls. */
   item: WalmartListingsFake["item"];
+  /** Feeds received, oldest first, with what each answered once processed. */
+  feeds: ReceivedFeed[];
+  /** The feeds' bad days, changeable between cycles. */
+  feedOptions: WalmartFeedsOptions;
 }
 
 export const WALMART_FAKE_CLIENT_ID = "fake-client-id";
@@ -451,8 +458,34 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     opts.listings ?? {},
   );
 
+  const feeds = walmartFeedsFake(
+    {
+      now,
+      checkHeaders,
+      tokenValid: (token) => {
+        const state = token ? tokenState.get(token) : undefined;
+        return !!state && !state.expired && now().getTime() < state.expiresAt;
+      },
+      violation,
+      json,
+      errorBody: walmartErrorBody,
+      knownSku: (sku) => listings.known(sku),
+      apply: (sku, change) => listings.apply(sku, change),
+    },
+    { ...opts.feeds },
+  );
+
   const fakeFetch: typeof fetch = async (input, init) => {
     const { request, url, rawBody, form, recorded } = await receive(input, init, (u) => u.pathname === spec.token.path);
+    const feedOperation = feeds.operationId(request, url);
+    if (feedOperation) {
+      recorded.operationId = feedOperation;
+      requests.push(recorded);
+      const fault = faults.take("api", feedOperation);
+      const response = fault ? applyFault(fault) : await feeds.handle(request, url, rawBody);
+      recorded.status = response.status;
+      return response;
+    }
     const listing = listings.operation(url.pathname);
     if (listing) {
       recorded.operationId = listing.operationId;
@@ -514,6 +547,8 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
       edit(order);
     },
     item: (sku) => listings.item(sku),
+    feeds: feeds.feeds,
+    feedOptions: feeds.options,
   };
 }
 

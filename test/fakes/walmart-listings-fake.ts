@@ -51,6 +51,10 @@ export interface WalmartListingsFake {
   handle(request: Request, op: ListingOperation, url: URL, rawBody: string): Response;
   /** What the fake's item shows now: quantity and BASE price (undefined: never set). */
   item(sku: string): { quantity?: number; price?: number; currency?: string } | undefined;
+  /** Whether the seller has an item with this SKU (the feeds' processing asks). */
+  known(sku: string): boolean;
+  /** Sets what a processed feed item changed. */
+  apply(sku: string, change: { quantity?: number; price?: number; currency?: string }): void;
 }
 
 export function walmartListingsFake(deps: Deps, opts: WalmartListingsOptions): WalmartListingsFake {
@@ -65,6 +69,14 @@ export function walmartListingsFake(deps: Deps, opts: WalmartListingsOptions): W
     },
     item(sku) {
       return items.get(sku);
+    },
+    known(sku) {
+      return !known || known.has(sku);
+    },
+    apply(sku, change) {
+      const item = items.get(sku) ?? {};
+      for (const [key, value] of Object.entries(change)) if (value !== undefined) (item as Record<string, unknown>)[key] = value;
+      items.set(sku, item);
     },
     handle(request, op, url, rawBody) {
       const problems: string[] = [];

@@ -9,6 +9,7 @@ import { readOrder, splitPage } from "../kit/orders-page";
 import { connectorSettings } from "../kit/settings";
 import { cancellationRequest, shipmentRequest, walmartOrderReader } from "./walmart.mapping";
 import { walmartSettingsSchema } from "./walmart.settings";
+import { walmartFeeds } from "./walmart.feeds";
 import { walmartListings } from "./walmart.listings";
 import type { WalmartError, WalmartErrorBody, WalmartOrderList } from "./walmart.types";
 
@@ -30,7 +31,7 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     };
   }
 
-  function send(method: string, path: string, headers: Record<string, string>, body?: string) {
+  function send(method: string, path: string, headers: Record<string, string>, body?: BodyInit) {
     return sendToMarketplace({ marketplace: "Walmart", fetch: ctx.fetch, method, url: `${settings.baseUrl}${path}`, headers, body, timeoutMs: TIMEOUT_MS });
   }
 
@@ -57,8 +58,10 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     // A token can be revoked or expire early on Walmart's side: one fresh token, one retry.
     return withFreshToken(tokens, (token) => {
       const headers: Record<string, string> = { ...serviceHeaders(), "WM_SEC.ACCESS_TOKEN": token };
-      // The inventory and price descriptions mark the Basic credentials required besides the token.
-      if (method === "PUT") headers.Authorization = basicAuthorization(settings.clientId, settings.clientSecret);
+      // The inventory, price and feeds descriptions mark the Basic credentials required besides the token.
+      if (method === "PUT" || path.startsWith("/v3/feeds")) headers.Authorization = basicAuthorization(settings.clientId, settings.clientSecret);
+      // A feed's multipart body: fetch writes its Content-Type with the boundary.
+      if (body instanceof FormData) return send(method, path, headers, body);
       if (body !== undefined) headers["Content-Type"] = "application/json";
       return send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
     });
@@ -83,7 +86,7 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
   return {
     // Walmart has every operation, for whole orders and for single lines.
     capabilities: { acknowledge: true, ship: true, shipLines: true, cancel: true, cancelLines: true },
-    listings: walmartListings({ call, httpError }),
+    listings: { ...walmartListings({ call, httpError }), submission: walmartFeeds({ call, httpError }) },
 
     async fetchOrders(window, cursor): Promise<OrderPage> {
       // GET /v3/orders rather than /v3/orders/released: "released" only lists lines still in

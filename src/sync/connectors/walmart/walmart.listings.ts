@@ -3,15 +3,13 @@
 // /v3/inventory?sku= `{sku, quantity: {unit: "EACH", amount}}` and PUT /v3/price `{sku, pricing:
 // [{currentPriceType: "BASE", currentPrice: {currency, amount}}]}`, both answered at once.
 //
-// One SKU a push: the bulk route is the inventory or price feed (POST /v3/feeds, up to 50,000 /
-// 10,000 items, 10 feeds an hour), whose outcome is known only when the feed has been processed
-// (~15-30 minutes, GET /v3/feeds/{feedId}); taking it needs a "submitted" listing state that is
-// not built yet (docs/stock.md). Walmart publishes no per-call limit for these two calls
-// (UNCONFIRMED), so a cycle makes at most PUSHES_PER_CYCLE pushes and a 429 stops it.
+// One SKU a push, for cycles with few Skus due; a cycle with more sends the inventory and price
+// feeds instead (walmart.feeds.ts; the Skus are `submitted` until the feeds are processed).
+// Walmart publishes no per-call limit for these two calls (UNCONFIRMED), so a cycle makes at most
+// PUSHES_PER_CYCLE pushes and a 429 stops it.
 import { MarketplaceError, type ListingOutcome, type ListingsPush, type ListingUpdate } from "../../connector";
+import { WALMART_CURRENCIES } from "./walmart.feeds";
 
-/** Walmart's price takes these currencies only (price.openapi.json, currentPrice.currency). */
-const CURRENCIES = new Set(["USD", "CAD"]);
 const PUSHES_PER_CYCLE = 200;
 
 interface Deps {
@@ -43,7 +41,7 @@ export function walmartListings({ call, httpError }: Deps): ListingsPush {
       quantityAccepted = true;
     }
     if (u.price !== null) {
-      if (!CURRENCIES.has(u.currency)) {
+      if (!WALMART_CURRENCIES.has(u.currency)) {
         return { state: "refused", message: `Walmart takes prices in USD or CAD, not ${u.currency}`, quantityAccepted };
       }
       const body = { sku: u.sku, pricing: [{ currentPriceType: "BASE", currentPrice: { currency: u.currency, amount: u.price } }] };
