@@ -66,7 +66,9 @@ export function requireScope(scope: Scope) {
     }
     // A write starts on the primary, so what it reads to decide (an order's state) is current.
     const reads = c.req.method === "GET" || c.req.method === "HEAD";
-    if (!reads && admission.writesHeldUntil !== undefined) throw storeSwitching(admission.writesHeldUntil - now);
+    // The hold lasts until the switch ends (tens of milliseconds measured) or its bound: ask for a
+    // retry soon, not at the bound.
+    if (!reads && admission.writesHeldUntil !== undefined) throw storeSwitching(Math.min(admission.writesHeldUntil - now, 2_000));
     // The store's shard, as its key's limiter holds it (src/db/shards.ts).
     const session = openSession(shardD1(c.env, admission.shard), reads ? (admission.bookmark ?? "first-unconstrained") : "first-primary");
     c.set("caller", { storeId: admission.storeId, consumerKeyId: claims.consumerKeyId });

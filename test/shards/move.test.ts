@@ -131,6 +131,7 @@ describe("moving a store to another shard", () => {
       else {
         expect(res.status, res.text).toBe(503);
         expect(Number(res.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+        expect(Number(res.headers.get("Retry-After"))).toBeLessThanOrEqual(2);
         expect(move.Status).toBe("switching");
         heldAnswers++;
       }
