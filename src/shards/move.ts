@@ -71,9 +71,19 @@ export async function runMove(env: Env, storeId: string, limits: MoveLimits, bud
       throw error;
     }
     await saveMove(directory, move);
+    await yieldToOtherRequests();
   }
   return { move, nextAt: null };
 }
+
+/**
+ * One timer turn between steps. Locally (wrangler dev, npm start, the tests) D1 answers inside the
+ * same workerd process, and a run of awaited D1 calls never leaves its event loop idle, so it takes
+ * no new connection: without this, every request to the local service waited for the alarm's whole
+ * budget (20 s at a time; bench/shards.bench.mjs measured it). In production D1 is remote and this
+ * costs one timer turn a step.
+ */
+const yieldToOtherRequests = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 const waitUntil = (move: MoveRow) => (move.cursor as { until: number }).until;
 
