@@ -2,7 +2,7 @@
 // (bench/fanout-worker.ts): the production Worker (src/index.ts) never imports this file. Every
 // statement goes through its table's owner module.
 import { z } from "zod";
-import { getDb } from "../src/db/client";
+import { locateStore, shardDb, shardNames } from "../src/db/shards";
 import { ApiError } from "../src/http/errors";
 import { ok } from "../src/http/envelope";
 import { createRouter } from "../src/http/create-router";
@@ -10,7 +10,8 @@ import { validate } from "../src/http/validate";
 import { randomId } from "../src/lib/crypto";
 import { readCycles } from "../src/sync/cycle-summary";
 import { queueSync } from "../src/sync/run-sync";
-import { enabledSourceIds, insertSource, listSources, sourceById } from "../src/source-tables/sources.queries";
+import { enabledSources, insertSource, listSources, sourceById } from "../src/source-tables/sources.queries";
+import { storeDbById } from "../src/stores/stores.queries";
 
 const seedQuery = z.object({ sourceId: z.string(), count: z.coerce.number().int().min(1).max(100_000) });
 const dispatchQuery = z.object({ mode: z.enum(["await", "queue", "alarms"]), at: z.coerce.number().int() });
@@ -19,13 +20,24 @@ const progressQuery = z.object({ storeId: z.string(), since: z.coerce.number().i
 /** Source rows per db.batch while seeding. */
 const SEED_BATCH = 100;
 
+/** The shard database of a source's store (found by asking every shard). */
+async function sourceDb(env: Env, sourceId: string) {
+  const storeId = await locateStore(env, async (db) => (await sourceById(db, sourceId)) ?? undefined);
+  return storeId === undefined ? undefined : storeDbById(env, storeId);
+}
+
+/** Every enabled source of every shard, as the cron lists them. */
+async function allEnabled(env: Env) {
+  return (await Promise.all(shardNames(env).map((shard) => enabledSources(shardDb(env, shard), shard)))).flat();
+}
+
 export const fanoutBenchRoutes = createRouter()
   // `count` enabled copies of one source (its encrypted Settings too), in its store.
   .post("/seed", validate("query", seedQuery), async (c) => {
     const { sourceId, count } = c.req.valid("query");
-    const db = getDb(c.env);
-    const source = await sourceById(db, sourceId);
-    if (!source) throw new ApiError(404, `No source '${sourceId}'.`);
+    const db = await sourceDb(c.env, sourceId);
+    const source = db && (await sourceById(db, sourceId));
+    if (!db || !source) throw new ApiError(404, `No source '${sourceId}'.`);
     for (let i = 0; i < count; i += SEED_BATCH) {
       const rows = Array.from({ length: Math.min(SEED_BATCH, count - i) }, (_, k) => ({
         ...source,
@@ -50,12 +62,12 @@ export const fanoutBenchRoutes = createRouter()
     if (mode === "queue") {
       sources = await queueSync(c.env, at);
     } else if (mode === "alarms") {
-      const ids = await enabledSourceIds(getDb(c.env));
-      await Promise.all(ids.map((id) => c.env.SOURCE_SYNC.getByName(id).queueCycle(id, at)));
+      const ids = await allEnabled(c.env);
+      await Promise.all(ids.map(({ id, storeId }) => c.env.SOURCE_SYNC.getByName(id).queueCycle(id, at, storeId)));
       sources = ids.length;
     } else {
-      const ids = await enabledSourceIds(getDb(c.env));
-      await Promise.allSettled(ids.map((id) => c.env.SOURCE_SYNC.getByName(id).runCycle(id, at)));
+      const ids = await allEnabled(c.env);
+      await Promise.allSettled(ids.map(({ id, storeId }) => c.env.SOURCE_SYNC.getByName(id).runCycle(id, at, storeId)));
       sources = ids.length;
     }
     return ok(c, { Sources: sources, Ms: Date.now() - started });
@@ -65,7 +77,9 @@ export const fanoutBenchRoutes = createRouter()
     const { storeId, since } = c.req.valid("query");
     const starts: number[] = [];
     let lastEnd = 0;
-    for (const row of await listSources(getDb(c.env), storeId)) {
+    const db = await storeDbById(c.env, storeId);
+    if (!db) throw new ApiError(404, `No store '${storeId}'.`);
+    for (const row of await listSources(db, storeId)) {
       const cycle = readCycles(row.recentCycles).find((y) => y.startedAt >= since);
       if (!cycle) continue;
       starts.push(cycle.startedAt);

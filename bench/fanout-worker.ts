@@ -6,7 +6,7 @@ import { adminOnly } from "../src/admin/admin-auth";
 import { createRouter } from "../src/http/create-router";
 import { fanoutBenchRoutes } from "./fanout-bench.routes";
 
-export { RateLimiter, SourceSync, FeedCompiler } from "../src/index";
+export { RateLimiter, SourceSync, FeedCompiler, WebhookSender } from "../src/index";
 
 const bench = createRouter().use("*", adminOnly).route("/admin/v1/bench/fanout", fanoutBenchRoutes);
 

@@ -4,7 +4,8 @@
 // Sku's outcome with its own statement (a batch of 1,000 per push) instead of the cycle's one
 // statement per push: what the listings design saves over the per-row way delivery records.
 import { z } from "zod";
-import { getDb } from "../src/db/client";
+import { locateStore } from "../src/db/shards";
+import { storeDbById } from "../src/stores/stores.queries";
 import { ApiError } from "../src/http/errors";
 import { ok } from "../src/http/envelope";
 import { createRouter } from "../src/http/create-router";
@@ -20,11 +21,13 @@ const query = z.object({ sourceId: z.string() });
 
 export const stockBenchRoutes = createRouter().post("/stock-baseline", validate("query", query), async (c) => {
   const { sourceId } = c.req.valid("query");
-  const source = await sourceById(getDb(c.env), sourceId);
-  if (!source || source.type !== "simulated") throw new ApiError(404, `No simulated source '${sourceId}'.`);
+  const storeId = await locateStore(c.env, async (db) => (await sourceById(db, sourceId)) ?? undefined);
+  const home = storeId === undefined ? undefined : await storeDbById(c.env, storeId);
+  const source = home && (await sourceById(home, sourceId));
+  if (!home || !source || source.type !== "simulated") throw new ApiError(404, `No simulated source '${sourceId}'.`);
   const settings = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
   const push = createSimulatedConnector({ sourceId, settings, fetch, now: () => new Date() }, memoryStorage()).listings!;
-  const counted = countStatements(c.env.DB);
+  const counted = countStatements(home.$client);
   const d1 = counted.d1;
   const now = Date.now();
   for (;;) {

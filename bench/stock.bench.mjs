@@ -7,122 +7,15 @@
 // persist dir, ports 8831-8832).
 //
 //   node bench/stock.bench.mjs [--skus 100000] [--port 8831]
-import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import https from "node:https";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { applyMigrations, arg, freshDir, main, startDev, table, timed, writeResult } from "./harness.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : Number(process.argv[i + 1]);
-};
 const SKUS = arg("skus", 100_000);
 const PORT = arg("port", 8831);
-const PERSIST = path.join(root, ".wrangler", "bench-stock");
-const ADMIN_KEY = "bench-admin-key";
-const VARS = {
-  ADMIN_API_KEY: ADMIN_KEY,
-  TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789",
-  SOURCE_SETTINGS_KEY: "YmVuY2gtc291cmNlLXNldHRpbmdzLWtleS0zMmJ5dGU=",
-};
 
-/** wrangler's local certificate is self-signed: trust it for these loopback calls only. */
-function request(method, urlPath, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(
-      {
-        host: "localhost",
-        port: PORT,
-        method,
-        path: urlPath,
-        rejectUnauthorized: false,
-        headers: { ...(urlPath.startsWith("/admin/") ? { authorization: `Bearer ${ADMIN_KEY}` } : {}), ...(payload ? { "content-type": "application/json" } : {}) },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => {
-          let json;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode, json, text });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
-async function must(method, urlPath, body) {
-  const res = await request(method, urlPath, body);
-  if (res.status !== 200) throw new Error(`${method} ${urlPath}: ${res.status} ${res.text.slice(0, 300)}`);
-  return res.json;
-}
-
-async function timed(fn) {
-  const start = performance.now();
-  const value = await fn();
-  return { value, ms: performance.now() - start };
-}
-
-async function waitForServer(dev) {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}`);
-    try {
-      const res = await request("GET", "/admin/v1/stores");
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error("wrangler dev did not answer within 90 s");
-}
-
-rmSync(PERSIST, { recursive: true, force: true });
-mkdirSync(PERSIST, { recursive: true });
-const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], {
-  cwd: root,
-  env: { ...process.env, CI: "true" },
-  encoding: "utf8",
-});
-if (migrate.status !== 0) {
-  console.error(migrate.stdout, migrate.stderr);
-  process.exit(1);
-}
-
-const devArgs = ["wrangler", "dev", "bench/sync-worker.ts", "--port", String(PORT), "--inspector-port", String(PORT + 1), "--local-protocol", "https", "--persist-to", PERSIST];
-for (const [name, value] of Object.entries(VARS)) devArgs.push("--var", `${name}:${value}`);
-const dev = spawn("npx", devArgs, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
-let devLog = "";
-dev.stdout.on("data", (d) => (devLog += d));
-dev.stderr.on("data", (d) => (devLog += d));
-const stop = () => {
-  try {
-    process.kill(-dev.pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
-};
-process.on("exit", stop);
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    stop();
-    process.exit(130);
-  });
-}
-
-try {
-  await waitForServer(dev);
+await main(async () => {
+  const persist = freshDir("stock");
+  applyMigrations(persist);
+  const { must } = await startDev({ port: PORT, persist, entry: "bench/sync-worker.ts" });
   const store = (await must("POST", "/admin/v1/stores", { Name: "bench" })).Store.StoreId;
   const key = (await must("POST", `/admin/v1/stores/${store}/consumer-keys`, { Name: "bench", Scopes: ["InventoryUpdate"], Lifespan: "NeverExpires", BucketSize: 100000, LeakRatePerSecond: 10000 })).ConsumerKey.Key;
   const token = (await must("PUT", "/v1/Authorization", { ConsumerKey: key })).Token;
@@ -166,19 +59,8 @@ try {
     { what: `baseline, a statement per Sku`, items: SKUS, ms: baseline.ms, statements: baseline.value.D1Statements },
   ].map((r) => ({ ...r, perSecond: Math.round((r.items / r.ms) * 1000), perItem: r.statements === null ? null : r.statements / r.items }));
 
-  const pad = (s, n) => String(s).padEnd(n);
-  const lpad = (s, n) => String(s).padStart(n);
   console.log(`\nstock benchmark (wrangler dev, local D1, ${new Date().toISOString()})`);
-  console.log(`${pad("case", 40)}${lpad("ms", 10)}${lpad("Skus/s", 10)}${lpad("D1 stmts", 10)}${lpad("stmts/Sku", 12)}`);
-  for (const r of rows) {
-    console.log(`${pad(r.what, 40)}${lpad(r.ms.toFixed(0), 10)}${lpad(r.perSecond, 10)}${lpad(r.statements ?? "-", 10)}${lpad(r.perItem === null ? "-" : r.perItem.toFixed(4), 12)}`);
-  }
-  mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  writeFileSync(path.join(root, "bench", "results", "stock.json"), JSON.stringify({ at: new Date().toISOString(), rows }, null, 2));
-} catch (error) {
-  console.error(error);
-  console.error(devLog.slice(-3000));
-  process.exitCode = 1;
-} finally {
-  stop();
-}
+  const printRow = table([["case", 40], ["ms", 10], ["Skus/s", 10], ["D1 stmts", 10], ["stmts/Sku", 12]]);
+  for (const r of rows) printRow(r.what, r.ms.toFixed(0), r.perSecond, r.statements ?? "-", r.perItem === null ? "-" : r.perItem.toFixed(4));
+  writeResult("stock", { rows });
+});

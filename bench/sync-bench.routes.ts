@@ -2,7 +2,7 @@
 // (bench/sync-worker.ts): the production Worker (src/index.ts) never imports this file. Every
 // statement goes through its table's owner module, like the service's own.
 import { z } from "zod";
-import { getDb } from "../src/db/client";
+import { locateStore, shardDb } from "../src/db/shards";
 import { ApiError } from "../src/http/errors";
 import { ok } from "../src/http/envelope";
 import { createRouter } from "../src/http/create-router";
@@ -16,7 +16,7 @@ import { importWindow, toWrite } from "../src/sync/importer";
 import { markProcessingForBench, plainInsertStatements } from "../src/orders/orders.writes";
 import { countsBySource, enqueueAcknowledgementsOf } from "../src/outbox/outbox.queries";
 import { sourceById } from "../src/source-tables/sources.queries";
-import { insertStore } from "../src/stores/stores.queries";
+import { insertStore, requireStore, storeDbById } from "../src/stores/stores.queries";
 
 const sourceQuery = z.object({ sourceId: z.string(), count: z.coerce.number().int().min(1).max(100_000).optional() });
 
@@ -29,14 +29,18 @@ export const benchRoutes = createRouter()
   // upsert, no JSON packing).
   .post("/baseline-import", validate("query", sourceQuery), async (c) => {
     const { sourceId } = c.req.valid("query");
-    const source = await sourceById(getDb(c.env), sourceId);
-    if (!source || source.type !== "simulated") throw new ApiError(404, `No simulated source '${sourceId}'.`);
+    // The baseline store goes in the source's store's shard, so both write to the same database.
+    const owner = await locateStore(c.env, async (db) => (await sourceById(db, sourceId)) ?? undefined);
+    const home = owner === undefined ? undefined : await requireStore(c.env, owner);
+    const source = home && (await sourceById(shardDb(c.env, home.shard), sourceId));
+    if (!home || !source || source.type !== "simulated") throw new ApiError(404, `No simulated source '${sourceId}'.`);
     const settings = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
     const connector = createSimulatedConnector({ sourceId, settings, fetch, now: () => new Date() }, memoryStorage());
-    const counted = countStatements(c.env.DB);
-    const db = getDb({ DB: counted.d1 });
+    const counted = countStatements(shardDb(c.env, home.shard).$client);
+    const countedEnv = { ...c.env, [home.shard]: counted.d1 } as Env;
+    const db = shardDb(countedEnv, home.shard);
     const storeId = randomId("st");
-    await insertStore(db, { id: storeId, name: "bench baseline", maskBuyerPii: false, createdAt: Date.now() });
+    await insertStore(countedEnv, { id: storeId, name: "bench baseline", maskBuyerPii: false, createdAt: Date.now(), shard: home.shard });
     const window = importWindow(null, Date.now());
     let cursor: string | null = null;
     let inserted = 0;
@@ -61,7 +65,9 @@ export const benchRoutes = createRouter()
   .post("/enqueue-acknowledgements", validate("query", sourceQuery), async (c) => {
     const { sourceId, count = 1000 } = c.req.valid("query");
     const now = Date.now();
-    const db = getDb(c.env);
+    const owner = await locateStore(c.env, async (db) => (await sourceById(db, sourceId)) ?? undefined);
+    const db = owner === undefined ? undefined : await storeDbById(c.env, owner);
+    if (!db) throw new ApiError(404, `No source '${sourceId}'.`);
     await db.$client.batch([markProcessingForBench(db, sourceId, count, now), enqueueAcknowledgementsOf(db, sourceId, now)]);
     const pending = (await countsBySource(db, [sourceId])).get(sourceId)?.pending ?? 0;
     return ok(c, { Pending: pending });

@@ -7,7 +7,7 @@ import { createRouter } from "../src/http/create-router";
 import { benchRoutes } from "./sync-bench.routes";
 import { stockBenchRoutes } from "./stock-bench.routes";
 
-export { RateLimiter, SourceSync, FeedCompiler } from "../src/index";
+export { RateLimiter, SourceSync, FeedCompiler, WebhookSender } from "../src/index";
 
 const bench = createRouter().use("*", adminOnly).route("/admin/v1/bench", benchRoutes).route("/admin/v1/bench", stockBenchRoutes);
 

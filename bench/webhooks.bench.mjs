@@ -14,40 +14,22 @@
 // on 8832.
 //
 //   node bench/webhooks.bench.mjs [--events 10000] [--inserts 300] [--port 8830]
-import { spawn, spawnSync } from "node:child_process";
-import { createHash, randomBytes, webcrypto } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { randomBytes, createHash, webcrypto } from "node:crypto";
 import http from "node:http";
-import https from "node:https";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { DatabaseSync } from "node:sqlite";
 import { Webhook } from "standardwebhooks";
+import { applyMigrations, arg, d1SqliteFile, freshDir, main, median, percentile, sampleOrder, SECRETS, sleep, startDev } from "./harness.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : Number(process.argv[i + 1]);
-};
 const EVENTS = arg("events", 10_000);
 const INSERTS = arg("inserts", 300);
 const PORT = arg("port", 8830);
 const RECEIVER_PORT = PORT + 2;
-const PERSIST = path.join(root, ".wrangler", "bench-webhooks");
-const ADMIN_KEY = "bench-admin-key";
-const SETTINGS_KEY = "YmVuY2gtc291cmNlLXNldHRpbmdzLWtleS0zMmJ5dGU=";
-const VARS = { ADMIN_API_KEY: ADMIN_KEY, TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789", SOURCE_SETTINGS_KEY: SETTINGS_KEY };
+const SETTINGS_KEY = SECRETS.SOURCE_SETTINGS_KEY;
 
 // ---------------------------------------------------------------- seeding
-rmSync(PERSIST, { recursive: true, force: true });
-mkdirSync(PERSIST, { recursive: true });
-const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], { cwd: root, env: { ...process.env, CI: "true" }, encoding: "utf8" });
-if (migrate.status !== 0) {
-  console.error(migrate.stdout, migrate.stderr);
-  process.exit(1);
-}
-const d1Dir = path.join(PERSIST, "v3", "d1", "miniflare-D1DatabaseObject");
-const d1File = path.join(d1Dir, readdirSync(d1Dir).find((f) => f.endsWith(".sqlite")));
+const PERSIST = freshDir("webhooks");
+applyMigrations(PERSIST);
+const d1File = d1SqliteFile(PERSIST);
 
 /** The Worker's encryptJson (src/lib/crypto.ts): base64url(iv).base64url(AES-GCM of the JSON). */
 async function seal(value) {
@@ -149,108 +131,19 @@ const receiver = http.createServer((req, res) => {
 await new Promise((resolve) => receiver.listen(RECEIVER_PORT, "127.0.0.1", resolve));
 
 // ---------------------------------------------------------------- server
-const agent = new https.Agent({ keepAlive: true, maxSockets: 8 });
-function request(method, urlPath, body, auth = `Bearer ${ADMIN_KEY}`) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(
-      { host: "127.0.0.1", port: PORT, method, path: urlPath, agent, rejectUnauthorized: false, headers: { authorization: auth, "cf-connecting-ip": "192.0.2.1", ...(payload ? { "content-type": "application/json" } : {}) } },
-      (res) => {
-        const chunks = [];
-        res.on("data", (chunk) => chunks.push(chunk));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let json;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode, json, text });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-async function must(method, urlPath, body) {
-  const res = await request(method, urlPath, body);
-  if (res.status !== 200) throw new Error(`${method} ${urlPath}: ${res.status} ${res.text.slice(0, 300)}`);
-  return res;
-}
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
+const p95 = (xs) => percentile(xs, 0.95);
 
-const devArgs = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(PORT), "--inspector-port", String(PORT + 1), "--local-protocol", "https", "--persist-to", PERSIST];
-for (const [name, value] of Object.entries(VARS)) devArgs.push("--var", `${name}:${value}`);
-const dev = spawn("npx", devArgs, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
-let devLog = "";
-dev.stdout.on("data", (d) => (devLog += d));
-dev.stderr.on("data", (d) => (devLog += d));
-const stop = () => {
-  try {
-    process.kill(-dev.pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
-};
-process.on("exit", stop);
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    stop();
-    process.exit(130);
-  });
-}
+const order = (n) => sampleOrder(`W-${n}`);
 
-async function waitForServer() {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}`);
-    try {
-      if ((await request("GET", "/admin/v1/stores")).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error("wrangler dev did not answer within 120 s");
-}
-
-function order(n) {
-  return {
-    BuyerEmailAddress: "jane@example.com",
-    BuyerPhoneNumber: "555-201-1234",
-    OrderSource: "Web",
-    OrderSourceOrderNumber: `W-${n}`,
-    DateCreatedInOrderSource: "2026-03-01T10:15:00Z",
-    ShipToCompanyName: null,
-    FirstName: "Jane",
-    LastName: "Doe",
-    Street1: "1 Main St",
-    City: "Springfield",
-    StateOrProvince: "IL",
-    Country: "US",
-    PostalCode: "62701",
-    ShippingMethod: "Standard",
-    GrandTotal: 27.5,
-    SubTotal: 25,
-    OrderItems: [{ Sku: "SKU-1", Name: "Blue mug", Quantity: 2, UnitPrice: 12.5 }],
-  };
-}
-
-try {
-  await waitForServer();
+await main(async () => {
+  const { request, must } = await startDev({ port: PORT, persist: PERSIST, clientOptions: { headers: { "cf-connecting-ip": "192.0.2.1" }, maxSockets: 8 } });
   const tokens = {};
   for (const [name, id] of Object.entries(stores)) {
-    tokens[name] = (await must("PUT", "/v1/Authorization", { ConsumerKey: `ofh_bench_${id}` })).json.Token;
+    tokens[name] = (await must("PUT", "/v1/Authorization", { ConsumerKey: `ofh_bench_${id}` })).Token;
   }
   const insert = async (name, n) => {
     const start = performance.now();
-    const res = await request("PUT", `/v1/${tokens[name]}/Orders/InsertOrder`, order(n), undefined);
+    const res = await request("PUT", `/v1/${tokens[name]}/Orders/InsertOrder`, order(n));
     if (res.status !== 200) throw new Error(`InsertOrder ${name}: ${res.status} ${res.text.slice(0, 200)}`);
     return performance.now() - start;
   };
@@ -268,14 +161,14 @@ try {
     ms[second].push(await insert(second, i));
   }
   const deadline = Date.now() + 60_000;
-  while (received.with < INSERTS + 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (received.with < INSERTS + 20 && Date.now() < deadline) await sleep(100);
 
   // 2. The backlog: one InsertOrder into the bulk store wakes its sender; time until the last event.
   const woke = performance.now();
   await insert("bulk", 0);
   const total = EVENTS + 1;
   const bulkDeadline = Date.now() + 600_000;
-  while (received.bulk < total && Date.now() < bulkDeadline) await new Promise((r) => setTimeout(r, 50));
+  while (received.bulk < total && Date.now() < bulkDeadline) await sleep(50);
   const seconds = (lastAt - woke) / 1000;
 
   const fmt = (x) => x.toFixed(2);
@@ -286,11 +179,5 @@ try {
   console.log(`  the event statement alone, no endpoint (SQLite, ${statementRuns} runs): ${statementUs.toFixed(1)} µs`);
   console.log(`\nDelivery: ${received.bulk} of ${total} events in ${seconds.toFixed(1)} s from wake-up: ${(received.bulk / seconds).toFixed(0)} events/s`);
   console.log(`  every body verified by standardwebhooks; problems (twice, out of order, bad signature): ${problems.length}${problems.length ? " " + problems.slice(0, 5).join("; ") : ""}`);
-} catch (error) {
-  console.error(error);
-  console.error(devLog.slice(-3000));
-  process.exitCode = 1;
-} finally {
-  receiver.close();
-  stop();
-}
+});
+receiver.close();

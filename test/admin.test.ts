@@ -8,6 +8,7 @@ interface WireStore {
   Name: string;
   MaskBuyerPii: boolean;
   DateCreated: string;
+  Shard: string;
 }
 
 interface WireKey {
@@ -75,6 +76,8 @@ describe("stores", () => {
       Name: "Corner shop",
       MaskBuyerPii: true,
       DateCreated: expect.stringMatching(/Z$/),
+      // Placed by the hub on one of the shards (never the directory): test/shards/ checks which.
+      Shard: expect.stringMatching(/^SHARD_[123]$/),
       // The defaults (issue 12): far above what a real seller holds.
       Limits: { Orders: 2000000, OrderItems: 10000000, Products: 2000000, Feeds: 200, Sources: 200, ConsumerKeys: 200, StoredBytes: 2000000000 },
       Usage: { Orders: 0, OrderItems: 0, Products: 0, Feeds: 0, Sources: 0, ConsumerKeys: 0, StoredBytes: 0 },

@@ -27,7 +27,7 @@ import {
 } from "./fakes/amazon-fake";
 import { env } from "cloudflare:workers";
 import { XMLParser } from "fast-xml-parser";
-import { getDb } from "../src/db/client";
+import { storeD1 } from "./helpers/shards";
 import { admin, createStore } from "./helpers/api";
 import { adminSent, expectNoFailures, fuzzer, send, toJson } from "./helpers/fuzz";
 import { rejection } from "./helpers/rejection";
@@ -1085,7 +1085,7 @@ describe("Amazon source settings", () => {
     for (const res of [created, await admin("GET", `/stores/${storeId}/sources/${source.SourceId}`)]) {
       for (const secret of ["IwEBIA-seller-refresh-token", "0123456789abcdef", "secret-value-42"]) expect(res.text).not.toContain(secret);
     }
-    const [row] = await getDb(env).all<{ settings_ciphertext: string }>(`select settings_ciphertext from sources where id = '${source.SourceId}'` as never);
+    const row = await (await storeD1(storeId)).prepare("select settings_ciphertext from sources where id = ?").bind(source.SourceId).first<{ settings_ciphertext: string }>();
     expect(row!.settings_ciphertext).not.toContain("Atzr");
     expect(row!.settings_ciphertext).not.toContain("amzn1");
   });
@@ -1107,7 +1107,7 @@ describe("Amazon source settings", () => {
     }
     expectNoFailures(failures);
     expect([...statuses].sort()).toEqual([200, 400]);
-    const enabled = await env.DB.prepare("select count(*) as n from sources where store_id = ? and enabled = 1").bind(storeId).first<{ n: number }>();
+    const enabled = await (await storeD1(storeId)).prepare("select count(*) as n from sources where store_id = ? and enabled = 1").bind(storeId).first<{ n: number }>();
     expect(enabled?.n).toBe(0);
   }, 60_000);
 });

@@ -1,8 +1,8 @@
 // The Amazon connector inside real cycles: the cycle's fetch is the global one, replaced here by
 // the fake Amazon of test/fakes (no network), so this is what the cron would do in production.
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { admin, call, storeWithToken } from "./helpers/api";
+import { storeD1 } from "./helpers/shards";
 import { createSource, cycleAt, deliveries, fireCron, listOrders } from "./helpers/sync";
 import { AMAZON_FAKE_CLIENT_ID, AMAZON_FAKE_CLIENT_SECRET, AMAZON_FAKE_REFRESH_TOKEN, createAmazonFake } from "./fakes/amazon-fake";
 import { badDay } from "./fakes/faults";
@@ -53,7 +53,7 @@ describe("an Amazon source in sync cycles", () => {
     expect(us).toMatchObject({ OrderSource: "Amazon", OrderStatus: "New", SourceOrderStatus: "SHIPPED", GrandTotal: 154.99, IsMarketplacePrime: true });
     const search = fake.apiRequests("searchOrders")[0]!;
     expect(Date.parse(search.query.lastUpdatedBefore!)).toBeLessThanOrEqual(Date.now() - 120_000);
-    const aside = await env.DB.prepare("select order_source_order_number as n, reason from set_aside_orders where source_id = ?").bind(sourceId).all();
+    const aside = await (await storeD1(storeId)).prepare("select order_source_order_number as n, reason from set_aside_orders where source_id = ?").bind(sourceId).all();
     expect(aside.results).toEqual([{ n: "202-0000000-0000001", reason: "Amazon order 202-0000000-0000001 item 20276543210987 has no sellerSku" }]);
 
     // A client acknowledges the Brazilian order, cancels the British one, ships the American one
@@ -118,7 +118,7 @@ describe("an Amazon source in sync cycles", () => {
       Name: "Amazon BR",
       Settings: { refreshToken: AMAZON_FAKE_REFRESH_TOKEN, clientId: AMAZON_FAKE_CLIENT_ID, clientSecret: AMAZON_FAKE_CLIENT_SECRET, region: "na", marketplaceIds: ["A2Q3Y263D00KWC"] },
     });
-    const count = async () => (await env.DB.prepare("select count(*) as n from orders where source_id = ?").bind(sourceId).first<{ n: number }>())!.n;
+    const count = async () => (await (await storeD1(storeId)).prepare("select count(*) as n from orders where source_id = ?").bind(sourceId).first<{ n: number }>())!.n;
 
     const first = await cycleAt(sourceId, start);
     expect(first.imported).toBe(2_000);

@@ -1,9 +1,9 @@
 // An eBay source through whole cycles fired by the Cron Trigger (the Worker's scheduled handler):
 // the cycles' fetch is the global one, replaced here by the fake eBay of test/fakes, which checks
 // every request against eBay's description. No network.
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { admin, call, storeWithToken } from "./helpers/api";
+import { everywhere } from "./helpers/shards";
 import { createSource, cycleAt, deliveries, fireCron, listOrders } from "./helpers/sync";
 import { createEbayFake, EBAY_FAKE_CLIENT_ID, EBAY_FAKE_CLIENT_SECRET, EBAY_FAKE_REFRESH_TOKEN } from "./fakes/ebay-fake";
 import { orderIdOf, sampleOrder } from "./fakes/ebay-orders";
@@ -70,8 +70,8 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     expect(getOrders!.rawQuery).toBe(
       `?filter=lastmodifieddate:%5B${new Date(start - 2 * MINUTE - 7 * 24 * 60 * MINUTE).toISOString()}..${new Date(start - 2 * MINUTE).toISOString()}%5D&limit=200&offset=0`,
     );
-    const aside = await env.DB.prepare("select order_source_order_number as number, reason from set_aside_orders where source_id = ?").bind(sourceId).all();
-    expect(aside.results).toEqual([
+    const aside = await everywhere("select order_source_order_number as number, reason from set_aside_orders where source_id = ?", sourceId);
+    expect(aside).toEqual([
       { number: orderIdOf(3), reason: `eBay order ${orderIdOf(3)}: it has no shippingStep.shipTo (fulfillment SHIP_TO): nothing for the seller to ship` },
     ]);
 

@@ -1,16 +1,16 @@
 // "No input may produce a 500" (decisions 1) for the operator routes: stores, consumer keys,
 // maintenance, sources (each Type's Settings, PATCH merges, deliveries, retry, received) and
 // POST /sync. A seeded PRNG makes every run send the same requests.
-import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
 import { admin, createStore } from "./helpers/api";
 import { countRows } from "./helpers/db";
+import { storeD1 } from "./helpers/shards";
 import { adminSent, expectNoFailures, fuzzer, send, toJson } from "./helpers/fuzz";
 
 const SCOPES = ["FeedsRead", "OrdersCreate", "OrdersRead", "OrdersUpdate"];
 
 async function sourceCount(storeId: string): Promise<number> {
-  const row = await env.DB.prepare("select count(*) as n from sources where store_id = ?").bind(storeId).first<{ n: number }>();
+  const row = await (await storeD1(storeId)).prepare("select count(*) as n from sources where store_id = ?").bind(storeId).first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -147,7 +147,7 @@ describe("fuzz: sources", () => {
       }
     }
     expectNoFailures(failures);
-    const enabled = await env.DB.prepare("select count(*) as n from sources where store_id = ? and enabled = 1").bind(storeId).first<{ n: number }>();
+    const enabled = await (await storeD1(storeId)).prepare("select count(*) as n from sources where store_id = ? and enabled = 1").bind(storeId).first<{ n: number }>();
     expect(enabled?.n).toBe(0);
   });
 
@@ -208,7 +208,7 @@ describe("fuzz: sources", () => {
     }
     const answers = await Promise.all(ids.map((id) => admin("PATCH", `/stores/${storeId}/sources/${id}`, { Name: "Same" })));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
-    const { results } = await env.DB.prepare("select name from sources where store_id = ? order by name").bind(storeId).all<{ name: string }>();
+    const { results } = await (await storeD1(storeId)).prepare("select name from sources where store_id = ? order by name").bind(storeId).all<{ name: string }>();
     expect(results.map((r) => r.name).sort()).toEqual(answers[0]!.status === 200 ? ["Same", "Two"] : ["One", "Same"]);
   });
 

@@ -4,16 +4,17 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, ADMIN_KEY, call, createStore, storeWithToken } from "./helpers/api";
+import { storeD1 } from "./helpers/shards";
 import { adminSent, expectNoFailures, fuzzer, HOSTILE_STRINGS, send, statusSeen, toJson } from "./helpers/fuzz";
 import { compile, createFeed, product, putCsv, putProducts } from "./feeds/feeds-helpers";
 
 async function productCount(storeId: string): Promise<number> {
-  const row = await env.DB.prepare("select count(*) as n from products where store_id = ?").bind(storeId).first<{ n: number }>();
+  const row = await (await storeD1(storeId)).prepare("select count(*) as n from products where store_id = ?").bind(storeId).first<{ n: number }>();
   return row?.n ?? 0;
 }
 
 async function feedCount(storeId: string): Promise<number> {
-  const row = await env.DB.prepare("select count(*) as n from feeds where store_id = ?").bind(storeId).first<{ n: number }>();
+  const row = await (await storeD1(storeId)).prepare("select count(*) as n from feeds where store_id = ?").bind(storeId).first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -134,7 +135,7 @@ describe("fuzz: catalog", () => {
     const storeId = await createStore("Fuzz proto columns");
     const res = await putCsv(storeId, "Sku,__proto__,constructor\nP-1,first,second\n");
     expect(res.status).toBe(200);
-    const row = await env.DB.prepare("select attributes from products where store_id = ?").bind(storeId).first<{ attributes: string }>();
+    const row = await (await storeD1(storeId)).prepare("select attributes from products where store_id = ?").bind(storeId).first<{ attributes: string }>();
     expect(JSON.parse(row!.attributes)).toEqual(JSON.parse('{"__proto__":"first","constructor":"second"}'));
   });
 });
@@ -153,7 +154,7 @@ describe("unpaired surrogates in the catalog and feed definitions", () => {
       [4, "'Colour' is not valid Unicode text (it holds an unpaired surrogate)"],
     ]);
     expect(await productCount(storeId)).toBe(2);
-    const title = await env.DB.prepare("select title from products where store_id = ? and sku = 'OK-4'").bind(storeId).first<{ title: string }>();
+    const title = await (await storeD1(storeId)).prepare("select title from products where store_id = ? and sku = 'OK-4'").bind(storeId).first<{ title: string }>();
     expect(title?.title).toBe("Mug 😀");
     for (const body of [
       { Name: "Feed \ud800", Format: "csv" },

@@ -24,6 +24,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, createKey, insert, storeWithToken, tokenFor } from "./helpers/api";
 import { insertSource } from "./helpers/db";
+import { d1, DATABASES, everywhere, storeD1 } from "./helpers/shards";
 import { fuzzer, toJson, type Fuzzer } from "./helpers/fuzz";
 import { compile, createFeed, product, putProducts } from "./feeds/feeds-helpers";
 
@@ -216,17 +217,20 @@ async function tables(): Promise<string[]> {
   return results.map((r) => r.name);
 }
 
-/** Every row of every table. A download's DateLastPulled is written after the answer (waitUntil), so it is left out. */
+/** Every row of every table of every database (one schema in all). A download's DateLastPulled is written after the answer (waitUntil), so it is left out. */
 async function snapshot(names: string[]): Promise<string> {
-  const results = await env.DB.batch(names.map((name) => env.DB.prepare(`select * from "${name}" order by rowid`)));
+  const perDatabase = await Promise.all(DATABASES.map((database) => d1(database).batch(names.map((name) => d1(database).prepare(`select * from "${name}" order by rowid`)))));
   return JSON.stringify(
-    results.map((r, i) => [names[i], (r.results as Record<string, unknown>[]).map((row) => (names[i] === "feeds" ? { ...row, date_last_pulled: undefined } : row))]),
+    perDatabase.map((results, d) => [
+      DATABASES[d],
+      results.map((r, i) => [names[i], (r.results as Record<string, unknown>[]).map((row) => (names[i] === "feeds" ? { ...row, date_last_pulled: undefined } : row))]),
+    ]),
   );
 }
 
 async function outboxKinds(orderId: string): Promise<string[]> {
-  const { results } = await env.DB.prepare("select kind from outbox where order_id = ? order by id").bind(Number(orderId)).all<{ kind: string }>();
-  return results.map((r) => r.kind);
+  const rows = await everywhere<{ id: number; kind: string }>("select id, kind from outbox where order_id = ?", Number(orderId));
+  return rows.sort((a, b) => a.id - b.id).map((r) => r.kind);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,7 +308,7 @@ describe("fuzz: every /v1 route with a valid token", () => {
       orders.filter((o) => o.created >= filter.from && o.created <= filter.to && (!filter.status || o.status === filter.status));
 
     const updatedCount = async (filter: { from: number; to: number; status?: Status }) => {
-      const row = await env.DB.prepare(`select count(*) as n from orders where store_id = ? and date_updated between ? and ?${filter.status ? " and status = ?" : ""}`)
+      const row = await (await storeD1(main.storeId)).prepare(`select count(*) as n from orders where store_id = ? and date_updated between ? and ?${filter.status ? " and status = ?" : ""}`)
         .bind(...[main.storeId, filter.from, filter.to, ...(filter.status ? [filter.status] : [])])
         .first<{ n: number }>();
       return row!.n;

@@ -1,11 +1,11 @@
 // Per-store limits (issue 12): an operator sets them; a write over one is refused with a 400
 // naming it and stores nothing; the store view shows use against each limit. The database's
 // triggers enforce them, so the import path is covered as well as the API.
-import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { admin, call, createKey, insert, sampleOrder, storeWithToken, tokenFor } from "./helpers/api";
 import type { Limits } from "../src/stores/stores.queries";
 import { countRows } from "./helpers/db";
+import { storeD1 } from "./helpers/shards";
 import { createSource, simulatedWindow } from "./helpers/sync";
 
 // Whole walks through the Worker: generous on a loaded machine.
@@ -77,7 +77,7 @@ describe("store limits", () => {
     expect(await countRows("orders", storeId)).toBe(2);
     expect(await countRows("order_items", storeId)).toBe(160);
     // A duplicate at the limit is still answered as a duplicate.
-    const number = ((await env.DB.prepare("select order_source_order_number as n from orders where store_id = ? limit 1").bind(storeId).first<{ n: string }>())!).n;
+    const number = ((await (await storeD1(storeId)).prepare("select order_source_order_number as n from orders where store_id = ? limit 1").bind(storeId).first<{ n: string }>())!).n;
     const dup = await call("PUT", `/v1/${token}/Orders/InsertOrder`, { body: sampleOrder({ OrderSourceOrderNumber: number }) });
     expect(dup.status).toBe(400);
     expect(dup.json.Message).toMatch(/already exists: OrderId \d+/);
@@ -97,7 +97,7 @@ describe("store limits", () => {
     expect((await put([{ Sku: "A", Title: "a" }, { Sku: "B", Title: "b" }])).status).toBe(200);
     const over = await put([{ Sku: "A", Title: "changed" }, { Sku: "C" }, { Sku: "D" }]);
     refusedFor(over, "Products", 3);
-    const titles = (await env.DB.prepare("select sku, title from products where store_id = ? order by sku").bind(storeId).all()).results;
+    const titles = (await (await storeD1(storeId)).prepare("select sku, title from products where store_id = ? order by sku").bind(storeId).all()).results;
     expect(titles).toEqual([{ sku: "A", title: "a" }, { sku: "B", title: "b" }]);
     expect((await put([{ Sku: "A", Title: "again" }, { Sku: "B", Title: "again" }, { Sku: "C" }])).status).toBe(200);
     // At the limit: known Skus update, a new one is refused.
@@ -121,7 +121,7 @@ describe("store limits", () => {
 
     await createSource(storeId, { Name: "First" });
     refusedFor(await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Second" }), "Sources", 1);
-    expect(await env.DB.prepare("select count(*) as n from sources where store_id = ?").bind(storeId).first("n")).toBe(1);
+    expect(await (await storeD1(storeId)).prepare("select count(*) as n from sources where store_id = ?").bind(storeId).first("n")).toBe(1);
 
     const second = await createKey(storeId);
     const third = await admin("POST", `/stores/${storeId}/consumer-keys`, { Name: "k3", Scopes: ["OrdersRead"], Lifespan: "7Days" });
@@ -142,7 +142,7 @@ describe("store limits", () => {
     const status = (await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { LastError: string | null } };
     expect(status.Status.LastError).toContain("Store limit reached: Orders");
     expect(await countRows("orders", storeId)).toBe(100);
-    const orphans = await env.DB.prepare("select count(*) as n from orders o where o.store_id = ? and not exists (select 1 from order_items i where i.order_id = o.id)")
+    const orphans = await (await storeD1(storeId)).prepare("select count(*) as n from orders o where o.store_id = ? and not exists (select 1 from order_items i where i.order_id = o.id)")
       .bind(storeId)
       .first("n");
     expect(orphans).toBe(0);
@@ -164,7 +164,7 @@ describe("a streamed CSV catalog over Products", () => {
     expect(res.status, res.text).toBe(400);
     // Batches are 350 rows: the first fits, the second (rows 351-700) would cross 500.
     expect(res.json.Message).toMatch(/^Store limit reached: Products\. This store already holds its limit of 500 products\. The upload stopped there: the first 350 valid rows were stored, none after them\./);
-    expect(await env.DB.prepare("select count(*) as n from products where store_id = ?").bind(storeId).first("n")).toBe(350);
+    expect(await (await storeD1(storeId)).prepare("select count(*) as n from products where store_id = ?").bind(storeId).first("n")).toBe(350);
     expect((await view(storeId)).Usage.Products).toBe(350);
   });
 });

@@ -1,8 +1,8 @@
 // An answer's size is bounded (issue 12): a page of 100 orders of 500 items each is read and
 // written a slice at a time. What a client sees is one ordinary JSON answer with every item.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, insert, storeWithToken } from "./helpers/api";
+import { storeD1 } from "./helpers/shards";
 
 describe("a page of 100 orders of 500 items", () => {
   it("answers every order with every item, in order, as one JSON envelope", async () => {
@@ -13,7 +13,8 @@ describe("a page of 100 orders of 500 items", () => {
       GrandTotal: 1,
       OrderItems: Array.from({ length: 500 }, (_, i) => ({ Sku: `SKU-${i}`, Name: `Item ${i} ${"x".repeat(40)}`, Quantity: 1, UnitPrice: 1 })),
     });
-    await env.DB.prepare(
+    const shard = await storeD1(storeId);
+    await shard.prepare(
       `insert into orders (store_id, order_source, order_source_order_number, status, source_order_status, buyer_email_address, buyer_phone_number,
         first_name, last_name, street1, city, state_or_province, postal_code, country, shipping_method, grand_total, sub_total,
         date_created_in_order_source, date_updated)
@@ -24,7 +25,7 @@ describe("a page of 100 orders of 500 items", () => {
     )
       .bind(JSON.stringify(Array.from({ length: 99 }, (_, i) => i + 1)), Number(firstId))
       .run();
-    await env.DB.prepare(
+    await shard.prepare(
       `insert into order_items (order_id, sku, name, quantity, unit_price, sale_tax_cost, discount)
        select o.id, i.sku || '-' || o.id, i.name, i.quantity, i.unit_price, i.sale_tax_cost, i.discount
        from orders o join order_items i on i.order_id = ? where o.store_id = ? and o.id <> ? order by o.id, i.id`,

@@ -1,15 +1,15 @@
 // Counts (issue 12) come from day buckets kept by triggers plus the two edge days: after random
 // inserts, moves and direct changes of dates, every count equals a brute-force count of the rows.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { prng } from "../src/lib/prng";
 import { call, insert, storeWithToken } from "./helpers/api";
+import { storeD1 } from "./helpers/shards";
 
 const DAY = 86_400_000;
 const STATUSES = ["New", "Processing", "Shipped", "Canceled"];
 
 async function bruteForce(storeId: string, column: string, from: number, to: number, status?: string): Promise<number> {
-  const row = await env.DB.prepare(
+  const row = await (await storeD1(storeId)).prepare(
     `select count(*) as n from orders where store_id = ? and ${column} >= ? and ${column} <= ?${status ? " and status = ?" : ""}`,
   )
     .bind(storeId, from, to, ...(status ? [status] : []))
@@ -40,9 +40,9 @@ describe("counts", () => {
     }
     // Any writer of the table keeps the counts: spread DateUpdated over days, straight in D1.
     for (const id of ids.filter(() => random() < 0.5)) {
-      await env.DB.prepare("update orders set date_updated = ? where id = ?").bind(base + Math.floor(random() * 12 * DAY), Number(id)).run();
+      await (await storeD1(storeId)).prepare("update orders set date_updated = ? where id = ?").bind(base + Math.floor(random() * 12 * DAY), Number(id)).run();
     }
-    const updated = (await env.DB.prepare("select date_updated as d from orders where store_id = ?").bind(storeId).all<{ d: number }>()).results.map((r) => r.d);
+    const updated = (await (await storeD1(storeId)).prepare("select date_updated as d from orders where store_id = ?").bind(storeId).all<{ d: number }>()).results.map((r) => r.d);
 
     const points = (dates: number[]) => {
       const pick = () => {

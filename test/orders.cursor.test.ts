@@ -1,9 +1,9 @@
 // Cursor paging of orders and feeds (decisions 3, issue 12): NextCursor on every list answer; a
 // walk neither skips nor repeats while orders are inserted and moved; a cursor that was altered,
 // forged, made for other filters, sort or pageSize, or for another store is a 400.
-import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { admin, call, insert, storeWithToken } from "./helpers/api";
+import { storeD1 } from "./helpers/shards";
 
 // Whole walks through the Worker: generous on a loaded machine.
 vi.setConfig({ testTimeout: 60_000 });
@@ -217,8 +217,9 @@ describe("feed cursors", () => {
     expect(await feedWalk("pageSize=2&sortBy=DateLastCompiled&sortDirection=desc")).toEqual([...byDate].reverse());
 
     // Two compiled (written straight into D1), three never: the walk crosses from null to dates.
-    await env.DB.prepare("update feeds set date_last_compiled = ? where store_id = ? and name in ('delta', 'Bravo')").bind(Date.UTC(2026, 2, 1), storeId).run();
-    await env.DB.prepare("update feeds set date_last_compiled = ? where store_id = ? and name = 'Alpha'").bind(Date.UTC(2026, 1, 1), storeId).run();
+    const shard = await storeD1(storeId);
+    await shard.prepare("update feeds set date_last_compiled = ? where store_id = ? and name in ('delta', 'Bravo')").bind(Date.UTC(2026, 2, 1), storeId).run();
+    await shard.prepare("update feeds set date_last_compiled = ? where store_id = ? and name = 'Alpha'").bind(Date.UTC(2026, 1, 1), storeId).run();
     const ascending = await feedWalk("pageSize=2&sortBy=DateLastCompiled");
     expect(ascending.slice(2, 3)).toEqual(["Alpha"]);
     expect([...ascending.slice(0, 2)].sort()).toEqual(["charlie", "echo"]);

@@ -1,11 +1,10 @@
 // PUT /v1/{token}/Orders/InsertOrder (spec 4.7, decisions 3): what lands, duplicates, atomicity.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { getDb } from "../src/db/client";
 import { insertOrder } from "../src/orders/orders.writes";
 import { insertOrderBody } from "../src/orders/orders.schemas";
 import { call, sampleOrder, storeWithToken } from "./helpers/api";
 import { countRows } from "./helpers/db";
+import { drizzleOf, storeD1, storeDrizzle } from "./helpers/shards";
 
 function put(token: string, body: unknown) {
   return call("PUT", `/v1/${token}/Orders/InsertOrder`, { body });
@@ -21,8 +20,8 @@ async function getOrder(token: string, id: string) {
 const D1_MAX_BOUND_PARAMETERS = 100;
 
 /** A D1 binding that records how many parameters each statement binds. */
-function recordingDb(seen: { sql: string; parameters: number }[]): D1Database {
-  return new Proxy(env.DB, {
+function recordingDb(database: D1Database, seen: { sql: string; parameters: number }[]): D1Database {
+  return new Proxy(database, {
     get(target, property) {
       if (property === "prepare") {
         return (query: string) => {
@@ -220,7 +219,7 @@ describe("InsertOrder", () => {
   it("binds at most 100 parameters per statement (D1's limit), even for the largest order", async () => {
     const { storeId } = await storeWithToken();
     const seen: { sql: string; parameters: number }[] = [];
-    const db = getDb({ DB: recordingDb(seen) });
+    const db = drizzleOf(recordingDb(await storeD1(storeId), seen));
     const body = insertOrderBody.parse(
       sampleOrder({
         OrderItems: Array.from({ length: 500 }, (_, i) => ({ Sku: `S${i}`, Name: "n".repeat(50), Quantity: 1, UnitPrice: 1, SaleTaxCost: 0.1, Discount: "0.5" })),
@@ -244,7 +243,7 @@ describe("InsertOrder", () => {
     // The last item breaks a NOT NULL constraint, so the last items statement of the batch fails.
     (body.OrderItems[29] as { Quantity: number | null }).Quantity = null;
     const itemsBefore = await countRows("order_items");
-    await expect(insertOrder(getDb(env), storeId, body, Date.now())).rejects.toThrow(/NOT NULL/);
+    await expect(insertOrder(await storeDrizzle(storeId), storeId, body, Date.now())).rejects.toThrow(/NOT NULL/);
     expect(await countRows("orders", storeId)).toBe(0);
     expect(await countRows("order_items")).toBe(itemsBefore);
   });

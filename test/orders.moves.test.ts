@@ -1,8 +1,6 @@
 // AcknowledgeOrder and UpdateStatus (spec 4.5, 4.6, decisions 3): the state moves, their
 // repeats, and the outbox rows they queue for the marketplace.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { getDb } from "../src/db/client";
 import type { OrderRow } from "../src/db/schema";
 import { cancel } from "../src/orders/order-moves";
 import { findOrder } from "../src/orders/orders.queries";
@@ -10,6 +8,7 @@ import { applyMove } from "../src/orders/orders.writes";
 import type { WireOrder } from "../src/orders/orders.wire";
 import { call, insert, storeWithToken } from "./helpers/api";
 import { insertSource, orderRow, outboxOf } from "./helpers/db";
+import { storeDrizzle } from "./helpers/shards";
 
 const ONLY = "only CANCELLED or SHIPPED status updates are allowed";
 
@@ -279,7 +278,7 @@ describe("concurrent moves", () => {
   it("writes neither the change nor its outbox row when the order changed since it was read", async () => {
     const { storeId, token } = await marketplaceStore();
     const id = await insert(token, { OrderSource: "Mall" });
-    const db = getDb(env);
+    const db = await storeDrizzle(storeId);
     const stale = (await findOrder(db, storeId, id))!.order;
     expectOk(await acknowledge(token, id, "ERP-1"));
     const applied = await applyMove(db, stale as OrderRow, cancel(stale), Date.now());

@@ -1,14 +1,16 @@
 // Every count and list shape is served by an index walk that stops after a page (issue 12): the
 // plan SQLite picks for each statement must not scan orders, must walk the index of its sort,
 // and after a cursor must seek to the cursor's position rather than step from the range's start.
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "../src/db/client";
 import { choosePlan, countStatement, listStatement, planFor } from "../src/orders/orders.queries";
 import { insert, storeWithToken } from "./helpers/api";
+import { drizzleOf, storeD1 } from "./helpers/shards";
+
+/** The shard of the store the plans are asked for (set before the tests run). */
+let shard: D1Database;
 
 async function planOf(query: { sql: string; params: unknown[] }): Promise<string> {
-  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+  const { results } = await shard.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
     .bind(...query.params)
     .all<{ detail: string }>();
   return results.map((r) => r.detail).join("\n");
@@ -40,6 +42,7 @@ describe("query plans", () => {
     const store = await storeWithToken();
     for (let i = 0; i < 3; i++) await insert(store.token);
     storeId = store.storeId;
+    shard = await storeD1(storeId);
   });
 
   it.each(shapes)("count over whole days with dateField=$dateField, status=$status sums day buckets and searches two edges", async (shape) => {
@@ -103,7 +106,7 @@ describe("query plans", () => {
   });
 
   it("chooses the date index for a range of few orders, the sort's index for a wide one", async () => {
-    const db = getDb(env);
+    const db = drizzleOf(shard);
     const query = (from: string, to: string, pageSize: number) =>
       ({ fromDate: Date.parse(from), toDate: Date.parse(to), dateField: "created", pageSize, page: 1, sortBy: "GrandTotal", sortDirection: "desc" }) as const;
     // The store holds 3 orders, all at 2026-03-01T10:15Z.

@@ -7,15 +7,16 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index";
 import { admin, ADMIN_KEY, BASE, call, createStore, storeWithToken } from "./helpers/api";
+import { DATABASES, storeD1, storeOn, type DatabaseName } from "./helpers/shards";
 import { createSource, cycleAt, patchSource, simulatedWindow } from "./helpers/sync";
 
 const DAY = 86_400_000;
 const today = Math.floor(Date.now() / DAY) * DAY;
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** `count` orders of `source` created at `at`, written straight into D1 (the triggers keep the day counts). */
+/** `count` orders of `source` created at `at`, written straight into the store's shard (the triggers keep the day counts). */
 async function seedOrders(storeId: string, source: string, count: number, at: number, status = "New") {
-  await env.DB.prepare(
+  await (await storeD1(storeId)).prepare(
     `with recursive r(i) as (select 1 union all select i + 1 from r where i < ?3)
      insert into orders (store_id, order_source, order_source_order_number, status, source_order_status, buyer_email_address, buyer_phone_number,
        first_name, last_name, street1, city, state_or_province, postal_code, country, shipping_method, grand_total, sub_total,
@@ -195,26 +196,32 @@ describe("GET /admin/v1/overview", () => {
 });
 
 describe("the overviews' bound", () => {
-  /** The route answered with a D1 that records every statement prepared (batched ones included). */
+  /** The route answered with databases (the directory and every shard) that record every statement prepared (batched ones included), by database. */
   async function statementsOf(path: string) {
-    const prepared: string[] = [];
-    const recording = new Proxy(env.DB, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target) as unknown;
-        if (prop === "prepare") return (sql: string) => (prepared.push(sql), target.prepare(sql));
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const prepared = Object.fromEntries(DATABASES.map((name) => [name, [] as string[]])) as Record<DatabaseName, string[]>;
+    const recording = (name: DatabaseName) =>
+      new Proxy(env[name], {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target) as unknown;
+          if (prop === "prepare") return (sql: string) => (prepared[name].push(sql), target.prepare(sql));
+          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    const recorded = Object.fromEntries(DATABASES.map((name) => [name, recording(name)]));
     const ctx = createExecutionContext();
-    const response = await worker.fetch(new Request(`${BASE}/admin/v1${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }), { ...env, DB: recording }, ctx);
+    const response = await worker.fetch(new Request(`${BASE}/admin/v1${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }), { ...env, ...recorded }, ctx);
     await waitOnExecutionContext(ctx);
     expect(response.status, path).toBe(200);
     return prepared;
   }
+  const counts = (prepared: Record<DatabaseName, string[]>) => Object.fromEntries(Object.entries(prepared).map(([name, sqls]) => [name, sqls.length]));
 
-  it("reads the same statements for 5 orders as for 5,000 (hub: 6, store: 7), and none of them reads orders", async () => {
-    const small = await createStore("Bound small");
-    const large = await createStore("Bound large");
+  it("reads the same statements for 5 orders as for 5,000 (hub: 1 in the directory and 5 per shard, store: 1 and 6 in its shard), and none of them reads orders", async () => {
+    // Placed by name, so which shard holds which store (and that every shard holds sources) is known.
+    const small = await storeOn("SHARD_1", "Bound small");
+    const large = await storeOn("SHARD_2", "Bound large");
+    const third = await storeOn("SHARD_3", "Bound third");
+    await createSource(third, { Name: "T", Settings: simulatedWindow(1) });
     await seedOrders(small, "S", 5, today);
     for (let d = 0; d < 50; d += 1) await seedOrders(large, d % 2 ? "L1" : "L2", 100, today - d * DAY);
     // With sources (without one, the outbox and set-aside counts are not asked at all).
@@ -222,16 +229,19 @@ describe("the overviews' bound", () => {
     await createSource(large, { Name: "L1", Settings: simulatedWindow(1) });
     const smallStore = await statementsOf(`/stores/${small}/overview`);
     const largeStore = await statementsOf(`/stores/${large}/overview`);
-    expect(smallStore).toHaveLength(7);
-    expect(largeStore).toHaveLength(7);
+    // The directory answers which store and where it lives; its shard the rest.
+    expect(counts(smallStore)).toEqual({ DB: 1, SHARD_1: 6, SHARD_2: 0, SHARD_3: 0 });
+    expect(counts(largeStore)).toEqual({ DB: 1, SHARD_1: 0, SHARD_2: 6, SHARD_3: 0 });
     const hub = await statementsOf("/overview");
-    expect(hub).toHaveLength(6);
-    for (const sql of [...largeStore, ...hub]) expect(sql).not.toMatch(/\b(from|join)\s+["`]?orders["`]?(\s|$)/i);
+    // The directory: the stores, then as the legacy shard 3 (no source lives there, so no backlog is asked); each shard 5.
+    expect(counts(hub)).toEqual({ DB: 4, SHARD_1: 5, SHARD_2: 5, SHARD_3: 5 });
+    for (const sql of [...Object.values(largeStore).flat(), ...Object.values(hub).flat()]) expect(sql).not.toMatch(/\b(from|join)\s+["`]?orders["`]?(\s|$)/i);
 
     // And the day counts are read by their primary key, never scanned.
-    for (const sql of [...largeStore, ...hub].filter((s) => /order(_source)?_day_counts/.test(s))) {
+    const largeShard = await storeD1(large);
+    for (const sql of [...largeStore.SHARD_2, ...hub.SHARD_2].filter((s) => /order(_source)?_day_counts/.test(s))) {
       const params = (sql.match(/\?/g) ?? []).map((_, i) => (i === 0 ? large : today - 30 * DAY));
-      const plan = await env.DB.prepare(`explain query plan ${sql}`).bind(...(sql.includes("?1") ? [today, today - 6 * DAY] : params)).all<{ detail: string }>();
+      const plan = await largeShard.prepare(`explain query plan ${sql}`).bind(...(sql.includes("?1") ? [today, today - 6 * DAY] : params)).all<{ detail: string }>();
       const details = plan.results.map((r) => r.detail);
       expect(details.filter((d) => /day_counts/.test(d)).length, sql).toBeGreaterThan(0);
       for (const step of details.filter((d) => /day_counts/.test(d))) expect(step, sql).toMatch(/^SEARCH order(_source)?_day_counts USING (PRIMARY KEY|INDEX sqlite_autoindex_order(_source)?_day_counts_1) \(store_id=/);

@@ -4,6 +4,7 @@ import { env, exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import { ADMIN_KEY, BASE, nextIp, storeWithToken } from "./helpers/api";
+import { shardOf } from "./helpers/shards";
 import { createSource } from "./helpers/sync";
 
 afterEach(() => {
@@ -29,10 +30,12 @@ const unreachableDb = {
 
 describe("what a 500 logs", () => {
   it("names the route pattern, never the path that holds the token", async () => {
-    const { token } = await storeWithToken();
+    const { storeId, token } = await storeWithToken();
     const logged: unknown[][] = [];
     vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void logged.push(args));
-    const res = await fetchWith({ DB: unreachableDb }, new Request(`${BASE}/v1/${token}/Orders/count?fromDate=2000-01-01&toDate=2100-01-01`));
+    // The store's shard is down: the count reads there.
+    const shard = await shardOf(storeId);
+    const res = await fetchWith({ [shard]: unreachableDb }, new Request(`${BASE}/v1/${token}/Orders/count?fromDate=2000-01-01&toDate=2100-01-01`));
     expect(res.status).toBe(500);
     const text = logged.map((args) => args.map((a) => (a instanceof Error ? a.message : String(a))).join(" ")).join("\n");
     expect(text).toContain("unhandled error GET /v1/:token/orders/count");

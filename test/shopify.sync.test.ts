@@ -1,9 +1,9 @@
 // The Shopify connector inside whole cycles fired through the Cron Trigger: the cycle's fetch is
 // the global one, replaced here by the fake Shopify of test/fakes (no network), so this is what
 // the cron does in production, from import to fulfilment, tracking correction and cancellation.
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, storeWithToken } from "./helpers/api";
+import { everywhere } from "./helpers/shards";
 import { createSource, deliveries, fireCron, listOrders, MINUTE, type WireOrder } from "./helpers/sync";
 import { createShopifyFake, SHOPIFY_FAKE_SHOP, SHOPIFY_FAKE_TOKEN } from "./fakes/shopify-fake";
 import { shopifyOrder, type Json } from "./fakes/shopify-fixtures";
@@ -64,8 +64,8 @@ describe("a Shopify source in cycles of the Cron Trigger", () => {
       { Sku: "MUG-BLUE", Quantity: 2, UnitPrice: 12.5, SaleTaxCost: 4.5, Discount: "2.50" },
       { Sku: "TEE-L", Quantity: 1, UnitPrice: 20, SaleTaxCost: 4, Discount: "0.00" },
     ]);
-    const aside = await env.DB.prepare("select order_source_order_number as n, reason from set_aside_orders where source_id = ?").bind(sourceId).all<{ n: string; reason: string }>();
-    expect(aside.results).toEqual([{ n: "5000000005", reason: "order #1005 line 1 (Custom engraving) has no SKU" }]);
+    const aside = await everywhere<{ n: string; reason: string }>("select order_source_order_number as n, reason from set_aside_orders where source_id = ?", sourceId);
+    expect(aside).toEqual([{ n: "5000000005", reason: "order #1005 line 1 (Custom engraving) has no SKU" }]);
 
     // Cycle 2: an acknowledgement (Shopify has none), a shipment, a cancellation.
     const [one, two, three] = [byNumber(listed, 1), byNumber(listed, 2), byNumber(listed, 3)];

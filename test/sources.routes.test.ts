@@ -1,7 +1,6 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { getDb } from "../src/db/client";
 import { admin, call, createStore, storeWithToken } from "./helpers/api";
+import { storeD1 } from "./helpers/shards";
 import { createSource, cycleAt, deliveries, listOrders, simulatedWindow } from "./helpers/sync";
 
 const walmartSettings = { clientId: "wm-client-id-123", clientSecret: "wm-very-secret-456" };
@@ -23,7 +22,7 @@ describe("sources admin", () => {
     expect(patched.status).toBe(200);
     expect(patched.text).not.toContain("rotated-secret-789");
 
-    const [row] = await getDb(env).all<{ settings_ciphertext: string }>(`select settings_ciphertext from sources where id = '${source.SourceId}'` as never);
+    const row = await (await storeD1(storeId)).prepare("select settings_ciphertext from sources where id = ?").bind(source.SourceId).first<{ settings_ciphertext: string }>();
     expect(row!.settings_ciphertext).not.toContain("secret");
     expect(row!.settings_ciphertext).not.toContain("wm-client");
   });
@@ -78,7 +77,7 @@ describe("sources admin", () => {
     await admin("PATCH", `/stores/${storeId}/sources/${sourceId}`, { Name: "New name" });
     expect((await listOrders(token)).map((o) => o.OrderSource)).toEqual(["New name", "New name"]);
     // The next import finds them under the new name rather than importing them again.
-    await getDb(env).run(`update sources set cursor_at = null where id = '${sourceId}'` as never);
+    await (await storeD1(storeId)).prepare("update sources set cursor_at = null where id = ?").bind(sourceId).run();
     expect((await cycleAt(sourceId, Date.now())).imported).toBe(0);
 
     const [order] = await listOrders(token);
@@ -89,7 +88,7 @@ describe("sources admin", () => {
     const orders = await listOrders(token);
     expect(orders).toHaveLength(2);
     expect(orders.every((o) => o.SyncStatus === "Disabled")).toBe(true);
-    const [row] = await getDb(env).all<{ state: string }>(`select state from outbox where source_id = '${sourceId}'` as never);
+    const row = await (await storeD1(storeId)).prepare("select state from outbox where source_id = ?").bind(sourceId).first<{ state: string }>();
     expect(row!.state).toBe("failed");
   });
 });

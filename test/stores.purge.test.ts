@@ -7,11 +7,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index";
 import { admin, ADMIN_KEY, BASE, call, insert, storeWithToken } from "./helpers/api";
+import { countEverywhere, shardOf } from "./helpers/shards";
 import { createSource, cycleAt, fireCron, listOrders, simulatedWindow } from "./helpers/sync";
 import { compile, createFeed, product, putProducts } from "./feeds/feeds-helpers";
 
-const count = async (sql: string, ...params: unknown[]) =>
-  ((await env.DB.prepare(sql).bind(...params).first<{ n: number }>())?.n ?? -1);
+/** Counted in the directory and every shard: a purge must leave nothing of the store anywhere. */
+const count = (sql: string, ...params: unknown[]) => countEverywhere(sql, ...params);
 
 async function heldBy(storeId: string) {
   return {
@@ -76,8 +77,9 @@ describe("the feed delete/compile race", () => {
     const feed = await createFeed(storeId);
     await compile(feed.FeedId);
     const raced = `feeds/${storeId}/${feed.FeedId}/job_raced.csv`;
-    // A D1 whose delete of the feed row runs just after a compile committed `raced`.
-    const racing = new Proxy(env.DB, {
+    // The store's shard, whose delete of the feed row runs just after a compile committed `raced`.
+    const shard = await shardOf(storeId);
+    const racing = new Proxy(env[shard], {
       get(target, prop) {
         if (prop === "prepare") {
           return (query: string) => {
@@ -85,9 +87,9 @@ describe("the feed delete/compile race", () => {
             if (!/^delete from "feeds"/i.test(query)) return statement;
             // What a compile's finish does: its file in, the row pointed at it, the old file out.
             const racer = async () => {
-              const old = await env.DB.prepare("select file_key from feeds where id = ?").bind(feed.FeedId).first<{ file_key: string }>();
+              const old = await env[shard].prepare("select file_key from feeds where id = ?").bind(feed.FeedId).first<{ file_key: string }>();
               await env.FEEDS.put(raced, "id\r\n");
-              await env.DB.prepare("update feeds set file_key = ? where id = ?").bind(raced, feed.FeedId).run();
+              await env[shard].prepare("update feeds set file_key = ? where id = ?").bind(raced, feed.FeedId).run();
               await env.FEEDS.delete(old!.file_key);
             };
             return wrap(statement, racer);
@@ -100,7 +102,7 @@ describe("the feed delete/compile race", () => {
     const ctx = createExecutionContext();
     const res = await worker.fetch(
       new Request(`${BASE}/admin/v1/feeds/${feed.FeedId}`, { method: "DELETE", headers: { authorization: `Bearer ${ADMIN_KEY}` } }) as Parameters<typeof worker.fetch>[0],
-      { ...env, DB: racing },
+      { ...env, [shard]: racing },
       ctx,
     );
     await waitOnExecutionContext(ctx);

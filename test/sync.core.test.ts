@@ -6,7 +6,6 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { getDb } from "../src/db/client";
 import type { setAsideAnswer } from "../src/sources/sources.schemas";
 import type { Connector } from "../src/sync/connector";
 import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
@@ -16,6 +15,7 @@ import { runSourceCycle } from "../src/sync/cycle";
 import { importOrders } from "../src/sync/importer";
 import { recordJson } from "../src/source-tables/set-aside.queries";
 import { admin, ADMIN_KEY, call, insert, sampleOrder, storeWithToken } from "./helpers/api";
+import { shardOf, storeD1, storeDrizzle } from "./helpers/shards";
 import { createSource, cycleAt, deliveries, fireCron, listOrders, MINUTE, patchSource, received, simulatedWindow, type WireOrder } from "./helpers/sync";
 
 const ack = (token: string, order: { OrderId: string }, number: string) =>
@@ -219,7 +219,8 @@ describe("each call recorded before the next", () => {
       }
       // D1 fails on the (k+1)-th outcome write: the marketplace has had k+1 calls by then.
       let writes = 0;
-      const failing = new Proxy(env.DB, {
+      const shard = await shardOf(storeId);
+      const failing = new Proxy(env[shard], {
         get(target, prop) {
           if (prop === "prepare") {
             return (query: string) => {
@@ -234,7 +235,7 @@ describe("each call recorded before the next", () => {
       const stub = env.SOURCE_SYNC.getByName(sourceId);
       await expect(
         runInDurableObject(stub, (_instance, state) =>
-          runSourceCycle(sourceId, { env: { ...env, DB: failing }, storage: kvStorage(state.storage.kv), now: Date.now() }),
+          runSourceCycle(sourceId, storeId, { env: { ...env, [shard]: failing }, storage: kvStorage(state.storage.kv), now: Date.now() }),
         ),
       ).rejects.toThrow("the database went away");
       expect(await received(storeId, sourceId)).toHaveLength(k + 1);
@@ -273,10 +274,10 @@ describe("renames, deletions and claimed orders", () => {
         return real.fetchOrders(window, cursor);
       },
     };
-    const result = await importOrders(getDb(env), { id: sourceId, storeId, cursorAt: null }, renaming, Date.now());
+    const result = await importOrders(await storeDrizzle(storeId), { id: sourceId, storeId, cursorAt: null }, renaming, Date.now());
     expect(result.imported).toBe(30);
     // And a cycle fetching the whole window again finds them all.
-    await getDb(env).run(`update sources set cursor_at = null where id = '${sourceId}'` as never);
+    await (await storeD1(storeId)).prepare("update sources set cursor_at = null where id = ?").bind(sourceId).run();
     expect(await cycleAt(sourceId, Date.now())).toMatchObject({ fetched: 30, imported: 0 });
     const orders = await listOrders(token);
     expect(orders).toHaveLength(30);
@@ -296,9 +297,10 @@ describe("renames, deletions and claimed orders", () => {
     expect((await ack(token, b, "PO-B")).status).toBe(200);
     byId = new Map((await listOrders(token)).map((o) => [o.OrderId, o]));
     expect(byId.get(b.OrderId)).toMatchObject({ OrderStatus: "Processing", SyncStatus: "Disabled", SyncUserErrorMessage: message });
-    const rows = await getDb(env).all<{ state: string; last_error: string }>(
-      `select state, last_error from outbox where source_id = '${sourceId}' order by id` as never,
-    );
+    const { results: rows } = await (await storeD1(storeId))
+      .prepare("select state, last_error from outbox where source_id = ? order by id")
+      .bind(sourceId)
+      .all<{ state: string; last_error: string }>();
     expect(rows).toEqual([
       { state: "failed", last_error: message },
       { state: "failed", last_error: message },

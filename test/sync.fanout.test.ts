@@ -139,7 +139,7 @@ describe("the cron's sending", () => {
         return { metadata: { metrics: { backlogCount: 0, backlogBytes: 0, oldestMessageTimestamp: new Date(0) } } };
       },
     } as unknown as Queue;
-    const ids = Array.from({ length: 8_450 }, (_, i) => `src_${i}`);
+    const ids = Array.from({ length: 8_450 }, (_, i) => ({ sourceId: `src_${i}`, storeId: "st_many" }));
     const started = Date.now();
     const sent = await enqueueSources({ SYNC_QUEUE: queue }, ids, started);
     expect(sent).toBe(8_350);

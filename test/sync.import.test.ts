@@ -1,12 +1,12 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { getDb } from "../src/db/client";
 import { MarketplaceError, type Connector } from "../src/sync/connector";
 import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
 import { memoryStorage } from "../src/sync/connectors/storage";
 import { importOrders } from "../src/sync/importer";
 import { admin, call, storeWithToken } from "./helpers/api";
+import { storeD1, storeDrizzle } from "./helpers/shards";
 import { createSource, cycleAt, fireCron, listOrders, patchSource, simulatedWindow } from "./helpers/sync";
 
 describe("import from the simulated marketplace", () => {
@@ -68,7 +68,7 @@ describe("import from the simulated marketplace", () => {
     expect(orders).toHaveLength(7);
     // Forgetting the cursor re-fetches everything: still once each, lines not doubled.
     const before = orders.map((o) => o.OrderItems.length);
-    await getDb(env).run(`update sources set cursor_at = null where id = '${sourceId}'` as never);
+    await (await storeD1(storeId)).prepare("update sources set cursor_at = null where id = ?").bind(sourceId).run();
     const third = await cycleAt(sourceId, Date.now());
     expect(third.fetched).toBe(7);
     expect(third.imported).toBe(0);
@@ -93,7 +93,7 @@ describe("import from the simulated marketplace", () => {
         return real.fetchOrders(since, cursor);
       },
     };
-    await expect(importOrders(getDb(env), source, cutOff, Date.now())).rejects.toThrow("connection reset");
+    await expect(importOrders(await storeDrizzle(storeId), source, cutOff, Date.now())).rejects.toThrow("connection reset");
     expect(await listOrders(token)).toHaveLength(20);
 
     // The cursor did not move, so the next cycle starts over; the upsert leaves each order once.
@@ -103,9 +103,10 @@ describe("import from the simulated marketplace", () => {
     const orders = await listOrders(token);
     expect(orders).toHaveLength(25);
     expect(new Set(orders.map((o) => o.OrderSourceOrderNumber)).size).toBe(25);
-    const items = await getDb(env).all<{ n: number; d: number }>(
-      `select count(*) as n, count(distinct order_id || ':' || source_line_id) as d from order_items where order_id in (select id from orders where source_id = '${sourceId}')` as never,
-    );
+    const { results: items } = await (await storeD1(storeId))
+      .prepare("select count(*) as n, count(distinct order_id || ':' || source_line_id) as d from order_items where order_id in (select id from orders where source_id = ?)")
+      .bind(sourceId)
+      .all<{ n: number; d: number }>();
     expect(items[0]!.n).toBe(items[0]!.d);
   });
 

@@ -3,10 +3,11 @@
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { getDb } from "../src/db/client";
+import { directoryDb } from "../src/db/shards";
 import { consumerKeys } from "../src/db/schema";
 import type { KeyGrant } from "../src/throttle/rate-limiter";
 import { admin, createKey, createStore } from "./helpers/api";
+import { shardOf } from "./helpers/shards";
 
 const SLOW = { capacity: 50, ratePerSecond: 0.001 };
 let serial = 0;
@@ -74,7 +75,7 @@ describe("RateLimiter", () => {
   it("reads a key it was never told about from D1 once, with the key's own bucket", async () => {
     const storeId = await createStore();
     const id = `ck_direct_${crypto.randomUUID().slice(0, 8)}`;
-    await getDb(env).insert(consumerKeys).values({
+    await directoryDb(env).insert(consumerKeys).values({
       id,
       storeId,
       name: "inserted without the admin API",
@@ -88,7 +89,8 @@ describe("RateLimiter", () => {
     });
     const results = await admitMany(id, 5);
     expect(results.map((r) => r.allowed)).toEqual([true, true, true, false, false]);
-    expect(results[0]).toMatchObject({ storeId, limit: 3, remaining: 2 });
+    // The grant read from the directory names the store's shard, where its requests will read.
+    expect(results[0]).toMatchObject({ storeId, shard: await shardOf(storeId), limit: 3, remaining: 2 });
   });
 
   it("refuses a key that does not exist", async () => {

@@ -1,5 +1,5 @@
 // Bench only: what bench/throttle.bench.mjs builds in place of src/auth/authorize.ts for its
-// server B (`wrangler dev --alias ../auth/authorize:./bench/throttle-bypass/authorize.ts`), to
+// server B (an [alias] in that server's own config, aliasedConfig in bench/harness.mjs), to
 // measure the same route without authentication and throttling. The routers import requireScope
 // as "../auth/authorize", so only they get this one; everything else is the real module's.
 // Nothing under src/ refers to this file, so a deployed build cannot contain it.

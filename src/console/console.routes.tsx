@@ -10,6 +10,7 @@ import { limitBody, MiB } from "../http/transport";
 import { adminApi, type AppFetch } from "./admin-api";
 import { Field } from "./components";
 import { consoleRouter, formOf, text, withApi, type C } from "./context";
+import { catalogPages } from "./pages/catalog";
 import { feedPages } from "./pages/feeds";
 import { keyPages } from "./pages/keys";
 import { maintenancePages } from "./pages/maintenance";
@@ -122,6 +123,7 @@ export function consoleRoutes(appFetch: AppFetch) {
   router.route("/stores/:storeId/keys", keyPages);
   router.route("/stores/:storeId/sources", sourcePages);
   router.route("/stores/:storeId/orders", orderPages);
+  router.route("/stores/:storeId/catalog", catalogPages);
   router.route("/stores/:storeId/feeds", feedPages);
   router.route("/stores/:storeId/webhooks", webhookPages);
   return router;

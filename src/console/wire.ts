@@ -3,8 +3,11 @@
 // not answer. Types only: the console never parses an answer a second way.
 import type { z } from "zod";
 import type { keyAnswer, storeAnswer } from "../stores/stores.schemas";
+import type { moveAnswer, shardAnswer } from "../shards/shards.schemas";
 import type { maintenanceAnswer } from "../maintenance/maintenance.schemas";
 import type { importSummary } from "../feeds/catalog";
+import type { adminProduct } from "../feeds/product-fields";
+import type { productListAnswer } from "../feeds/feeds.schemas";
 import type { adminFeed, compileProgressAnswer } from "../feeds/feeds.wire";
 import type { orderDelivery, wireOrder } from "../orders/orders.wire";
 import type { hubOverview, storeOverview } from "../overview/overview.schemas";
@@ -13,6 +16,8 @@ import type { deliveryAnswer as webhookDeliveryAnswer, webhookAnswer, webhookWit
 import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sources/sources.schemas";
 
 export type Store = z.infer<typeof storeAnswer>;
+export type ShardView = z.infer<typeof shardAnswer>;
+export type StoreMove = z.infer<typeof moveAnswer>;
 export type ConsumerKey = z.infer<typeof keyAnswer>;
 export type NewConsumerKey = ConsumerKey & { Key: string };
 export type Maintenance = z.infer<typeof maintenanceAnswer>["Maintenance"];
@@ -26,6 +31,8 @@ export type OrderDelivery = z.infer<typeof orderDelivery>;
 export type Feed = z.infer<typeof adminFeed>;
 export type CompileProgress = z.infer<typeof compileProgressAnswer>;
 export type ImportSummary = z.infer<typeof importSummary>;
+export type Product = z.infer<typeof adminProduct>;
+export type ProductPage = z.infer<z.ZodObject<typeof productListAnswer>>;
 export type HubOverview = z.infer<typeof hubOverview>;
 export type StoreOverview = z.infer<typeof storeOverview>;
 export type AttentionItem = HubOverview["Attention"][number];

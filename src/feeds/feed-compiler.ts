@@ -15,6 +15,7 @@
 // The same object also keeps the feed's schedule: when idle, its alarm is the next compile.
 import { DurableObject } from "cloudflare:workers";
 import type { Db } from "../db/client";
+import { locateStore } from "../db/shards";
 import { storeDbById } from "../stores/stores.queries";
 import type { FeedRow } from "../db/schema";
 import { randomId } from "../lib/crypto";
@@ -130,7 +131,10 @@ export class FeedCompiler extends DurableObject<Env> {
   private startIfIdle(feedId: string, scheduled: boolean): Promise<boolean> {
     return this.ctx.blockConcurrencyWhile(async () => {
       if (this.job()) return false;
-      const db = await this.db(this.ctx.storage.kv.get<string>(STORE_ID));
+      // An object scheduled before stores had shards knows no store: found once in the shards.
+      const storeId = this.ctx.storage.kv.get<string>(STORE_ID) ?? (await locateStore(this.env, (db) => findFeedById(db, feedId)));
+      if (storeId) this.ctx.storage.kv.put(STORE_ID, storeId);
+      const db = await this.db(storeId);
       const feed = db && (await findFeedById(db, feedId));
       if (!db || !feed || (scheduled && !feed.compileIntervalMinutes)) return false;
       await this.start(db, feed);
@@ -141,7 +145,7 @@ export class FeedCompiler extends DurableObject<Env> {
   /**
    * The database of the feed's store: its shard, asked of the directory at each step, so a compile
    * that outlives a move of its store writes where the store now lives. Undefined once the store
-   * is gone (or for an object scheduled before stores had shards, which the next schedule mends).
+   * is gone.
    */
   private async db(storeId: string | undefined): Promise<Db | undefined> {
     return storeId === undefined ? undefined : storeDbById(this.env, storeId);
@@ -291,7 +295,9 @@ export class FeedCompiler extends DurableObject<Env> {
       // An upload R2 no longer knows needs no abort; incomplete uploads also expire on their own.
       console.warn("abort of a failed compile's upload", job.feedId, error);
     }
-    const failed = await failCompile(await this.requireDb(job.storeId), job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues, Date.now());
+    // A store deleted and purged meanwhile has no feed row to record the failure in: the job just ends.
+    const db = await this.db(job.storeId);
+    const failed = db ? await failCompile(db, job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues, Date.now()) : { webhooks: [], intervalMinutes: null };
     await wakeWebhooks(this.env, job.storeId, failed.webhooks);
     await this.close(job, failed.intervalMinutes);
   }

@@ -1,5 +1,5 @@
 // The operator's side of feeds: the catalog (upsert by Sku from JSON or a streamed CSV upload,
-// delete a Sku), feed definitions, and compiling now. Mounted under /admin/v1.
+// list it by Sku, read or delete a Sku), feed definitions, and compiling now. Mounted under /admin/v1.
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { locateStore, storeDb } from "../db/shards";
@@ -13,10 +13,10 @@ import { documented, envelope } from "../http/openapi";
 import { randomId } from "../lib/crypto";
 import { requireStore } from "../stores/stores.queries";
 import { importCsv, importJson, importSummary } from "./catalog";
-import { countProducts, deleteProduct, findProduct } from "./products.queries";
+import { countProducts, deleteProduct, findProduct, pageProducts } from "./products.queries";
 import { adminProduct, toAdminProduct } from "./product-fields";
 import { deleteFeed, findFeedById, FEED_STATUS, insertFeed, listStoreFeeds, updateFeed } from "./feeds.queries";
-import { createFeedBody, feedIdParam, productsBody, updateFeedBody } from "./feeds.schemas";
+import { createFeedBody, feedIdParam, productListAnswer, productListQuery, productsBody, updateFeedBody } from "./feeds.schemas";
 import { adminFeed, compileProgressAnswer, fileNameOf, toAdminFeed } from "./feeds.wire";
 import { DEFAULT_TEMPLATE } from "./templates";
 import { contentTypeOf } from "./feed-compiler";
@@ -80,6 +80,21 @@ export const feedsAdminRoutes = createRouter()
     if (!parsed.success) throw new ApiError(400, describeIssues(parsed.error.issues as z.core.$ZodIssue[], "json"));
     return ok(c, await importJson(db, store.id, parsed.data.Products, now));
   })
+  .get(
+    "/stores/:storeId/products",
+    documented("admin", { summary: "List a store's products in Sku order (with Quantity and Price)", tags: ["Catalog"], answer: envelope(productListAnswer) }),
+    validate("param", storeParam),
+    validate("query", productListQuery),
+    async (c) => {
+      const store = await requireStore(c.env, c.req.valid("param").storeId);
+      const { afterSku, limit } = c.req.valid("query");
+      // The compile's keyset read on the primary key; one row more than the page says whether
+      // another follows, so the last page never points at an empty one.
+      const rows = await pageProducts(storeDb(c.env, store).$client, store.id, afterSku ?? null, limit + 1);
+      const page = rows.slice(0, limit);
+      return ok(c, { Products: page.map(toAdminProduct), NextAfterSku: rows.length > limit ? page.at(-1)!.sku : null });
+    },
+  )
   .get("/stores/:storeId/products/count", documented("admin", { summary: "Count a store's products", tags: ["Catalog"], answer: envelope({ Count: z.number().int() }) }), validate("param", storeParam), async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
     return ok(c, { Count: await countProducts(storeDb(c.env, store), store.id) });

@@ -1,7 +1,7 @@
 // The single description of every feed query and body (wire names), as for orders.
 import { z } from "zod";
-import { caseInsensitiveEnum, pageOrCursor, pagingQuery, sortingQuery } from "../http/query-schemas";
-import { knownField } from "./product-fields";
+import { caseInsensitiveEnum, pageOrCursor, pagingQuery, positiveInt, sortingQuery } from "../http/query-schemas";
+import { adminProduct, knownField } from "./product-fields";
 import { DEFAULT_TEMPLATE, TEMPLATES } from "./templates";
 
 export const FEED_SORT_FIELDS = ["Name", "DateLastCompiled"] as const;
@@ -65,3 +65,26 @@ export const updateFeedBody = createFeedBody.omit({ Format: true }).partial().ex
 export const productsBody = z.object({
   Products: z.array(z.unknown()).max(100_000, { error: "must hold at most 100000 products a request; use a CSV upload for more" }),
 });
+
+/** A parameter given twice arrives as an array: say so rather than what a string must be. */
+const once = (issue: { input?: unknown }) => (Array.isArray(issue.input) ? "must be given once" : "must be a string");
+
+/** GET .../products: a page of the catalog in Sku order, continued after the previous page's last Sku. */
+export const productListQuery = z.object({
+  afterSku: z
+    .string({ error: once })
+    .min(1, { error: "must not be empty: leave it out for the first page" })
+    .max(100, { error: "must be at most 100 characters (a Sku is)" })
+    .optional()
+    .describe("Skus after this one, in Sku order: the NextAfterSku of the previous page. Left out: from the first Sku."),
+  limit: positiveInt("1 to 200")
+    .pipe(z.number().max(200, { error: "must be at most 200" }))
+    .optional()
+    .transform((n) => n ?? 50)
+    .describe("Products a page, 1 to 200; 50 when left out."),
+});
+
+export const productListAnswer = {
+  Products: z.array(adminProduct),
+  NextAfterSku: z.string().nullable().describe("Send as afterSku for the next page; null on the last page."),
+};

@@ -51,9 +51,41 @@ function memo<T>(make: (name: TableName) => T): (name: TableName) => T {
   };
 }
 
+/**
+ * Tables with a unique key besides the primary one, and the column a clash is parked in. A row may
+ * arrive with the key a row of the destination holds under another id (an order number deleted and
+ * inserted again, a set-aside order dismissed and set aside again, a source's name given to another
+ * source, its orders' OrderSource renamed with it). The source's own unique index says the held
+ * row's key has changed there, or the row is gone, and that change is in the log: the held row's key
+ * is parked (suffixed with its id) until its own change arrives, so neither row, nor an order's
+ * lines, is ever deleted to make room.
+ */
+const UNIQUE: Partial<Record<TableName, { key: string[]; park: string }>> = {
+  orders: { key: ["store_id", "order_source", "order_source_order_number"], park: "order_source_order_number" },
+  set_aside_orders: { key: ["source_id", "order_source_order_number"], park: "order_source_order_number" },
+  sources: { key: ["store_id", "name"], park: "name" },
+};
+
+function parkings(to: D1Database, name: TableName, json: string): D1PreparedStatement[] {
+  const unique = UNIQUE[name];
+  if (!unique) return [];
+  const table = getTableName(TABLES[name].table);
+  const incoming = (columns: string[]) => `select ${columns.map((c) => `json_extract(value, '$.${c}')`).join(", ")} from json_each(?1)`;
+  return [
+    to
+      .prepare(
+        `update ${table} set ${unique.park} = ${unique.park} || ' (moving ' || id || ')'
+         where (${unique.key.join(", ")}) in (${incoming(unique.key)})
+           and (id, ${unique.key.join(", ")}) not in (${incoming(["id", ...unique.key])})`,
+      )
+      .bind(json),
+  ];
+}
+
 function upsert(to: D1Database, name: TableName, rows: Row[]): D1PreparedStatement[] {
   if (rows.length === 0) return [];
-  const statements = [to.prepare(upsertSql(name)).bind(JSON.stringify(rows))];
+  const json = JSON.stringify(rows);
+  const statements = [...parkings(to, name, json), to.prepare(upsertSql(name)).bind(json)];
   // A product's insert moves the destination's stock clock (its trigger); the plan cursors of the
   // store's listings count in the old shard's clock, so each product keeps its own stock_seq.
   if (name === "products") {

@@ -22,7 +22,7 @@ import { keysOfStore } from "../consumer-keys/consumer-keys.queries";
 import { publishGrant } from "../throttle/rate-limiter";
 import { copyStoreRow, findStore, setStoreShard } from "../stores/stores.queries";
 import { applyChanges, COPY_START, copyBatch, REMOVE_START, removeBatch, type CopyCursor, type RemoveCursor } from "./move-copy";
-import { captureChanges, fenceStore, findMove, releaseStore, saveMove, type MoveRow } from "./store-moves.queries";
+import { captureChanges, fenceStore, findMove, releaseStore, saveMove, stopCapture, type MoveRow } from "./store-moves.queries";
 
 export type MovePhase = "capture" | "copy" | "catch-up" | "fence" | "drain" | "flip" | "grants" | "grace" | "cleanup" | "abandon" | "done";
 
@@ -64,7 +64,8 @@ export async function runMove(env: Env, storeId: string, limits: MoveLimits, bud
     try {
       const next = await step(env, move, limits, now);
       if (next === "wait") return { move, nextAt: waitUntil(move) };
-      move = { ...next, updatedAt: now(), error: null };
+      // A step that went through clears the last failure; a move given up keeps why.
+      move = { ...next, updatedAt: now(), error: next.status === "failed" ? next.error : null };
     } catch (error) {
       move = { ...move, updatedAt: now(), error: String(error instanceof Error ? error.message : error).slice(0, 500) };
       await saveMove(directory, move);
@@ -143,7 +144,8 @@ async function step(env: Env, move: MoveRow, limits: MoveLimits, now: () => numb
     }
     case "grace": {
       if (now() < waitUntil(move)) return "wait";
-      await fenceStore(shardDb(env, fromShard), storeId, true);
+      const old = shardDb(env, fromShard);
+      await old.batch([fenceStore(old, storeId, true), stopCapture(old, storeId)]);
       return { ...move, phase: "cleanup", cursor: REMOVE_START };
     }
     case "cleanup":

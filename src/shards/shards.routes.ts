@@ -11,40 +11,14 @@ import { ApiError } from "../http/errors";
 import { directoryDb } from "../db/shards";
 import { requireStore } from "../stores/stores.queries";
 import { storeParam } from "../stores/stores.schemas";
-import { STORE_MOVE_STATES } from "../db/schema";
-import { shardViews } from "./placement";
+import { shardViews } from "../stores/placement";
+import { moveAnswer, moveBody, shardAnswer } from "./shards.schemas";
 import { startStoreMove } from "./move-start";
 import { findMove, type MoveRow } from "./store-moves.queries";
 
-const shardAnswer = z
-  .object({
-    Shard: z.string().describe("The D1 binding's name (SHARD_1, ...); DB is the directory, home of stores made before sharding."),
-    Stores: z.number().int(),
-    Orders: z.number().int(),
-    OrderItems: z.number().int(),
-    Products: z.number().int(),
-    Draining: z.boolean().describe("No new store is placed on a draining shard (DRAINING_SHARDS; the directory always)."),
-  })
-  .meta({ id: "Shard" });
 
-const moveAnswer = z
-  .object({
-    StoreId: z.string(),
-    FromShard: z.string(),
-    ToShard: z.string(),
-    Status: z.enum(STORE_MOVE_STATES),
-    Phase: z.string().describe("The step: capture, copy, catch-up, fence, drain, flip, grants, grace, cleanup, abandon, done (docs/sharding.md)."),
-    RowsCopied: z.number().int(),
-    ChangesApplied: z.number().int().describe("Changes made during the copy, replayed on the new shard."),
-    RowsRemoved: z.number().int().describe("Rows removed from the old shard once switched (or of the new one's copy, if abandoned)."),
-    WritesHeld: z.boolean().describe("Writes answer 503 with Retry-After now (the switch)."),
-    WriteHoldMs: z.number().int().nullable().describe("How long writes were held, once the switch is over."),
-    DateStarted: z.string().nullable(),
-    DateSwitched: z.string().nullable(),
-    DateFinished: z.string().nullable(),
-    Error: z.string().nullable().describe("The last step's failure (it is tried again), or why the move was given up."),
-  })
-  .meta({ id: "StoreMove" });
+
+
 
 function wireMove(m: MoveRow): z.input<typeof moveAnswer> {
   return {
@@ -65,7 +39,6 @@ function wireMove(m: MoveRow): z.input<typeof moveAnswer> {
   };
 }
 
-const moveBody = z.object({ Shard: z.string().min(1).max(64) });
 
 export const shardsRoutes = createRouter()
   .post(

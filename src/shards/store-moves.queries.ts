@@ -36,6 +36,11 @@ export function fenceStore(db: Db, storeId: string, purging: boolean) {
   return db.insert(storeFences).values({ storeId, purging }).onConflictDoUpdate({ target: storeFences.storeId, set: { purging } });
 }
 
+/** The switch is over: the cleanup's deletes in the old shard need no log. */
+export function stopCapture(db: Db, storeId: string) {
+  return db.delete(moveCapture).where(eq(moveCapture.storeId, storeId));
+}
+
 /** A move given up: the store's rows in this shard are written freely and no longer logged. */
 export function releaseStore(db: Db, storeId: string) {
   return [db.delete(storeFences).where(eq(storeFences.storeId, storeId)), db.delete(moveCapture).where(eq(moveCapture.storeId, storeId))] as const;

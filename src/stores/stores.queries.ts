@@ -42,9 +42,10 @@ export async function insertStore(
   return row!;
 }
 
-/** A store's row as a copy for another shard (a move's first step): `shard` says where it lives meanwhile. */
+/** A store's row as a copy in another shard (a move's first step, and its flip): `shard` says where it lives. */
 export function copyStoreRow(db: Db, store: StoreRow) {
-  return db.insert(stores).values(store).onConflictDoUpdate({ target: stores.id, set: { shard: store.shard } });
+  const { id: _, ...columns } = store;
+  return db.insert(stores).values(store).onConflictDoUpdate({ target: stores.id, set: columns });
 }
 
 /** Where a store lives, written in the directory and in a shard's copy (a move's switch). */

@@ -4,7 +4,7 @@
 // (src/admin/store-deletion.routes.ts) and revokes the keys through the same grant publishing.
 import { z } from "zod";
 import { directoryDb, ensureEpoch } from "../db/shards";
-import { placeStore } from "../shards/placement";
+import { placeStore } from "./placement";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";

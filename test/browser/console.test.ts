@@ -1,7 +1,9 @@
 // The operator console in a real browser (Chromium driven by Playwright) against a real local
 // server: sign in (a wrong key refused), create a store and a key (shown once, copied), add a
 // simulated source and sync it, find an imported order, upload a catalog, compile a feed and watch
-// the progress reach 100 %, download it, revoke the key, maintenance on and off, sign out. Each
+// the progress reach 100 %, download it, see the products with the stock PUT Inventory set and look
+// one up, add a webhook endpoint (a refused URL said under its
+// field, the secret shown once), disable it, revoke the key, maintenance on and off, sign out. Each
 // page is checked by axe-core (no serious or critical violation) and screenshotted to
 // test-results/console/. The browser: CHROME_PATH, else /usr/bin/chromium (Debian's package).
 import { mkdirSync, readFileSync } from "node:fs";
@@ -167,6 +169,54 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   expect(fileLines).toHaveLength(31);
   expect(fileLines[1]).toMatch(/^SKU-001,/);
 
+  // Catalog: the stock the seller's system set (PUT Inventory) in the products table, a Sku looked up.
+  const stock = await request(server.base, "PUT", `/v1/${token.json!.Token}/Inventory`, { body: { Items: [{ Sku: "SKU-002", Quantity: 7 }] } });
+  expect(stock.status).toBe(200);
+  await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Catalog" }).click();
+  const products = page.getByRole("table", { name: "Products" });
+  expect(await products.locator("tbody tr").count()).toBe(30);
+  expect(await products.locator("tbody tr").nth(1).locator("td").allTextContents()).toEqual(["SKU-002", "Mug 2", "6", "—", "7", "in stock"]);
+  await page.getByLabel("Sku", { exact: true }).fill("SKU-002");
+  await page.getByRole("button", { name: "Look up" }).click();
+  await page.getByRole("heading", { level: 2, name: "Product SKU-002" }).waitFor();
+  await check("catalog");
+
+  // Webhooks: a URL the API refuses is said under its field; an endpoint on this machine (nothing
+  // listens there, and no event happens after it is added) shows its secret once, with Copy.
+  await page.goto(`${server.base}/console/stores/${storeId}`);
+  await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Webhooks" }).click();
+  await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
+  expect(await page.getByText("Webhooks: no endpoint yet.").count()).toBe(1);
+  await page.getByLabel("URL", { exact: true }).fill("http://erp.example/hooks");
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  await expect.poll(() => page.locator("#add-webhook-Url-error").textContent()).toContain("must be an https:// URL");
+  expect(await page.getByLabel("URL", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+  expect(await page.getByLabel("URL", { exact: true }).inputValue()).toBe("http://erp.example/hooks");
+  await check("webhook-refused");
+  const hookUrl = "http://127.0.0.1:9/browser-hooks";
+  await page.getByLabel("URL", { exact: true }).fill(hookUrl);
+  await page.getByLabel("order.shipped", { exact: true }).check();
+  await page.getByLabel("All events (*)").uncheck();
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  await page.getByRole("heading", { level: 1, name: "Endpoint added" }).waitFor();
+  expect(await page.getByText("it will not be shown again").count()).toBe(1);
+  const secret = await page.getByLabel("Signing secret").inputValue();
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  await page.getByRole("button", { name: "Copy" }).click();
+  await expect.poll(() => page.locator("#new-secret-copied").textContent()).toMatch(/Copied to the clipboard\.|Selected:/);
+  await check("webhook-added");
+  await page.getByRole("link", { name: "Back to the webhooks" }).click();
+  await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
+  expect(await page.content()).not.toContain(secret);
+  const hooks = await request(server.base, "GET", `/admin/v1/stores/${storeId}/webhooks`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  expect((hooks.json!.Webhooks as { Url: string; Events: string[]; Enabled: boolean }[]).map((w) => [w.Url, w.Events, w.Enabled])).toEqual([[hookUrl, ["order.shipped"], true]]);
+  await check("webhooks");
+  await page.getByRole("button", { name: "Disable" }).click();
+  await expect.poll(() => flash().textContent()).toBe("Endpoint disabled.");
+  expect(await page.getByText("Disabled by an operator").count()).toBe(1);
+  const off = await request(server.base, "GET", `/admin/v1/stores/${storeId}/webhooks`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  expect((off.json!.Webhooks as { Enabled: boolean }[]).map((w) => w.Enabled)).toEqual([false]);
+
   // Revoke the key, with confirmation: its token is refused from then on.
   await page.goto(`${server.base}/console/stores/${storeId}/keys`);
   await page.getByRole("link", { name: /Revoke/ }).click();
@@ -206,7 +256,7 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   await page.goto(`${server.base}/console/maintenance`);
   await expect.poll(() => new URL(page.url()).pathname).toBe("/console/login");
 
-  expect(checked).toHaveLength(16);
+  expect(checked).toHaveLength(20);
 });
 
 it("renders the API reference at /docs from the Worker's own assets", async () => {

@@ -65,8 +65,11 @@ export async function startServer(): Promise<Server> {
   const base = `https://localhost:${port}`;
   const state = mkdtempSync(path.join(os.tmpdir(), "hub-browser-"));
   const env = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
-  const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { env, encoding: "utf8" });
-  if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr || migrate.stdout}`);
+  // One schema in the directory and in every shard wrangler.toml declares.
+  for (const database of ["DB", "SHARD_1", "SHARD_2", "SHARD_3"]) {
+    const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", database, "--local", "--persist-to", state], { env, encoding: "utf8" });
+    if (migrate.status !== 0) throw new Error(`migrations of ${database} failed: ${migrate.stderr || migrate.stdout}`);
+  }
   const vars = Object.entries(SECRETS).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child: ChildProcess = spawn(
     "npx",

@@ -1,54 +1,12 @@
 // The console's stock pages through whole requests in workerd: a source page shows each Sku's
 // listing state after a push through the simulated marketplace, its filter narrows the table as
 // the admin API does, and a feed created from the console keeps the template chosen in its form.
-// The HTML is read with workerd's own HTMLRewriter, not with the console's code.
-import { exports } from "cloudflare:workers";
+// The HTML is read with workerd's own HTMLRewriter (./helpers.ts), not with the console's code.
 import { describe, expect, it } from "vitest";
-import { admin, ADMIN_KEY, BASE, createStore } from "../helpers/api";
+import { admin, createStore } from "../helpers/api";
 import { createSource, cycleAt } from "../helpers/sync";
 import { putStock } from "../stock/helpers";
-
-async function send(method: string, path: string, init: { form?: Record<string, string>; cookie?: string } = {}) {
-  const headers = new Headers({ origin: BASE });
-  if (init.cookie) headers.set("cookie", init.cookie);
-  const body = init.form ? new URLSearchParams(init.form) : undefined;
-  if (body) headers.set("content-type", "application/x-www-form-urlencoded");
-  const response = await exports.default.fetch(new Request(BASE + path, { method, headers, body, redirect: "manual" }));
-  return { status: response.status, headers: response.headers, text: await response.text() };
-}
-
-async function signIn(): Promise<{ cookie: string; csrf: string }> {
-  const res = await send("POST", "/console/login", { form: { key: ADMIN_KEY } });
-  expect(res.status).toBe(303);
-  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
-  const home = await send("GET", "/console", { cookie });
-  const csrf = (await collect(home.text, 'input[name="_csrf"]', "value"))[0]!;
-  return { cookie, csrf };
-}
-
-/** Each matched element's attribute, or (attr omitted) its text. */
-async function collect(html: string, selector: string, attr?: string): Promise<string[]> {
-  const out: string[] = [];
-  let current: string[] | null = null;
-  const rewriter = new HTMLRewriter().on(selector, {
-    element(el) {
-      if (attr) return void out.push(el.getAttribute(attr) ?? "");
-      const cell: string[] = [];
-      current = cell;
-      out.push("");
-      const at = out.length - 1;
-      el.onEndTag(() => {
-        out[at] = cell.join("").trim();
-        current = null;
-      });
-    },
-    text(t) {
-      current?.push(t.text);
-    },
-  });
-  await rewriter.transform(new Response(html)).text();
-  return out;
-}
+import { collect, send, signIn } from "./helpers";
 
 /** The listings table as rows of cell texts. */
 async function listingRows(html: string): Promise<string[][]> {

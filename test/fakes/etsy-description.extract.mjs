@@ -1,10 +1,10 @@
 // Builds etsy-description.json, the part of Etsy's published Open API v3 description
 // (openapi-3.0.0.json, see ../shared/reference/etsy) the fake needs: the server, the API-key
 // header and the OAuth token URL, every operation's method and path (so a call outside the
-// connector's three is named, not just refused), and for those three their parameters with the
+// connector's six is named, not just refused), and for those six their parameters with the
 // ranges the description gives (type, minimum, maximum, enum), scopes, the form body schema and
-// the answer schema (refs and single-member allOf resolved, `nullable` kept, descriptions
-// dropped). The fake runs inside workerd and cannot read the reference at run time, so it
+// the JSON body schema of updateListingInventory, and the answer schema (refs and single-member
+// allOf resolved, `nullable` kept, descriptions dropped). The fake runs inside workerd and cannot read the reference at run time, so it
 // imports this output; rerun after the reference changes:
 //   node test/fakes/etsy-description.extract.mjs [path/to/reference/etsy]
 import { readFileSync, writeFileSync } from "node:fs";
@@ -17,8 +17,17 @@ const spec = JSON.parse(readFileSync(join(referenceDir, "openapi-3.0.0.json"), "
 const defs = spec.components.schemas;
 
 // What the connector calls: the receipts list (import), one receipt (the check before a
-// shipment) and the shipment itself.
-const USED = new Set(["getShopReceipts", "getShopReceipt", "createReceiptShipment"]);
+// shipment) and the shipment itself; for stock and price, the shop's listings with their
+// inventory (Etsy has no SKU lookup), one listing's inventory (read before it is replaced) and
+// its replacement.
+const USED = new Set([
+  "getShopReceipts",
+  "getShopReceipt",
+  "createReceiptShipment",
+  "getListingsByShop",
+  "getListingInventory",
+  "updateListingInventory",
+]);
 
 /** Refs resolved, only what a shape check needs. */
 function compact(schema, seen = []) {
@@ -53,8 +62,10 @@ for (const [path, methods] of Object.entries(spec.paths)) {
       entry.parameters = (op.parameters ?? []).map((p) => ({ name: p.name, in: p.in, required: p.required === true, schema: compact(p.schema) }));
       entry.scopes = (op.security ?? spec.security ?? []).flatMap((s) => Object.values(s).flat());
       const form = op.requestBody?.content?.["application/x-www-form-urlencoded"];
-      if (op.requestBody && !form) throw new Error(`${op.operationId} takes a body other than a form`);
+      const json = op.requestBody?.content?.["application/json"];
+      if (op.requestBody && !form && !json) throw new Error(`${op.operationId} takes a body other than a form or JSON`);
       entry.formBody = form ? compact(form.schema) : null;
+      entry.jsonBody = json ? compact(json.schema) : null;
       entry.answerSchema = compact(op.responses["200"].content["application/json"].schema);
       entry.errorStatuses = Object.keys(op.responses).filter((code) => code !== "200").map(Number);
     }

@@ -1,5 +1,6 @@
-// A fake Etsy for tests in workerd: the OAuth token endpoint and the three Open API v3 operations
-// the connector calls (getShopReceipts, getShopReceipt, createReceiptShipment), held to Etsy's
+// A fake Etsy for tests in workerd: the OAuth token endpoint and the six Open API v3 operations
+// the connector calls (getShopReceipts, getShopReceipt, createReceiptShipment; for stock and price
+// getListingsByShop, getListingInventory, updateListingInventory in etsy-listings-fake.ts), held to Etsy's
 // published description (etsy-description.json, extracted from
 // ../shared/reference/etsy/openapi-3.0.0.json by etsy-description.extract.mjs) and to what the
 // reference README adds from Etsy's guides. A request that breaks them is answered in Etsy's
@@ -7,8 +8,11 @@
 // does not have, an operation the connector should not call, a query parameter it does not
 // list, a value outside the type, range or enumeration it gives, an `x-api-key` that is not
 // `keystring:shared_secret` (a bare keystring gets Etsy's 403 "Shared secret is required"), a
-// missing Bearer token, a form body with a field outside the schema. Every receipt it serves is
-// checked against the ShopReceipt schema too.
+// missing Bearer token, a form body with a field outside the schema, a JSON body that does not fit
+// the operation's schema (or a wrong Content-Type). A token whose consent lacks the operation's
+// scope (listings_r, listings_w, transactions_r, transactions_w: `consentedScopes`) is answered
+// 403, as Etsy refuses it (not a violation: a seller may consent to less). Every receipt and
+// listing it serves is checked against the description's answer schema too.
 //
 // Etsy's behaviour as the README describes it: refresh tokens rotate (each renewal issues a new
 // one and the used one is refused with invalid_grant), the application is metered per second
@@ -20,6 +24,7 @@
 // endpoint or the API, of one operation when asked.
 import type { EtsyReceipt } from "../../src/sync/connectors/etsy/etsy.types";
 import extracted from "./etsy-description.json";
+import { etsyListingsFake, type SampleListing } from "./etsy-listings-fake";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault } from "./faults";
 import { receive, type ReceivedRequest } from "./received-request";
 import { schemaProblems, type Schema } from "./schema-check";
@@ -39,6 +44,7 @@ interface Operation {
   parameters?: Parameter[];
   scopes?: string[];
   formBody?: Schema | null;
+  jsonBody?: Schema | null;
   answerSchema?: Schema;
 }
 
@@ -75,7 +81,14 @@ export interface EtsyFakeOptions {
   /** The application's limits (the guides' figures for new apps: 10 and 10,000). */
   perSecond?: number;
   perDay?: number;
+  /** The shop's listings (for stock and price). */
+  listings?: SampleListing[];
+  /** The scopes the seller consented to; every token issued from the refresh tokens carries them. Default: ETSY_FAKE_SCOPES. */
+  consentedScopes?: string[];
 }
+
+/** What the Etsy source README asks a seller to consent to: receipts and listings, read and write. */
+export const ETSY_FAKE_SCOPES = ["transactions_r", "transactions_w", "listings_r", "listings_w"];
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
@@ -95,6 +108,7 @@ function operation(id: string): Operation {
 }
 
 const RECEIPT_SCHEMA = operation("getShopReceipt").answerSchema!;
+const LISTING_ANSWERS = Object.fromEntries(["getListingsByShop", "getListingInventory", "updateListingInventory"].map((id) => [id, operation(id).answerSchema!]));
 
 /** A parameter value read by its schema: problems when it is not of the type, range or enumeration. */
 function readParameter(raw: string, p: Parameter, problems: string[]): unknown {
@@ -127,9 +141,11 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const receipts = new Map<number, EtsyReceipt>();
-  const accessTokens = new Map<string, { expiresAt: number; expired: boolean }>();
-  /** Every refresh token issued, oldest first, with whether it was used (or revoked). */
-  const refreshTokens = new Map<string, { used: boolean }>([[ETSY_FAKE_REFRESH_TOKEN, { used: false }]]);
+  const consented = opts.consentedScopes ?? ETSY_FAKE_SCOPES;
+  const accessTokens = new Map<string, { expiresAt: number; expired: boolean; scopes: string[] }>();
+  /** Every refresh token issued, oldest first, with whether it was used (or revoked) and the consent's scopes. */
+  const refreshTokens = new Map<string, { used: boolean; scopes: string[] }>([[ETSY_FAKE_REFRESH_TOKEN, { used: false, scopes: consented }]]);
+  const shop = etsyListingsFake({ shopId: ETSY_FAKE_SHOP_ID, listings: opts.listings ?? [], answerSchemas: LISTING_ANSWERS, violations });
   const withheld = new Set<number>();
   const faults = faultQueue<EtsyTarget>("api");
   /** Sent times of the API calls Etsy counted (not the refused ones). */
@@ -194,8 +210,9 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     issued += 1;
     const accessToken = `fake-access-${issued}-${randomPart()}`;
     const refreshToken = `fake-refresh-${issued}-${randomPart()}`;
-    accessTokens.set(accessToken, { expiresAt: now().getTime() + expiresIn * 1000, expired: false });
-    refreshTokens.set(refreshToken, { used: false });
+    accessTokens.set(accessToken, { expiresAt: now().getTime() + expiresIn * 1000, expired: false, scopes: known.scopes });
+    // The rotated token carries the consent it came from.
+    refreshTokens.set(refreshToken, { used: false, scopes: known.scopes });
     if (cutOffArmed) {
       // The invocation dies right after this answer: nothing the connector sends afterwards arrives.
       cutOffArmed = false;
@@ -300,7 +317,7 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     return json(200, serve(receipt));
   }
 
-  function handleApi(request: Request, url: URL, rawBody: string, form: Record<string, string> | null, route: { op: Operation; regex: RegExp }): Response {
+  function handleApi(request: Request, url: URL, rawBody: string, form: Record<string, string> | null, route: { op: Operation; regex: RegExp }, jsonBody: unknown): Response {
     const { op } = route;
     const where = `${request.method} ${url.pathname}`;
     if (!op.used) return reject(where, [`${op.operationId} is not an operation the connector should call`]);
@@ -328,6 +345,8 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     for (const name of new Set(url.searchParams.keys())) {
       const p = params.find((q) => q.in === "query" && q.name === name);
       if (!p) problems.push(`query parameter ${name} is not in the description of ${op.operationId}`);
+      // An array parameter (getListingsByShop's includes) repeats the name, OpenAPI's form style.
+      else if (p.schema.type === "array") query.set(name, url.searchParams.getAll(name).map((v) => readParameter(v, { ...p, schema: { ...p.schema.items!, type: p.schema.items!.type! } }, problems)));
       else if (url.searchParams.getAll(name).length > 1) problems.push(`query parameter ${name} is given twice`);
       else query.set(name, readParameter(url.searchParams.get(name)!, p, problems));
     }
@@ -342,6 +361,11 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
         else if (schema.type === "boolean" && raw !== "true" && raw !== "false") problems.push(`form field ${key} must be true or false, got ${JSON.stringify(raw)}`);
         else if (schema.type === "string" && raw.trim() === "") problems.push(`form field ${key} is empty`);
       }
+    } else if (op.jsonBody) {
+      const contentType = request.headers.get("Content-Type") ?? "";
+      if (contentType.split(";")[0]?.trim() !== "application/json") problems.push(`Content-Type must be application/json, got ${contentType || "none"}`);
+      else if (typeof jsonBody === "string" || jsonBody === null) problems.push("the body is not JSON");
+      else schemaProblems(jsonBody, op.jsonBody, "body", problems);
     } else if (rawBody !== "") {
       problems.push(`${op.operationId} takes no body`);
     }
@@ -354,10 +378,15 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     const fault = faults.take("api", op.operationId);
     if (fault) return applyFault(fault, headers);
     if (token.expired || at >= token.expiresAt) return json(401, etsyError("invalid_token"), headers);
-    if (pathValues.get("shop_id") !== ETSY_FAKE_SHOP_ID) return json(403, etsyError(`The authenticated user does not own shop ${String(pathValues.get("shop_id"))}`), headers);
+    // Etsy's wording of a missing scope is not in the description or the README: chosen here.
+    const lacking = (op.scopes ?? []).filter((scope) => !token.scopes.includes(scope));
+    if (lacking.length > 0) return json(403, etsyError(`insufficient_scope: this token does not have the scope ${lacking.join(" ")}`), headers);
+    if (pathValues.has("shop_id") && pathValues.get("shop_id") !== ETSY_FAKE_SHOP_ID) return json(403, etsyError(`The authenticated user does not own shop ${String(pathValues.get("shop_id"))}`), headers);
 
     let response: Response;
-    if (op.operationId === "getShopReceipts") {
+    if (shop.handles(op.operationId)) {
+      response = shop.handle(op.operationId, where, pathValues, query, jsonBody);
+    } else if (op.operationId === "getShopReceipts") {
       response = getShopReceipts(query);
     } else {
       const receipt = receipts.get(pathValues.get("receipt_id") as number);
@@ -392,7 +421,7 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
       violations.push(`${request.method} ${url.pathname}: the description has ${route.op.method} only`);
       response = json(405, etsyError("Method not allowed"));
     } else {
-      response = handleApi(request, url, rawBody, form, route);
+      response = handleApi(request, url, rawBody, form, route, received.recorded.body);
     }
     recorded.status = response.status;
     if (recorded.operationId !== null && answersToLose.delete(recorded.operationId)) {
@@ -436,14 +465,19 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
       for (const state of refreshTokens.values()) state.used = true;
     },
     /** The seller authorises the app again (Etsy's consent page): a new refresh token for the source's Settings. */
-    grantConsent(): string {
+    grantConsent(scopes: string[] = ETSY_FAKE_SCOPES): string {
       issued += 1;
       const token = `fake-consent-${issued}-${randomPart()}`;
-      refreshTokens.set(token, { used: false });
+      refreshTokens.set(token, { used: false, scopes });
       return token;
     },
+    /** A listing the seller adds on Etsy. */
+    addListing: shop.add,
+    /** A Sku's offerings on Etsy now (quantity, price in cents, currency), one per product holding it. */
+    offeringsOf: shop.offeringsOf,
+    listing: shop.listing,
     /** The next call of this operation is carried out, and its answer lost on the way back. */
-    loseNextAnswer(operationId: "getShopReceipts" | "getShopReceipt" | "createReceiptShipment" | "token") {
+    loseNextAnswer(operationId: "getShopReceipts" | "getShopReceipt" | "createReceiptShipment" | "getListingsByShop" | "getListingInventory" | "updateListingInventory" | "token") {
       answersToLose.add(operationId);
     },
     /** Etsy refuses this app createReceiptShipment (403), as for commercial apps of US shops connected since 2024-10-21. */

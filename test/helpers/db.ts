@@ -1,26 +1,33 @@
-// Direct reads and writes of the test database, for asserting the state a request left behind.
+// Direct reads and writes of the test databases, for asserting the state a request left behind:
+// a store's rows in its shard (test/helpers/shards.ts), stores and consumer keys in the directory.
 import { env } from "cloudflare:workers";
+import { countEverywhere, everywhere, storeD1 } from "./shards";
 
+/**
+ * Rows of a table: of one store (in its shard; its store row and keys in the directory), or in
+ * every database (a store's row counts in the directory and as its shard's copy).
+ */
 export async function countRows(table: "orders" | "order_items" | "outbox" | "stores" | "consumer_keys" | "products", storeId?: string): Promise<number> {
-  if (storeId && table === "order_items") {
-    const row = await env.DB.prepare("select count(*) as n from order_items i join orders o on o.id = i.order_id where o.store_id = ?")
-      .bind(storeId)
-      .first<{ n: number }>();
+  if (!storeId) return countEverywhere(`select count(*) as n from ${table}`);
+  if (table === "stores" || table === "consumer_keys") {
+    const row = await env.DB.prepare(`select count(*) as n from ${table} where ${table === "stores" ? "id" : "store_id"} = ?`).bind(storeId).first<{ n: number }>();
     return row?.n ?? 0;
   }
-  const row = storeId
-    ? await env.DB.prepare(`select count(*) as n from ${table} where store_id = ?`).bind(storeId).first<{ n: number }>()
-    : await env.DB.prepare(`select count(*) as n from ${table}`).first<{ n: number }>();
+  const db = await storeD1(storeId);
+  if (table === "order_items") {
+    const row = await db.prepare("select count(*) as n from order_items i join orders o on o.id = i.order_id where o.store_id = ?").bind(storeId).first<{ n: number }>();
+    return row?.n ?? 0;
+  }
+  const row = await db.prepare(`select count(*) as n from ${table} where store_id = ?`).bind(storeId).first<{ n: number }>();
   return row?.n ?? 0;
 }
 
-/** A marketplace source of the store, written straight into D1: orders whose OrderSource is its Name are claimed by it. */
+/** A marketplace source of the store, written straight into its shard: orders whose OrderSource is its Name are claimed by it. */
 export async function insertSource(storeId: string, name: string): Promise<string> {
   const id = `src_${Math.random().toString(36).slice(2, 10)}`;
   const now = Date.now();
-  await env.DB.prepare(
-    "insert into sources (id, store_id, type, name, enabled, settings_ciphertext, created_at, updated_at) values (?, ?, 'simulated', ?, 1, 'x.y', ?, ?)",
-  )
+  await (await storeD1(storeId))
+    .prepare("insert into sources (id, store_id, type, name, enabled, settings_ciphertext, created_at, updated_at) values (?, ?, 'simulated', ?, 1, 'x.y', ?, ?)")
     .bind(id, storeId, name, now, now)
     .run();
   return id;
@@ -35,11 +42,14 @@ export interface OutboxRow {
   state: string;
 }
 
+/** An order's outbox rows; order ids are unique across shards, so every shard is asked. */
 export async function outboxOf(orderId: string | number): Promise<OutboxRow[]> {
-  const { results } = await env.DB.prepare("select * from outbox where order_id = ? order by id").bind(Number(orderId)).all<OutboxRow>();
-  return results;
+  const rows = await everywhere<OutboxRow>("select * from outbox where order_id = ? order by id", Number(orderId));
+  return rows.sort((a, b) => a.id - b.id);
 }
 
 export async function orderRow(orderId: string | number): Promise<Record<string, unknown> | null> {
-  return env.DB.prepare("select * from orders where id = ?").bind(Number(orderId)).first();
+  const rows = await everywhere("select * from orders where id = ?", Number(orderId));
+  if (rows.length > 1) throw new Error(`order ${orderId} is in ${rows.length} databases`);
+  return rows[0] ?? null;
 }

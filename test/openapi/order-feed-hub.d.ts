@@ -460,7 +460,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List a store's products in Sku order (with Quantity and Price) */
+        get: operations["getAdminV1StoresByStoreIdProducts"];
         /** Upsert products by Sku (JSON up to 16 MiB, or a streamed CSV up to 100 MiB) */
         put: operations["putAdminV1StoresByStoreIdProducts"];
         post?: never;
@@ -637,7 +638,7 @@ export interface paths {
         };
         /**
          * The hub at a glance: every store's orders today and over 7 days, sources' health, backlog, feeds, and what needs the operator first
-         * @description Answered in 6 D1 statements whatever the stores hold: orders from the day counts the database keeps, sources from their last 20 cycles.
+         * @description Answered in one directory statement and 5 D1 statements per shard (run at once) whatever the stores hold: orders from the day counts the database keeps, sources from their last 20 cycles.
          */
         get: operations["getAdminV1Overview"];
         put?: never;
@@ -750,6 +751,41 @@ export interface paths {
         put?: never;
         /** Send a failed event again (a fresh round of attempts) */
         post: operations["postAdminV1StoresByStoreIdWebhooksByWebhookIdDeliveriesByEventIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stores/{storeId}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store's latest move and its progress */
+        get: operations["getAdminV1StoresByStoreIdMove"];
+        put?: never;
+        /** Move a store to another shard (answered at once; progress on GET) */
+        post: operations["postAdminV1StoresByStoreIdMove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/shards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the shards and what each holds */
+        get: operations["getAdminV1Shards"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -894,6 +930,8 @@ export interface components {
             Name: string;
             MaskBuyerPii: boolean;
             DateCreated: string | null;
+            /** @description The shard database holding the store's data (GET /admin/v1/shards). */
+            Shard: string;
             Limits: components["schemas"]["StoreLimits"];
             Usage?: components["schemas"]["StoreLimits"];
         };
@@ -1102,7 +1140,7 @@ export interface components {
             keystring: string;
             /** @description The app's shared secret; Etsy wants every call's x-api-key as keystring:shared_secret. */
             sharedSecret: string;
-            /** @description The seller's refresh token from Etsy's OAuth consent (scopes transactions_r transactions_w). Etsy issues a new one at each renewal; the source keeps it. */
+            /** @description The seller's refresh token from Etsy's OAuth consent (scopes transactions_r transactions_w listings_r listings_w). Etsy issues a new one at each renewal; the source keeps it. */
             refreshToken: string;
             /** @description The seller's numeric Etsy shop id. */
             shopId: number;
@@ -1344,6 +1382,39 @@ export interface components {
             NextAttemptAt: string | null;
             DateCreated: string | null;
             DateFinished: string | null;
+        };
+        StoreMove: {
+            StoreId: string;
+            FromShard: string;
+            ToShard: string;
+            /** @enum {string} */
+            Status: "copying" | "switching" | "completed" | "failed";
+            /** @description The step: capture, copy, catch-up, fence, drain, flip, grants, grace, cleanup, abandon, done (docs/sharding.md). */
+            Phase: string;
+            RowsCopied: number;
+            /** @description Changes made during the copy, replayed on the new shard. */
+            ChangesApplied: number;
+            /** @description Rows removed from the old shard once switched (or of the new one's copy, if abandoned). */
+            RowsRemoved: number;
+            /** @description Writes answer 503 with Retry-After now (the switch). */
+            WritesHeld: boolean;
+            /** @description How long writes were held, once the switch is over. */
+            WriteHoldMs: number | null;
+            DateStarted: string | null;
+            DateSwitched: string | null;
+            DateFinished: string | null;
+            /** @description The last step's failure (it is tried again), or why the move was given up. */
+            Error: string | null;
+        };
+        Shard: {
+            /** @description The D1 binding's name (SHARD_1, ...); DB is the directory, home of stores made before sharding. */
+            Shard: string;
+            Stores: number;
+            Orders: number;
+            OrderItems: number;
+            Products: number;
+            /** @description No new store is placed on a draining shard (DRAINING_SHARDS; the directory always). */
+            Draining: boolean;
         };
     };
     responses: never;
@@ -3063,6 +3134,7 @@ export interface operations {
                         ConsumerKeys?: number;
                         StoredBytes?: number;
                     };
+                    Shard?: string;
                 };
             };
         };
@@ -5055,6 +5127,122 @@ export interface operations {
                             Sources: components["schemas"]["Cycle"][];
                             Queued: number;
                         };
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdProducts: {
+        parameters: {
+            query?: {
+                /** @description Skus after this one, in Sku order: the NextAfterSku of the previous page. Left out: from the first Sku. */
+                afterSku?: string;
+                /** @description Products a page, 1 to 200; 50 when left out. */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Products: {
+                            Sku: string;
+                            Title: string | null;
+                            Description: string | null;
+                            Link: string | null;
+                            ImageLink: string | null;
+                            Price: number | null;
+                            Currency: string | null;
+                            Availability: string | null;
+                            Brand: string | null;
+                            Gtin: string | null;
+                            /** @description Units on the shelf; null: not tracked (decisions 11). */
+                            Quantity: number | null;
+                            Attributes: {
+                                [key: string]: string;
+                            } | null;
+                            DateUpdated: string;
+                        }[];
+                        /** @description Send as afterSku for the next page; null on the last page. */
+                        NextAfterSku: string | null;
                     };
                 };
             };
@@ -7510,6 +7698,295 @@ export interface operations {
                         Success: true;
                         Message: string;
                         Delivery: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1StoresByStoreIdMove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Move: components["schemas"]["StoreMove"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAdminV1StoresByStoreIdMove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Shard: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Move: components["schemas"]["StoreMove"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAdminV1Shards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Shards: components["schemas"]["Shard"][];
                     };
                 };
             };

@@ -2,8 +2,10 @@
 // written, writes answered 503 with Retry-After only while it switches, every row in the new shard
 // exactly once and none left in the old one, a cursor taken before the move still working after
 // it, and a move cut off mid-copy finishing from where it stood.
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import worker from "../../src/index";
 import { admin, call, insert, sampleOrder, storeWithToken } from "../helpers/api";
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -44,6 +46,7 @@ async function holdings(shard: string, storeId: string) {
     feeds: await count(shard, "select 1 from feeds where store_id = ?1", storeId),
     sources: await count(shard, "select 1 from sources where store_id = ?1", storeId),
     webhooks: await count(shard, "select 1 from webhooks where store_id = ?1", storeId),
+    deliveries: await count(shard, "select 1 from webhook_deliveries where store_id = ?1", storeId),
     stores: await count(shard, "select 1 from stores where id = ?1", storeId),
   };
 }
@@ -84,8 +87,17 @@ async function seededStore() {
   expect(products.status, products.text).toBe(200);
   expect((await admin("POST", `/stores/${storeId}/feeds`, { Name: "Main", Format: "csv" })).status).toBe(200);
   expect((await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Sim", Settings: {} })).status).toBe(200);
-  expect((await admin("POST", `/stores/${storeId}/webhooks`, { Url: "https://erp.example/hook", Events: ["*"] })).status).toBe(200);
+  // An endpoint, disabled (no test may call out), with three failed deliveries on record.
+  const hook = await admin("POST", `/stores/${storeId}/webhooks`, { Url: "https://erp.example/hook", Events: ["*"] });
+  const webhookId = (JSON.parse(hook.text) as { Webhook: { WebhookId: string } }).Webhook.WebhookId;
+  expect((await admin("PATCH", `/stores/${storeId}/webhooks/${webhookId}`, { Enabled: false })).status).toBe(200);
   const from = await shardOf(storeId);
+  for (let i = 0; i < 3; i++) {
+    await d1(from)
+      .prepare("insert into webhook_deliveries (event_id, store_id, webhook_id, subject, type, payload, state, attempts, next_attempt_at, created_at) values (?1, ?2, ?3, 'o', 'order.created', '{}', 'failed', 8, 0, 0)")
+      .bind(`msg_${storeId}_${i}`, storeId, webhookId)
+      .run();
+  }
   const to = ["SHARD_1", "SHARD_2", "SHARD_3"].find((s) => s !== from)!;
   return { storeId, token, ids, from, to };
 }
@@ -94,7 +106,7 @@ describe("moving a store to another shard", () => {
   it("copies in batches while reads and writes go on, holds writes only while switching, and leaves nothing behind", async () => {
     const { storeId, token, ids, from, to } = await seededStore();
     const before = await holdings(from, storeId);
-    expect(before).toEqual({ orders: 12, items: 24, outbox: 0, products: 3, feeds: 1, sources: 1, webhooks: 1, stores: 1 });
+    expect(before).toEqual({ orders: 12, items: 24, outbox: 0, products: 3, feeds: 1, sources: 1, webhooks: 1, deliveries: 3, stores: 1 });
     // A cursor taken before the move.
     const first = await call("GET", `/v1/${token}/Orders?fromDate=2026-01-01&toDate=2026-12-31&pageSize=5&page=1`);
     const cursor = (JSON.parse(first.text) as { Paging: { NextCursor: string } }).Paging.NextCursor;
@@ -138,9 +150,13 @@ describe("moving a store to another shard", () => {
     // Everything in the new shard exactly once, nothing in the old one.
     const total = 12 + written.length;
     expect(await shardOf(storeId)).toBe(to);
-    expect(await holdings(to, storeId)).toEqual({ orders: total, items: 24 + written.length, outbox: 0, products: 3, feeds: 1, sources: 1, webhooks: 1, stores: 1 });
-    expect(await holdings(from, storeId)).toEqual({ orders: 0, items: 0, outbox: 0, products: 0, feeds: 0, sources: 0, webhooks: 0, stores: 0 });
+    expect(await holdings(to, storeId)).toEqual({ orders: total, items: 24 + written.length, outbox: 0, products: 3, feeds: 1, sources: 1, webhooks: 1, deliveries: 3, stores: 1 });
+    expect(await holdings(from, storeId)).toEqual({ orders: 0, items: 0, outbox: 0, products: 0, feeds: 0, sources: 0, webhooks: 0, deliveries: 0, stores: 0 });
     expect(await count(to, "select id from orders where store_id = ?1 group by id having count(*) > 1", storeId)).toBe(0);
+    // Nothing of the move is left in the old shard either: no log, no capture, no fence.
+    for (const table of ["move_log", "move_capture", "store_fences", "store_usage", "order_day_counts"]) {
+      expect(await count(from, `select 1 from ${table} where store_id = ?1`, storeId), table).toBe(0);
+    }
 
     // The API reads the new shard: all orders, the cursor from before, the usage the triggers rebuilt.
     expect(await listIds(token)).toEqual([...ids, ...written].sort());
@@ -172,9 +188,73 @@ describe("moving a store to another shard", () => {
     await env.STORE_MOVER.getByName(storeId).advance(storeId, 60_000);
     move = (JSON.parse((await admin("GET", `/stores/${storeId}/move`)).text) as { Move: Move }).Move;
     expect(move.Status).toBe("completed");
-    expect(await holdings(to, storeId)).toEqual({ orders: 13, items: 25, outbox: 0, products: 3, feeds: 1, sources: 1, webhooks: 1, stores: 1 });
-    expect(await holdings(from, storeId)).toEqual({ orders: 0, items: 0, outbox: 0, products: 0, feeds: 0, sources: 0, webhooks: 0, stores: 0 });
+    expect(await holdings(to, storeId)).toEqual({ orders: 13, items: 25, outbox: 0, products: 3, feeds: 1, sources: 1, webhooks: 1, deliveries: 3, stores: 1 });
+    expect(await holdings(from, storeId)).toEqual({ orders: 0, items: 0, outbox: 0, products: 0, feeds: 0, sources: 0, webhooks: 0, deliveries: 0, stores: 0 });
     expect(await listIds(token)).toEqual([...ids, late].sort());
+  });
+
+  it("carries on the store's sync, compiles and limits in the new shard, and takes a name or order number reused during the copy", async () => {
+    const { storeId, token, from, to } = await seededStore();
+    await mover(storeId).configure({ rows: 2, changes: 50, fewChanges: 10, graceMs: 0, removeRows: 50 });
+    const sources = JSON.parse((await admin("GET", `/stores/${storeId}/sources`)).text) as { Sources: { SourceId: string; Name: string }[] };
+    const sim = sources.Sources[0]!;
+    expect((await admin("POST", `/stores/${storeId}/move`, { Shard: to })).status).toBe(200);
+    let move = await step(storeId);
+    while (move.Phase !== "copy" || move.RowsCopied < 4) move = await step(storeId);
+    // After the sources were copied: the source renamed, and its old name given to a new one.
+    expect((await admin("PATCH", `/stores/${storeId}/sources/${sim.SourceId}`, { Name: "Sim old" })).status).toBe(200);
+    const second = await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Sim", Settings: {} });
+    expect(second.status, second.text).toBe(200);
+    // A limit set meanwhile holds in the new shard: 13 orders at most.
+    expect((await admin("PATCH", `/stores/${storeId}`, { Limits: { Orders: 13 } })).status).toBe(200);
+    while (move.Status !== "completed") move = await step(storeId);
+    expect(move.Error).toBeNull();
+    const names = await d1(to).prepare("select name from sources where store_id = ?1 order by name").bind(storeId).all<{ name: string }>();
+    expect(names.results.map((r) => r.name)).toEqual(["Sim", "Sim old"]);
+    expect(await count(from, "select 1 from sources where store_id = ?1", storeId)).toBe(0);
+    // The limit: one more order fits, the next is refused, in the new shard.
+    await insert(token);
+    const over = await call("PUT", `/v1/${token}/Orders/InsertOrder`, { body: sampleOrder() });
+    expect(over.status, over.text).toBe(400);
+    expect(over.json.Message).toContain("13");
+    // A sync cycle of the moved source runs where the store now lives (room made for its imports).
+    expect((await admin("PATCH", `/stores/${storeId}`, { Limits: { Orders: 1_000_000 } })).status).toBe(200);
+    const sync = await admin("POST", `/sync?sourceId=${sim.SourceId}`);
+    expect(sync.status, sync.text).toBe(200);
+    expect((JSON.parse(sync.text) as { Sync: { Sources: { Ran?: boolean; Error: string | null }[] } }).Sync.Sources[0]!.Error).toBeNull();
+    expect(await count(to, "select 1 from sources where store_id = ?1 and last_cycle_ended_at is not null", storeId)).toBe(1);
+    // A compile of its feed reads the products from the new shard.
+    const feeds = JSON.parse((await admin("GET", `/stores/${storeId}/feeds`)).text) as { Feeds: { FeedId: string }[] };
+    const compiled = await admin("POST", `/feeds/${feeds.Feeds[0]!.FeedId}/compile`);
+    expect(compiled.status, compiled.text).toBe(200);
+    expect((JSON.parse(compiled.text) as { Feed: { Status: string; CompilationTotalCount: number } }).Feed).toMatchObject({ Status: "Completed", CompilationTotalCount: 3 });
+  });
+
+  it("is finished by the cron when its mover lost its alarm, and given up (the new copy removed) when the store is deleted", async () => {
+    const a = await seededStore();
+    await mover(a.storeId).configure({ rows: 500, changes: 500, fewChanges: 500, graceMs: 0, removeRows: 500 });
+    expect((await admin("POST", `/stores/${a.storeId}/move`, { Shard: a.to })).status).toBe(200);
+    await runInDurableObjectNoAlarm(a.storeId);
+    // The cron's run wakes every unfinished move's mover; its alarm runs the move to the end.
+    const ctx = createExecutionContext();
+    worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: "*/15 * * * *" }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    for (let i = 0; i < 5 && (await moveOf(a.storeId)).Status !== "completed"; i++) await runDurableObjectAlarm(mover(a.storeId));
+    expect((await moveOf(a.storeId)).Status).toBe("completed");
+    expect((await holdings(a.to, a.storeId)).orders).toBe(12);
+
+    const b = await seededStore();
+    await mover(b.storeId).configure({ rows: 2, changes: 50, fewChanges: 10, graceMs: 0, removeRows: 50 });
+    expect((await admin("POST", `/stores/${b.storeId}/move`, { Shard: b.to })).status).toBe(200);
+    let move = await step(b.storeId);
+    while (move.Phase !== "copy" || move.RowsCopied < 4) move = await step(b.storeId);
+    expect((await admin("DELETE", `/stores/${b.storeId}`)).status).toBe(200);
+    for (let i = 0; i < 50 && move.Status === "copying"; i++) move = await step(b.storeId);
+    expect(move.Status).toBe("failed");
+    expect(move.Error).toContain("deleted");
+    expect(await holdings(b.to, b.storeId)).toEqual({ orders: 0, items: 0, outbox: 0, products: 0, feeds: 0, sources: 0, webhooks: 0, deliveries: 0, stores: 0 });
+    // Still whole where it lived, for the purge to take.
+    expect((await holdings(b.from, b.storeId)).orders).toBe(12);
   });
 
   it("refuses a move to the shard the store lives in, to an unknown shard, and a second move while one runs", async () => {
@@ -195,6 +275,18 @@ describe("moving a store to another shard", () => {
     expect(never.status).toBe(404);
   });
 });
+
+async function moveOf(storeId: string): Promise<Move> {
+  return (JSON.parse((await admin("GET", `/stores/${storeId}/move`)).text) as { Move: Move }).Move;
+}
+
+/** A mover whose alarm was lost: its storage holds no alarm. */
+async function runInDurableObjectNoAlarm(storeId: string): Promise<void> {
+  const { runInDurableObject } = await import("cloudflare:test");
+  await runInDurableObject(mover(storeId), async (_instance, state) => {
+    await state.storage.deleteAlarm();
+  });
+}
 
 /** Kills the mover's object (its in-memory state and any running call), as a crash or a deploy would. */
 async function runAbort(storeId: string): Promise<void> {

@@ -1,9 +1,9 @@
 // Stock and price out to a marketplace (decisions 11), through the simulated marketplace and the
 // source's cycle: what changed since the marketplace last accepted it, once, in batches; unknown
 // Skus reported and not retried; a failing marketplace retried later; import-only sources.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, call, storeWithToken } from "../helpers/api";
+import { storeD1 } from "../helpers/shards";
 import { createSource, cycleAt, patchSource, received } from "../helpers/sync";
 import { putInventory, putStock } from "./helpers";
 
@@ -134,9 +134,9 @@ describe("stock and price to the simulated marketplace", () => {
     await putStock(storeId, [{ Sku: "A", Quantity: 3 }]);
     const sourceId = await createSource(storeId, { Settings: quiet() });
     await cycle(sourceId);
-    expect((await env.DB.prepare("select count(*) as n from listings where source_id = ?").bind(sourceId).first<{ n: number }>())!.n).toBe(1);
+    expect((await (await storeD1(storeId)).prepare("select count(*) as n from listings where source_id = ?").bind(sourceId).first<{ n: number }>())!.n).toBe(1);
     expect((await admin("DELETE", `/stores/${storeId}/sources/${sourceId}`)).status).toBe(200);
-    expect((await env.DB.prepare("select count(*) as n from listings where source_id = ?").bind(sourceId).first<{ n: number }>())!.n).toBe(0);
+    expect((await (await storeD1(storeId)).prepare("select count(*) as n from listings where source_id = ?").bind(sourceId).first<{ n: number }>())!.n).toBe(0);
   });
 
   it("sends nothing to an import-only source (Settings.pushStock false), and says so", async () => {
@@ -154,8 +154,8 @@ describe("stock and price to the simulated marketplace", () => {
     expect(bad.json.Message).toContain("pushStock");
   });
 
-  // Every marketplace on this branch takes stock now (Amazon was the last), so NotApplicable has
-  // no source type to show it; an Amazon source answers Enabled.
+  // Every marketplace takes stock now (Etsy was the last), so NotApplicable has no source type to
+  // show it; an Amazon source answers Enabled (an Etsy one: test/stock/etsy.listings.test.ts).
   it("answers Enabled for an Amazon source, and 404 for an unknown source", async () => {
     const { storeId } = await storeWithToken();
     const sourceId = await createSource(storeId, {

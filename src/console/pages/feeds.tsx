@@ -62,7 +62,9 @@ async function feedsPage(c: C, uploaded?: ImportSummary) {
       </section>
       <section class="card" aria-labelledby="catalog-h">
         <h2 id="catalog-h">Catalog</h2>
-        <p>{count.ok ? `${count.data.Count} products.` : count.message}</p>
+        <p>
+          {count.ok ? `${count.data.Count} products.` : count.message} <a href={`${base}/catalog`}>See them on the Catalog tab</a>, with their Quantity.
+        </p>
         <PostForm action={`${base}/feeds/catalog`} name="catalog" fields={["file"]} enctype="multipart/form-data">
           <div class="field">
             <label for="catalog-file">CSV file with a header row (Sku, Title, Description, Link, ImageLink, Price, Availability, …)</label>

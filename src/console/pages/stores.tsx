@@ -1,17 +1,26 @@
 // Console pages: the hub overview (home) with creating a store, a store's overview (its first
-// tab), one store's settings (rename, PII masking, delete with confirmation).
-import { Field, PostForm, StoreNav, storeBase, storeCrumbs, when } from "../components";
+// tab), one store's settings (rename, PII masking, its shard and a move to another, delete with
+// confirmation).
+import { Field, PostForm, Select, StoreNav, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, doneNotice, enc, failed, formOf, text, withStore, type C } from "../context";
-import type { Store } from "../wire";
+import type { ShardView, Store, StoreMove } from "../wire";
 import { hubPage, storeOverviewPage } from "./overview";
 
-function storePage(c: C) {
+async function storePage(c: C) {
   const store = c.var.store;
   const base = storeBase(store);
   const done = doneNotice(c, {
     renamed: () => "Name saved.",
     masking: () => `Buyer PII masking is ${store.MaskBuyerPii ? "on" : "off"}.`,
+    moving: () => "The move has started; this page shows how far it is.",
   });
+  const [shards, move] = await Promise.all([
+    c.var.api.call<{ Shards: ShardView[] }>("GET", "/shards"),
+    c.var.api.call<{ Move: StoreMove }>("GET", `/stores/${enc(store.StoreId)}/move`),
+  ]);
+  const targets = shards.ok ? shards.data.Shards.filter((s) => !s.Draining && s.Shard !== store.Shard) : [];
+  const last = move.ok ? move.data.Move : null;
+  const moving = last !== null && (last.Status === "copying" || last.Status === "switching");
   return c.render(
     <>
       <StoreNav store={store} current="Settings" />
@@ -39,6 +48,25 @@ function storePage(c: C) {
           <input type="hidden" name="MaskBuyerPii" value={store.MaskBuyerPii ? "false" : "true"} />
           <button type="submit">Turn masking {store.MaskBuyerPii ? "off" : "on"}</button>
         </PostForm>
+      </section>
+      <section class="card" aria-labelledby="shard-h">
+        <h2 id="shard-h">Database</h2>
+        <p>
+          The store's data lives in shard <strong id="store-shard">{store.Shard}</strong>.
+        </p>
+        {last && (
+          <p id="move-status">
+            {moving ? "Moving" : "Last move"} from <strong>{last.FromShard}</strong> to <strong>{last.ToShard}</strong>: {last.Status} ({last.Phase}), {last.RowsCopied} rows copied,{" "}
+            {last.ChangesApplied} changes replayed, {last.RowsRemoved} removed{last.WriteHoldMs !== null ? `, writes held ${last.WriteHoldMs} ms` : ""}.{last.Error ? ` Last error: ${last.Error}` : ""}
+          </p>
+        )}
+        {!moving && targets.length > 0 && (
+          <PostForm action={`${base}/move`} name="move" fields={["Shard"]}>
+            <Select form="move" name="Shard" label="Move to shard" options={targets.map((t) => [t.Shard, `${t.Shard} (${t.Stores} stores, ${t.Orders} orders)`] as const)} />
+            <p class="hint">Reads go on throughout; writes answer 503 with Retry-After for the few seconds of the switch.</p>
+            <button type="submit">Move the store</button>
+          </PostForm>
+        )}
       </section>
       <section class="card danger" aria-labelledby="delete-h">
         <h2 id="delete-h">Delete this store</h2>
@@ -92,6 +120,11 @@ export const storePages = consoleRouter()
     const res = await c.var.api.call<{ Store: Store }>("PATCH", storeApi(c), { MaskBuyerPii: (await formOf(c)).MaskBuyerPii === "true" });
     if (!res.ok) return failed(c, storePage, "masking", res);
     return back(c, `${storeBase(c.var.store)}/settings`, "masking");
+  })
+  .post("/stores/:storeId/move", withStore, async (c) => {
+    const res = await c.var.api.call<{ Move: StoreMove }>("POST", `${storeApi(c)}/move`, { Shard: text((await formOf(c)).Shard) });
+    if (!res.ok) return failed(c, storePage, "move", res);
+    return back(c, `${storeBase(c.var.store)}/settings`, "moving");
   })
   .get("/stores/:storeId/delete", withStore, (c) => deleteStorePage(c))
   .post("/stores/:storeId/delete", withStore, async (c) => {

@@ -67,6 +67,7 @@ export const CONNECTORS = {
     secretFields: ["keystring", "sharedSecret", "refreshToken"],
     endpointFields: ["baseUrl", "tokenUrl"],
     create: (ctx, storage) => createEtsyConnector(ctx, storage),
+    pushesListings: true,
   },
 } satisfies Record<string, ConnectorEntry>;
 

@@ -1,7 +1,8 @@
-// Etsy: receipts in through getShopReceipts, tracking out through createReceiptShipment (Open
-// API v3, built from Etsy's published description ../shared/reference/etsy/openapi-3.0.0.json
-// and the etsy section of ../shared/reference/README.md; README.md beside this file says what
-// Etsy's API can and cannot do). Every call carries `x-api-key: keystring:shared_secret` and the
+// Etsy: receipts in through getShopReceipts, tracking out through createReceiptShipment, stock
+// and price out through updateListingInventory (etsy.listings.ts) (Open API v3, built from Etsy's
+// published description ../shared/reference/etsy/openapi-3.0.0.json and the etsy section of
+// ../shared/reference/README.md; README.md beside this file says what Etsy's API can and cannot
+// do). Every call carries `x-api-key: keystring:shared_secret` and the
 // seller's OAuth token, is paced by the rate-limit headers of the answers (etsy.pacing.ts), and a
 // 429 waits its retry-after. Etsy's refresh token rotates: each renewal's new one is sealed into
 // the source's storage as soon as its answer arrives, before any call uses the new access token
@@ -24,6 +25,7 @@ import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
 import { etsyReceiptReader, isAwaitingPayment, sameShipment, shipmentForm } from "./etsy.mapping";
 import { answerReceived, callSent, initialPace, waitBeforeCall } from "./etsy.pacing";
+import { etsyListings } from "./etsy.listings";
 import { etsySettingsSchema } from "./etsy.settings";
 import { etsyAccessTokens } from "./etsy.tokens";
 import type { EtsyError, EtsyReceipt, EtsyReceiptPage } from "./etsy.types";
@@ -38,6 +40,9 @@ const IMPORT_RESERVE = 100;
 /** How long a source waits when Etsy's calls for the day are used up and it named no time. */
 const DAY_USED_UP_WAIT_MS = 60 * 60_000;
 
+// The stock push's operations: a 403 there is most often a consent without the listings scopes.
+const LISTING_OPERATIONS = new Set(["getListingsByShop", "getListingInventory", "updateListingInventory"]);
+
 const CAPABILITIES: Capabilities = { acknowledge: false, ship: true, shipLines: false, cancel: false, cancelLines: false };
 const NO_ACKNOWLEDGEMENT = "Etsy's API has no order acknowledgement: a paid receipt is the seller's to fulfil as it is";
 const NO_CANCELLATION = "Etsy's API cannot cancel a receipt: the seller must cancel the order on Etsy (Shop Manager), which refunds the buyer";
@@ -51,7 +56,11 @@ export interface EtsyConnectorOptions {
   waitBudgetMs?: number;
 }
 
-type Purpose = "import" | "delivery";
+/** Who a call is for: imports and stock pushes leave the day's last calls to deliveries. */
+type Purpose = "import" | "delivery" | "listings";
+type Method = "GET" | "POST" | "PUT";
+/** A form (createReceiptShipment) or a JSON body (updateListingInventory). */
+type Body = URLSearchParams | { json: unknown };
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -68,11 +77,12 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
 
   /** Waits for the pace before one call, or leaves the call to a later cycle. */
   async function paced(purpose: Purpose): Promise<void> {
-    const decision = waitBeforeCall(pace, nowMs(), purpose === "import" ? IMPORT_RESERVE : 0);
+    const decision = waitBeforeCall(pace, nowMs(), purpose === "delivery" ? 0 : IMPORT_RESERVE);
     if ("exhausted" in decision) {
-      // An import stopping here is not a pause: the deliveries of the same cycle still go out.
+      // An import stopping here is not a pause: the deliveries of the same cycle still go out. A
+      // stock push waits (its own stage pauses), so its Skus do not spend their tries.
       throw new MarketplaceError(
-        `Etsy has ${pace.remainingToday} calls left today for this app (x-remaining-today)${purpose === "import" ? `; the import stops while ${IMPORT_RESERVE} or fewer are left, for deliveries` : ""}`,
+        `Etsy has ${pace.remainingToday} calls left today for this app (x-remaining-today)${purpose === "delivery" ? "" : `; the ${purpose === "import" ? "import" : "stock push"} stops while ${IMPORT_RESERVE} or fewer are left, for deliveries`}`,
         429,
         true,
         purpose === "import" ? null : DAY_USED_UP_WAIT_MS,
@@ -98,6 +108,14 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
       retryable: (status) => status === 401 || status === 429 || status >= 500,
       now: ctx.now(),
     });
+    if (response.status === 403 && LISTING_OPERATIONS.has(operation)) {
+      return new MarketplaceError(
+        `${error.message} (the seller's consent must include the scopes listings_r and listings_w for stock and price: see the Etsy source README)`,
+        error.status,
+        error.retryable,
+        error.retryAfterMs,
+      );
+    }
     if (response.status !== 403 || operation !== "createReceiptShipment") return error;
     return new MarketplaceError(
       `${error.message} (Etsy lets some apps not ship through its API, e.g. commercial apps for US shops connected since 2024-10-21: ship on Etsy, see the Etsy source README)`,
@@ -108,21 +126,22 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
   }
 
   /** One paced call with this token; the answer's rate-limit headers update the pace. */
-  async function send(token: string, purpose: Purpose, method: "GET" | "POST", path: string, form?: URLSearchParams): Promise<Response> {
+  async function send(token: string, purpose: Purpose, method: Method, path: string, body?: Body): Promise<Response> {
     await paced(purpose);
     const headers: Record<string, string> = { Accept: "application/json", "x-api-key": apiKey, Authorization: `Bearer ${token}` };
-    if (form) headers["Content-Type"] = "application/x-www-form-urlencoded";
-    const response = await sendToMarketplace({ marketplace: "Etsy", fetch: ctx.fetch, method, url: `${settings.baseUrl}${path}`, headers, body: form?.toString(), timeoutMs: TIMEOUT_MS });
+    if (body) headers["Content-Type"] = body instanceof URLSearchParams ? "application/x-www-form-urlencoded" : "application/json";
+    const text = body === undefined ? undefined : body instanceof URLSearchParams ? body.toString() : JSON.stringify(body.json);
+    const response = await sendToMarketplace({ marketplace: "Etsy", fetch: ctx.fetch, method, url: `${settings.baseUrl}${path}`, headers, body: text, timeoutMs: TIMEOUT_MS });
     pace = answerReceived(pace, nowMs(), response.headers);
     return response;
   }
 
   /** One call: paced, with a fresh token once when Etsy refuses the one sent, a short 429 waited out once. */
-  async function call(operation: string, purpose: Purpose, method: "GET" | "POST", path: string, form?: URLSearchParams): Promise<Response> {
+  async function call(operation: string, purpose: Purpose, method: Method, path: string, body?: Body): Promise<Response> {
     let waited = false;
     for (;;) {
       // An access token can be revoked or expire early on Etsy's side: one fresh token, one retry.
-      const response = await withFreshToken(tokens, (token) => send(token, purpose, method, path, form));
+      const response = await withFreshToken(tokens, (token) => send(token, purpose, method, path, body));
       if (response.status === 429 && !waited) {
         const error = await httpError(operation, response);
         waited = true;
@@ -134,8 +153,8 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
     }
   }
 
-  async function callJson<T>(operation: string, purpose: Purpose, method: "GET" | "POST", path: string, form?: URLSearchParams): Promise<T> {
-    const response = await call(operation, purpose, method, path, form);
+  async function callJson<T>(operation: string, purpose: Purpose, method: Method, path: string, sent?: Body): Promise<T> {
+    const response = await call(operation, purpose, method, path, sent);
     const body = await readJsonAnswer(response, `Etsy ${operation} answer`);
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new MarketplaceError(`Etsy ${operation} answer is not an object`, response.status, true);
     return body as T;
@@ -222,6 +241,11 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
     async cancel() {
       return { state: "notApplicable", reason: NO_CANCELLATION };
     },
+    listings: etsyListings({
+      call: (operation, method, path, json) => callJson(operation, "listings", method, path, json === undefined ? undefined : { json }),
+      storage,
+      shopId: settings.shopId,
+    }),
   };
 }
 

@@ -1,10 +1,20 @@
-// Etsy receipts to the service's orders (etsyReceiptReader), and a shipment to
-// createReceiptShipment's form. Pure functions: no I/O, no clock. A receipt becomes one order,
-// its transactions the order's lines.
+// Etsy receipts to the service's orders (etsyReceiptReader), a shipment to
+// createReceiptShipment's form, and a listing's inventory with new quantities and prices to
+// updateListingInventory's body (inventoryUpdate). Pure functions: no I/O, no clock. A receipt
+// becomes one order, its transactions the order's lines.
 import type { ImportedOrder, ImportedOrderItem, Shipment } from "../../connector";
 import { CARRIER_ALIASES, fromCents, splitName, squash } from "../kit/mapping";
 import { Unmappable, type OrderReader } from "../kit/orders-page";
-import type { EtsyMoney, EtsyReceipt, EtsyShipment, EtsyShipmentForm, EtsyTransaction } from "./etsy.types";
+import type {
+  EtsyInventoryUpdate,
+  EtsyListingInventory,
+  EtsyMoney,
+  EtsyReceipt,
+  EtsyShipment,
+  EtsyShipmentForm,
+  EtsyShopListing,
+  EtsyTransaction,
+} from "./etsy.types";
 
 /** A record of the receipt list that cannot be an order: set aside. */
 const invalid = (message: string) => new Unmappable(message);
@@ -203,4 +213,136 @@ export function shipmentForm(shipment: Pick<Shipment, "trackingNumber" | "carrie
 export function sameShipment(shipments: EtsyShipment[] | null | undefined, trackingCode: string): EtsyShipment | null {
   const wanted = trackingCode.replace(/\s+/g, "").toLowerCase();
   return (shipments ?? []).find((s) => typeof s?.tracking_code === "string" && s.tracking_code.replace(/\s+/g, "").toLowerCase() === wanted) ?? null;
+}
+
+/** The SKUs of a getListingsByShop listing (Inventory included): its live products' SKUs, else its `skus`. */
+export function listingSkus(listing: EtsyShopListing): string[] {
+  const products = Array.isArray(listing.inventory?.products) ? listing.inventory.products : [];
+  const fromProducts = products.filter((p) => p?.is_deleted !== true).map((p) => (typeof p?.sku === "string" ? p.sku : ""));
+  const fromListing = Array.isArray(listing.skus) ? listing.skus.filter((s): s is string => typeof s === "string") : [];
+  return [...new Set([...fromProducts, ...fromListing].filter((sku) => sku !== ""))];
+}
+
+/** Money as the float updateListingInventory takes ("a float equal to amount divided by divisor"); null when unreadable. */
+export function moneyFloat(money: EtsyMoney | null | undefined): number | null {
+  const amount = money?.amount;
+  const divisor = money?.divisor;
+  if (typeof amount !== "number" || !Number.isSafeInteger(amount) || typeof divisor !== "number" || !Number.isSafeInteger(divisor) || divisor <= 0) return null;
+  return amount / divisor;
+}
+
+/** One Sku's new values (null: unchanged) for a listing. */
+export interface SkuChange {
+  sku: string;
+  quantity: number | null;
+  price: number | null;
+  currency: string;
+}
+
+/** What inventoryUpdate made of a listing's changes. */
+export interface InventoryPlan {
+  /** The body to send, or null when nothing is left to change. */
+  body: EtsyInventoryUpdate | null;
+  /** Per Sku sent: whether its quantity and its price are in the body. */
+  sent: Map<string, { quantity: boolean; price: boolean }>;
+  /** Per Sku: why a part of it is not sent (for good: it will not change on a retry). */
+  refused: Map<string, string[]>;
+  /** Skus no live product of this listing has (the index that pointed here is out of date). */
+  missing: string[];
+}
+
+/** The listing's inventory cannot be sent back as read: nothing is sent. */
+export class UnreadableInventory extends Error {}
+
+type UpdateProduct = EtsyInventoryUpdate["products"][number];
+
+function integers(value: unknown): number[] | null {
+  return Array.isArray(value) && value.every((v) => Number.isSafeInteger(v)) ? (value as number[]) : null;
+}
+
+/**
+ * updateListingInventory's body for `changes` to the listing whose inventory was just read. Etsy
+ * replaces the whole inventory with what is sent, so every live product goes back as it was
+ * (read-only fields left out: product_id, offering_id, is_deleted, scale_name; Money as a float)
+ * with the changed Skus' offerings set. A quantity or price that does not vary by property
+ * (`quantity_on_property` / `price_on_property` empty) is one for all products: it is set only
+ * when every product has the Sku (or already has that value), and refused otherwise, as Etsy would
+ * refuse it.
+ */
+export function inventoryUpdate(listingId: number, inventory: EtsyListingInventory, changes: SkuChange[]): InventoryPlan {
+  const where = `Etsy listing ${listingId}`;
+  if (!Array.isArray(inventory.products)) throw new UnreadableInventory(`${where}: the inventory has no products list`);
+  const live = inventory.products.filter((p) => p?.is_deleted !== true);
+  const onProperty = {
+    price: integers(inventory.price_on_property ?? []),
+    quantity: integers(inventory.quantity_on_property ?? []),
+    sku: integers(inventory.sku_on_property ?? []),
+  };
+  if (!onProperty.price || !onProperty.quantity || !onProperty.sku) throw new UnreadableInventory(`${where}: an *_on_property list is not a list of ids`);
+  let currency: string | null = null;
+  const products: UpdateProduct[] = live.map((product, i) => {
+    const at = `${where} product ${product?.product_id ?? `#${i + 1}`}`;
+    if (!Array.isArray(product?.offerings)) throw new UnreadableInventory(`${at} has no offerings list`);
+    const propertyValues = (product.property_values ?? []).map((v) => {
+      const valueIds = integers(v?.value_ids);
+      if (!Number.isSafeInteger(v?.property_id) || !valueIds || !Array.isArray(v?.values) || !v.values.every((x) => typeof x === "string")) {
+        throw new UnreadableInventory(`${at} has a property value without property_id, value_ids or values`);
+      }
+      return {
+        property_id: v.property_id!,
+        value_ids: valueIds,
+        ...(v.scale_id !== undefined && { scale_id: v.scale_id }),
+        ...(typeof v.property_name === "string" && { property_name: v.property_name }),
+        values: v.values,
+      };
+    });
+    const offerings = product.offerings
+      .filter((o) => o?.is_deleted !== true)
+      .map((o) => {
+        const price = moneyFloat(o?.price);
+        if (price === null || !Number.isSafeInteger(o?.quantity) || o!.quantity! < 0 || typeof o?.is_enabled !== "boolean") {
+          throw new UnreadableInventory(`${at} has an offering without a readable price, quantity or is_enabled`);
+        }
+        currency ??= typeof o.price?.currency_code === "string" ? o.price.currency_code : null;
+        return { price, quantity: o.quantity!, is_enabled: o.is_enabled };
+      });
+    return { sku: typeof product.sku === "string" ? product.sku : null, property_values: propertyValues, offerings };
+  });
+
+  const sent = new Map<string, { quantity: boolean; price: boolean }>();
+  const refused = new Map<string, string[]>();
+  const missing: string[] = [];
+  const refuse = (sku: string, why: string) => refused.set(sku, [...(refused.get(sku) ?? []), why]);
+  // A value shared by all products that already is the new one changes nothing Etsy could refuse.
+  const allOfferings = () => products.flatMap((p) => p.offerings);
+  for (const change of changes) {
+    const mine = products.filter((p) => p.sku === change.sku);
+    if (mine.length === 0) {
+      missing.push(change.sku);
+      continue;
+    }
+    const wholeListing = mine.length === products.length;
+    const parts = { quantity: false, price: false };
+    if (change.quantity !== null) {
+      if (onProperty.quantity.length === 0 && !wholeListing && !allOfferings().every((o) => o.quantity === change.quantity)) {
+        refuse(change.sku, `${where} has one quantity for all its products (quantity_on_property is empty) and they have other SKUs than ${change.sku}: make the quantity vary by property on Etsy`);
+      } else {
+        for (const o of (onProperty.quantity.length === 0 ? products : mine).flatMap((p) => p.offerings)) o.quantity = change.quantity;
+        parts.quantity = true;
+      }
+    }
+    if (change.price !== null) {
+      if (!(change.price > 0)) refuse(change.sku, `Etsy takes a positive non-zero price, not ${change.price}`);
+      else if (currency !== null && currency !== change.currency) refuse(change.sku, `${where} is priced in ${currency}, the product in ${change.currency}: the price is not sent`);
+      else if (onProperty.price.length === 0 && !wholeListing && !allOfferings().every((o) => o.price === change.price)) {
+        refuse(change.sku, `${where} has one price for all its products (price_on_property is empty) and they have other SKUs than ${change.sku}: make the price vary by property on Etsy`);
+      } else {
+        for (const o of (onProperty.price.length === 0 ? products : mine).flatMap((p) => p.offerings)) o.price = change.price;
+        parts.price = true;
+      }
+    }
+    if (parts.quantity || parts.price) sent.set(change.sku, parts);
+  }
+  const body = sent.size === 0 ? null : { products, price_on_property: onProperty.price, quantity_on_property: onProperty.quantity, sku_on_property: onProperty.sku };
+  return { body, sent, refused, missing };
 }

@@ -21,7 +21,7 @@ export const etsySettingsSchema = z.strictObject({
     .regex(/^[^\s]+$/, "sharedSecret must not contain spaces")
     .describe("The app's shared secret; Etsy wants every call's x-api-key as keystring:shared_secret."),
   refreshToken: required("refreshToken").describe(
-    "The seller's refresh token from Etsy's OAuth consent (scopes transactions_r transactions_w). Etsy issues a new one at each renewal; the source keeps it.",
+    "The seller's refresh token from Etsy's OAuth consent (scopes transactions_r transactions_w listings_r listings_w). Etsy issues a new one at each renewal; the source keeps it.",
   ),
   shopId: z
     .number({ error: (issue) => (issue.input === undefined ? "shopId is required" : "shopId must be a number") })

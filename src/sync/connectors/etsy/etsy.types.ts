@@ -1,7 +1,8 @@
 // Etsy Open API v3 shapes the connector reads and sends, as the published description
 // (../shared/reference/etsy/openapi-3.0.0.json) has them: ShopReceipts, ShopReceipt,
-// ShopReceiptTransaction, ShopReceiptShipment, Money, ErrorSchema, and the OAuth token answer of
-// Etsy's authentication guide. The description marks no field required and many nullable, and
+// ShopReceiptTransaction, ShopReceiptShipment, Money, ErrorSchema, the OAuth token answer of
+// Etsy's authentication guide, and for stock and price ShopListingsWithAssociations (with the
+// Inventory include), ListingInventory and updateListingInventory's request body. The description marks no field required and many nullable, and
 // some regions and apps get the address fields withheld, so every field is optional here and the
 // mapping checks what it needs.
 
@@ -105,4 +106,65 @@ export interface EtsyShipmentForm {
   carrier_name?: string;
   send_bcc?: "true" | "false";
   note_to_buyer?: string;
+}
+
+/** ListingPropertyValue as ListingInventory answers it. */
+export interface EtsyPropertyValue {
+  property_id?: number | null;
+  property_name?: string | null;
+  scale_id?: number | null;
+  scale_name?: string | null;
+  value_ids?: number[] | null;
+  values?: string[] | null;
+}
+
+/** ListingInventoryProductOffering: the price is Money here, a float in updateListingInventory. */
+export interface EtsyOffering {
+  offering_id?: number | null;
+  quantity?: number | null;
+  is_enabled?: boolean | null;
+  is_deleted?: boolean | null;
+  price?: EtsyMoney | null;
+}
+
+export interface EtsyInventoryProduct {
+  product_id?: number | null;
+  sku?: string | null;
+  is_deleted?: boolean | null;
+  offerings?: EtsyOffering[] | null;
+  property_values?: EtsyPropertyValue[] | null;
+}
+
+/** ListingInventory (getListingInventory's answer, and a listing's `inventory` include). */
+export interface EtsyListingInventory {
+  products?: EtsyInventoryProduct[] | null;
+  price_on_property?: number[] | null;
+  quantity_on_property?: number[] | null;
+  sku_on_property?: number[] | null;
+}
+
+/** The part of ShopListingWithAssociations the SKU index reads. */
+export interface EtsyShopListing {
+  listing_id?: number | null;
+  state?: string | null;
+  skus?: string[] | null;
+  inventory?: EtsyListingInventory | null;
+}
+
+/** getListingsByShop's answer: the whole match's `count` and one page of `results`. */
+export interface EtsyListingPage {
+  count?: number | null;
+  results?: EtsyShopListing[] | null;
+}
+
+/** updateListingInventory's body: every product of the listing, read-only fields left out. */
+export interface EtsyInventoryUpdate {
+  products: {
+    sku: string | null;
+    property_values: { property_id: number; value_ids: number[]; scale_id?: number | null; property_name?: string; values: string[] }[];
+    offerings: { price: number; quantity: number; is_enabled: boolean }[];
+  }[];
+  price_on_property: number[];
+  quantity_on_property: number[];
+  sku_on_property: number[];
 }

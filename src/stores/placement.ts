@@ -3,7 +3,7 @@
 // shard at once (one small aggregate of store_usage each), never joined across databases.
 import { drainingShards, shardDb, shardNames } from "../db/shards";
 import { ApiError } from "../http/errors";
-import { shardTotals } from "../stores/stores.queries";
+import { shardTotals } from "./stores.queries";
 
 export interface ShardView {
   shard: string;
