@@ -78,13 +78,14 @@ export async function runMove(env: Env, storeId: string, limits: MoveLimits, bud
 }
 
 /**
- * One timer turn between steps. Locally (wrangler dev, npm start, the tests) D1 answers inside the
- * same workerd process, and a run of awaited D1 calls never leaves its event loop idle, so it takes
- * no new connection: without this, every request to the local service waited for the alarm's whole
- * budget (20 s at a time; bench/shards.bench.mjs measured it). In production D1 is remote and this
- * costs one timer turn a step.
+ * A 5 ms pause between steps. Locally (wrangler dev, npm start, the tests) D1 answers inside the
+ * same workerd process, so a mover's unbroken run of awaited D1 calls left workerd no idle moment
+ * to take connections or send answers: every request waited out the alarm's run (20 s), and with a
+ * zero-delay timer between steps a streamed list page of the moving store still took the whole
+ * run (bench/shards.bench.mjs measured both; docs/sharding.md#measured). In production D1 is remote
+ * and this costs 5 ms a step: about 25 s over a million-order copy of 5,000 batches.
  */
-const yieldToOtherRequests = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+const yieldToOtherRequests = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
 
 const waitUntil = (move: MoveRow) => (move.cursor as { until: number }).until;
 
