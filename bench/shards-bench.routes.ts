@@ -4,8 +4,10 @@
 // INSERT ... SELECT over a recursive series (orders, then one line each, in one D1 batch, so one
 // transaction): 900,000 orders through PUT /Orders/insertorder would take hours. The shard's
 // triggers run as for any write, so store_usage, the day counts and the stored bytes are kept as in
-// production. /census counts a store's rows in every shard (the move's end check). Both are raw
-// SQL on purpose: they stand in for a seller's history, not for any module's statements.
+// production. /census counts a store's rows in every shard (the move's end check); /sizes each
+// database's size. /ping (no I/O) and /spin (awaited D1 reads for a while in one request) are the
+// probes that showed a busy mover starving the local service (docs/sharding.md#measured). Raw SQL
+// on purpose: it stands in for a seller's history, not for any module's statements.
 import { z } from "zod";
 import { directoryDb, shardD1, shardNames } from "../src/db/shards";
 import { ApiError } from "../src/http/errors";

@@ -12,167 +12,48 @@
 //    cursor page, the count; p50/p99 of `--calls` calls each, and each of `--rounds` rounds' ratio.
 // 2. A move. In the sharded run, a store of `--big` orders (seeded the same way, 50,000 a statement)
 //    is moved to another shard with the production limits (MOVE_LIMITS), run by its StoreMover's
-//    alarm as in production, while a reader pages through its orders and a writer inserts one order
-//    every `--write-every` ms: rows copied per second, the write hold (the move's WriteHoldMs and
+//    alarm as in production, while a reader pages through its orders (or counts them), a writer
+//    inserts one order every `--write-every` ms, and two probes call a no-I/O bench route and
+//    GET /admin/v1/shards: rows copied per second, the write hold (the move's WriteHoldMs and
 //    the writer's own view of its 503s), reads' p50/p99 before and during the move, the move's
 //    total time, and a census of every shard at the end (every order in the new shard once, every
 //    accepted write there, nothing left in the old one).
 //
 //   node bench/shards.bench.mjs [--stores 30] [--orders 30000] [--calls 500] [--rounds 5] [--big 1000000]
-//     [--write-every 100] [--port 8870] [--skip-move] [--skip-reads]
+//     [--write-every 100 (0: no writer)] [--reader list|count] [--port 8870] [--skip-move] [--skip-reads]
 // Ports: sharded run --port and +1, unsharded +2 and +3. Figures go to bench/results/shards.json.
-import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import https from "node:https";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+// Servers, client and percentiles: bench/harness.mjs. Figures and how they were made: docs/sharding.md#measured.
+import { applyMigrations, arg, freshDir, main, percentile as quantile, sleep, startDev, timed, writeResult } from "./harness.mjs";
 
-// ---------------------------------------------------------------- shared bench plumbing
-// (what bench/harness.mjs will hold: a local wrangler dev, requests to it, percentiles)
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : Number(process.argv[i + 1]);
-};
 const flag = (name) => process.argv.includes(`--${name}`);
-const ADMIN_KEY = "bench-admin-key-0123456789abcdef-0123";
-const VARS = {
-  ADMIN_API_KEY: ADMIN_KEY,
-  TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789",
-  SOURCE_SETTINGS_KEY: "YmVuY2gtc291cmNlLXNldHRpbmdzLWtleS0zMmJ5dGU=",
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function percentile(xs, p) {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-}
-const stats = (xs) => ({ n: xs.length, p50: round(percentile(xs, 50)), p99: round(percentile(xs, 99)), max: round(Math.max(...xs)) });
 const round = (x) => Math.round(x * 10) / 10;
+const percentile = (xs, p) => (xs.length ? quantile(xs, p / 100) : NaN);
+const stats = (xs) => ({ n: xs.length, p50: round(percentile(xs, 50)), p99: round(percentile(xs, 99)), max: round(Math.max(...xs)) });
 
-/** Migrates the directory and every shard of wrangler.toml into `persist`, then starts `wrangler dev` on it. */
-function startDev({ name, port, entry, persist }) {
-  rmSync(persist, { recursive: true, force: true });
-  mkdirSync(persist, { recursive: true });
-  for (const binding of ["DB", "SHARD_1", "SHARD_2", "SHARD_3"]) {
-    const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", binding, "--local", "--persist-to", persist], {
-      cwd: root,
-      env: { ...process.env, CI: "true" },
-      encoding: "utf8",
-    });
-    if (migrate.status !== 0) throw new Error(`${name}: migrating ${binding} failed\n${migrate.stdout}\n${migrate.stderr}`);
-  }
-  const args = ["wrangler", "dev", entry, "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(port + 1), "--local-protocol", "https", "--persist-to", persist];
-  for (const [key, value] of Object.entries(VARS)) args.push("--var", `${key}:${value}`);
-  const proc = spawn("npx", args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  const dev = { name, port, proc, log: "", agent: new https.Agent({ keepAlive: true, maxSockets: 8 }) };
-  proc.stdout.on("data", (d) => (dev.log = (dev.log + d).slice(-20_000)));
-  proc.stderr.on("data", (d) => (dev.log = (dev.log + d).slice(-20_000)));
-  dev.stop = () => {
-    try {
-      process.kill(-proc.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  };
-  return dev;
-}
-
-/** wrangler's local certificate is self-signed: trusted for these loopback calls only. */
-function request(dev, method, urlPath, body, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(
-      {
-        host: "127.0.0.1",
-        port: dev.port,
-        method,
-        path: urlPath,
-        agent: dev.agent,
-        rejectUnauthorized: false,
-        headers: { authorization: `Bearer ${ADMIN_KEY}`, "cf-connecting-ip": "192.0.2.1", ...(payload ? { "content-type": "application/json" } : {}), ...headers },
-      },
-      (res) => {
-        const chunks = [];
-        res.on("data", (chunk) => chunks.push(chunk));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let json;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode, json, text, headers: res.headers });
-        });
-      },
-    );
-    // A call that hangs (a connection cut by a reload) fails after a minute instead of stalling the run.
-    req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${urlPath.slice(0, 80)}: no answer in 60 s`)));
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
-/** A loop's call: a failure to connect or answer is recorded (status 0), not thrown. */
+/** The harness's client call, a failure to connect or answer in a minute recorded as status 0 (a loop's call). */
 async function attempt(dev, method, urlPath, body) {
   try {
-    return await request(dev, method, urlPath, body);
+    return await dev.request(method, urlPath, body, {}, 60_000);
   } catch (error) {
     return { status: 0, json: undefined, text: String(error), headers: {} };
   }
 }
+const must = (dev, method, urlPath, body) => dev.must(method, urlPath, body);
 
-async function must(dev, method, urlPath, body) {
-  const res = await request(dev, method, urlPath, body);
-  if (res.status !== 200) throw new Error(`${dev.name}: ${method} ${urlPath.slice(0, 120)}: ${res.status} ${res.text.slice(0, 300)}`);
-  return res.json;
-}
-
-async function timed(fn) {
-  const start = performance.now();
-  const value = await fn();
-  return { value, ms: performance.now() - start };
-}
-
-async function waitForServer(dev) {
-  const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline) {
-    if (dev.proc.exitCode !== null) throw new Error(`${dev.name}: wrangler dev exited with ${dev.proc.exitCode}`);
-    try {
-      if ((await request(dev, "GET", "/admin/v1/shards")).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(500);
-  }
-  throw new Error(`${dev.name}: wrangler dev did not answer within 180 s`);
-}
-
-// ---------------------------------------------------------------- this benchmark
 const STORES = arg("stores", 30);
 const ORDERS = arg("orders", 30_000);
 const CALLS = arg("calls", 500);
 const ROUNDS = arg("rounds", 5);
 const BIG = arg("big", 1_000_000);
 const WRITE_EVERY = arg("write-every", 100);
+/** What the reader during the move reads: list pages (default) or `--reader count`. */
+const READER = process.argv.includes("--reader") ? process.argv[process.argv.indexOf("--reader") + 1] : "list";
 const PORT = arg("port", 8870);
 const DAY = 86_400_000;
 const END = Math.floor(Date.now() / DAY) * DAY - DAY;
 const START = END - 365 * DAY;
 const WHOLE = `fromDate=${new Date(START - DAY).toISOString()}&toDate=${new Date(END + 60 * DAY).toISOString()}`;
 const BIG_SEED_CHUNK = 50_000;
-
-const devs = [];
-const stopAll = () => devs.forEach((d) => d.stop());
-process.on("exit", stopAll);
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    stopAll();
-    process.exit(130);
-  });
-}
 
 /** A store made through the API (placed by the hub unless `shard` is named) with a key that reads and writes orders. */
 async function makeStore(dev, name, shard) {
@@ -203,7 +84,7 @@ async function seed(dev, store, total, chunk = total) {
 const listPath = (store, cursor) => `/v1/${store.token}/Orders?${WHOLE}&pageSize=100&${cursor ? `cursor=${encodeURIComponent(cursor)}` : "page=1"}`;
 const countPath = (store) => `/v1/${store.token}/Orders/count?${WHOLE}`;
 
-const results = { at: new Date().toISOString(), stores: STORES, ordersPerStore: ORDERS, calls: CALLS };
+const results = { stores: STORES, ordersPerStore: ORDERS, calls: CALLS };
 
 async function placementAndReads(sharded, unsharded) {
   console.log(`\n-- 1. ${STORES} stores x ${ORDERS} orders (1 line each), sharded (placed by the hub) and unsharded (all named SHARD_1)`);
@@ -325,9 +206,9 @@ async function move(dev) {
     let pages = 0;
     while (running) {
       const at = performance.now();
-      const res = await attempt(dev, "GET", listPath(store, cursor));
+      const res = await attempt(dev, "GET", READER === "count" ? countPath(store) : listPath(store, cursor));
       reads.push({ phase, at, ms: performance.now() - at, status: res.status, page: cursor ? "cursor" : "first" });
-      cursor = res.status === 200 && pages++ < 50 ? res.json.Paging.NextCursor : null;
+      cursor = res.status === 200 && READER !== "count" && pages++ < 50 ? res.json.Paging.NextCursor : null;
       if (!cursor) pages = 0;
     }
   })();
@@ -345,7 +226,7 @@ async function move(dev) {
   const probing = [probe("ping", "/admin/v1/bench/shards/ping"), probe("shards", "/admin/v1/shards")];
   let written = 0;
   const writer = (async () => {
-    while (running) {
+    while (running && WRITE_EVERY > 0) {
       const n = ++written;
       const at = performance.now();
       const res = await attempt(dev, "PUT", `/v1/${store.token}/Orders/insertorder`, writeBody(n));
@@ -440,26 +321,26 @@ async function move(dev) {
   results.moveTimeline = { switchedAtMs: Date.parse(moveRow.DateSwitched) - Date.parse(moveRow.DateStarted), reads: reads.map(rel), writes: writes.map(rel) };
   const slow = [...reads.map((r) => ({ kind: "read", ...rel(r) })), ...writes.map((w) => ({ kind: "write", ...rel(w) })), ...probes.map(rel)].filter((x) => x.ms > 500);
   if (slow.length) console.log(`calls over 500 ms (at: ms from the move's start): ${JSON.stringify(slow.slice(0, 20))}`);
+  // Not a figure but what the move promises: a row lost, doubled or left behind stops the run.
+  const failed = Object.entries(summary.checks).filter(([, held]) => !held).map(([name]) => name);
+  if (failed.length) throw new Error(`the move broke: ${failed.join(", ")}`);
   console.log(JSON.stringify(summary, null, 2));
 }
 
-try {
-  const sharded = startDev({ name: "sharded", port: PORT, entry: "bench/shards-worker.ts", persist: path.join(root, ".wrangler", "bench-shards-sharded") });
-  devs.push(sharded);
-  const unsharded = flag("skip-reads") ? null : startDev({ name: "unsharded", port: PORT + 2, entry: "bench/shards-worker.ts", persist: path.join(root, ".wrangler", "bench-shards-unsharded") });
-  if (unsharded) devs.push(unsharded);
-  await Promise.all(devs.map(waitForServer));
-  mkdirSync(path.join(root, "bench", "results"), { recursive: true });
+await main(async () => {
+  // One server per layout, each with the directory and every shard of wrangler.toml migrated in its own dir.
+  const layouts = [["sharded", PORT], ...(flag("skip-reads") ? [] : [["unsharded", PORT + 2]])];
+  const [sharded, unsharded] = await Promise.all(
+    layouts.map(async ([name, port]) => {
+      const persist = freshDir(`shards-${name}`);
+      applyMigrations(persist);
+      return { name, ...(await startDev({ port, persist, entry: "bench/shards-worker.ts", clientOptions: { headers: { "cf-connecting-ip": "192.0.2.1" } }, timeoutMs: 180_000 })) };
+    }),
+  );
   if (unsharded) await placementAndReads(sharded, unsharded);
-  writeFileSync(path.join(root, "bench", "results", "shards.json"), JSON.stringify(results, null, 2));
+  writeResult("shards", results);
   // The baseline's server is done: the move has the machine without it.
   unsharded?.stop();
   if (!flag("skip-move")) await move(sharded);
-  writeFileSync(path.join(root, "bench", "results", "shards.json"), JSON.stringify(results, null, 2));
-} catch (error) {
-  console.error(error);
-  for (const dev of devs) console.error(`--- ${dev.name} log:\n${dev.log.slice(-3000)}`);
-  process.exitCode = 1;
-} finally {
-  stopAll();
-}
+  writeResult("shards", results);
+});
