@@ -72,9 +72,20 @@ export async function runMove(env: Env, storeId: string, limits: MoveLimits, bud
       throw error;
     }
     await saveMove(directory, move);
+    await yieldToOtherRequests();
   }
   return { move, nextAt: null };
 }
+
+/**
+ * A 5 ms pause between steps. Locally (wrangler dev, npm start, the tests) D1 answers inside the
+ * same workerd process, so a mover's unbroken run of awaited D1 calls left workerd no idle moment
+ * to take connections or send answers: every request waited out the alarm's run (20 s), and with a
+ * zero-delay timer between steps a streamed list page of the moving store still took the whole
+ * run (bench/shards.bench.mjs measured both; docs/sharding.md#measured). In production D1 is remote
+ * and this costs 5 ms a step: about 25 s over a million-order copy of 5,000 batches.
+ */
+const yieldToOtherRequests = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
 
 const waitUntil = (move: MoveRow) => (move.cursor as { until: number }).until;
 

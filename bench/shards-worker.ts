@@ -1,0 +1,20 @@
+// The shards benchmark's Worker entry (`wrangler dev bench/shards-worker.ts`): the production
+// Worker, every Durable Object class (the StoreMover runs moves in its alarm) plus the
+// benchmark-only routes under /admin/v1/bench/shards, behind the admin key. Production builds start
+// at src/index.ts and never see these routes.
+import worker from "../src/index";
+import { adminOnly } from "../src/admin/admin-auth";
+import { createRouter } from "../src/http/create-router";
+import { shardsBenchRoutes } from "./shards-bench.routes";
+
+export { RateLimiter, SourceSync, FeedCompiler, WebhookSender, StoreMover } from "../src/index";
+
+const bench = createRouter().use("*", adminOnly).route("/admin/v1/bench/shards", shardsBenchRoutes);
+
+export default {
+  fetch(request, env, ctx) {
+    return new URL(request.url).pathname.startsWith("/admin/v1/bench/") ? bench.fetch(request, env, ctx) : worker.fetch(request, env, ctx);
+  },
+  scheduled: worker.scheduled,
+  queue: worker.queue,
+} satisfies ExportedHandler<Env>;
