@@ -6,7 +6,8 @@ import { adminOnly } from "../src/admin/admin-auth";
 import { createRouter } from "../src/http/create-router";
 import { fanoutBenchRoutes } from "./fanout-bench.routes";
 
-export { RateLimiter, SourceSync, FeedCompiler, WebhookSender } from "../src/index";
+// Every Durable Object class of the service (export * leaves its default export, replaced below).
+export * from "../src/index";
 
 const bench = createRouter().use("*", adminOnly).route("/admin/v1/bench/fanout", fanoutBenchRoutes);
 

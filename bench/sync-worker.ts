@@ -7,7 +7,8 @@ import { createRouter } from "../src/http/create-router";
 import { benchRoutes } from "./sync-bench.routes";
 import { stockBenchRoutes } from "./stock-bench.routes";
 
-export { RateLimiter, SourceSync, FeedCompiler, WebhookSender } from "../src/index";
+// Every Durable Object class of the service (export * leaves its default export, replaced below).
+export * from "../src/index";
 
 const bench = createRouter().use("*", adminOnly).route("/admin/v1/bench", benchRoutes).route("/admin/v1/bench", stockBenchRoutes);
 
