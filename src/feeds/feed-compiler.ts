@@ -15,8 +15,7 @@
 // The same object also keeps the feed's schedule: when idle, its alarm is the next compile.
 import { DurableObject } from "cloudflare:workers";
 import type { Db } from "../db/client";
-import { locateStore } from "../db/shards";
-import { storeDbById } from "../stores/stores.queries";
+import { storeDbById, storeOfRow } from "../stores/stores.queries";
 import type { FeedRow } from "../db/schema";
 import { randomId } from "../lib/crypto";
 import { pageProducts } from "./products.queries";
@@ -132,10 +131,10 @@ export class FeedCompiler extends DurableObject<Env> {
     return this.ctx.blockConcurrencyWhile(async () => {
       if (this.job()) return false;
       // An object scheduled before stores had shards knows no store: found once in the shards.
-      const storeId = this.ctx.storage.kv.get<string>(STORE_ID) ?? (await locateStore(this.env, (db) => findFeedById(db, feedId)));
-      if (storeId) this.ctx.storage.kv.put(STORE_ID, storeId);
-      const db = await this.db(storeId);
-      const feed = db && (await findFeedById(db, feedId));
+      const home = await storeOfRow(this.env, (db) => findFeedById(db, feedId), this.ctx.storage.kv.get<string>(STORE_ID));
+      if (home) this.ctx.storage.kv.put(STORE_ID, home.storeId);
+      const feed = home && (await findFeedById(home.db, feedId));
+      const db = home?.db;
       if (!db || !feed || (scheduled && !feed.compileIntervalMinutes)) return false;
       await this.start(db, feed);
       return true;
@@ -144,15 +143,11 @@ export class FeedCompiler extends DurableObject<Env> {
 
   /**
    * The database of the feed's store: its shard, asked of the directory at each step, so a compile
-   * that outlives a move of its store writes where the store now lives. Undefined once the store
+   * that outlives a move of its store writes where the store now lives; an error once the store
    * is gone.
    */
-  private async db(storeId: string | undefined): Promise<Db | undefined> {
-    return storeId === undefined ? undefined : storeDbById(this.env, storeId);
-  }
-
   private async requireDb(storeId: string): Promise<Db> {
-    const db = await this.db(storeId);
+    const db = await storeDbById(this.env, storeId);
     if (!db) throw new Error(`the store ${storeId} of this compile is gone`);
     return db;
   }
@@ -296,7 +291,7 @@ export class FeedCompiler extends DurableObject<Env> {
       console.warn("abort of a failed compile's upload", job.feedId, error);
     }
     // A store deleted and purged meanwhile has no feed row to record the failure in: the job just ends.
-    const db = await this.db(job.storeId);
+    const db = await storeDbById(this.env, job.storeId);
     const failed = db ? await failCompile(db, job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues, Date.now()) : { webhooks: [], intervalMinutes: null };
     await wakeWebhooks(this.env, job.storeId, failed.webhooks);
     await this.close(job, failed.intervalMinutes);

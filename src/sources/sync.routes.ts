@@ -2,8 +2,7 @@
 // answers its summary (decisions 8). The cron runs the same thing (src/sync/run-sync.ts); this
 // route is the sources resource's way in to the engine, beside the sources routes.
 import { z } from "zod";
-import { locateStore } from "../db/shards";
-import { storeDbById } from "../stores/stores.queries";
+import { storeOfRow } from "../stores/stores.queries";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
 import { createRouter } from "../http/create-router";
@@ -40,9 +39,8 @@ export const syncRoutes = createRouter().post(
   let only: { sourceId: string; storeId: string } | undefined;
   if (sourceId !== undefined) {
     // Known by its id alone: its store is found in the shards, then its row read where the store lives.
-    const storeId = await locateStore(c.env, async (db) => (await sourceById(db, sourceId)) ?? undefined);
-    const db = storeId === undefined ? undefined : await storeDbById(c.env, storeId);
-    const source = db && (await sourceById(db, sourceId));
+    const home = await storeOfRow(c.env, (db) => sourceById(db, sourceId));
+    const source = home && (await sourceById(home.db, sourceId));
     if (!source) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}'.`);
     if (!source.enabled) throw new ApiError(400, `Source '${sourceId}' is disabled; enable it (PATCH Enabled: true) to sync it.`);
     only = { sourceId, storeId: source.storeId };

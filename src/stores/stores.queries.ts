@@ -6,7 +6,7 @@
 // answer here too, since that answer reads the limit's value.
 import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { directoryDb, storeDb } from "../db/shards";
+import { directoryDb, locateStore, storeDb } from "../db/shards";
 import { stores, storeUsage } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { LIMITS, limitError, limitReached, type LimitName } from "./limits";
@@ -90,6 +90,21 @@ export function findStore(db: Db, storeId: string): Promise<StoreRow | undefined
 export async function storeDbById(env: Env, storeId: string): Promise<Db | undefined> {
   const store = await directoryDb(env).select({ shard: stores.shard }).from(stores).where(eq(stores.id, storeId)).get();
   return store && storeDb(env, store);
+}
+
+/**
+ * The store and database of a row known by its own id (a source, a feed, an endpoint): the store
+ * as given (a queue message, an object's storage), else found in the shards (locateStore), then
+ * its database as the directory says now. Undefined when the row or its store is gone.
+ */
+export async function storeOfRow(
+  env: Env,
+  find: (db: Db) => Promise<{ storeId: string } | null | undefined>,
+  known?: string,
+): Promise<{ storeId: string; db: Db } | undefined> {
+  const storeId = known ?? (await locateStore(env, async (db) => (await find(db)) ?? undefined));
+  const db = storeId === undefined ? undefined : await storeDbById(env, storeId);
+  return db && { storeId: storeId!, db };
 }
 
 /** A live store (its directory row, which names its shard), or 404. */

@@ -15,8 +15,7 @@ import { pushListings } from "./listings-push";
 import { importOrders, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../source-tables/sources.queries";
 import { wakeStoreWebhooks } from "../webhooks/wake";
-import { locateStore } from "../db/shards";
-import { storeDbById } from "../stores/stores.queries";
+import { storeOfRow } from "../stores/stores.queries";
 
 /** Where an import that did not fit one cycle stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
@@ -45,8 +44,7 @@ export interface CycleDeps {
 export async function runSourceCycle(sourceId: string, storeId: string | undefined, deps: CycleDeps): Promise<CycleSummary> {
   const { now, storage } = deps;
   const summary = emptySummary(sourceId, now);
-  const owner = storeId ?? (await locateStore(deps.env, async (db) => (await sourceById(db, sourceId)) ?? undefined));
-  const home = owner === undefined ? undefined : await storeDbById(deps.env, owner);
+  const home = (await storeOfRow(deps.env, (db) => sourceById(db, sourceId), storeId))?.db;
   if (!home) {
     summary.error = "The source no longer exists.";
     return summary;

@@ -4,8 +4,7 @@
 // object, one chain), which is what keeps two attempts of one event or of one order apart.
 // docs/webhooks.md says why this and not a Queue.
 import { DurableObject } from "cloudflare:workers";
-import { locateStore } from "../db/shards";
-import { storeDbById } from "../stores/stores.queries";
+import { storeOfRow } from "../stores/stores.queries";
 import { webhookById } from "./webhooks.queries";
 import { runPass, type PassResult } from "./sender";
 
@@ -59,9 +58,9 @@ export class WebhookSender extends DurableObject<Env> {
    */
   private async db(webhookId: string) {
     const kv = this.ctx.storage.kv;
-    const storeId = kv.get<string>(STORE_ID) ?? (await locateStore(this.env, (db) => webhookById(db, webhookId)));
-    if (storeId) kv.put(STORE_ID, storeId);
-    return storeId === undefined ? undefined : storeDbById(this.env, storeId);
+    const home = await storeOfRow(this.env, (db) => webhookById(db, webhookId), kv.get<string>(STORE_ID));
+    if (home) kv.put(STORE_ID, home.storeId);
+    return home?.db;
   }
 
   override async alarm(): Promise<void> {
