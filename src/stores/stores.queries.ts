@@ -164,12 +164,13 @@ export async function shardUsageOf(db: Db, storeId: string): Promise<Omit<Limits
 
 /** What the store holds, by limit name: its consumer keys from the directory, the rest from its shard. */
 export async function usageOf(env: Env, store: StoreRow): Promise<Limits> {
-  const [u, keys] = await Promise.all([
-    storeDb(env, store).select().from(storeUsage).where(eq(storeUsage.storeId, store.id)).get(),
+  const [shard, keys] = await Promise.all([
+    shardUsageOf(storeDb(env, store), store.id),
     directoryDb(env).select({ consumerKeys: storeUsage.consumerKeys }).from(storeUsage).where(eq(storeUsage.storeId, store.id)).get(),
   ]);
-  const used = { ...u, consumerKeys: keys?.consumerKeys ?? 0 };
-  return Object.fromEntries(Object.entries(LIMITS).map(([name, { used: column }]) => [name, used[column] ?? 0])) as Limits;
+  const used: Limits = { ...shard, ConsumerKeys: keys?.consumerKeys ?? 0 };
+  // In the limits' own order, as every answer lists them.
+  return Object.fromEntries(Object.keys(LIMITS).map((name) => [name, used[name as LimitName]])) as Limits;
 }
 
 /** The value of one limit of a store (for an error message); undefined if the store is gone. */
