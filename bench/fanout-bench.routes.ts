@@ -5,12 +5,12 @@ import { z } from "zod";
 import { locateStore, shardDb, shardNames } from "../src/db/shards";
 import { ApiError } from "../src/http/errors";
 import { ok } from "../src/http/envelope";
-import { createRouter } from "../src/http/create-router";
+import { createRouter } from "../src/app-env";
 import { validate } from "../src/http/validate";
 import { randomId } from "../src/lib/crypto";
-import { readCycles } from "../src/sync/cycle-summary";
+import { readCycles } from "../src/sources/cycle-summary";
 import { queueSync } from "../src/sync/run-sync";
-import { enabledSources, insertSource, listSources, sourceById } from "../src/source-tables/sources.queries";
+import { enabledSources, insertSource, listSources, sourceById } from "../src/sources/sources.queries";
 import { storeDbById } from "../src/stores/stores.queries";
 
 const seedQuery = z.object({ sourceId: z.string(), count: z.coerce.number().int().min(1).max(100_000) });

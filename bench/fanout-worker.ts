@@ -3,7 +3,7 @@
 // /admin/v1/bench/fanout, behind the admin key. Production builds start at src/index.ts.
 import worker from "../src/index";
 import { adminOnly } from "../src/admin/admin-auth";
-import { createRouter } from "../src/http/create-router";
+import { createRouter } from "../src/app-env";
 import { fanoutBenchRoutes } from "./fanout-bench.routes";
 
 // Every Durable Object class of the service (export * leaves its default export, replaced below).

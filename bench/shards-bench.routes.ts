@@ -12,7 +12,7 @@ import { z } from "zod";
 import { directoryDb, shardD1, shardNames } from "../src/db/shards";
 import { ApiError } from "../src/http/errors";
 import { ok } from "../src/http/envelope";
-import { createRouter } from "../src/http/create-router";
+import { createRouter } from "../src/app-env";
 import { validate } from "../src/http/validate";
 import { findStore } from "../src/stores/stores.queries";
 

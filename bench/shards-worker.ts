@@ -4,7 +4,7 @@
 // at src/index.ts and never see these routes.
 import worker from "../src/index";
 import { adminOnly } from "../src/admin/admin-auth";
-import { createRouter } from "../src/http/create-router";
+import { createRouter } from "../src/app-env";
 import { shardsBenchRoutes } from "./shards-bench.routes";
 
 // Every Durable Object class of the service (export * leaves its default export, replaced below).

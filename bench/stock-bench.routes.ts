@@ -1,6 +1,6 @@
 // Benchmark-only route of bench/stock.bench.mjs (served by bench/sync-worker.ts, never by the
 // production Worker): the baseline of the stock push. It runs the cycle's own plan and due
-// reads (src/source-tables/listings.queries.ts) and the same simulated connector, but records each
+// reads (src/stock/listings.queries.ts) and the same simulated connector, but records each
 // Sku's outcome with its own statement (a batch of 1,000 per push) instead of the cycle's one
 // statement per push: what the listings design saves over the per-row way delivery records.
 import { z } from "zod";
@@ -8,13 +8,13 @@ import { locateStore } from "../src/db/shards";
 import { storeDbById } from "../src/stores/stores.queries";
 import { ApiError } from "../src/http/errors";
 import { ok } from "../src/http/envelope";
-import { createRouter } from "../src/http/create-router";
+import { createRouter } from "../src/app-env";
 import { validate } from "../src/http/validate";
 import { decryptJson } from "../src/lib/crypto";
-import { dueListings, planCursor, planListings, PLAN_ROWS, recordOutcomes } from "../src/source-tables/listings.queries";
-import { sourceById } from "../src/source-tables/sources.queries";
-import { createSimulatedConnector } from "../src/sync/connectors/simulated/simulated.connector";
-import { memoryStorage } from "../src/sync/connectors/storage";
+import { dueListings, planCursor, planListings, PLAN_ROWS, recordOutcomes } from "../src/stock/listings.queries";
+import { sourceById } from "../src/sources/sources.queries";
+import { createSimulatedConnector } from "../src/marketplaces/simulated/simulated.connector";
+import { memoryStorage } from "../src/marketplaces/storage";
 import { countStatements } from "../src/sync/cycle";
 
 const query = z.object({ sourceId: z.string() });

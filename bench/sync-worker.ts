@@ -3,7 +3,7 @@
 // start at src/index.ts and never see these routes.
 import worker from "../src/index";
 import { adminOnly } from "../src/admin/admin-auth";
-import { createRouter } from "../src/http/create-router";
+import { createRouter } from "../src/app-env";
 import { benchRoutes } from "./sync-bench.routes";
 import { stockBenchRoutes } from "./stock-bench.routes";
 

@@ -1,7 +1,7 @@
 // The root app: rules every request meets, then one router per resource, then one error path.
 // Order of checks (issue 3): HTTPS, Accept, route, token signature, throttle.
 import { HTTPException } from "hono/http-exception";
-import { createRouter } from "./http/create-router";
+import { createRouter } from "./app-env";
 import { ApiError, storeMoved, storeSwitching } from "./http/errors";
 import { failure } from "./http/envelope";
 import { unmatched } from "./http/fallbacks";
@@ -13,12 +13,12 @@ import { ordersRoutes } from "./orders/orders.routes";
 import { adminRoutes } from "./admin/admin.routes";
 import { maintenanceSwitch } from "./maintenance/maintenance";
 import { feedsRoutes } from "./feeds/feeds.routes";
-import { inventoryRoutes } from "./inventory/inventory.routes";
-import { docsRoutes } from "./docs/docs.routes";
+import { inventoryRoutes } from "./stock/inventory.routes";
+import { docsRoutes } from "./openapi/openapi.routes";
 import { consoleRoutes } from "./console/console.routes";
 import { limitRefusal } from "./stores/stores.queries";
 import type { Context } from "hono";
-import type { AppEnv } from "./http/create-router";
+import type { AppEnv } from "./app-env";
 
 const app = createRouter();
 

@@ -5,7 +5,7 @@
 // Nothing under src/ refers to this file, so a deployed build cannot contain it.
 import { createMiddleware } from "hono/factory";
 import type { Scope } from "../../src/auth/scopes";
-import type { AppEnv } from "../../src/http/create-router";
+import type { AppEnv } from "../../src/app-env";
 import { openSession } from "../../src/db/client";
 import { shardD1 } from "../../src/db/shards";
 

@@ -6,7 +6,7 @@
 // under src/ refers to this file, so a deployed build cannot contain it.
 import { createMiddleware } from "hono/factory";
 import type { Scope } from "../../src/auth/scopes";
-import type { AppEnv } from "../../src/http/create-router";
+import type { AppEnv } from "../../src/app-env";
 import { requireScope as realRequireScope } from "../../src/auth/authorize";
 
 export * from "../../src/auth/authorize";

@@ -2,7 +2,7 @@
 // the sync benchmark's entry, bench/sync-worker.ts).
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../http/errors";
-import type { AppEnv } from "../http/create-router";
+import type { AppEnv } from "../app-env";
 import { timingSafeEqual } from "../lib/crypto";
 import { refuseAdminDenied, throttleAdminFailure } from "../auth/authorize";
 

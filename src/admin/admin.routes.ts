@@ -1,17 +1,17 @@
 // /admin/v1/...: every operator route, behind one credential check.
-import { createRouter } from "../http/create-router";
+import { createRouter } from "../app-env";
 import { adminOnly } from "./admin-auth";
 import { maintenanceRoutes } from "../maintenance/maintenance.routes";
 import { storesRoutes } from "../stores/stores.routes";
 import { storeDeletionRoutes } from "./store-deletion.routes";
 import { sourcesRoutes } from "../sources/sources.routes";
-import { syncRoutes } from "../sources/sync.routes";
+import { syncRoutes } from "../sync/sync.routes";
 import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 import { ordersAdminRoutes } from "../orders/orders.admin.routes";
-import { listingsRoutes } from "../listings/listings.routes";
+import { listingsRoutes } from "../sources/listings.routes";
 import { overviewRoutes } from "../overview/overview.routes";
 import { webhooksRoutes } from "../webhooks/webhooks.routes";
-import { shardsRoutes } from "../shards/shards.routes";
+import { shardsRoutes } from "../store-moves/shards.routes";
 
 export const adminRoutes = createRouter()
   .use("*", adminOnly)

@@ -4,7 +4,7 @@
 // in bounded batches (store-purge.ts).
 import { directoryDb, storeDb } from "../db/shards";
 import { ok } from "../http/envelope";
-import { createRouter } from "../http/create-router";
+import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { publishGrant } from "../throttle/rate-limiter";

@@ -12,12 +12,12 @@
 // the API from the moment of its deletion, so purging over hours loses nothing.
 import type { Db } from "../db/client";
 import { directoryDb, storeDb } from "../db/shards";
-import { deleteStockClockOf, purgeProducts } from "../feeds/products.queries";
+import { deleteStockClockOf, purgeProducts } from "../products/products.queries";
 import { deleteFeed, listStoreFeeds } from "../feeds/feeds.queries";
 import { purgeOrdersStatements } from "../orders/orders.writes";
 import { deleteKeysOfStore } from "../consumer-keys/consumer-keys.queries";
 import { deletedStores, deleteStoreRow } from "../stores/stores.queries";
-import { deleteSource, listSources } from "../source-tables/sources.queries";
+import { deleteSource, listSources } from "../sources/sources.queries";
 import { purgeDeliveries } from "../webhooks/webhook-deliveries.queries";
 import { deleteWebhooksOfStore } from "../webhooks/webhooks.queries";
 

@@ -4,7 +4,7 @@ import { directoryDb } from "../db/shards";
 import { findActiveKeyByHash } from "../consumer-keys/consumer-keys.queries";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
-import { createRouter } from "../http/create-router";
+import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";

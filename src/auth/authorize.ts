@@ -8,7 +8,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError, DENIED, storeSwitching } from "../http/errors";
-import type { AppEnv } from "../http/create-router";
+import type { AppEnv } from "../app-env";
 import { DEFAULT_BUCKET } from "../throttle/gcra";
 import type { Admission } from "../throttle/rate-limiter";
 import { openSession, type Db } from "../db/client";
@@ -24,13 +24,6 @@ import type { Scope } from "./scopes";
  */
 const deniedUntil = new Map<string, { until: number; limit: number }>();
 const DENIED_CACHE_MAX = 10_000;
-
-declare module "hono" {
-  interface ContextVariableMap {
-    /** The request's D1 session, set with the caller: /v1 resource routes read and write through it, not getDb. */
-    db: Db;
-  }
-}
 
 export function requireScope(scope: Scope) {
   return createMiddleware<AppEnv>(async function authorize(c, next) {

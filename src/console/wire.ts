@@ -3,15 +3,15 @@
 // not answer. Types only: the console never parses an answer a second way.
 import type { z } from "zod";
 import type { keyAnswer, storeAnswer } from "../stores/stores.schemas";
-import type { moveAnswer, shardAnswer } from "../shards/shards.schemas";
+import type { moveAnswer, shardAnswer } from "../store-moves/shards.schemas";
 import type { maintenanceAnswer } from "../maintenance/maintenance.schemas";
 import type { importSummary } from "../feeds/catalog";
-import type { adminProduct } from "../feeds/product-fields";
+import type { adminProduct } from "../products/product-fields";
 import type { productListAnswer } from "../feeds/feeds.schemas";
 import type { adminFeed, compileProgressAnswer } from "../feeds/feeds.wire";
 import type { orderDelivery, wireOrder } from "../orders/orders.wire";
 import type { hubOverview, storeOverview } from "../overview/overview.schemas";
-import type { listingsAnswer } from "../listings/listings.schemas";
+import type { listingsAnswer } from "../sources/listings.schemas";
 import type { deliveryAnswer as webhookDeliveryAnswer, webhookAnswer, webhookWithSecret } from "../webhooks/webhooks.schemas";
 import type { deliveryAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "../sources/sources.schemas";
 

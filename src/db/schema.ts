@@ -368,7 +368,7 @@ export const LISTING_STATES = ["pending", "submitted", "accepted", "unknownSku",
 /**
  * A tracked Sku's quantity and price at one source (decisions 11): what the marketplace last
  * accepted, what is still to send, and why the last send failed. Written only by
- * src/listings/listings.writes.ts.
+ * src/stock/listings.queries.ts.
  */
 export const listings = sqliteTable(
   "listings",
@@ -526,7 +526,7 @@ export const webhookDeliveries = sqliteTable(
 );
 
 /**
- * A store's move to another shard (directory only; src/shards/move.ts): one row per store, the
+ * A store's move to another shard (directory only; src/store-moves/move.ts): one row per store, the
  * latest move, its progress and where a resumed step goes on from.
  */
 export const STORE_MOVE_STATES = ["copying", "switching", "completed", "failed"] as const;
@@ -535,9 +535,9 @@ export const storeMoves = sqliteTable("store_moves", {
   fromShard: text("from_shard").notNull(),
   toShard: text("to_shard").notNull(),
   status: text("status", { enum: STORE_MOVE_STATES }).notNull(),
-  /** The step the move is at (src/shards/move.ts: capture, copy, catch-up, fence, drain, flip, grants, grace, cleanup, done). */
+  /** The step the move is at (src/store-moves/move.ts: capture, copy, catch-up, fence, drain, flip, grants, grace, cleanup, done). */
   phase: text("phase").notNull(),
-  /** Where the copy or the cleanup goes on from: JSON of src/shards/move-copy.ts's cursor. */
+  /** Where the copy or the cleanup goes on from: JSON of src/store-moves/move-copy.ts's cursor. */
   cursor: text("cursor", { mode: "json" }).$type<unknown>(),
   rowsCopied: integer("rows_copied").notNull().default(0),
   changesApplied: integer("changes_applied").notNull().default(0),

@@ -7,8 +7,8 @@ import { ApiError } from "../http/errors";
 import { limitError, limitReached } from "../stores/limits";
 import { findStore, shardUsageOf } from "../stores/stores.queries";
 import { CsvRecordReader, CsvRecordTooLarge } from "./csv";
-import { parseProduct, type ProductInput } from "./product-fields";
-import { countUnknownSkus, ROWS_PER_BATCH, upsertProducts } from "./products.queries";
+import { parseProduct, type ProductInput } from "../products/product-fields";
+import { countUnknownSkus, ROWS_PER_BATCH, upsertProducts } from "../products/products.queries";
 
 /** What an import answers (also its description in the OpenAPI document). */
 export const importSummary = z.object({

@@ -18,11 +18,11 @@ import type { Db } from "../db/client";
 import { storeDbById, storeOfRow } from "../stores/stores.queries";
 import type { FeedRow } from "../db/schema";
 import { randomId } from "../lib/crypto";
-import { pageProducts } from "./products.queries";
+import { pageProducts } from "../products/products.queries";
 import { firstCheckpoint, resumeRun, runSlice, type Checkpoint, type Run } from "./compile-slice";
 import { columnsOf, FeedRows, headerRow } from "./feed-rows";
 import { commitCompile, failCompile, findFeedById, startCompile } from "./feeds.queries";
-import type { FeedColumn } from "./product-fields";
+import type { FeedColumn } from "../products/product-fields";
 import { wakeWebhooks } from "../webhooks/wake";
 
 export interface CompileLimits {

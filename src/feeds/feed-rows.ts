@@ -3,7 +3,7 @@
 // calls it once per product of the catalog; the tests drive it directly.
 import type { FeedIssue, FeedRow, ProductRow } from "../db/schema";
 import { formatRow, type FeedFormat } from "./csv";
-import type { FeedColumn } from "./product-fields";
+import type { FeedColumn } from "../products/product-fields";
 import { TEMPLATES } from "./templates";
 import { columnReaders, type FeedTemplate } from "./templates/template";
 

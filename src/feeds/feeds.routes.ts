@@ -5,7 +5,7 @@ import { requireScope } from "../auth/authorize";
 import type { FeedRow } from "../db/schema";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
-import { createRouter, type AppEnv } from "../http/create-router";
+import { createRouter, type AppEnv } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";

@@ -1,7 +1,7 @@
 // The single description of every feed query and body (wire names), as for orders.
 import { z } from "zod";
 import { caseInsensitiveEnum, pageOrCursor, pagingQuery, positiveInt, sortingQuery } from "../http/query-schemas";
-import { adminProduct, knownField } from "./product-fields";
+import { adminProduct, knownField } from "../products/product-fields";
 import { DEFAULT_TEMPLATE, TEMPLATES } from "./templates";
 
 export const FEED_SORT_FIELDS = ["Name", "DateLastCompiled"] as const;

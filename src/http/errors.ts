@@ -31,7 +31,7 @@ export function storeSwitching(waitMs: number): ApiError {
   });
 }
 
-/** A write a shard refused because its store has switched away (the fence of src/shards/move.ts). */
+/** A write a shard refused because its store has switched away (the fence of src/store-moves/move.ts). */
 export function storeMoved(error: unknown): boolean {
   return error instanceof Error && /store_moved/.test(`${error.message} ${String((error as { cause?: unknown }).cause ?? "")}`);
 }

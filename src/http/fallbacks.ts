@@ -1,7 +1,6 @@
 // What the router answers when no route matched: 410 for a retired path, 405 (with Allow) for a
 // known path with another method, else 404. All as the envelope.
-import type { Hono } from "hono";
-import type { AppEnv } from "./create-router";
+import type { Env as HonoEnv, Hono } from "hono";
 import { ApiError } from "./errors";
 
 /** Paths that once existed and are gone for good (spec 9.2). Any /v0/... is retired too. */
@@ -23,7 +22,7 @@ function compile(path: string): RegExp {
   return new RegExp(`^${body}/?$`);
 }
 
-export function unmatched(app: Hono<AppEnv>) {
+export function unmatched<E extends HonoEnv>(app: Hono<E>) {
   let matchers: Matcher[] | null = null;
   return (path: string, method: string): ApiError => {
     if (RETIRED_ROUTES.some((r) => r.test(path))) {

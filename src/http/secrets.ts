@@ -3,7 +3,6 @@
 // guessable or the sources' credentials readable. Such a deployment answers 503 to everything and
 // logs which secret is wrong, instead of running weakly.
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "./create-router";
 import { ApiError } from "./errors";
 
 /** The fewest bytes a secret may hold (256 bits). */
@@ -43,7 +42,7 @@ export function secretsHold(env: Env): boolean {
   return problems.length === 0;
 }
 
-export const requireSecrets = createMiddleware<AppEnv>(async function requireSecrets(c, next) {
+export const requireSecrets = createMiddleware<{ Bindings: Env }>(async function requireSecrets(c, next) {
   if (!secretsHold(c.env)) {
     // The answer does not say which secret: that is for the operator's log, not for any caller.
     throw new ApiError(

@@ -3,9 +3,8 @@
 import { createMiddleware } from "hono/factory";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./errors";
-import type { AppEnv } from "./create-router";
 
-export const httpsOnly = createMiddleware<AppEnv>(async function httpsOnly(c, next) {
+export const httpsOnly = createMiddleware<{ Bindings: Env }>(async function httpsOnly(c, next) {
   if (new URL(c.req.url).protocol !== "https:") {
     // No redirect: a client that sent its token in clear must learn it.
     throw new ApiError(403, "HTTPS is required. Send the request to the https:// address; plain HTTP is refused.");
@@ -31,7 +30,7 @@ export function accepts(header: string | undefined, types: string[]): boolean {
 const DOWNLOAD_PATH = /^\/v1\/[^/]+\/feeds\/[^/]+\/download\/?$/;
 const PAGE_PATH = /^\/(docs|console)(\/|$)/;
 
-export const acceptJson = createMiddleware<AppEnv>(async function acceptJson(c, next) {
+export const acceptJson = createMiddleware<{ Bindings: Env }>(async function acceptJson(c, next) {
   if (PAGE_PATH.test(c.req.path)) return next();
   const header = c.req.header("accept");
   const wanted = DOWNLOAD_PATH.test(c.req.path) ? FILE_TYPES : JSON_TYPES;
@@ -65,7 +64,7 @@ export function limitBody(maxSize: number) {
  * (the CSV import) keeps what it stored before that point.
  */
 export function limitStreamedBody(maxSize: number) {
-  return createMiddleware<AppEnv>(async function limitStreamedBody(c, next) {
+  return createMiddleware<{ Bindings: Env }>(async function limitStreamedBody(c, next) {
     const declared = c.req.header("content-length");
     if (declared !== undefined) {
       if (Number(declared) > maxSize) throw bodyTooLarge(maxSize);

@@ -2,7 +2,7 @@
 // back fresh (not from this isolate's cache). The switch itself is maintenance.ts.
 import { z } from "zod";
 import { ok } from "../http/envelope";
-import { createRouter } from "../http/create-router";
+import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { readMaintenance, writeMaintenance } from "./maintenance";

@@ -4,7 +4,7 @@
 // be seen (decisions 1: within 10 seconds) while keeping D1 off the hot path.
 import { createMiddleware } from "hono/factory";
 import { directoryDb } from "../db/shards";
-import type { AppEnv } from "../http/create-router";
+import type { AppEnv } from "../app-env";
 import { ApiError } from "../http/errors";
 import { readSetting, writeSetting } from "./settings.queries";
 

@@ -6,7 +6,7 @@ import { requireStore } from "../stores/stores.queries";
 import { storeDb } from "../db/shards";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
-import { createRouter } from "../http/create-router";
+import { createRouter } from "../app-env";
 import { documented, envelope } from "../http/openapi";
 import { validate } from "../http/validate";
 import { isoDateField, toWireDate } from "../lib/dates";

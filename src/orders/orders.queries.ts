@@ -73,7 +73,7 @@ const sortColumn = (sortBy: OrderSortField): string => orders[SORTS[sortBy].key]
  * tie with the last one and have a greater id, then rows with a greater sort value) merged:
  * SQLite seeks a row value `(x, id) > (?, ?)` on x alone and would step through every tie.
  * INDEXED BY pins the index: without statistics the planner would rather read the whole date
- * range and sort it (test/orders.query-plan.test.ts).
+ * range and sort it (test/orders/orders.query-plan.test.ts).
  */
 export function listStatement(
   storeId: string,

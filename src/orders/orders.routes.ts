@@ -3,7 +3,7 @@
 import { requireScope } from "../auth/authorize";
 import { ApiError } from "../http/errors";
 import { ok, okStream } from "../http/envelope";
-import { createRouter } from "../http/create-router";
+import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";

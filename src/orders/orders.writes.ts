@@ -15,7 +15,7 @@ import { isUniqueViolation } from "../db/errors";
 import { orderItems, orders, type OrderRow } from "../db/schema";
 import { deleteRowsOfOrders, enqueueAfterChange } from "../outbox/outbox.queries";
 import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
-import { cancelledAtMarketplace, stockBackByCancelStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../feeds/products.queries";
+import { cancelledAtMarketplace, stockBackByCancelStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../products/products.queries";
 import type { Move } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
 

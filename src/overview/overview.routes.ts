@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { storeDb } from "../db/shards";
 import { ok } from "../http/envelope";
-import { createRouter } from "../http/create-router";
+import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { requireStore } from "../stores/stores.queries";

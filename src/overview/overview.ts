@@ -11,9 +11,9 @@ import { ordersPerSourceDay, ordersPerStatus, ordersTodayAndWeek } from "../orde
 import { ORDER_STATUSES } from "../orders/orders.schemas";
 import { feedsForOverview } from "../feeds/feeds.queries";
 import { listStores, type StoreRow } from "../stores/stores.queries";
-import { readCycles, type CycleSummary } from "../sync/cycle-summary";
-import { countSetAside } from "../source-tables/set-aside.queries";
-import { sourcesForOverview } from "../source-tables/sources.queries";
+import { readCycles, type CycleSummary } from "../sources/cycle-summary";
+import { countSetAside } from "../sources/set-aside.queries";
+import { sourcesForOverview } from "../sources/sources.queries";
 import { toWireDate } from "../lib/dates";
 import type { AttentionItem, FeedHealth, HubOverview, SourceHealth, StoreOverview } from "./overview.schemas";
 

@@ -1,7 +1,7 @@
 // /admin/v1/stores/:storeId/sources[/:sourceId]: a store's marketplace connections, their
 // deliveries and their set-aside orders. Settings are validated by the Type's connector, stored
 // only as AES-GCM ciphertext, and never answered with their secrets (decisions 8; issue 5). The
-// statements live with their tables' owners (src/source-tables/, src/outbox/), the wire forms in
+// statements live with their tables' owners (src/sources/, src/stock/, src/outbox/), the wire forms in
 // sources.wire.ts. Building a connector and retrying set-aside orders are the sync engine's
 // (src/sync/).
 import { z } from "zod";
@@ -12,19 +12,19 @@ import { isUniqueViolation } from "../db/errors";
 import { OUTBOX_STATES } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
-import { createRouter } from "../http/create-router";
+import { createRouter } from "../app-env";
 import { describeIssues, validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { decryptJson, encryptJson, randomId } from "../lib/crypto";
 import { isoDateField } from "../lib/dates";
 import { clearSyncErrors } from "../orders/orders.writes";
 import { countsBySource, failedOrderIds, listEntries, retryFailed } from "../outbox/outbox.queries";
-import { connectorEntry, SOURCE_TYPES } from "../sync/connectors";
-import { memoryStorage } from "../sync/connectors/storage";
-import { buildConnector } from "../sync/cycle";
-import { retrySetAside } from "../sync/importer";
-import { countSetAside, dismissSetAside, listSetAside } from "../source-tables/set-aside.queries";
-import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "../source-tables/sources.queries";
+import { connectorEntry, SOURCE_TYPES } from "../marketplaces/registry";
+import { memoryStorage } from "../marketplaces/storage";
+import { buildConnector } from "../marketplaces/registry";
+import { retrySetAside } from "./imported-page";
+import { countSetAside, dismissSetAside, listSetAside } from "./set-aside.queries";
+import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "./sources.queries";
 import { wakeLater } from "../webhooks/wake";
 import { wireDelivery, wireSetAside, wireSource, type SourceStatus } from "./sources.wire";
 import { createSourceDocument, deliveryAnswer, receivedAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";

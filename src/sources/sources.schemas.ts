@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { OUTBOX_STATES } from "../db/schema";
 import { DELIVERY_KINDS } from "../outbox/outbox.queries";
-import { CONNECTORS, SOURCE_TYPES } from "../sync/connectors";
+import { CONNECTORS, SOURCE_TYPES } from "../marketplaces/registry";
 
 const wireDate = z.string().nullable();
 

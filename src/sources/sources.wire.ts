@@ -3,10 +3,10 @@
 import type { z } from "zod";
 import { toWireDate } from "../lib/dates";
 import type { OutboxCounts, OutboxEntry } from "../outbox/outbox.queries";
-import { readCycles, type CycleSummary } from "../sync/cycle-summary";
-import type { SetAsideRow } from "../source-tables/set-aside.queries";
-import type { SourceType } from "../sync/connectors";
-import type { SourceRow } from "../source-tables/sources.queries";
+import { readCycles, type CycleSummary } from "./cycle-summary";
+import type { SetAsideRow } from "./set-aside.queries";
+import type { SourceType } from "../marketplaces/registry";
+import type { SourceRow } from "./sources.queries";
 import type { cycleAnswer, deliveryAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
 
 export function toWireCycle(s: CycleSummary): z.input<typeof cycleAnswer> {

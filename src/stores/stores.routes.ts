@@ -7,7 +7,7 @@ import { directoryDb, ensureEpoch } from "../db/shards";
 import { placeStore } from "./placement";
 import { ApiError } from "../http/errors";
 import { ok } from "../http/envelope";
-import { createRouter } from "../http/create-router";
+import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { randomId, sha256Hex, toBase64Url } from "../lib/crypto";

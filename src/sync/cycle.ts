@@ -4,16 +4,15 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
 import { countOpen } from "../outbox/outbox.queries";
-import { decryptJson, encryptJson } from "../lib/crypto";
 import { toWireDate } from "../lib/dates";
-import { cappedWait, MarketplaceError, MAX_WAIT_MS, type Connector } from "./connector";
-import { connectorEntry } from "./connectors";
-import { readCycles, type CycleSummary } from "./cycle-summary";
-import type { SourceStorage } from "./connectors/storage";
+import { cappedWait, MarketplaceError, MAX_WAIT_MS, type Connector } from "../marketplaces/connector";
+import { buildConnector } from "../marketplaces/registry";
+import { readCycles, type CycleSummary } from "../sources/cycle-summary";
+import type { SourceStorage } from "../marketplaces/storage";
 import { deliverPending } from "./delivery";
 import { pushListings } from "./listings-push";
 import { importOrders, type ImportProgress } from "./importer";
-import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById, type SourceRow } from "../source-tables/sources.queries";
+import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById } from "../sources/sources.queries";
 import { wakeStoreWebhooks } from "../webhooks/wake";
 import { storeOfRow } from "../stores/stores.queries";
 
@@ -163,25 +162,6 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
     await wakeStoreWebhooks(deps.env, source.storeId).catch((error: unknown) => console.error("waking webhook senders failed", error));
   }
   return summary;
-}
-
-/** The source's connector, built from its decrypted Settings. */
-export async function buildConnector(
-  env: Pick<Env, "SOURCE_SETTINGS_KEY">,
-  source: SourceRow,
-  storage: SourceStorage,
-  clock: () => Date,
-  fetchImpl?: typeof fetch,
-): Promise<Connector> {
-  const entry = connectorEntry(source.type);
-  if (!entry) throw new MarketplaceError(`No connector for Type '${source.type}'.`, null, false);
-  const { pushStock, ...settings } = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
-  const useFetch = fetchImpl ?? (((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init)) as typeof fetch);
-  const key = env.SOURCE_SETTINGS_KEY;
-  const secrets = { seal: (value: string) => encryptJson(key, value), open: (sealed: string) => decryptJson<string>(key, sealed) };
-  const connector = entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock, secrets }, storage);
-  // Settings.pushStock is the core's, not the connector's: false makes the source import-only.
-  return pushStock === false ? Object.create(connector, { listings: { value: undefined } }) as Connector : connector;
 }
 
 /** A D1Database that counts the statements prepared through it (what the benchmark reports). */

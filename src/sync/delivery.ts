@@ -34,7 +34,7 @@ import {
   type DeliveryOrder,
   type DeliveryOutcome,
   type EarlierDelivery,
-} from "./connector";
+} from "../marketplaces/connector";
 
 export const MAX_ATTEMPTS = 8;
 export const BASE_DELAY_MS = 5 * 60_000;

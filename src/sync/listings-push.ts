@@ -6,7 +6,7 @@
 // marketplace accepted is never sent again unless it changes. A marketplace with a bulk route
 // answered later (Walmart's feeds) takes a cycle's many due Skus as one submission: they are
 // recorded submitted with its reference, and later cycles ask for the outcome (checkSubmissions).
-import { MarketplaceError, type ListingOutcome, type ListingsPush, type ListingsSubmission, type ListingUpdate } from "./connector";
+import { MarketplaceError, type ListingOutcome, type ListingsPush, type ListingsSubmission, type ListingUpdate } from "../marketplaces/connector";
 import {
   dueListings,
   openSubmissions,
@@ -18,7 +18,7 @@ import {
   submittedListings,
   type DueListing,
   type RecordedOutcome,
-} from "../source-tables/listings.queries";
+} from "../stock/listings.queries";
 
 /** Plan statements one cycle runs at most (the rest is planned by the next cycle). */
 const MAX_PLAN_STATEMENTS = 40;

@@ -4,8 +4,8 @@
 // cycles in its own request and answers their summaries, and queues a larger one's.
 import { shardDb, shardNames } from "../db/shards";
 import { emptySummary } from "./cycle";
-import type { CycleSummary } from "./cycle-summary";
-import { enabledSources } from "../source-tables/sources.queries";
+import type { CycleSummary } from "../sources/cycle-summary";
+import { enabledSources } from "../sources/sources.queries";
 import { enqueueSources, SEND_BATCH, type SourceRef } from "./sync-queue";
 
 export interface SyncSummary {

@@ -6,10 +6,10 @@
 // not the service's data (Retry-After pauses, what a connector keeps, such as what the simulated
 // marketplace received, and which cron slot ran last).
 import { DurableObject } from "cloudflare:workers";
-import { connectorEntry } from "./connectors";
-import { kvStorage } from "./connectors/storage";
+import { connectorEntry } from "../marketplaces/registry";
+import { kvStorage } from "../marketplaces/storage";
 import { runSourceCycle } from "./cycle";
-import type { CycleSummary } from "./cycle-summary";
+import type { CycleSummary } from "../sources/cycle-summary";
 import { isNewSlot } from "./sync-queue";
 
 const SOURCE_ID = "sync:sourceId";

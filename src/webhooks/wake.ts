@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import { shardDb, shardNames } from "../db/shards";
 import { storeDbById } from "../stores/stores.queries";
-import type { AppEnv } from "../http/create-router";
+import type { AppEnv } from "../app-env";
 import { endpointsWithPending } from "./webhook-deliveries.queries";
 
 /** Wakes each endpoint's sender. A failure is only logged: the cron's sweep wakes it later. */

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { storeDb } from "../db/shards";
-import { createRouter } from "../http/create-router";
+import { createRouter } from "../app-env";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import { documented, envelope } from "../http/openapi";

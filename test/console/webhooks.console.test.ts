@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, insert, storeWithToken } from "../helpers/api";
 import { createWebhook, deliverAt, deliveries, webhook } from "../helpers/webhooks";
-import { installReceiver, receiver, until, verified } from "../fakes/webhook-receiver";
+import { installReceiver, receiver, until, verified } from "../webhooks/webhook-receiver";
 import { collect, definitionLists, send, signIn, tableRows } from "./helpers";
 
 beforeAll(installReceiver);

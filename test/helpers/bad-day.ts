@@ -7,7 +7,7 @@
 import { expect, it, vi } from "vitest";
 import { admin, storeWithToken } from "./api";
 import { createSource, fireCron, listOrders, MINUTE } from "./sync";
-import { badDay, followingFetch, forbiddenHost, type AnswerFault, type FaultHelpers, type FaultPlace } from "../fakes/faults";
+import { badDay, followingFetch, forbiddenHost, type AnswerFault, type FaultHelpers, type FaultPlace } from "../marketplaces/fake-kit/faults";
 
 export interface FakeOnABadDay extends FaultHelpers {
   fetch: typeof fetch;

@@ -1,7 +1,7 @@
 // What a connector call rejected with, for the connector tests: the test fails unless it is a
 // MarketplaceError (a connector never lets another error out of a marketplace call).
 import { expect } from "vitest";
-import { MarketplaceError } from "../../src/sync/connector";
+import { MarketplaceError } from "../../src/marketplaces/connector";
 
 export async function rejection(promise: Promise<unknown>): Promise<MarketplaceError> {
   const error = await promise.then(

@@ -4,15 +4,15 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, storeWithToken } from "../helpers/api";
 import { createSource, fireCron, listOrders, MINUTE, received, simulatedWindow, type WireOrder } from "../helpers/sync";
-import { createShopifyFake, SHOPIFY_FAKE_SHOP, SHOPIFY_FAKE_TOKEN, type ShopifyFake } from "../fakes/shopify-fake";
-import { shopifyOrder } from "../fakes/shopify-fixtures";
+import { createShopifyFake, SHOPIFY_FAKE_SHOP, SHOPIFY_FAKE_TOKEN, type ShopifyFake } from "../marketplaces/shopify/shopify-fake";
+import { shopifyOrder } from "../marketplaces/shopify/shopify-fixtures";
 import { putInventory, putStock, quantities } from "./helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** What the simulated marketplace sells (src/sync/connectors/simulated/simulated.orders.ts). */
+/** What the simulated marketplace sells (src/marketplaces/simulated/simulated.orders.ts). */
 const SKUS = ["MUG-BLU-12", "TEE-BLK-M", "BTL-STL-750", "LMP-DSK-LED", "BAG-CNV-TOTE", "NTB-A5-DOT", "CBL-USBC-2M", "SCK-WOOL-L", "CND-SOY-LAV", "PLN-CER-S", "HDP-BT-NC", "KTL-ELC-1L"];
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 

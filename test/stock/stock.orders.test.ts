@@ -5,7 +5,7 @@ import { call, insert, storeWithToken } from "../helpers/api";
 import { createSource, cycleAt, listOrders, patchSource, simulatedWindow } from "../helpers/sync";
 import { putStock, quantities, quantityOf } from "./helpers";
 
-/** What the simulated marketplace sells (src/sync/connectors/simulated/simulated.orders.ts). */
+/** What the simulated marketplace sells (src/marketplaces/simulated/simulated.orders.ts). */
 const SIMULATED_SKUS = ["MUG-BLU-12", "TEE-BLK-M", "BTL-STL-750", "LMP-DSK-LED", "BAG-CNV-TOTE", "NTB-A5-DOT", "CBL-USBC-2M", "SCK-WOOL-L", "CND-SOY-LAV", "PLN-CER-S", "HDP-BT-NC", "KTL-ELC-1L"];
 
 const lines = (...items: [string, number][]) => items.map(([Sku, Quantity]) => ({ Sku, Name: Sku, Quantity, UnitPrice: 5 }));

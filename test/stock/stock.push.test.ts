@@ -155,7 +155,7 @@ describe("stock and price to the simulated marketplace", () => {
   });
 
   // Every marketplace takes stock now (Etsy was the last), so NotApplicable has no source type to
-  // show it; an Amazon source answers Enabled (an Etsy one: test/stock/etsy.listings.test.ts).
+  // show it; an Amazon source answers Enabled (an Etsy one: test/marketplaces/etsy/etsy.listings.test.ts).
   it("answers Enabled for an Amazon source, and 404 for an unknown source", async () => {
     const { storeId } = await storeWithToken();
     const sourceId = await createSource(storeId, {

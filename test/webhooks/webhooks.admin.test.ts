@@ -7,7 +7,7 @@ import { admin, call, insert, storeWithToken } from "../helpers/api";
 import { countEverywhere, storeD1 } from "../helpers/shards";
 import { fireCron } from "../helpers/sync";
 import { createWebhook, deliverAt, deliveries } from "../helpers/webhooks";
-import { installReceiver, receiver, until, verified } from "../fakes/webhook-receiver";
+import { installReceiver, receiver, until, verified } from "./webhook-receiver";
 
 beforeAll(installReceiver);
 

@@ -7,7 +7,7 @@ import { dueDeliveries, nextDue } from "../../src/webhooks/webhook-deliveries.qu
 import { storeWithToken } from "../helpers/api";
 import { storeD1, storeDrizzle } from "../helpers/shards";
 import { createWebhook, deliverAt, deliveries } from "../helpers/webhooks";
-import { installReceiver, receiver, verified } from "../fakes/webhook-receiver";
+import { installReceiver, receiver, verified } from "./webhook-receiver";
 
 beforeAll(installReceiver);
 

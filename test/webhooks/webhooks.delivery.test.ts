@@ -9,7 +9,7 @@ import { admin, call, insert, storeWithToken } from "../helpers/api";
 import { d1, DATABASES } from "../helpers/shards";
 import { fireCron } from "../helpers/sync";
 import { createWebhook, deliverAt, deliveries, webhook, type Delivery } from "../helpers/webhooks";
-import { installReceiver, receiver, until, verified, type ReceivedWebhook } from "../fakes/webhook-receiver";
+import { installReceiver, receiver, until, verified, type ReceivedWebhook } from "./webhook-receiver";
 
 beforeAll(installReceiver);
 

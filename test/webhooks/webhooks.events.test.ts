@@ -5,7 +5,7 @@ import { admin, call, insert, storeWithToken } from "../helpers/api";
 import { countEverywhere } from "../helpers/shards";
 import { createSource, cycleAt, patchSource, simulatedWindow } from "../helpers/sync";
 import { createWebhook, deliverAt, deliveries } from "../helpers/webhooks";
-import { installReceiver, receiver, until, verified } from "../fakes/webhook-receiver";
+import { installReceiver, receiver, until, verified } from "./webhook-receiver";
 
 beforeAll(installReceiver);
 

@@ -2,7 +2,7 @@
 // one public client reads `id`); the rules follow Google's product data specification: title,
 // description, link, image_link, price and availability required, URLs absolute, price with its
 // currency (`12.50 USD`), availability one of Google's four words.
-import { productValue } from "../product-fields";
+import { productValue } from "../../products/product-fields";
 import { GTIN_DIGITS, isAbsoluteHttpUrl, type FeedTemplate } from "./template";
 
 export const GOOGLE_AVAILABILITY = ["in_stock", "out_of_stock", "preorder", "backorder"] as const;

@@ -2,7 +2,7 @@
 // which products the channel would refuse or accept with a complaint, and how the channel spells
 // a value), and the checks several channels' published field lists share.
 import type { ProductRow } from "../../db/schema";
-import { productValue, type FeedColumn } from "../product-fields";
+import { productValue, type FeedColumn } from "../../products/product-fields";
 
 export interface Verdict {
   /** The channel would refuse the product: its row is left out of the file. */

@@ -1,0 +1,318 @@
+// The one interface every marketplace connector implements, and the only vocabulary the sync
+// core and a connector share. Everything marketplace-specific (URLs, auth, payload shapes,
+// status names, pacing) stays inside src/marketplaces/<type>/.
+import { MAX_RETRY_AFTER_MS } from "../lib/retry-after";
+
+/** An order as a connector hands it to the importer, in the service's own vocabulary. */
+export interface ImportedOrder {
+  /** The marketplace's own order number (OrderSourceOrderNumber). */
+  sourceOrderNumber: string;
+  /** The marketplace's customer-facing order number, when it has a second one. */
+  sourceCustomerOrderNumber: string | null;
+  /** The marketplace's status word, stored as SourceOrderStatus (e.g. "Created", "Acknowledged"). */
+  sourceOrderStatus: string;
+  createdAt: Date;
+  buyerEmail: string;
+  buyerPhone: string;
+  buyerUserId: string | null;
+  shipTo: {
+    firstName: string;
+    lastName: string;
+    companyName: string | null;
+    street1: string;
+    street2: string;
+    city: string;
+    stateOrProvince: string;
+    postalCode: string;
+    country: string;
+  };
+  shippingMethod: string;
+  shippingServiceName: string;
+  shippingServiceValue: string;
+  paymentType: string | null;
+  paymentTransactionId: string | null;
+  isPrime: boolean;
+  subTotal: number;
+  shippingTotal: number;
+  shippingTaxTotal: number;
+  giftWrapTotal: number;
+  giftWrapTaxTotal: number;
+  grandTotal: number;
+  items: ImportedOrderItem[];
+  /**
+   * Small facts of the marketplace's own that later deliveries of this order need (eBay's
+   * legacyOrderId, Amazon's fulfillment channel, a GraphQL id). Kept with the order, never shown
+   * to clients, handed back in DeliveryOrder.sourceData. At most a few hundred bytes.
+   */
+  sourceData?: Record<string, string>;
+}
+
+export interface ImportedOrderItem {
+  /** The marketplace's line id (Walmart lineNumber, eBay lineItemId, Amazon orderItemId); needed to ship or cancel that line. */
+  sourceLineId: string;
+  sku: string;
+  name: string;
+  quantity: number;
+  unitPrice: number;
+  saleTaxCost: number;
+  /** A decimal amount as a string, as the interface reports it. */
+  discount: string;
+}
+
+/** An order the connector could not turn into an ImportedOrder: set aside, not retried forever. */
+export interface SetAsideOrder {
+  sourceOrderNumber: string;
+  /** What is wrong, for the operator ("line 2 has no SKU"). */
+  reason: string;
+  /** The marketplace's own record as it came (the core keeps at most 64 KiB of its JSON). */
+  record: unknown;
+}
+
+export interface OrderPage {
+  orders: ImportedOrder[];
+  /** Orders of this page that could not be mapped; the rest of the page is imported. */
+  setAside: SetAsideOrder[];
+  /** Opaque; pass back to fetch the next page. null when this was the last page. */
+  nextCursor: string | null;
+}
+
+/**
+ * The window one import fetches: orders created or changed at or after `since` and before
+ * `until`. `until` is fixed for the whole import (so offset pages stay stable while orders change)
+ * and becomes the source's next cursor once every page is imported.
+ */
+export interface ImportWindow {
+  since: Date;
+  until: Date;
+}
+
+/** What a delivery needs to know of the order it concerns. */
+export interface DeliveryOrder {
+  sourceOrderNumber: string;
+  sourceCustomerOrderNumber: string | null;
+  sellerOrderNumber: string | null;
+  /** ImportedOrder.sourceData as it was stored ({} for an inserted order). */
+  sourceData: Record<string, string>;
+  lines: DeliveryLine[];
+}
+
+export interface DeliveryLine {
+  sourceLineId: string;
+  sku: string;
+  quantity: number;
+}
+
+export interface Shipment {
+  trackingNumber: string | null;
+  carrier: string | null;
+  shippingMethod: string | null;
+  shippedAt: Date;
+  /** The lines and quantities this shipment covers (today every line of the order). */
+  lines: { sourceLineId: string; quantity: number }[];
+}
+
+/** An earlier delivery of the same order, as its outcome left it (oldest first). */
+export interface EarlierDelivery {
+  kind: DeliveryKind;
+  state: "delivered" | "notApplicable";
+  /** The marketplace's reference of it (a fulfillment id, a feed id), when it gave one. */
+  reference: string | null;
+}
+
+export type DeliveryKind = "acknowledge" | "ship" | "cancel";
+
+interface DeliveryBase {
+  /** The outbox row's id: unique and stable across retries. */
+  id: number;
+  /**
+   * Derived from the delivery only (`<sourceId>-<id>`): the idempotency key or message id to send
+   * wherever the marketplace takes one, so that a repeated call is harmless.
+   */
+  idempotencyKey: string;
+  order: DeliveryOrder;
+  earlier: EarlierDelivery[];
+}
+
+export type Delivery =
+  | (DeliveryBase & { kind: "acknowledge"; sellerOrderNumber: string | null })
+  | (DeliveryBase & { kind: "ship"; shipment: Shipment })
+  | (DeliveryBase & { kind: "cancel"; reason: string });
+
+export type AcknowledgeDelivery = Extract<Delivery, { kind: "acknowledge" }>;
+export type ShipDelivery = Extract<Delivery, { kind: "ship" }>;
+export type CancelDelivery = Extract<Delivery, { kind: "cancel" }>;
+
+/** What a marketplace made of one delivery. A failure is a thrown MarketplaceError instead. */
+export type DeliveryOutcome =
+  /** Taken. `reference` is kept (a fulfillment id); `warning` is shown with the delivery (an unknown carrier passed as given). */
+  | { state: "delivered"; reference?: string | null; warning?: string | null }
+  /** Accepted for later processing: later cycles ask checkSubmitted(reference); later rows of the order wait. */
+  | { state: "submitted"; reference: string }
+  /** The marketplace has no such operation for this order: completed, never failed or retried. */
+  | { state: "notApplicable"; reason: string };
+
+/** What the marketplace says of a submitted delivery when asked again. */
+export type SubmissionStatus =
+  | { state: "pending" }
+  | { state: "delivered"; reference?: string | null; warning?: string | null }
+  | { state: "rejected"; message: string };
+
+/** The operations a marketplace has. A delivery needing one it lacks is NotApplicable. */
+export interface Capabilities {
+  acknowledge: boolean;
+  ship: boolean;
+  /** Ship only some lines of an order (or some of a line's quantity). */
+  shipLines: boolean;
+  cancel: boolean;
+  /** Cancel only some lines of an order. */
+  cancelLines: boolean;
+}
+
+export interface Connector {
+  readonly capabilities: Capabilities;
+  /**
+   * How long after a change the marketplace's search reliably shows it (Amazon: 2 minutes). The
+   * import window ends this long before the cycle's start. 0 when none.
+   */
+  readonly settleMs?: number;
+  /**
+   * One page of the window. `cursor` is null for the first page and then whatever the previous
+   * page returned. Orders that cannot be mapped go to `setAside`, never thrown.
+   */
+  fetchOrders(window: ImportWindow, cursor: string | null): Promise<OrderPage>;
+  /** Maps a set-aside record again (the operator's retry): the order, or a SetAsideOrder saying why not. */
+  remap(record: unknown): ImportedOrder | SetAsideOrder;
+  /** A reason when this order cannot take this delivery at all (Amazon: an order Amazon fulfils), else null. */
+  notApplicable?(delivery: Delivery): string | null;
+  acknowledge(delivery: AcknowledgeDelivery): Promise<DeliveryOutcome>;
+  ship(delivery: ShipDelivery): Promise<DeliveryOutcome>;
+  cancel(delivery: CancelDelivery): Promise<DeliveryOutcome>;
+  /**
+   * Optional: several deliveries in one marketplace call (Amazon's feeds). The core hands over
+   * at most `batchSize` due rows of one kind, at most one per order, and records every outcome
+   * before the next call. A row missing from the answer is retried later.
+   */
+  readonly batch?: {
+    kinds: DeliveryKind[];
+    size: number;
+    deliver(deliveries: Delivery[]): Promise<Map<number, DeliveryOutcome | MarketplaceError>>;
+  };
+  /** Asks for the result of a submitted delivery. Required when the connector answers `submitted`. */
+  checkSubmitted?(delivery: Delivery, reference: string): Promise<SubmissionStatus>;
+  /** Optional: the marketplace takes each Sku's quantity and price (decisions 11; src/sync/listings-push.ts). */
+  readonly listings?: ListingsPush;
+}
+
+/**
+ * One Sku's values to send. A null field has not changed since the marketplace last accepted it
+ * and is not sent. The marketplace's SKU is the product's Sku.
+ */
+export interface ListingUpdate {
+  sku: string;
+  quantity: number | null;
+  price: number | null;
+  /** The product's Currency (USD when the catalog has none). */
+  currency: string;
+}
+
+/** What the marketplace made of one Sku of a push. A whole-call failure is a thrown MarketplaceError instead. */
+export type ListingOutcome =
+  /** Both values sent are taken. */
+  | { state: "accepted" }
+  /** The marketplace has no listing with this SKU: reported, not sent again until the values change. */
+  | { state: "unknownSku"; message: string }
+  /** Refused for good (a value the marketplace cannot take); the parts it took are said. */
+  | { state: "refused"; message: string; quantityAccepted?: boolean; priceAccepted?: boolean }
+  /**
+   * Failed for now: sent again in a later cycle, a few times at most. With `error` (a call that
+   * failed after part of the Sku was taken), the cycle stops there as if the push had thrown it.
+   */
+  | { state: "retry"; message: string; quantityAccepted?: boolean; priceAccepted?: boolean; error?: MarketplaceError };
+
+export interface ListingsPush {
+  /** Most Skus one push takes: the marketplace's largest batch. */
+  readonly batchSize: number;
+  /** Most pushes one cycle makes: what the marketplace's rate limit allows in a cycle. */
+  readonly pushesPerCycle: number;
+  /**
+   * Sends the batch and answers each Sku's outcome (one missing is retried). The core records
+   * every outcome before the next push, so a cycle cut off repeats at most this push; values
+   * are absolute, so a repeat is harmless.
+   */
+  push(updates: ListingUpdate[]): Promise<Map<string, ListingOutcome>>;
+  /** Optional: a bulk route answered later (Walmart's feeds), for cycles with many Skus due. */
+  readonly submission?: ListingsSubmission;
+}
+
+/**
+ * A bulk route whose outcome the marketplace reports after processing. A cycle with more than
+ * `threshold` Skus due sends up to `size` of them as one submission (one at most a cycle); the
+ * core records them `submitted` with the reference before anything else, and later cycles ask
+ * `check` until each Sku has an outcome. A submission unanswered for a day is sent again.
+ */
+export interface ListingsSubmission {
+  readonly threshold: number;
+  readonly size: number;
+  /**
+   * Sends the Skus. `sent` holds what went out (a value the route cannot take left out, or the
+   * Sku left out with its outcome in `outcomes`). Throws a MarketplaceError when nothing was taken.
+   */
+  submit(updates: ListingUpdate[]): Promise<{ reference: string; sent: ListingUpdate[]; outcomes: Map<string, ListingOutcome> }>;
+  /** The outcome of each of `skus` (still submitted under it) once processed; null while it still processes. */
+  check(reference: string, skus: string[]): Promise<Map<string, ListingOutcome> | null>;
+}
+
+/** The longest wait a marketplace can ask for (decisions 6): a longer Retry-After counts as this. */
+export const MAX_MARKETPLACE_WAIT_MS = MAX_RETRY_AFTER_MS;
+
+/**
+ * A marketplace call that failed. `retryable` is false for answers that will not change on a
+ * retry (400-class validation errors); `retryAfterMs` carries a 429's Retry-After (or the wait a
+ * connector's own pacing asks for), held to 0..one hour whatever a marketplace sent, so that no
+ * date built from it is out of range.
+ */
+export class MarketplaceError extends Error {
+  readonly retryAfterMs: number | null;
+
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly retryable: boolean,
+    retryAfterMs: number | null = null,
+  ) {
+    super(message);
+    this.name = "MarketplaceError";
+    this.retryAfterMs =
+      retryAfterMs === null ? null : Number.isNaN(retryAfterMs) ? MAX_MARKETPLACE_WAIT_MS : Math.min(MAX_MARKETPLACE_WAIT_MS, Math.max(0, Math.round(retryAfterMs)));
+  }
+}
+
+/**
+ * The longest wait a marketplace can impose (decisions 6): its Retry-After, or a connector's own
+ * pacing, counts for at most this long, so no answer can stop a source for good.
+ */
+export const MAX_WAIT_MS = 60 * 60_000;
+
+/** A marketplace's wait, capped (a Retry-After of 9e12 s is no date at all). */
+export function cappedWait(ms: number | null): number {
+  return ms === null || !(ms > 0) ? 0 : Math.min(ms, MAX_WAIT_MS);
+}
+
+/** What a connector factory receives: the source's decrypted settings and a fetch to use. */
+export interface ConnectorContext {
+  sourceId: string;
+  settings: Record<string, unknown>;
+  fetch: typeof fetch;
+  now: () => Date;
+  /**
+   * Seals what a connector keeps of a secret in the source's storage (Etsy's rotating refresh
+   * token) with the key the source's Settings are encrypted with.
+   */
+  secrets?: SecretSealer;
+}
+
+export interface SecretSealer {
+  seal(value: string): Promise<string>;
+  /** Throws when the value was not sealed with this key. */
+  open(sealed: string): Promise<string>;
+}

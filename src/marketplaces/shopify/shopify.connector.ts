@@ -1,0 +1,376 @@
+// Shopify through its GraphQL Admin API (2026-01), built from the schema extract and the notes in
+// ../shared/reference/shopify/ and ../shared/reference/README.md. The REST Admin API is legacy and
+// not used. Import pages `orders` by updated_at; a shipment becomes fulfillmentCreate over the
+// order's open fulfillment orders (or fulfillmentTrackingInfoUpdate when it corrects an earlier
+// one); a cancellation is orderCancel, a job the delivery waits for; there is no acknowledgement.
+// Its documents are shopify.graphql.ts's, each call goes through shopify.client.ts.
+import {
+  MarketplaceError,
+  type CancelDelivery,
+  type Connector,
+  type ConnectorContext,
+  type Delivery,
+  type DeliveryOrder,
+  type DeliveryOutcome,
+  type ImportWindow,
+  type OrderPage,
+  type ShipDelivery,
+  type SubmissionStatus,
+} from "../connector";
+import { readOrder, splitPage, Unmappable, type OrderReader } from "../kit/orders-page";
+import { pageGuard } from "../kit/paging";
+import { connectorSettings } from "../kit/settings";
+import type { SourceStorage } from "../storage";
+import { shopifyGraphql } from "./shopify.client";
+import { shopifyListings } from "./shopify.listings";
+import {
+  FULFILLMENT_CREATE_MUTATION,
+  FULFILLMENT_ORDER_LINES_QUERY,
+  FULFILLMENT_STATE_QUERY,
+  ORDER_CANCEL_MUTATION,
+  ORDER_CANCELLED_QUERY,
+  ORDER_LINES_QUERY,
+  ORDERS_QUERY,
+  TRACKING_UPDATE_MUTATION,
+} from "./shopify.graphql";
+import {
+  MAX_LINES_PER_ORDER,
+  describeUserErrors,
+  earlierFulfillmentIds,
+  fulfillmentsWithTracking,
+  hasTracking,
+  orderGidOf,
+  ordersSearchQuery,
+  planFulfillment,
+  shopifyOrderReader,
+  trackingInputOf,
+  type FulfillmentOrderState,
+} from "./shopify.mapping";
+import { shopifySettingsSchema } from "./shopify.settings";
+import type {
+  ShopifyFulfillment,
+  ShopifyFulfillmentCreateData,
+  ShopifyFulfillmentInput,
+  ShopifyFulfillmentOrderLineItem,
+  ShopifyFulfillmentOrderLinesData,
+  ShopifyFulfillmentStateData,
+  ShopifyOrder,
+  ShopifyOrderCancelData,
+  ShopifyOrderCancelledData,
+  ShopifyOrderLinesData,
+  ShopifyPageInfo,
+  ShopifyOrdersData,
+  ShopifyTrackingInput,
+  ShopifyTrackingUpdateData,
+  ShopifyUserError,
+} from "./shopify.types";
+
+/** A cancellation job that has not cancelled the order by then is reported as failed. */
+const CANCEL_JOB_TIMEOUT_MS = 60 * 60_000;
+/** Pages of an order's fulfilment state (5 fulfillment orders, or 50 of one's lines, a page) one shipment reads at most. */
+const MAX_FULFILLMENT_STATE_PAGES = 40;
+/** Pages of more line items one order reads at most (50 a page; the order is set aside past 500 lines). */
+const MAX_LINE_PAGES = 12;
+
+const ACKNOWLEDGE_REASON =
+  "Shopify has no acknowledgement of an order: its orders are open for fulfilment as they arrive";
+
+export interface ShopifyConnectorOptions {
+  /** How the connector waits for its bucket to refill (tests pass one that moves their clock). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createShopifyConnector(
+  ctx: ConnectorContext,
+  storage: SourceStorage,
+  options: ShopifyConnectorOptions = {},
+): Connector {
+  const settings = connectorSettings(shopifySettingsSchema, ctx, "Shopify");
+  const sleep = options.sleep ?? realSleep;
+  const now = () => ctx.now().getTime();
+  const graphql = shopifyGraphql(ctx, storage, settings, sleep);
+
+  function userErrorsFailure(operation: string, errors: ShopifyUserError[]): MarketplaceError {
+    // INTERNAL_ERROR is Shopify's own trouble (OrderCancelUserErrorCode); every other refusal stands.
+    const retryable = errors.every((e) => e.code === "INTERNAL_ERROR");
+    return new MarketplaceError(`Shopify ${operation} refused: ${describeUserErrors(errors)}`, 200, retryable);
+  }
+
+  function orderGid(order: DeliveryOrder): string {
+    const gid = orderGidOf(order);
+    if (gid === null) {
+      throw new MarketplaceError(
+        `Shopify order ${order.sourceOrderNumber} has no Shopify id: an order inserted under this source's name must carry Shopify's numeric order id as OrderSourceOrderNumber`,
+        null,
+        false,
+      );
+    }
+    return gid;
+  }
+
+  /**
+   * Fetches the rest of an order's line items into it (the page query brings the first few).
+   * Answers why they cannot all be read (a next-page cursor that repeats or never ends), else null.
+   */
+  async function completeLines(order: ShopifyOrder): Promise<string | null> {
+    const lines = order.lineItems;
+    if (typeof order.id !== "string" || !lines?.pageInfo?.hasNextPage) return null;
+    const nodes = [...arrayOf(lines.nodes)];
+    let pageInfo: ShopifyPageInfo | null = lines.pageInfo;
+    const nextPage = pageGuard(`Shopify order ${order.id}'s line items`, MAX_LINE_PAGES);
+    let unreadable: string | null = null;
+    while (pageInfo?.hasNextPage && pageInfo.endCursor && nodes.length <= MAX_LINES_PER_ORDER) {
+      try {
+        nextPage(pageInfo.endCursor);
+      } catch (error) {
+        unreadable = (error as Error).message;
+        break;
+      }
+      const data: ShopifyOrderLinesData = await graphql("ShopifyOrderLines", ORDER_LINES_QUERY, { id: order.id, after: pageInfo.endCursor });
+      const more = data.order?.lineItems;
+      if (!more) break;
+      nodes.push(...arrayOf(more.nodes));
+      pageInfo = more.pageInfo ?? null;
+    }
+    order.lineItems = { pageInfo: { hasNextPage: Boolean(pageInfo?.hasNextPage), endCursor: pageInfo?.endCursor ?? null }, nodes };
+    return unreadable;
+  }
+
+  interface FulfillmentState {
+    cancelledAt: string | null;
+    fulfillmentOrders: FulfillmentOrderState[];
+    fulfillments: ShopifyFulfillment[];
+  }
+
+  async function fulfillmentState(gid: string, label: string): Promise<FulfillmentState> {
+    const state: FulfillmentState = { cancelledAt: null, fulfillmentOrders: [], fulfillments: [] };
+    const nextPage = pageGuard(`Shopify order ${label}'s fulfillment orders`, MAX_FULFILLMENT_STATE_PAGES);
+    let after: string | null = null;
+    do {
+      const data: ShopifyFulfillmentStateData = await graphql("ShopifyFulfillmentState", FULFILLMENT_STATE_QUERY, { id: gid, after });
+      const order = data.order;
+      if (!order) throw new MarketplaceError(`Shopify has no order ${label} (${gid})`, 200, false);
+      state.cancelledAt = order.cancelledAt ?? null;
+      state.fulfillments = arrayOf(order.fulfillments).filter((f) => typeof f === "object" && f !== null);
+      const connection = order.fulfillmentOrders;
+      for (const fo of arrayOf(connection?.nodes)) {
+        if (typeof fo?.id !== "string") continue;
+        const lines = [...arrayOf(fo.lineItems?.nodes)];
+        let pageInfo = fo.lineItems?.pageInfo ?? null;
+        while (pageInfo?.hasNextPage && pageInfo.endCursor) {
+          nextPage(`${fo.id} ${pageInfo.endCursor}`);
+          const more: ShopifyFulfillmentOrderLinesData = await graphql("ShopifyFulfillmentOrderLines", FULFILLMENT_ORDER_LINES_QUERY, {
+            id: fo.id,
+            after: pageInfo.endCursor,
+          });
+          lines.push(...arrayOf(more.fulfillmentOrder?.lineItems?.nodes));
+          pageInfo = more.fulfillmentOrder?.lineItems?.pageInfo ?? null;
+        }
+        state.fulfillmentOrders.push({
+          id: fo.id,
+          status: fo.status ?? "",
+          actions: arrayOf(fo.supportedActions).map((a) => String(a?.action ?? "")),
+          lines: lines
+            .filter((l): l is ShopifyFulfillmentOrderLineItem & { id: string } => typeof l?.id === "string")
+            .map((l) => ({
+              id: l.id,
+              sku: typeof l.sku === "string" ? l.sku : "",
+              remainingQuantity: Number.isInteger(l.remainingQuantity) ? (l.remainingQuantity as number) : 0,
+              lineItemId: typeof l.lineItem?.id === "string" ? l.lineItem.id : "",
+            })),
+        });
+      }
+      after = connection?.pageInfo?.hasNextPage ? (connection.pageInfo.endCursor ?? null) : null;
+      if (after !== null) nextPage(after);
+    } while (after !== null);
+    return state;
+  }
+
+  async function createFulfillment(input: ShopifyFulfillmentInput): Promise<string> {
+    const data = await graphql<ShopifyFulfillmentCreateData>("ShopifyFulfillmentCreate", FULFILLMENT_CREATE_MUTATION, { fulfillment: input });
+    const payload = data.fulfillmentCreate;
+    if (payload?.userErrors?.length) throw userErrorsFailure("fulfillmentCreate", payload.userErrors);
+    const id = payload?.fulfillment?.id;
+    if (!id) throw new MarketplaceError("Shopify fulfillmentCreate: the answer names no fulfillment", 200, true);
+    return id;
+  }
+
+  async function updateTracking(fulfillmentId: string, tracking: ShopifyTrackingInput): Promise<void> {
+    const data = await graphql<ShopifyTrackingUpdateData>("ShopifyTrackingUpdate", TRACKING_UPDATE_MUTATION, {
+      fulfillmentId,
+      trackingInfoInput: tracking,
+      notifyCustomer: settings.notifyCustomer,
+    });
+    const payload = data.fulfillmentTrackingInfoUpdate;
+    if (payload?.userErrors?.length) throw userErrorsFailure("fulfillmentTrackingInfoUpdate", payload.userErrors);
+  }
+
+  async function ship(delivery: ShipDelivery): Promise<DeliveryOutcome> {
+    const { order, shipment } = delivery;
+    const label = order.sourceCustomerOrderNumber ?? order.sourceOrderNumber;
+    const gid = orderGid(order);
+    const state = await fulfillmentState(gid, label);
+    if (state.cancelledAt) {
+      throw new MarketplaceError(`Shopify order ${label} was cancelled in Shopify at ${state.cancelledAt}: there is nothing to fulfil`, 200, false);
+    }
+    const plan = planFulfillment(order, shipment, state.fulfillmentOrders);
+    if (plan.unknownLines.length > 0) {
+      throw new MarketplaceError(`Shopify order ${label} has no line item ${plan.unknownLines.join(", ")}`, 200, false);
+    }
+    if (plan.refused.length > 0) {
+      const fo = plan.refused[0]!;
+      throw new MarketplaceError(
+        `Shopify order ${label}: fulfillment order ${fo.fulfillmentOrderId} (${fo.status}) cannot be fulfilled by this app (another fulfillment service holds it)`,
+        200,
+        false,
+      );
+    }
+    if (plan.waiting.length > 0) {
+      // On hold or scheduled: the merchant or Shopify releases it later; the whole shipment waits.
+      const fo = plan.waiting[0]!;
+      throw new MarketplaceError(`Shopify order ${label}: fulfillment order ${fo.fulfillmentOrderId} is ${fo.status}`, 200, true);
+    }
+    const tracking = trackingInputOf(shipment);
+    if (plan.creates.length > 0) {
+      const created: string[] = [];
+      for (const create of plan.creates) {
+        created.push(
+          await createFulfillment({
+            lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: create.fulfillmentOrderId, fulfillmentOrderLineItems: create.lines }],
+            notifyCustomer: settings.notifyCustomer,
+            ...(tracking ? { trackingInfo: tracking } : {}),
+          }),
+        );
+      }
+      // Fulfillments of this shipment created by an earlier try whose answer was lost belong to it too.
+      const before = fulfillmentsWithTracking(state.fulfillments, tracking?.number).filter((id) => !created.includes(id));
+      return {
+        state: "delivered",
+        reference: [...before, ...created].join(" "),
+        warning: plan.doneUnits > 0 ? `${plan.doneUnits} unit(s) of the shipment were already fulfilled in Shopify` : null,
+      };
+    }
+    // Nothing of the shipment is open any more: a corrected shipment, a repeat, or fulfilled in Shopify.
+    const earlier = earlierFulfillmentIds(delivery.earlier);
+    if (earlier.length > 0) {
+      if (tracking) {
+        for (const id of earlier) {
+          if (!hasTracking(state.fulfillments.find((f) => f.id === id), tracking)) await updateTracking(id, tracking);
+        }
+      }
+      return { state: "delivered", reference: earlier.join(" ") };
+    }
+    const repeat = fulfillmentsWithTracking(state.fulfillments, tracking?.number);
+    if (repeat.length > 0) return { state: "delivered", reference: repeat.join(" ") };
+    return {
+      state: "delivered",
+      reference: null,
+      warning: "Shopify shows the shipment's units fulfilled already, not by this service; their tracking was left as Shopify has it",
+    };
+  }
+
+  async function cancelledAt(gid: string, label: string): Promise<string | null> {
+    const data = await graphql<ShopifyOrderCancelledData>("ShopifyOrderCancelled", ORDER_CANCELLED_QUERY, { id: gid });
+    if (!data.order) throw new MarketplaceError(`Shopify has no order ${label} (${gid})`, 200, false);
+    return data.order.cancelledAt ?? null;
+  }
+
+  async function cancel(delivery: CancelDelivery): Promise<DeliveryOutcome> {
+    const { order } = delivery;
+    const label = order.sourceCustomerOrderNumber ?? order.sourceOrderNumber;
+    const gid = orderGid(order);
+    // orderCancel refuses an order already cancelled; checking first also makes a repeat harmless.
+    if (await cancelledAt(gid, label)) return { state: "delivered", reference: null };
+    const data = await graphql<ShopifyOrderCancelData>("ShopifyOrderCancel", ORDER_CANCEL_MUTATION, {
+      orderId: gid,
+      reason: settings.cancelReason,
+      restock: settings.cancelRestock,
+      refundMethod: { originalPaymentMethodsRefund: settings.cancelRefund },
+      notifyCustomer: settings.cancelNotifyCustomer,
+      staffNote: delivery.reason.slice(0, 255),
+    });
+    const payload = data.orderCancel;
+    if (payload?.orderCancelUserErrors?.length) throw userErrorsFailure("orderCancel", payload.orderCancelUserErrors);
+    const job = payload?.job?.id;
+    if (!job) throw new MarketplaceError("Shopify orderCancel: the answer names no job", 200, true);
+    storage.put(jobKey(job), now());
+    return { state: "submitted", reference: job };
+  }
+
+  async function checkSubmitted(delivery: Delivery, reference: string): Promise<SubmissionStatus> {
+    const label = delivery.order.sourceCustomerOrderNumber ?? delivery.order.sourceOrderNumber;
+    if (delivery.kind !== "cancel") return { state: "rejected", message: `Shopify never submits a ${delivery.kind}` };
+    const at = await cancelledAt(orderGid(delivery.order), label);
+    const key = jobKey(reference);
+    if (at) {
+      storage.delete(key);
+      return { state: "delivered", reference };
+    }
+    // The job cannot be looked up (no `job` query in the schema); the order says whether it ran.
+    const submittedAt = storage.get<number>(key) ?? now();
+    storage.put(key, submittedAt);
+    if (now() - submittedAt < CANCEL_JOB_TIMEOUT_MS) return { state: "pending" };
+    storage.delete(key);
+    return {
+      state: "rejected",
+      message: `Shopify's cancellation job ${reference} did not cancel order ${label} within ${CANCEL_JOB_TIMEOUT_MS / 60_000} minutes`,
+    };
+  }
+
+  return {
+    capabilities: { acknowledge: false, ship: true, shipLines: true, cancel: true, cancelLines: false },
+    listings: shopifyListings({ graphql, locationId: settings.locationId }),
+
+    async fetchOrders(window: ImportWindow, cursor: string | null): Promise<OrderPage> {
+      const data = await graphql<ShopifyOrdersData>("ShopifyOrders", ORDERS_QUERY, { query: ordersSearchQuery(window), after: cursor });
+      const connection = data.orders;
+      if (!connection || !Array.isArray(connection.nodes)) {
+        throw new MarketplaceError("Shopify ShopifyOrders: the answer has no orders", 200, true);
+      }
+      const nodes: ShopifyOrder[] = connection.nodes;
+      // An order whose line items cannot all be read is set aside with the reason, like any other.
+      const unreadable = new Map<ShopifyOrder, string>();
+      for (const node of nodes) {
+        if (typeof node !== "object" || node === null || Array.isArray(node)) {
+          throw new MarketplaceError("Shopify ShopifyOrders: the answer lists something that is not an order", 200, true);
+        }
+        const why = await completeLines(node);
+        if (why) unreadable.set(node, why);
+      }
+      const reader: OrderReader = {
+        ...shopifyOrderReader,
+        map: (record) => {
+          const why = unreadable.get(record as ShopifyOrder);
+          if (why) throw new Unmappable(why);
+          return shopifyOrderReader.map(record);
+        },
+      };
+      const end = connection.pageInfo?.endCursor;
+      return {
+        ...splitPage(reader, nodes, "Shopify ShopifyOrders"),
+        nextCursor: connection.pageInfo?.hasNextPage === true && typeof end === "string" && end !== "" ? end : null,
+      };
+    },
+
+    remap: (record: unknown) => readOrder(shopifyOrderReader, record),
+
+    notApplicable: (delivery: Delivery) => (delivery.kind === "acknowledge" ? ACKNOWLEDGE_REASON : null),
+
+    async acknowledge() {
+      return { state: "notApplicable", reason: ACKNOWLEDGE_REASON };
+    },
+    ship,
+    cancel,
+    checkSubmitted,
+  };
+}
+
+function arrayOf<T>(value: T[] | null | undefined): T[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function jobKey(job: string): string {
+  return `shopify:cancel-job:${job}`;
+}
