@@ -184,10 +184,36 @@ export function revokedUntil(state: BucketState, now: number): number | null {
   return until;
 }
 
+export interface TripStep {
+  /** Take one call now. */
+  admit: boolean;
+  /** Issue a lease if one fits (false: the key may not have one now). */
+  lease: boolean;
+  holder: string;
+  want: number;
+  leaseId: string;
+  report?: LeaseReport;
+}
+
 /**
- * The same lease state under a new bucket configuration: the settled state keeps the calls it
- * holds (gcra.rebase); outstanding leases keep their counts.
+ * One round trip as the object runs it, in order: leases long expired and never reported counted
+ * as used, the holder's report settled, the call taken, a new lease issued.
  */
-export function rebaseState(state: BucketState, rebased: number): BucketState {
-  return { tat: rebased, leases: state.leases };
+export function trip(state: BucketState, now: number, config: BucketConfig, step: TripStep): { state: BucketState; direct: Direct | null; terms: LeaseTerms | null } {
+  let next = expireUnreturned(state, now, config);
+  if (step.report) next = settle(next, step.report, config);
+  let direct: Direct | null = null;
+  if (step.admit) {
+    direct = admitDirect(next, now, config);
+    next = direct.state;
+  }
+  let terms: LeaseTerms | null = null;
+  if (step.lease) {
+    const issued = grantLease(next, now, config, step.holder, step.want, step.leaseId);
+    if (issued) {
+      next = issued.state;
+      terms = issued.terms;
+    }
+  }
+  return { state: next, direct, terms };
 }

@@ -13,9 +13,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { directoryDb } from "../db/shards";
 import { findKeyWithStore, type KeyRow } from "../consumer-keys/consumer-keys.queries";
-import { type BucketConfig, DEFAULT_BUCKET, decide, emissionIntervalUs, rebase, remainingAt, sameBucket } from "./gcra";
+import { type BucketConfig, DEFAULT_BUCKET, decide, rebase, remainingAt, sameBucket } from "./gcra";
 import { laterBookmark } from "./bookmark";
-import { admitDirect, type BucketState, expireUnreturned, grantLease, LEASE_MS, type LeaseTerms, peek, revoke, revokedUntil, settle } from "./lease";
+import { type BucketState, expireUnreturned, LEASE_MS, type LeaseTerms, peek, revoke, revokedUntil, settle, trip } from "./lease";
 import { type LeaseGrant, releaseEverywhere, reportAt, type WireReport } from "./lease-book";
 import { ApiError } from "../http/errors";
 
@@ -131,50 +131,53 @@ export class RateLimiter extends DurableObject<Env> {
     const grant = kv.get<KeyGrant>(GRANT) ?? (await this.loadGrant(request.keyId));
     const bucket = grant?.bucket ?? DEFAULT_BUCKET;
     const now = Date.now();
-    let state = expireUnreturned(this.state(), now, bucket);
-    if (request.report) {
-      state = settle(state, reportAt(request.report, now * 1000), bucket);
-      this.wake();
-    }
+    let state = this.state();
     const holders = this.seen(request.holder, now);
     let mustWait = false;
     if (request.note) {
       this.keepBookmark(request.note.bookmark, request.note.shard);
-      kv.put(WRITTEN_AT, now);
+      this.ctx.storage.kv.put(WRITTEN_AT, now);
       // Other isolates' leases were issued with an older bookmark: this write answers once they end.
-      const before = state;
+      mustWait = state.leases.some((lease) => lease.holder !== request.holder);
       state = revoke(state, (lease) => lease.holder !== request.holder);
-      mustWait = before.leases.some((lease) => lease.holder !== request.holder);
     }
+    const usable = grant !== null && !grant.revoked;
+    const admit = usable && request.admit && grant.scopes.includes(request.scope);
+    const lease = usable && request.holder !== "" && request.want > 0 && !this.sharedWriter(request.holder, holders, now);
+    const step = trip(state, now, bucket, {
+      admit,
+      lease,
+      holder: request.holder,
+      want: request.want,
+      leaseId: crypto.randomUUID(),
+      ...(request.report ? { report: reportAt(request.report, now * 1000) } : {}),
+    });
+    state = step.state;
+    const view = { limit: bucket.capacity, windowSeconds: windowSeconds(bucket) };
     let admission: Admission;
     if (!grant) admission = this.refusal("unknown", state, now, DEFAULT_BUCKET);
     else if (grant.revoked) admission = this.refusal("revoked", state, now, bucket);
-    else if (request.admit && !grant.scopes.includes(request.scope)) admission = this.refusal("scope", state, now, bucket);
-    else if (request.admit) {
-      const direct = admitDirect(state, now, bucket);
-      state = direct.state;
-      admission = direct.allowed
-        ? { allowed: true, ...this.where(grant, now), limit: bucket.capacity, remaining: direct.remaining, resetMs: Math.ceil(direct.resetUs / 1000), windowSeconds: windowSeconds(bucket) }
-        : { allowed: false, reason: "throttled", limit: bucket.capacity, remaining: 0, resetMs: Math.ceil(direct.resetUs / 1000), windowSeconds: windowSeconds(bucket), retryAfterMs: direct.retryAfterMs };
+    else if (request.admit && !admit) admission = this.refusal("scope", state, now, bucket);
+    else if (step.direct && !step.direct.allowed) {
+      admission = { allowed: false, reason: "throttled", ...view, remaining: 0, resetMs: Math.ceil(step.direct.resetUs / 1000), retryAfterMs: step.direct.retryAfterMs };
     } else {
-      const view = peek(state, now, bucket);
-      admission = { allowed: true, ...this.where(grant, now), limit: bucket.capacity, remaining: view.remaining, resetMs: Math.ceil(view.resetUs / 1000), windowSeconds: windowSeconds(bucket) };
+      // Taken now, or (a write's bookmark, a returned lease) the bucket as it stands.
+      const shown = step.direct ?? { remaining: peek(state, now, bucket).remaining, resetUs: peek(state, now, bucket).resetUs };
+      admission = { allowed: true, ...this.where(grant, now), ...view, remaining: shown.remaining, resetMs: Math.ceil(shown.resetUs / 1000) };
     }
-    let lease: TripAnswer["lease"] = null;
-    if (grant && !grant.revoked && request.holder !== "" && request.want > 0 && !this.sharedWriter(request.holder, holders, now)) {
-      const issued = grantLease(state, now, bucket, request.holder, request.want, crypto.randomUUID());
-      if (issued) {
-        state = issued.state;
-        const where = this.where(grant, now);
-        lease = {
-          terms: issued.terms,
-          grant: { storeId: where.storeId, shard: where.shard, scopes: grant.scopes, ...(where.writesHeldUntil !== undefined ? { writesHeldUntil: where.writesHeldUntil } : {}), bookmark: where.bookmark, capacity: bucket.capacity, windowSeconds: windowSeconds(bucket) },
-        };
-      }
+    let issued: TripAnswer["lease"] = null;
+    if (grant && step.terms) {
+      const where = this.where(grant, now);
+      issued = {
+        terms: step.terms,
+        grant: { storeId: where.storeId, shard: where.shard, scopes: grant.scopes, ...(where.writesHeldUntil !== undefined ? { writesHeldUntil: where.writesHeldUntil } : {}), bookmark: where.bookmark, ...view, capacity: bucket.capacity },
+      };
     }
     this.store(state);
+    // A change waiting for this lease looks again.
+    if (request.report) this.wake();
     if (mustWait) await this.leasesEnded();
-    return { admission, lease };
+    return { admission, lease: issued };
   }
 
   /** After a write of this key on `shard`: where its D1 session ended. Only a later bookmark of the same shard replaces the held one. */
@@ -255,6 +258,7 @@ export class RateLimiter extends DurableObject<Env> {
     if (changed) state = revoke(state, () => true);
     kv.put(GRANT, grant);
     this.store(state);
+    if (reports.length > 0) this.wake();
     if (changed) await this.leasesEnded();
   }
 
