@@ -101,7 +101,7 @@ export function requireScope(scope: Scope) {
  * be reached.
  */
 async function admitCall(namespace: Env["RATE_LIMITER"], book: LeaseBook, keyId: string, scope: string): Promise<Admission> {
-  for (let waited = 0; ; waited++) {
+  for (;;) {
     const local = book.admit(keyId, scope, Date.now());
     if (local.kind === "admit") {
       const { grant } = local;
@@ -120,16 +120,22 @@ async function admitCall(namespace: Env["RATE_LIMITER"], book: LeaseBook, keyId:
     if (local.kind === "refuse") {
       return { allowed: false, reason: local.reason, limit: local.grant.capacity, remaining: local.remaining, resetMs: local.resetMs, windowSeconds: local.grant.windowSeconds, retryAfterMs: local.retryAfterMs };
     }
+    // Another call of this key here is on its way to the object: its answer may bring a lease.
     const pending = inflight.get(`${book.holder}|${keyId}`);
-    if (!pending || waited > 0) break;
+    if (!pending) break;
     await pending.catch(() => undefined);
   }
   return callLimiter(() => trip(namespace, book, { keyId, scope, admit: true }));
 }
 
-/** One round trip to the key's object: the book's lease reported, the request's part done, a new lease held. */
+/**
+ * One round trip to the key's object: the book's lease reported, the request's part done, a new
+ * lease held. One at a time per key and book: concurrent calls that find the lease spent wait for
+ * the trip under way (see admitCall), and a trip never replaces a lease it did not report.
+ */
 async function trip(namespace: Env["RATE_LIMITER"], book: LeaseBook, request: Pick<TripRequest, "keyId" | "scope" | "admit" | "note">): Promise<Admission> {
   const slot = `${book.holder}|${request.keyId}`;
+  for (let pending = inflight.get(slot); pending; pending = inflight.get(slot)) await pending.catch(() => undefined);
   const run = (async () => {
     const sentAt = Date.now();
     const report = book.release(request.keyId, sentAt);

@@ -101,6 +101,18 @@ describe("calls admitted from the isolate's lease", () => {
   });
 });
 
+describe("concurrent calls of one key in one isolate", () => {
+  it("take turns for the object and share its leases: 80 at one moment admit exactly the 50 the bucket holds", async () => {
+    const { key, token } = await keyWithToken();
+    freeze();
+    const answers = await Promise.all(Array.from({ length: 80 }, () => call("GET", `/v1/${token}${COUNT}`)));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(50);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(30);
+    // No lease was lost on the way: none is left outstanding but the one this isolate holds.
+    expect((await leasesOf(key.ConsumerKeyId)).length).toBeLessThanOrEqual(1);
+  });
+});
+
 describe("two lease holders on one key's bucket", () => {
   it("admit no more than capacity + rate x elapsed between them, and at most a lease less", async () => {
     const { key, token } = await keyWithToken();
