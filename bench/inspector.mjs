@@ -7,6 +7,7 @@ export async function inspect(port) {
   const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
   const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
   if (!target?.webSocketDebuggerUrl) throw new Error(`no inspector target on port ${port}: ${JSON.stringify(targets).slice(0, 300)}`);
+  if (typeof WebSocket === "undefined") throw new Error("the inspector client needs Node 22's WebSocket: run the bench through `npm run bench` (Node 22 first on PATH)");
   const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
     socket.addEventListener("open", resolve, { once: true });
