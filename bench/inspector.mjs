@@ -1,22 +1,23 @@
 // A client of a `wrangler dev` Worker's inspector (the Chrome DevTools protocol wrangler serves
 // on --inspector-port), for benches that sample the isolate's heap or take a CPU profile while
-// they run. Uses Node's own WebSocket (Node 22). Not a test helper.
+// they run. Uses the `ws` package: wrangler's inspector proxy refuses the handshake of Node's
+// built-in WebSocket. Not a test helper.
+import WebSocket from "ws";
 
 /** Connects to the inspector on `port`; resolves to { send(method, params), close() }. */
 export async function inspect(port) {
   const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
   const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
   if (!target?.webSocketDebuggerUrl) throw new Error(`no inspector target on port ${port}: ${JSON.stringify(targets).slice(0, 300)}`);
-  if (typeof WebSocket === "undefined") throw new Error("the inspector client needs Node 22's WebSocket: run the bench through `npm run bench` (Node 22 first on PATH)");
   const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
-    socket.addEventListener("open", resolve, { once: true });
-    socket.addEventListener("error", () => reject(new Error(`inspector on ${port}: connection failed`)), { once: true });
+    socket.once("open", resolve);
+    socket.once("error", (error) => reject(new Error(`inspector on ${port}: ${error.message}`)));
   });
   let id = 0;
   const waiting = new Map();
-  socket.addEventListener("message", (event) => {
-    const message = JSON.parse(String(event.data));
+  socket.on("message", (data) => {
+    const message = JSON.parse(String(data));
     const pending = message.id !== undefined && waiting.get(message.id);
     if (!pending) return;
     waiting.delete(message.id);
