@@ -164,6 +164,10 @@ export function checkLinks(root) {
         report("leaves the repository: cite the source by name instead");
         continue;
       }
+      if (target.trim() === "") {
+        report("has no target");
+        continue;
+      }
       const hash = target.indexOf("#");
       let pathPart = hash === -1 ? target : target.slice(0, hash);
       const anchor = hash === -1 ? null : decodeURIComponent(target.slice(hash + 1));
