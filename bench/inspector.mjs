@@ -25,10 +25,17 @@ export async function inspect(port) {
     else pending.resolve(message.result);
   });
   return {
-    send(method, params = {}) {
+    /** A command's result; rejected when the inspector has not answered within `timeoutMs`. */
+    send(method, params = {}, timeoutMs = 10_000) {
       const messageId = ++id;
       socket.send(JSON.stringify({ id: messageId, method, params }));
-      return new Promise((resolve, reject) => waiting.set(messageId, { resolve, reject, method }));
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(messageId);
+          reject(new Error(`${method}: no answer from the inspector in ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiting.set(messageId, { resolve: (v) => (clearTimeout(timer), resolve(v)), reject: (e) => (clearTimeout(timer), reject(e)), method });
+      });
     },
     close() {
       socket.close();
