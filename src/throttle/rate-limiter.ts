@@ -11,6 +11,7 @@ import { directoryDb } from "../db/shards";
 import { findKeyWithStore, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { type BucketConfig, DEFAULT_BUCKET, decide, rebase, remainingAt, sameBucket } from "./gcra";
 import { laterBookmark } from "./bookmark";
+import { mergeGrant } from "./grants";
 import { ApiError } from "../http/errors";
 
 export interface KeyGrant {
@@ -22,6 +23,8 @@ export interface KeyGrant {
   scopes: string[];
   revoked: boolean;
   bucket: BucketConfig;
+  /** The revision of the store's directory row the store part was read at (src/throttle/grants.ts). */
+  storeRevision?: number;
 }
 
 export type Admission =
@@ -137,12 +140,15 @@ export class RateLimiter extends DurableObject<Env> {
   }
 
   /**
-   * Written by the admin API when a key is created or changed; revocation takes effect at once.
-   * A new BucketSize or LeakRatePerSecond keeps the calls the bucket already holds.
+   * Written by the admin API when a key is created or changed, and by a store's move; revocation
+   * takes effect at once and is never undone by a grant built earlier, and an older store part
+   * never replaces a newer one (src/throttle/grants.ts). A new BucketSize or LeakRatePerSecond
+   * keeps the calls the bucket already holds.
    */
-  async setGrant(grant: KeyGrant): Promise<void> {
+  async setGrant(told: KeyGrant): Promise<void> {
     const kv = this.ctx.storage.kv;
     const previous = kv.get<KeyGrant>(GRANT);
+    const grant = mergeGrant(previous, told);
     const tat = kv.get<number>(TAT);
     if (previous && tat !== undefined && !sameBucket(previous.bucket, grant.bucket)) {
       kv.put(TAT, rebase(tat, Date.now(), previous.bucket, grant.bucket));
@@ -188,6 +194,8 @@ export interface GrantStore {
   deleted: boolean;
   shard: string;
   writesHeldUntil?: number;
+  /** The revision of the store's directory row this was read at. */
+  revision?: number;
 }
 
 export function grantOf(key: KeyRow, store: GrantStore): KeyGrant {
@@ -201,6 +209,7 @@ export function grantOf(key: KeyRow, store: GrantStore): KeyGrant {
       capacity: key.bucketSize ?? DEFAULT_BUCKET.capacity,
       ratePerSecond: key.leakRatePerSecond ?? DEFAULT_BUCKET.ratePerSecond,
     },
+    ...(store.revision !== undefined ? { storeRevision: store.revision } : {}),
   };
 }
 
