@@ -53,10 +53,22 @@ function countedD1(d1: D1Database, count: InvocationCount): D1Database {
         for (const value of values) count.largestValueBytes = Math.max(count.largestValueBytes, valueBytes(value));
         return statement(inner.bind(...values));
       },
-      first: ((column?: string) => (count.d1Queries++, column === undefined ? inner.first() : inner.first(column))) as D1PreparedStatement["first"],
-      run: (() => (count.d1Queries++, inner.run())) as D1PreparedStatement["run"],
-      all: (() => (count.d1Queries++, inner.all())) as D1PreparedStatement["all"],
-      raw: ((options?: { columnNames?: boolean }) => (count.d1Queries++, inner.raw(options as { columnNames: true }))) as D1PreparedStatement["raw"],
+      first: ((column?: string) => {
+        count.d1Queries++;
+        return column === undefined ? inner.first() : inner.first(column);
+      }) as D1PreparedStatement["first"],
+      run: (() => {
+        count.d1Queries++;
+        return inner.run();
+      }) as D1PreparedStatement["run"],
+      all: (() => {
+        count.d1Queries++;
+        return inner.all();
+      }) as D1PreparedStatement["all"],
+      raw: ((options?: { columnNames?: boolean }) => {
+        count.d1Queries++;
+        return inner.raw(options as { columnNames: true });
+      }) as D1PreparedStatement["raw"],
     } as D1PreparedStatement;
     real.set(outer, inner);
     return outer;
@@ -67,7 +79,10 @@ function countedD1(d1: D1Database, count: InvocationCount): D1Database {
       count.d1Queries += statements.length;
       return d1.batch(statements.map((s) => real.get(s) ?? s));
     }) as D1Database["batch"],
-    exec: (query: string) => (count.d1Queries++, d1.exec(query)),
+    exec: (query: string) => {
+      count.d1Queries++;
+      return d1.exec(query);
+    },
     withSession: d1.withSession?.bind(d1),
     dump: d1.dump?.bind(d1),
   } as D1Database;
