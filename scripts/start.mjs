@@ -19,7 +19,10 @@ const strong = {
   TOKEN_SIGNING_SECRET: () => randomBytes(32).toString("base64url"),
   SOURCE_SETTINGS_KEY: () => randomBytes(32).toString("base64"),
 };
-const secretBytes = (name, value) => (name === "SOURCE_SETTINGS_KEY" ? Buffer.from(value, "base64").length : Buffer.byteLength(value));
+// SOURCE_SETTINGS_KEY is an AES-256-GCM key: the base64 of exactly 32 bytes (src/lib/crypto.ts).
+const usable = (name, value) =>
+  !value.startsWith("REPLACE_ME") &&
+  (name === "SOURCE_SETTINGS_KEY" ? /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === 32 : Buffer.byteLength(value) >= 32);
 const readVars = () =>
   Object.fromEntries(
     (existsSync(".dev.vars") ? readFileSync(".dev.vars", "utf8") : "")
@@ -28,7 +31,7 @@ const readVars = () =>
       .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1).trim()]),
   );
 const existing = readVars();
-const weak = Object.keys(strong).filter((name) => !existing[name] || secretBytes(name, existing[name]) < 32);
+const weak = Object.keys(strong).filter((name) => !existing[name] || !usable(name, existing[name]));
 if (weak.length > 0) {
   const kept = Object.entries(existing).filter(([name]) => !weak.includes(name));
   const made = weak.map((name) => [name, strong[name]()]);

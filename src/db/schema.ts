@@ -32,6 +32,13 @@ export const stores = sqliteTable("stores", {
    * before sharding stay there until moved.
    */
   shard: text("shard").notNull().default("DB"),
+  /**
+   * Bumped by every change of the directory's row (settings, limits, deletion, a move's switch).
+   * A shard's copy takes a row only when it is newer (src/stores/stores.queries.ts
+   * upsertStoreCopy), and a key's limiter keeps the store's part of the newest grant it was told
+   * (src/throttle/grants.ts), so a write built from an earlier read never undoes a later one.
+   */
+  revision: integer("revision").notNull().default(0),
 });
 
 /**

@@ -2,6 +2,7 @@
 // names every writer and the sender share.
 import { z } from "zod";
 import { WEBHOOK_DELIVERY_STATES } from "../db/schema";
+import { receiverUrlProblem } from "./receiver-url";
 
 export const EVENT_TYPES = [
   "order.created",
@@ -16,25 +17,15 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 const MAX_URL_LENGTH = 2048;
 
-/** Receivers on the machine itself may use http: local development and tests run one there. */
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
+/** https only, no credentials, no private or obfuscated IP host (receiver-url.ts says why). */
 const url = z
   .string()
   .max(MAX_URL_LENGTH, { error: `must be at most ${MAX_URL_LENGTH} characters` })
   .superRefine((value, ctx) => {
-    let parsed: URL;
-    try {
-      parsed = new URL(value);
-    } catch {
-      ctx.addIssue({ code: "custom", message: "must be an absolute https:// URL" });
-      return;
-    }
-    if (parsed.protocol === "https:") return;
-    if (parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname)) return;
-    ctx.addIssue({ code: "custom", message: "must be an https:// URL (http:// only for localhost or 127.0.0.1)" });
+    const problem = receiverUrlProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
-  .refine((value) => !/^[a-z]+:\/\/[^/]*@/i.test(value), { message: "must not carry a user name or password" });
+  .describe("The receiver: https:// only, no user name or password, no IP address in a private, link-local or unique-local range, no numeric host written other than as four decimal numbers; https on the machine itself (localhost, 127.0.0.1, [::1]) is allowed for local work.");
 
 const events = z
   .array(z.enum([...EVENT_TYPES, "*"]))

@@ -193,7 +193,7 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   expect(await page.getByLabel("URL", { exact: true }).getAttribute("aria-invalid")).toBe("true");
   expect(await page.getByLabel("URL", { exact: true }).inputValue()).toBe("http://erp.example/hooks");
   await check("webhook-refused");
-  const hookUrl = "http://127.0.0.1:9/browser-hooks";
+  const hookUrl = "https://127.0.0.1:9/browser-hooks";
   await page.getByLabel("URL", { exact: true }).fill(hookUrl);
   await page.getByLabel("order.shipped", { exact: true }).check();
   await page.getByLabel("All events (*)").uncheck();

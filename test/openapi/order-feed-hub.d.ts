@@ -767,9 +767,10 @@ export interface paths {
         /** The store's latest move and its progress */
         get: operations["getAdminV1StoresByStoreIdMove"];
         put?: never;
-        /** Move a store to another shard (answered at once; progress on GET) */
+        /** Move a store to another shard (answered at once; progress on GET). A store over its limits moves like any other; two requests at once start one move, the other answers 409. */
         post: operations["postAdminV1StoresByStoreIdMove"];
-        delete?: never;
+        /** Give up the store's move before it switches: the store stays where it was, the partial copy and the old shard's change log are removed (the move ends failed, Phase abandon until then). 409 once the move has switched or when none is under way. */
+        delete: operations["deleteAdminV1StoresByStoreIdMove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7450,6 +7451,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The receiver: https:// only, no user name or password, no IP address in a private, link-local or unique-local range, no numeric host written other than as four decimal numbers; https on the machine itself (localhost, 127.0.0.1, [::1]) is allowed for local work. */
                     Url: string;
                     Events: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed" | "*")[];
                     Description?: string;
@@ -7736,6 +7738,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The receiver: https:// only, no user name or password, no IP address in a private, link-local or unique-local range, no numeric host written other than as four decimal numbers; https on the machine itself (localhost, 127.0.0.1, [::1]) is allowed for local work. */
                     Url?: string;
                     Events?: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed" | "*")[];
                     Description?: string;
@@ -8215,6 +8218,107 @@ export interface operations {
                 };
             };
         };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Move: components["schemas"]["StoreMove"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAdminV1StoresByStoreIdMove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             /** @description Success. */
             200: {
