@@ -9,6 +9,8 @@ export default defineConfig({
     // One server at a time: each file starts its own on the same ports.
     fileParallelism: false,
     testTimeout: 180_000,
-    hookTimeout: 180_000,
+    // Starting a server is four migrations and a wrangler dev: 1-2 minutes alone, 5-10 when the
+    // machine's 2 CPUs are shared by several suites.
+    hookTimeout: 600_000,
   },
 });
