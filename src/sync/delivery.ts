@@ -160,7 +160,7 @@ export async function deliverPending(
         continue;
       }
       const batch = connector.batch;
-      if (batch && batch.kinds.includes(delivery.kind)) {
+      if (batch?.kinds.includes(delivery.kind)) {
         // Due rows of one kind, one per order (dueEntries never hands two of one order), up to the batch size.
         const group: { entry: OutboxEntry; delivery: Delivery }[] = [{ entry, delivery }];
         for (const other of entries) {

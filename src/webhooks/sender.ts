@@ -54,7 +54,7 @@ export async function runPass(webhookId: string, deps: PassDeps): Promise<PassRe
   const result: PassResult = { attempted: 0, delivered: 0, nextAt: null };
   for (;;) {
     const endpoint = await webhookById(db, webhookId);
-    if (!endpoint || !endpoint.enabled) return result;
+    if (!endpoint?.enabled) return result;
     const secrets = await signingSecrets(deps.env, endpoint, now);
     const due = await dueDeliveries(db, webhookId, now, ROUND);
     if (due.length === 0) break;
