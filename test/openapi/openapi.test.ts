@@ -205,7 +205,10 @@ describe("GET /openapi.json", () => {
     // in answers and in bodies alike; a count is an integer.
     const dates: string[] = [];
     const walk = (node: unknown, where: string): void => {
-      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}[${i}]`));
+      if (Array.isArray(node)) {
+        node.forEach((n, i) => walk(n, `${where}[${i}]`));
+        return;
+      }
       if (!node || typeof node !== "object") return;
       const o = node as Record<string, unknown>;
       for (const [name, schema] of Object.entries((o.properties as Record<string, Record<string, unknown>> | undefined) ?? {})) {
