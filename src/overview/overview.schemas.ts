@@ -75,6 +75,7 @@ export const hubStore = z
     Name: z.string(),
     OrdersToday: count,
     OrdersLast7Days: count.describe("Today and the 6 days before (UTC), by creation at the marketplace."),
+    OrdersNew: count.describe("Orders waiting to be acknowledged (OrderStatus New), whenever they were created."),
     DeliveriesPending: count,
     DeliveriesFailed: count,
     SetAside: count,
