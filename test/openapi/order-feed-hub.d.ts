@@ -1240,6 +1240,8 @@ export interface components {
             OrdersToday: number;
             /** @description Today and the 6 days before (UTC), by creation at the marketplace. */
             OrdersLast7Days: number;
+            /** @description Orders waiting to be acknowledged (OrderStatus New), whenever they were created. */
+            OrdersNew: number;
             DeliveriesPending: number;
             DeliveriesFailed: number;
             SetAside: number;
