@@ -10,7 +10,7 @@ import { createRouter } from "../app-env";
 import { documented, envelope } from "../http/openapi";
 import { validate } from "../http/validate";
 import { isoDateField, toWireDate } from "../lib/dates";
-import { MAX_PAGE_SIZE, pagingAnswer, positiveInt } from "../http/query-schemas";
+import { MAX_PAGE_SIZE, pagingAnswer, pagingQuery } from "../http/query-schemas";
 import { entriesOfOrder } from "../outbox/outbox.queries";
 import type { Db } from "../db/client";
 import { findOrder, findOrdersByNumber, listOrders, type OrderListPage } from "./orders.queries";
@@ -22,8 +22,8 @@ const adminOrderQuery = z.object({
   status: statusFilter.optional(),
   fromDate: isoDateField.optional(),
   toDate: isoDateField.optional(),
-  page: positiveInt("pages start at 1"),
-  pageSize: positiveInt(`at most ${MAX_PAGE_SIZE}; larger sizes are clamped`),
+  page: pagingQuery.page.transform((n) => n ?? 1).describe("The page to answer, from 1; page 1 when left out."),
+  pageSize: pagingQuery.pageSize,
 });
 
 const storeParam = z.object({ storeId: z.string() });

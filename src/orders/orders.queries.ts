@@ -320,15 +320,16 @@ export function deliveryReadsOf(db: Db, orderIds: number[]) {
 // --- The overview's day counts (kept by triggers: order_day_counts, order_source_day_counts) ---
 
 /**
- * Orders created today and since `weekStart` per live store: per store two ranges of its
- * order_day_counts rows (days times statuses, by primary key), never its orders.
+ * Orders created today and since `weekStart` per live store, and its orders waiting to be
+ * acknowledged (New, any day): per store three reads of its order_day_counts rows (days times
+ * statuses, by primary key), never its orders.
  */
-export async function ordersTodayAndWeek(db: Db, today: number, weekStart: number): Promise<{ storeId: string; today: number; week: number }[]> {
-  const sum = (from: string) => `(select coalesce(sum(n), 0) from order_day_counts where store_id = s.id and field = 'c' and day >= ${from})`;
+export async function ordersTodayAndWeek(db: Db, today: number, weekStart: number): Promise<{ storeId: string; today: number; week: number; waiting: number }[]> {
+  const sum = (where: string) => `(select coalesce(sum(n), 0) from order_day_counts where store_id = s.id and field = 'c' and ${where})`;
   const { results } = await db.$client
-    .prepare(`select s.id as storeId, ${sum("?1")} as today, ${sum("?2")} as week from stores s where s.deleted_at is null`)
+    .prepare(`select s.id as storeId, ${sum("day >= ?1")} as today, ${sum("day >= ?2")} as week, ${sum("status = 'New'")} as waiting from stores s where s.deleted_at is null`)
     .bind(today, weekStart)
-    .all<{ storeId: string; today: number; week: number }>();
+    .all<{ storeId: string; today: number; week: number; waiting: number }>();
   return results;
 }
 

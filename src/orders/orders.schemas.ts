@@ -142,7 +142,7 @@ export const insertOrderBody = z.object({
 export type InsertOrderBody = z.infer<typeof insertOrderBody>;
 
 export const updateStatusBody = z.object({
-  OrderStatus: z.string({ error: "is required: SHIPPED or CANCELLED" }).transform((value, ctx) => {
+  OrderStatus: z.string({ error: "is required: SHIPPED or CANCELLED" }).meta({ enum: ["SHIPPED", "CANCELED", "CANCELLED"] }).transform((value, ctx) => {
     const v = value.trim().toUpperCase();
     if (v === "SHIPPED") return "Shipped" as const;
     if (v === "CANCELED" || v === "CANCELLED") return "Canceled" as const;

@@ -5,12 +5,11 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { OUTBOX_STATES, type OrderItemRow, type OrderRow } from "../db/schema";
 import { DELIVERY_KINDS } from "../outbox/outbox.queries";
-import { toWireDate } from "../lib/dates";
+import { toWireDate, wireDateOrNull as wireDate } from "../lib/dates";
 import { orderItemsOf, type OrderListPage } from "./orders.queries";
 import { ORDER_STATUSES } from "./orders.schemas";
 
 /** An ISO 8601 instant in UTC (`...Z`), or null when the event has not happened. */
-const wireDate = z.string().nullable();
 
 export const wireOrderItem = z.object({
   OrderItemId: z.string(),
@@ -76,8 +75,8 @@ export const orderDelivery = z.object({
   Status: z.enum(OUTBOX_STATES),
   Attempts: z.number().int(),
   LastError: z.string().nullable(),
-  DateCreated: z.string().nullable(),
-  DateDelivered: z.string().nullable(),
+  DateCreated: wireDate,
+  DateDelivered: wireDate,
 });
 
 export interface WireOptions {

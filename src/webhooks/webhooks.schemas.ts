@@ -1,6 +1,7 @@
 // The single description of the webhook routes' bodies and answers (decisions 9), and the event
 // names every writer and the sender share.
 import { z } from "zod";
+import { wireDateOrNull } from "../lib/dates";
 import { WEBHOOK_DELIVERY_STATES } from "../db/schema";
 import { receiverUrlProblem } from "./receiver-url";
 
@@ -53,9 +54,9 @@ export const webhookAnswer = z
     Description: z.string(),
     Enabled: z.boolean(),
     DisabledReason: z.string().nullable().describe("Why the hub disabled the endpoint (a 410, or its last 5 events failed); null otherwise."),
-    PreviousSecretExpiresAt: z.string().nullable().describe("Until when the secret before the last rotation still signs beside the new one."),
-    DateCreated: z.string().nullable(),
-    DateUpdated: z.string().nullable(),
+    PreviousSecretExpiresAt: wireDateOrNull.describe("Until when the secret before the last rotation still signs beside the new one."),
+    DateCreated: wireDateOrNull,
+    DateUpdated: wireDateOrNull,
   })
   .meta({ id: "Webhook" });
 
@@ -72,8 +73,8 @@ export const deliveryAnswer = z
     Attempts: z.number().int(),
     LastStatusCode: z.number().int().nullable(),
     LastError: z.string().nullable(),
-    NextAttemptAt: z.string().nullable().describe("When a pending event is tried next; null once delivered or failed."),
-    DateCreated: z.string().nullable(),
-    DateFinished: z.string().nullable(),
+    NextAttemptAt: wireDateOrNull.describe("When a pending event is tried next; null once delivered or failed."),
+    DateCreated: wireDateOrNull,
+    DateFinished: wireDateOrNull,
   })
   .meta({ id: "WebhookDelivery" });

@@ -1211,6 +1211,7 @@ export interface components {
             }[];
         };
         HubOverview: {
+            /** Format: date-time */
             DateGenerated: string;
             /** @description A UTC day, YYYY-MM-DD. */
             Today: string;
@@ -1240,6 +1241,8 @@ export interface components {
             OrdersToday: number;
             /** @description Today and the 6 days before (UTC), by creation at the marketplace. */
             OrdersLast7Days: number;
+            /** @description Orders waiting to be acknowledged (OrderStatus New), whenever they were created. */
+            OrdersNew: number;
             DeliveriesPending: number;
             DeliveriesFailed: number;
             SetAside: number;
@@ -1287,6 +1290,7 @@ export interface components {
         StoreOverview: {
             StoreId: string;
             Name: string;
+            /** Format: date-time */
             DateGenerated: string;
             /** @description A UTC day, YYYY-MM-DD. */
             Today: string;
@@ -1581,10 +1585,12 @@ export interface operations {
     getV1ByTokenOrdersCount: {
         parameters: {
             query: {
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 fromDate: string;
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
-                status?: string;
-                dateField?: string;
+                status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                dateField?: "created" | "updated";
             };
             header?: never;
             path: {
@@ -1751,7 +1757,12 @@ export interface operations {
                     OrderSourceOrderNumber: string;
                     OrderSourceCustomerOrderNumber?: string | null;
                     OrderDestinationOrderNumber?: string | null;
-                    OrderStatus?: string;
+                    /** @enum {string} */
+                    OrderStatus?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC).
+                     */
                     DateCreatedInOrderSource: string;
                     DateCreatedInDestination?: string | null;
                     DateShipped?: string | null;
@@ -1930,15 +1941,19 @@ export interface operations {
     getV1ByTokenOrders: {
         parameters: {
             query: {
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 fromDate: string;
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
-                status?: string;
-                dateField?: string;
-                page?: string;
-                pageSize: string;
+                status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                dateField?: "created" | "updated";
+                /** @description The page to answer, from 1; page 1 when neither page nor cursor is sent. */
+                page?: number;
+                /** @description Orders or feeds a page, 1 to 100 (larger sizes are clamped); 100 when left out. */
+                pageSize?: number;
                 cursor?: string;
-                sortBy?: string;
-                sortDirection?: string;
+                sortBy?: "DateCreatedInOrderSource" | "DateUpdated" | "OrderId" | "GrandTotal" | "OrderStatus";
+                sortDirection?: "asc" | "desc";
             };
             header?: never;
             path: {
@@ -2407,7 +2422,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    OrderStatus: string;
+                    /** @enum {string} */
+                    OrderStatus: "SHIPPED" | "CANCELED" | "CANCELLED";
                     ShipmentTrackingNumber?: string | null;
                     DateShipped?: string | null;
                     DestinationShippingCarrier?: string | null;
@@ -2700,13 +2716,15 @@ export interface operations {
     };
     getV1ByTokenFeeds: {
         parameters: {
-            query: {
+            query?: {
                 filterQuery?: string;
-                page?: string;
-                pageSize: string;
+                /** @description The page to answer, from 1; page 1 when neither page nor cursor is sent. */
+                page?: number;
+                /** @description Orders or feeds a page, 1 to 100 (larger sizes are clamped); 100 when left out. */
+                pageSize?: number;
                 cursor?: string;
-                sortBy?: string;
-                sortDirection?: string;
+                sortBy?: "Name" | "DateLastCompiled";
+                sortDirection?: "asc" | "desc";
             };
             header?: never;
             path: {
@@ -4770,6 +4788,10 @@ export interface operations {
                     Settings?: {
                         [key: string]: unknown;
                     };
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC).
+                     */
                     ImportFrom?: string;
                 };
             };
@@ -5540,7 +5562,7 @@ export interface operations {
                 /** @description Skus after this one, in Sku order: the NextAfterSku of the previous page. Left out: from the first Sku. */
                 afterSku?: string;
                 /** @description Products a page, 1 to 200; 50 when left out. */
-                limit?: string;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -5576,6 +5598,7 @@ export interface operations {
                             Attributes: {
                                 [key: string]: string;
                             } | null;
+                            /** Format: date-time */
                             DateUpdated: string;
                         }[];
                         /** @description Send as afterSku for the next page; null on the last page. */
@@ -5887,6 +5910,7 @@ export interface operations {
                             Attributes: {
                                 [key: string]: string;
                             } | null;
+                            /** Format: date-time */
                             DateUpdated: string;
                         };
                     };
@@ -6156,13 +6180,17 @@ export interface operations {
             content: {
                 "application/json": {
                     Name: string;
-                    Format: string;
+                    /** @enum {string} */
+                    Format: "csv" | "tsv";
                     Columns?: {
                         Header: string;
                         Field: string;
                     }[];
-                    /** @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written. */
-                    Template?: string;
+                    /**
+                     * @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written.
+                     * @enum {string}
+                     */
+                    Template?: "google-shopping" | "meta-catalog" | "microsoft-merchant-center" | "tiktok-catalog" | "none";
                     CompileIntervalMinutes?: number | null;
                     /** @description For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly. */
                     EscapeFormulas?: boolean;
@@ -6451,8 +6479,11 @@ export interface operations {
                         Header: string;
                         Field: string;
                     }[] | null;
-                    /** @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written. */
-                    Template?: string;
+                    /**
+                     * @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written.
+                     * @enum {string}
+                     */
+                    Template?: "google-shopping" | "meta-catalog" | "microsoft-merchant-center" | "tiktok-catalog" | "none";
                     CompileIntervalMinutes?: number | null;
                     /** @description For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly. */
                     EscapeFormulas?: boolean;
@@ -6824,14 +6855,18 @@ export interface operations {
     };
     getAdminV1StoresByStoreIdOrders: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Exact marketplace number, seller number or OrderId. */
                 orderNumber?: string;
-                status?: string;
+                status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 fromDate?: string;
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate?: string;
-                page: string;
-                pageSize: string;
+                /** @description The page to answer, from 1; page 1 when left out. */
+                page?: number;
+                /** @description Orders or feeds a page, 1 to 100 (larger sizes are clamped); 100 when left out. */
+                pageSize?: number;
             };
             header?: never;
             path: {
@@ -8503,10 +8538,12 @@ export interface operations {
     getV1ByTokenOrdersCountBearer: {
         parameters: {
             query: {
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 fromDate: string;
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
-                status?: string;
-                dateField?: string;
+                status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                dateField?: "created" | "updated";
             };
             header?: never;
             path?: never;
@@ -8652,15 +8689,19 @@ export interface operations {
     getV1ByTokenOrdersBearer: {
         parameters: {
             query: {
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 fromDate: string;
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
-                status?: string;
-                dateField?: string;
-                page?: string;
-                pageSize: string;
+                status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                dateField?: "created" | "updated";
+                /** @description The page to answer, from 1; page 1 when neither page nor cursor is sent. */
+                page?: number;
+                /** @description Orders or feeds a page, 1 to 100 (larger sizes are clamped); 100 when left out. */
+                pageSize?: number;
                 cursor?: string;
-                sortBy?: string;
-                sortDirection?: string;
+                sortBy?: "DateCreatedInOrderSource" | "DateUpdated" | "OrderId" | "GrandTotal" | "OrderStatus";
+                sortDirection?: "asc" | "desc";
             };
             header?: never;
             path?: never;
