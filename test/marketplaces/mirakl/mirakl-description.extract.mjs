@@ -93,6 +93,74 @@ for (const [path, item] of Object.entries(doc.paths)) {
   }
 }
 operations.sort((a, b) => WANTED.indexOf(a.operationId) - WANTED.indexOf(b.operationId));
+
+// Where the description's schema and its own example disagree, the example wins; each correction
+// is listed in the output, and every documented request example must then fit its schema.
+const overrides = [
+  {
+    operationId: "OF24",
+    at: ["offers", "items", "offer_additional_fields", "items"],
+    property: "value",
+    schema: {},
+    why: "OF24_Request_Offers_OfferAdditionalFields has code and type only; the description's example (and OF21's answer) send each custom field's value",
+  },
+  {
+    operationId: "OR28",
+    at: ["refunds", "items"],
+    property: "tax_legal_notice",
+    schema: { type: "string" },
+    why: "not in OR28_Request_Refunds; the description's example sends it (OR11 answers it on refunds)",
+  },
+  {
+    operationId: "ST01",
+    at: ["shipments", "items", "shipment_additional_information", "items"],
+    property: "value",
+    schema: {},
+    why: "the schema's value is an object; the description's example sends strings (a STRING and a DATE field)",
+  },
+  {
+    operationId: "ST01",
+    at: ["shipments", "items", "shipment_additional_information"],
+    property: "nullable",
+    value: true,
+    why: "the description's example sends null for a shipment without additional information",
+  },
+];
+for (const o of overrides) {
+  let node = operations.find((op) => op.operationId === o.operationId).requestBody.schema;
+  for (const key of o.at) node = key === "items" ? node.items : node.properties[key];
+  if ("value" in o) node[o.property] = o.value;
+  else node.properties[o.property] = o.schema;
+}
+
+/** The walk the fake does, enough to prove each documented request example fits its schema. */
+function check(value, schema, path, problems) {
+  if (value === null && schema.nullable) return problems;
+  if (schema.type === "object") {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return problems.push(`${path}: not an object`);
+    for (const key of schema.required ?? []) if (!(key in value)) problems.push(`${path}.${key}: missing`);
+    for (const [key, v] of Object.entries(value)) {
+      const sub = schema.properties?.[key];
+      if (schema.properties && !sub) problems.push(`${path}.${key}: not in the schema`);
+      else if (sub) check(v, sub, `${path}.${key}`, problems);
+    }
+  } else if (schema.type === "array") {
+    if (!Array.isArray(value)) problems.push(`${path}: not an array`);
+    else value.forEach((v, i) => check(v, schema.items ?? {}, `${path}[${i}]`, problems));
+  }
+  return problems;
+}
+for (const [path, item] of Object.entries(doc.paths)) {
+  for (const op of Object.values(item)) {
+    const mine = operations.find((o) => o.operationId === op?.operationId);
+    const examples = op?.requestBody?.content?.["application/json"]?.examples ?? {};
+    for (const [name, example] of Object.entries(examples)) {
+      if (name.endsWith("-auto")) continue;
+      const problems = check(example.value, mine?.requestBody?.schema ?? {}, `${mine?.operationId ?? path} ${name}`, []);
+      if (mine && problems.length > 0) throw new Error(`a documented example does not fit its schema: ${problems.join("; ")}`);
+    }
+  }
+}
 const missing = WANTED.filter((id) => !operations.some((o) => o.operationId === id));
 if (missing.length > 0) throw new Error(`not in the description: ${missing.join(", ")}`);
 
@@ -101,6 +169,7 @@ const output = {
   generatedFrom: `mirakl-mmp-seller-openapi.json (${doc.info.title}, OpenAPI ${doc.openapi}): Mirakl's MMP seller description as kept by api-evangelist/mirakl`,
   server: doc.servers?.[0]?.url ?? null,
   security: Object.fromEntries(Object.entries(doc.components.securitySchemes).map(([k, s]) => [k, { type: s.type, in: s.in, name: s.name }])),
+  overrides: overrides.map(({ operationId, at, property, why }) => ({ operationId, at: [...at, property].join("."), why })),
   operations,
   examples: { OR11: or11 },
 };
