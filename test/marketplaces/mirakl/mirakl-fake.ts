@@ -149,7 +149,7 @@ export function createMiraklFake(opts: MiraklFakeOptions = {}): MiraklFake {
 
     const params = route.regex.exec(url.pathname)!.slice(1).map(decodeURIComponent);
     if (op.operationId.startsWith("OR")) return orders.handle(op.operationId, params, url, body);
-    return offers.handle(op.operationId, params, url, body, request, (problem) => refuse(recorded, [problem]));
+    return offers.handle(op.operationId, params, url, body, request, rawBody, (problem) => refuse(recorded, [problem]));
   }
 
   const fakeFetch: typeof fetch = async (input, init) => {

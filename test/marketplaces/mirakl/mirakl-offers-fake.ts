@@ -35,7 +35,7 @@ export interface MiraklOffersFake {
   offer(sku: string): MiraklOffer | undefined;
   imports: Import[];
   options: OffersOptions;
-  handle(operationId: string, params: string[], url: URL, body: unknown, request: Request, refuse: (problem: string) => Response): Promise<Response> | Response;
+  handle(operationId: string, params: string[], url: URL, body: unknown, request: Request, rawBody: string, refuse: (problem: string) => Response): Promise<Response> | Response;
 }
 
 const STOCK_HEADER = ["offer-sku", "quantity", "warehouse-code", "update-delete"];
@@ -74,6 +74,8 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
       available_end_date: "2027-01-01T00:00:00Z",
       allow_quote_requests: true,
       product_tax_code: "PTC-1",
+      msrp: null,
+      retail_prices: [],
       discount: { discount_price: 18, origin_price: 20, start_date: "2026-01-01T00:00:00Z", end_date: "2027-01-01T00:00:00Z", ranges: [] },
       all_prices: [
         { channel_code: null, price: 18, unit_origin_price: 20, unit_discount_price: 18, discount_start_date: "2026-01-01T00:00:00Z", discount_end_date: "2027-01-01T00:00:00Z", volume_prices: [{ quantity_threshold: 1, unit_origin_price: 20, unit_discount_price: 18 }, { quantity_threshold: 10, unit_origin_price: 17 }] },
@@ -169,10 +171,11 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
     return new Response([head, ...rows].map((r) => r.map(quote).join(";")).join("\n") + "\n", { status: 200, headers: { "Content-Type": "text/csv" } });
   }
 
-  async function stockImport(request: Request, refuse: (problem: string) => Response): Promise<Response> {
+  async function stockImport(request: Request, rawBody: string, refuse: (problem: string) => Response): Promise<Response> {
     let file: unknown;
     try {
-      file = (await request.formData()).get("file");
+      // The body was read once to be recorded: parsed again from what was sent.
+      file = (await new Response(rawBody, { headers: { "Content-Type": request.headers.get("Content-Type") ?? "" } }).formData()).get("file");
     } catch {
       return refuse("the body is not multipart/form-data");
     }
@@ -202,7 +205,7 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
     offer: (sku) => structuredClone(offers.get(sku)),
     imports,
     options,
-    handle(operationId, params, url, body, request, refuse) {
+    handle(operationId, params, url, body, request, rawBody, refuse) {
       if (operationId === "OF21") {
         const sku = url.searchParams.get("sku");
         const all = [...offers.values()].filter((o) => sku === null || o.shop_sku === sku);
@@ -215,7 +218,7 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
         imports.push(imp);
         return json(201, { import_id: Number(imp.id) });
       }
-      if (operationId === "STO01") return stockImport(request, refuse);
+      if (operationId === "STO01") return stockImport(request, rawBody, refuse);
       const imp = find(params[0] ?? "", operationId.startsWith("STO") ? "stock" : "offers");
       if (!imp) return miraklError(404, `import ${params[0]} not found`);
       if (operationId === "OF02" || operationId === "STO02") {
