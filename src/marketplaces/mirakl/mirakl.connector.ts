@@ -116,6 +116,7 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
 
   async function acknowledge(delivery: AcknowledgeDelivery): Promise<DeliveryOutcome> {
     const imported = delivery.order.sourceData.state;
+    if (imported && ENDED_STATES.has(imported)) throw refusal("Mirakl", `order ${delivery.order.sourceOrderNumber} was ${imported} at the last import: it can no longer be accepted`);
     if (imported && imported !== WAITING_ACCEPTANCE) {
       return { state: "notApplicable", reason: `Mirakl order ${delivery.order.sourceOrderNumber} was ${imported} at the last import: only an order waiting for acceptance is accepted` };
     }
@@ -131,6 +132,8 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
     const id = delivery.order.sourceOrderNumber;
     const progress = progressOf(delivery);
     const imported = delivery.order.sourceData.state;
+    // Refused and cancelled orders stay so: no call can ship them.
+    if (imported && ENDED_STATES.has(imported)) throw refusal("Mirakl", `order ${id} was ${imported} at the last import: it cannot be shipped`);
     // A shipment says the seller has every line: an order still waiting is accepted first.
     if (imported === WAITING_ACCEPTANCE && !progress.accepted) {
       const refused = await decide(delivery, true);
@@ -182,7 +185,9 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
 
   async function cancel(delivery: CancelDelivery): Promise<DeliveryOutcome> {
     const id = delivery.order.sourceOrderNumber;
-    const waiting = delivery.order.sourceData.state === WAITING_ACCEPTANCE;
+    const imported = delivery.order.sourceData.state;
+    if (imported && ENDED_STATES.has(imported)) return { state: "delivered", warning: `Mirakl order ${id} was already ${imported}` };
+    const waiting = imported === WAITING_ACCEPTANCE;
     // OR29 cancels an accepted order; one still waiting for acceptance is refused instead.
     const refused = waiting ? await decide(delivery, false) : await put("OR29", `${orderPath(delivery)}/cancel`);
     if (!refused) return { state: "delivered" };
