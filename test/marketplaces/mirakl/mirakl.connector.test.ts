@@ -382,3 +382,56 @@ describe("Mirakl on a bad day", () => {
     });
   });
 });
+
+describe("the fake Mirakl holds every request to the description", () => {
+  it("refuses a Bearer key, a parameter or value the description does not list, a body that misses a field, a file in another format", async () => {
+    const { fake } = setup();
+    fake.orders.add(order("V-1", 30));
+    const send = (path: string, init: RequestInit = {}) =>
+      fake.fetch(`${MIRAKL_FAKE_URL}${path}`, { ...init, headers: { Authorization: MIRAKL_FAKE_KEY, Accept: "application/json", ...(init.headers as Record<string, string>) } });
+    const statuses = [
+      (await send("/api/orders?offset=0", { headers: { Authorization: `Bearer ${MIRAKL_FAKE_KEY}` } })).status,
+      (await send("/api/orders?order_state_codes=SHIPPING,LOST")).status,
+      (await send("/api/orders?page_size=10")).status,
+      (await send("/api/orders?start_update_date=yesterday")).status,
+      (await send("/api/orders?max=500")).status,
+      (await send("/api/orders/V-1/accept", { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ order_lines: [{ id: "V-1-1" }] }) })).status,
+      (await send("/api/orders/V-1/ship", { method: "PUT", body: "{}" })).status,
+      (await send("/api/orders/V-1/accept", { method: "POST" })).status,
+      (await send("/api/offers", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ offers: [{ shop_sku: "A", price: 1 }] }) })).status,
+    ];
+    const form = new FormData();
+    form.append("file", new Blob(["sku;qty\nA;1\n"]), "stock.csv");
+    statuses.push((await send("/api/offers/stock/imports", { method: "POST", body: form })).status);
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 400, 400, 400, 400, 400]);
+    expect(fake.violations).toEqual([
+      "GET /api/orders: Authorization carries the shop key raw (an apiKey scheme), not as a Bearer token",
+      "GET /api/orders: order_state_codes: LOST is not one of STAGING, WAITING_ACCEPTANCE, WAITING_DEBIT, WAITING_DEBIT_PAYMENT, SHIPPING, SHIPPED, TO_COLLECT, RECEIVED, CLOSED, REFUSED, CANCELED",
+      "GET /api/orders: query parameter page_size is not in the description of OR11",
+      "GET /api/orders: start_update_date=yesterday is not a date-time",
+      "GET /api/orders: max=500 must be 1..100",
+      "PUT /api/orders/V-1/accept: body.order_lines[0].accepted: required by the description, missing",
+      "PUT /api/orders/V-1/ship: OR24 takes no body",
+      "POST /api/orders/V-1/accept: OR21 takes PUT",
+      "POST /api/offers: body.offers[0].product_id: required by the description, missing",
+      "POST /api/offers: body.offers[0].product_id_type: required by the description, missing",
+      "POST /api/offers: body.offers[0].state_code: required by the description, missing",
+      "POST /api/offers: body.offers[0].update_delete: required by the description, missing",
+      'POST /api/offers/stock/imports: the file\'s header must be "offer-sku";"quantity";"warehouse-code";"update-delete", got sku;qty',
+    ]);
+    // Nothing the refused calls asked for happened.
+    expect(fake.orders.get("V-1")!.order_state).toBe("WAITING_ACCEPTANCE");
+    expect(fake.offers.imports).toEqual([]);
+  });
+
+  it("answers the documented OR11 example's shape: the connector maps the description's own order", async () => {
+    const { fake, connector } = setup();
+    const documented = (await import("./mirakl-description.json")).default.examples.OR11.orders[0] as Record<string, unknown>;
+    fake.failNext({ status: 200, body: { orders: [documented], total_count: 1 }, operation: "OR11" });
+    const page = await connector.fetchOrders(WINDOW, null);
+    expect(page.setAside).toEqual([]);
+    expect(page.orders[0]).toMatchObject({ sourceOrderNumber: "Order_00010-A", sourceCustomerOrderNumber: "Order_00010", sourceOrderStatus: "RECEIVED", buyerUserId: "Customer_id_001", paymentType: expect.any(String) });
+    expect(page.orders[0]!.items).toEqual([{ sourceLineId: "Order_00010-A-1", sku: "S2000", name: "Breville Cafe Roma Stainless Espresso/Cappuccino Machine - ESP8C", quantity: 3, unitPrice: 55, saleTaxCost: 20, discount: "0.00" }]);
+    expect(page.orders[0]!.shipTo).toMatchObject({ street1: "113 MacDougal Street", city: "New York", postalCode: "NY 10012", country: "USA" });
+  });
+});
