@@ -128,7 +128,8 @@ export function miraklListings({ client, storage, now }: Deps): ListingsPush {
           if (parts.length === 0) throw error;
         }
       }
-      if (parts.length === 0 && outcomes.size === 0 && readFailure) throw readFailure;
+      // Mirakl failed the reads and nothing went out: the cycle stops there and says why.
+      if (parts.length === 0 && readFailure) throw readFailure;
       const reference = parts.join(" ");
       // Each import's status is asked 5 minutes after it at the soonest.
       for (const part of parts) storage.put(checkedAt(part), at);

@@ -219,3 +219,19 @@ describe("a Mirakl source's stock and price through cycles", () => {
     expect(fake.violations).toEqual([]);
   });
 });
+
+describe("Mirakl offer reads on a bad day", () => {
+  it("an OF21 read Mirakl fails stops the push with its error when nothing went out; with quantities out, the price waits", async () => {
+    const { fake, submission, advance } = setup();
+    fake.offers.seed("A");
+    fake.offers.seed("B");
+    fake.failNext({ status: 503, operation: "OF21" });
+    await expect(submission.submit([u("A", null, 5)])).rejects.toMatchObject({ status: 503, retryable: true, message: "Mirakl OF21 503 fault 503" });
+    advance(5 * MINUTE);
+    fake.failNext({ status: 503, operation: "OF21" });
+    const answer = await submission.submit([u("A", 3, 5), u("B", 4, null)]);
+    expect(answer.sent).toEqual([u("A", 3, null), u("B", 4, null)]);
+    expect(answer.reference).toMatch(/^stock:/);
+    expect(fake.calls("OF24")).toHaveLength(0);
+  });
+});
