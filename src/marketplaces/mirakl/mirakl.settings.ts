@@ -33,7 +33,7 @@ export const miraklSettingsSchema = z.strictObject({
     .enum(["auto", "manual"])
     .default("auto")
     .describe(
-      "auto: the hub accepts or refuses orders waiting for acceptance by stock (decisions 14); manual: AcknowledgeOrder accepts every line and a line cancellation refuses.",
+      "auto: the hub accepts an order waiting for acceptance by stock and refuses the lines it cannot fill; manual: the seller decides, AcknowledgeOrder accepts every line. Until the hub takes orders by line, both accept on AcknowledgeOrder.",
     ),
   carriers: z
     .record(z.string().trim().min(1, "a carrier name must not be empty").max(100), carrierCode)

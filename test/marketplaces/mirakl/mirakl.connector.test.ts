@@ -7,6 +7,7 @@ import { MarketplaceError, type AcknowledgeDelivery, type CancelDelivery, type C
 import { createMiraklConnector } from "../../../src/marketplaces/mirakl/mirakl.connector";
 import { memoryStorage } from "../../../src/marketplaces/storage";
 import { createMiraklFake, MIRAKL_FAKE_KEY, MIRAKL_FAKE_URL, type MiraklFakeOptions } from "./mirakl-fake";
+import { deliveryOrder, importAll } from "../fake-kit/connector-calls";
 import type { FakeOrderSpec } from "./mirakl-orders-fake";
 
 const START = Date.parse("2026-03-01T12:00:00Z");
@@ -38,15 +39,7 @@ const order = (id: string, minutesAgo: number, spec: Partial<FakeOrderSpec> = {}
   ...spec,
 });
 
-function deliveryOf(o: ImportedOrder): DeliveryOrder {
-  return {
-    sourceOrderNumber: o.sourceOrderNumber,
-    sourceCustomerOrderNumber: o.sourceCustomerOrderNumber,
-    sellerOrderNumber: null,
-    sourceData: o.sourceData ?? {},
-    lines: o.items.map((i) => ({ sourceLineId: i.sourceLineId, sku: i.sku, quantity: i.quantity })),
-  };
-}
+const deliveryOf = (o: ImportedOrder): DeliveryOrder => deliveryOrder(o);
 let nextId = 1;
 const base = (o: DeliveryOrder) => ({ id: nextId++, idempotencyKey: "source-1-1", order: o, earlier: [] });
 const ackOf = (o: DeliveryOrder): AcknowledgeDelivery => ({ ...base(o), kind: "acknowledge", sellerOrderNumber: null });
@@ -146,14 +139,10 @@ describe("Mirakl orders in (OR11)", () => {
     // Five orders of the first page change at Mirakl: their update date is now after the window.
     advance(1000);
     for (const id of ["P-000", "P-010", "P-020", "P-030", "P-040"]) fake.orders.edit(id, (o) => void (o.order_state = "SHIPPING"));
-    const offsets: string[] = [];
-    let cursor = first.nextCursor;
-    while (cursor) {
-      const page = await connector.fetchOrders(WINDOW, cursor);
-      page.orders.forEach((o) => seen.add(o.sourceOrderNumber));
-      offsets.push(fake.calls("OR11").at(-1)!.query.offset!);
-      cursor = page.nextCursor;
-    }
+    // The rest of the window, from the second page on.
+    const rest = await importAll({ fetchOrders: (w, cursor) => connector.fetchOrders(w, cursor ?? first.nextCursor) }, WINDOW);
+    rest.forEach((page) => page.orders.forEach((o) => seen.add(o.sourceOrderNumber)));
+    const offsets = fake.calls("OR11").slice(1).map((r) => r.query.offset);
     // Page 2 (offset 100) reports 245: the read goes back 5 and on from there.
     expect(offsets).toEqual(["100", "95", "195"]);
     expect(seen.size).toBe(250);

@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ListingsSubmission, ListingUpdate } from "../../../src/marketplaces/connector";
 import { createMiraklConnector } from "../../../src/marketplaces/mirakl/mirakl.connector";
 import { memoryStorage } from "../../../src/marketplaces/storage";
-import { admin, storeWithToken } from "../../helpers/api";
+import { storeWithToken } from "../../helpers/api";
 import { createSource, cycleAt } from "../../helpers/sync";
-import { putStock } from "../../stock/helpers";
+import { listings, putStock } from "../../stock/helpers";
 import { createMiraklFake, MIRAKL_FAKE_KEY, MIRAKL_FAKE_URL, type MiraklFakeOptions } from "./mirakl-fake";
 
 afterEach(() => {
@@ -179,15 +179,6 @@ describe("Mirakl imports on a bad day", () => {
   });
 });
 
-interface Listing {
-  Sku: string;
-  Status: string;
-  AcceptedQuantity: number | null;
-  AcceptedPrice: number | null;
-  Submission: string | null;
-  LastError: string | null;
-}
-
 describe("a Mirakl source's stock and price through cycles", () => {
   it("submits what changed, reads the outcome in a later cycle, and shows it in the listings answer", async () => {
     let at = Date.now();
@@ -204,13 +195,13 @@ describe("a Mirakl source's stock and price through cycles", () => {
     const sourceId = await createSource(storeId, { Type: "mirakl", Name: "Mirakl shop", Settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: MIRAKL_FAKE_KEY } });
     const first = await cycleAt(sourceId, at);
     expect(first.error).toBeNull();
-    const listings = async () => ((await admin("GET", `/stores/${storeId}/sources/${sourceId}/listings`)).json.Listings as Listing[]).map((l) => [l.Sku, l.Status, l.AcceptedQuantity, l.AcceptedPrice, l.LastError]);
-    expect((await listings()).map((l) => l.slice(0, 2))).toEqual([["M-1", "submitted"], ["M-2", "submitted"], ["M-3", "unknownSku"]]);
+    const shown = async () => (await listings(storeId, sourceId)).Listings.map((l) => [l.Sku, l.Status, l.AcceptedQuantity, l.AcceptedPrice, l.LastError]);
+    expect((await shown()).map((l) => l.slice(0, 2))).toEqual([["M-1", "submitted"], ["M-2", "submitted"], ["M-3", "unknownSku"]]);
     at += 15 * MINUTE;
     await cycleAt(sourceId, at);
     at += 15 * MINUTE;
     await cycleAt(sourceId, at);
-    expect(await listings()).toEqual([
+    expect(await shown()).toEqual([
       ["M-1", "accepted", 4, 20, null],
       ["M-2", "accepted", 6, 31.5, null],
       ["M-3", "unknownSku", null, null, "Mirakl has no offer with shop SKU M-3"],
