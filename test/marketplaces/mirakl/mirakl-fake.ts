@@ -178,7 +178,10 @@ export function createMiraklFake(opts: MiraklFakeOptions = {}): MiraklFake {
   };
 }
 
-/** OR11 answers for ever, each naming more orders than it holds (an offset that never ends). */
-export function miraklPagesForEver(): AnswerFault<"api"> {
-  return badDay.endlessPages(() => ({ orders: [{ order_id: "X" }].slice(0, 0), total_count: 1_000_000 }), { operation: "OR11" });
+/**
+ * OR11 answers for ever that name far more orders than they hold: `empty` pages hold none, the
+ * others one order each (without lines: set aside). For failNext.
+ */
+export function miraklPagesForEver(empty: boolean): AnswerFault<"api"> {
+  return badDay.endlessPages((n) => ({ orders: empty ? [] : [{ order_id: `ENDLESS-${n}`, order_state: "SHIPPING" }], total_count: 1_000_000 }), { operation: "OR11" });
 }

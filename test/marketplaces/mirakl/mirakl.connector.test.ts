@@ -3,10 +3,10 @@
 // it sends (and what it cannot), acceptance, shipment and cancellation through the order's
 // states, the pace, and the bad days.
 import { describe, expect, it } from "vitest";
-import { MarketplaceError, type AcknowledgeDelivery, type CancelDelivery, type Connector, type DeliveryOrder, type ImportedOrder, type ShipDelivery, type Shipment } from "../../../src/marketplaces/connector";
+import { MarketplaceError, type AcknowledgeDelivery, type CancelDelivery, type Connector, type DeliveryOrder, type ImportedOrder, type OrderPage, type ShipDelivery, type Shipment } from "../../../src/marketplaces/connector";
 import { createMiraklConnector } from "../../../src/marketplaces/mirakl/mirakl.connector";
 import { memoryStorage } from "../../../src/marketplaces/storage";
-import { createMiraklFake, MIRAKL_FAKE_KEY, MIRAKL_FAKE_URL, type MiraklFakeOptions } from "./mirakl-fake";
+import { createMiraklFake, MIRAKL_FAKE_KEY, MIRAKL_FAKE_URL, miraklPagesForEver, type MiraklFakeOptions } from "./mirakl-fake";
 import { deliveryOrder, importAll } from "../fake-kit/connector-calls";
 import type { FakeOrderSpec } from "./mirakl-orders-fake";
 
@@ -201,6 +201,24 @@ describe("Mirakl orders in (OR11)", () => {
     expect((page.setAside[0]!.record as { order_id: string }).order_id).toBe("U-1");
     // The operator's retry maps the record again.
     expect(connector.remap(page.setAside[0]!.record)).toMatchObject({ reason: "Mirakl order U-1 line U-1-1 has no offer_sku" });
+  });
+
+  it("follows a total_count that never ends page by page (the engine's to stop); an empty page ends the window", async () => {
+    const endless = setup();
+    endless.fake.failNext(miraklPagesForEver(false));
+    const cursors: (string | null)[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 3; i++) {
+      const page: OrderPage = await endless.connector.fetchOrders(WINDOW, cursor);
+      expect(page.setAside.map((s) => s.reason)).toEqual([`Mirakl order ENDLESS-${i} has no order lines`]);
+      cursors.push((cursor = page.nextCursor));
+    }
+    expect(cursors).toEqual(["offset=1;total=1000000", "offset=2;total=1000000", "offset=3;total=1000000"]);
+    const empty = setup();
+    empty.fake.failNext(miraklPagesForEver(true));
+    expect(await empty.connector.fetchOrders(WINDOW, null)).toEqual({ orders: [], setAside: [], nextCursor: null });
+    // A cursor that is not the connector's own ends the window: no retry can read it.
+    await expect(empty.connector.fetchOrders(WINDOW, "?page=2")).rejects.toMatchObject({ retryable: false, message: 'Mirakl OR11: the page cursor "?page=2" is not one this connector made' });
   });
 
   it("ends the window on nonsense: no order list, or no total_count", async () => {
