@@ -1161,7 +1161,7 @@ export interface components {
             /** @description The shop to act for, when the key reaches several shops; the key's default shop otherwise. */
             shopId?: number;
             /**
-             * @description auto: the hub accepts or refuses orders waiting for acceptance by stock (decisions 14); manual: AcknowledgeOrder accepts every line and a line cancellation refuses.
+             * @description auto: the hub accepts an order waiting for acceptance by stock and refuses the lines it cannot fill; manual: the seller decides, AcknowledgeOrder accepts every line. Until the hub takes orders by line, both accept on AcknowledgeOrder.
              * @default auto
              * @enum {string}
              */
