@@ -9,6 +9,8 @@ import { createEbayConnector } from "./ebay/ebay.connector";
 import { ebaySettingsSchema } from "./ebay/ebay.settings";
 import { createEtsyConnector } from "./etsy/etsy.connector";
 import { etsySettingsSchema } from "./etsy/etsy.settings";
+import { createMiraklConnector } from "./mirakl/mirakl.connector";
+import { miraklSettingsSchema } from "./mirakl/mirakl.settings";
 import { createShopifyConnector } from "./shopify/shopify.connector";
 import { shopifySettingsSchema } from "./shopify/shopify.settings";
 import { createSimulatedConnector, receivedWire } from "./simulated/simulated.connector";
@@ -70,6 +72,7 @@ export const CONNECTORS = {
     create: (ctx, storage) => createEtsyConnector(ctx, storage),
     pushesListings: true,
   },
+  mirakl: { settingsSchema: miraklSettingsSchema.extend(coreSettings), secretFields: ["apiKey"], endpointFields: ["baseUrl"], create: createMiraklConnector, pushesListings: true },
 } satisfies Record<string, ConnectorEntry>;
 
 export type SourceType = keyof typeof CONNECTORS;

@@ -191,20 +191,34 @@ const SOURCE_NAME = `(select name from sources where id = ?2)`;
 const COUNT_KNOWN_ORDERS = `select count(*) as n from orders
   where store_id = ?1 and order_source = ${SOURCE_NAME} and order_source_order_number in (select value from json_each(?3))`;
 
+/** SQL: order `o`'s ship-to address is blank (a marketplace that hides it until acceptance, decisions 14). */
+const NO_ADDRESS = (o: string) => `(${o}.street1 = '' and ${o}.city = '' and ${o}.postal_code = '' and ${o}.country = '')`;
+/** The ship-to block, taken whole from the import when the stored one is blank. */
+const SHIP_TO_COLUMNS = ["first_name", "last_name", "ship_to_company_name", "street1", "street2", "city", "state_or_province", "postal_code", "country"];
+/** Buyer contacts, each filled in when stored blank. */
+const CONTACT_COLUMNS = ["buyer_email_address", "buyer_phone_number"];
+
 // A new order starts New. A known one only takes the marketplace's status word and facts (the
 // client owns OrderStatus), and an order inserted by a client under this source's name before the
-// source existed (or claimed by a source since deleted) is claimed by it.
+// source existed (or claimed by a source since deleted) is claimed by it. A known order whose
+// ship-to address is still blank takes the one the import brings, and a blank buyer contact
+// likewise: marketplaces that hide them until the seller accepts the order (Mirakl) send them
+// with the next import after acceptance (decisions 14); an address once stored is never replaced.
 const UPSERT_IMPORTED_ORDERS = `insert into orders (store_id, source_id, order_source, ${ORDER_COLUMN_LIST}, date_updated)
   select ?1, ?2, ${SOURCE_NAME}, ${orderValueList("o")}, ?4
   from (select value as o from json_each(?3)) where exists (select 1 from sources where id = ?2)
   on conflict (store_id, order_source, order_source_order_number) do update set
     source_order_status = excluded.source_order_status,
     source_data = coalesce(excluded.source_data, orders.source_data),
+    ${SHIP_TO_COLUMNS.map((c) => `${c} = case when ${NO_ADDRESS("orders")} then excluded.${c} else orders.${c} end`).join(",\n    ")},
+    ${CONTACT_COLUMNS.map((c) => `${c} = case when orders.${c} = '' then excluded.${c} else orders.${c} end`).join(",\n    ")},
     source_id = case when orders.source_id is null or not exists (select 1 from sources where id = orders.source_id)
       then excluded.source_id else orders.source_id end,
     date_updated = max(excluded.date_updated, orders.date_updated + 1)
   where orders.source_order_status is not excluded.source_order_status
     or orders.source_data is not coalesce(excluded.source_data, orders.source_data)
+    or (${NO_ADDRESS("orders")} and not ${NO_ADDRESS("excluded")})
+    or ${CONTACT_COLUMNS.map((c) => `(orders.${c} = '' and excluded.${c} <> '')`).join(" or ")}
     or orders.source_id is null or not exists (select 1 from sources where id = orders.source_id)`;
 
 // Lines are matched by the marketplace's line id, so a page written again adds none twice; an

@@ -205,13 +205,16 @@ export function stockTakenByImportStatement(d1: D1Database, storeId: string, sou
     .bind(storeId, sourceId, JSON.stringify(lines));
 }
 
-/** SQL: the marketplace's status word of `o` says cancelled (Walmart, Shopify: Cancelled; eBay, Amazon: Canceled). */
-const CANCELLED_AT_MARKETPLACE = (o: string) => `lower(${o}.source_order_status) in ('cancelled', 'canceled')`;
+/**
+ * SQL: the marketplace's status word of `o` says cancelled (Walmart, Shopify: Cancelled; eBay,
+ * Amazon, Mirakl: Canceled) or refused (Mirakl: REFUSED, every line refused before acceptance).
+ */
+const CANCELLED_AT_MARKETPLACE = (o: string) => `lower(${o}.source_order_status) in ('cancelled', 'canceled', 'refused')`;
 /** SQL: order `o` still holds its stock: not cancelled on either side, not shipped. */
 const HOLDS_STOCK = (o: string) => `${o}.status not in ('Canceled', 'Shipped') and ${o}.date_shipped is null and not ${CANCELLED_AT_MARKETPLACE(o)}`;
 
 /** Whether a marketplace status word means the order is cancelled (the same rule as the SQL above). */
-export const cancelledAtMarketplace = (word: string) => /^cancell?ed$/i.test(word.trim());
+export const cancelledAtMarketplace = (word: string) => /^(cancell?ed|refused)$/i.test(word.trim());
 
 /**
  * Known orders of the source whose marketplace now says cancelled (`numbers`) give their lines

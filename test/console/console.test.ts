@@ -179,9 +179,9 @@ describe("console sources", () => {
     // summary in words with the right article.
     expect(await collect(res.text, "h2#add-source-h")).toEqual(["Add a source"]);
     const summaries = await collect(res.text, "details.add-source summary");
-    expect(summaries).toEqual(expect.arrayContaining(["Add a simulated marketplace source", "Add a Walmart source", "Add an eBay source", "Add a Shopify source", "Add an Amazon source", "Add an Etsy source"]));
+    expect(summaries).toEqual(expect.arrayContaining(["Add a simulated marketplace source", "Add a Walmart source", "Add an eBay source", "Add a Shopify source", "Add an Amazon source", "Add an Etsy source", "Add a Mirakl source"]));
     expect(await collect(res.text, "details.add-source[open]")).toEqual([]);
-    expect(await collect(res.text, "details.add-source", "data-type")).toEqual(expect.arrayContaining(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy"]));
+    expect(await collect(res.text, "details.add-source", "data-type")).toEqual(expect.arrayContaining(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy", "mirakl"]));
     for (const type of ["simulated", "walmart", "ebay", "shopify", "amazon"]) {
       expect(await collect(res.text, `details[data-type="${type}"] input[name="Type"]`, "value"), type).toEqual([type]);
     }
@@ -192,7 +192,7 @@ describe("console sources", () => {
     expect(labels.filter((l) => /[a-z][A-Z]/.test(l))).toEqual([]);
     expect(await collect(res.text, 'details[data-type="walmart"] label')).toEqual(expect.arrayContaining(["Client ID", "Client secret", "Base URL (optional)"]));
     expect(await collect(res.text, "#add-simulated-Settings-ordersPerHour-hint")).toEqual([expect.stringContaining("(ordersPerHour in the API.)")]);
-    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret"];
+    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret", "mirakl:apiKey"];
     for (const secret of secrets) {
       const [type, name] = secret.split(":");
       expect(await collect(res.text, `#add-${type}-Settings-${name}`, "type"), secret).toEqual(["password"]);

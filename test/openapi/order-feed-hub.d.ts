@@ -963,7 +963,7 @@ export interface components {
             SourceId: string;
             StoreId: string;
             /** @enum {string} */
-            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon" | "etsy";
+            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon" | "etsy" | "mirakl";
             Name: string;
             Enabled: boolean;
             /** @description Secret fields are answered as ********. */
@@ -1149,6 +1149,33 @@ export interface components {
             baseUrl?: string;
             /** Format: uri */
             tokenUrl?: string;
+            pushStock?: boolean;
+        };
+        MiraklSettings: {
+            /**
+             * Format: uri
+             * @description The marketplace's Mirakl instance, e.g. https://marketplace.example.mirakl.net (no default: each operator has its own). https only: the shop key travels with every call.
+             */
+            baseUrl: string;
+            /** @description The shop's API key (the operator's back office, My user settings > API key). Sent as it is in Authorization. */
+            apiKey: string;
+            /** @description The shop to act for, when the key reaches several shops; the key's default shop otherwise. */
+            shopId?: number;
+            /**
+             * @description auto: the hub accepts an order waiting for acceptance by stock and refuses the lines it cannot fill; manual: the seller decides, AcknowledgeOrder accepts every line. Until the hub takes orders by line, both accept on AcknowledgeOrder.
+             * @default auto
+             * @enum {string}
+             */
+            acceptance: "auto" | "manual";
+            /**
+             * @description The shop's carriers as the marketplace knows them: {"UPS Ground": "UPS", ...}, a shipment's carrier name (ignoring case, spaces and punctuation) to the operator's carrier_code.
+             * @default {}
+             */
+            carriers: {
+                [key: string]: string;
+            };
+            /** @description The carrier_code sent when a shipment names no carrier. A carrier named but not mapped goes as carrier_name with the tracking number. */
+            defaultCarrierCode?: string;
             pushStock?: boolean;
         };
         Delivery: {
@@ -4499,6 +4526,12 @@ export interface operations {
                     Type: "etsy";
                     Name: string;
                     Settings?: components["schemas"]["EtsySettings"];
+                    Enabled?: boolean;
+                } | {
+                    /** @constant */
+                    Type: "mirakl";
+                    Name: string;
+                    Settings?: components["schemas"]["MiraklSettings"];
                     Enabled?: boolean;
                 };
             };
