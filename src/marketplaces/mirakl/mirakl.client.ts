@@ -3,7 +3,7 @@
 // that reach several shops), the shop key raw in Authorization (the description's security
 // scheme: an apiKey in the Authorization header, no "Bearer"), JSON asked for, a deadline, no
 // redirect followed, and a failed answer turned into a MarketplaceError naming the operation.
-import { MarketplaceError, type ConnectorContext } from "../connector";
+import type { MarketplaceError, ConnectorContext } from "../connector";
 import { answerFailure, readJsonAnswer, sendToMarketplace } from "../kit/marketplace-http";
 import { describeMiraklError } from "./mirakl.mapping";
 import type { MiraklSettings } from "./mirakl.settings";
