@@ -172,6 +172,6 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
     },
     ship,
     cancel,
-    listings: tiktokListings({ client, storage, warehouseId: settings.warehouseId ?? null }),
+    listings: tiktokListings({ client, storage, warehouseId: settings.warehouseId ?? null, now: () => ctx.now().getTime() }),
   };
 }
