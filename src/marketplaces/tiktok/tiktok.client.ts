@@ -113,7 +113,8 @@ export function tiktokClient(ctx: ConnectorContext, settings: TiktokSettings, st
       return new TiktokApiError(`TikTok ${a.status} on ${call.operation}: ${detail}`, a.status, ok || a.status === 429 || a.status >= 500, null, wait);
     }
     const retryable = a.status === 429 || a.status >= 500 || TRANSIENT_CODES.has(code);
-    return new TiktokApiError(`TikTok ${code} on ${call.operation}: ${wordsOf(a)}${requestId}`, a.status, retryable, code, wait);
+    const http = a.status === 200 ? "" : ` (HTTP ${a.status})`;
+    return new TiktokApiError(`TikTok ${code} on ${call.operation}${http}: ${wordsOf(a)}${requestId}`, a.status, retryable, code, wait);
   }
 
   async function once(call: TiktokCall): Promise<Answer> {

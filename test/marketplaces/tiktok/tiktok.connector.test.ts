@@ -47,14 +47,14 @@ describe("TikTok Shop signing", () => {
     expect([wrongSign.status, wrongSign.retryable, wrongSign.message.replace(/ \(request_id \w+\)/, "")]).toEqual([
       401,
       false,
-      "TikTok 106001 on GetOrderList: Invalid credentials. The 'sign' query parameter is invalid.",
+      "TikTok 106001 on GetOrderList (HTTP 401): Invalid credentials. The 'sign' query parameter is invalid.",
     ]);
     // A connector whose clock runs 6 minutes late signs a timestamp TikTok finds stale.
     const late = await rejection(importAll(make({}, { now: () => new Date(START - 6 * MINUTE) })));
     expect([late.status, late.retryable, late.message.replace(/ \(request_id \w+\)/, "")]).toEqual([
       400,
       false,
-      "TikTok 36009004 on GetOrderList: Invalid timestamp. The value of the `timestamp` query parameter must not be earlier than 5 minutes before the current time.",
+      "TikTok 36009004 on GetOrderList (HTTP 400): Invalid timestamp. The value of the `timestamp` query parameter must not be earlier than 5 minutes before the current time.",
     ]);
     expect(fake.violations).toEqual([]);
     expect(fake.refusals.map((r) => r.split(": ")[1]!.split(" ")[0])).toEqual(["106001", "36009004"]);
@@ -209,7 +209,7 @@ describe("TikTok Shop errors", () => {
 
     fake.failNext({ status: 429, body: { code: 36009002, message: "Too many requests.", request_id: "R1", data: null }, headers: { "Retry-After": "30" }, operation: "GetOrderList" });
     const throttled = await rejection(importAll(connector));
-    expect([throttled.status, throttled.retryable, throttled.retryAfterMs, throttled.message]).toEqual([429, true, 30_000, "TikTok 36009002 on GetOrderList: Too many requests. (request_id R1)"]);
+    expect([throttled.status, throttled.retryable, throttled.retryAfterMs, throttled.message]).toEqual([429, true, 30_000, "TikTok 36009002 on GetOrderList (HTTP 429): Too many requests. (request_id R1)"]);
 
     fake.failNext({ status: 200, body: "<html>gateway</html>", operation: "GetOrderList" });
     const nonsense = await rejection(importAll(connector));
@@ -276,7 +276,7 @@ describe("TikTok Shop tokens", () => {
     const refused = await rejection(importAll(make()));
     expect([refused.retryable, refused.message]).toEqual([
       true,
-      "TikTok 105002 on GetOrderList: Expired credentials.: TikTok refused the source's access token right after renewing it; the seller may have to authorise the app again (see the TikTok Shop source README)",
+      "TikTok 105002 on GetOrderList (HTTP 401): Expired credentials.: TikTok refused the source's access token right after renewing it; the seller may have to authorise the app again (see the TikTok Shop source README)",
     ]);
     expect(fake.requestsOf("auth")).toHaveLength(3);
     expect(fake.violations).toEqual([]);

@@ -110,7 +110,7 @@ describe("TikTok Shop shipments", () => {
     expect([refused.status, refused.retryable, refused.message]).toEqual([200, false, "TikTok 21011005 on ShipPackage: The shipping_provider_id is not valid. (request_id R2)"]);
     fake.failNext({ status: 503, operation: "ShipPackage" });
     const down = await rejection(connector.ship(shipDelivery(order)));
-    expect([down.status, down.retryable, down.message.replace(/ \(request_id \w+\)/, "")]).toEqual([503, true, "TikTok 36009003 on ShipPackage: Internal error."]);
+    expect([down.status, down.retryable, down.message.replace(/ \(request_id \w+\)/, "")]).toEqual([503, true, "TikTok 36009003 on ShipPackage (HTTP 503): Internal error."]);
   });
 });
 

@@ -139,7 +139,7 @@ describe("TikTok Shop stock and price", () => {
 
     fake.failNext({ status: 503, operation: "InventorySearch" });
     const down = await rejection(listings.push([update("TEE-L", 1, null)]));
-    expect([down.retryable, down.message.replace(/ \(request_id \w+\)/, "")]).toEqual([true, "TikTok 36009003 on InventorySearch: Internal error."]);
+    expect([down.retryable, down.message.replace(/ \(request_id \w+\)/, "")]).toEqual([true, "TikTok 36009003 on InventorySearch (HTTP 503): Internal error."]);
   });
 
   it("looks a SKU's ids up again after a day (a SKU may have moved to another product)", async () => {
