@@ -174,17 +174,18 @@ describe("console sources", () => {
     const storeId = await createStore("Console sources");
     const res = await send("GET", `/console/stores/${storeId}/sources`, { cookie });
     expect(res.status).toBe(200);
-    for (const type of ["simulated", "walmart", "ebay", "shopify", "amazon"]) {
+    for (const type of ["simulated", "walmart", "ebay", "shopify", "amazon", "tiktok"]) {
       expect(res.text, type).toContain(`<input type="hidden" name="Type" value="${type}"/>`);
       expect(res.text, type).toContain(`Add ${type} source</button>`);
     }
-    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret"];
+    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret", "tiktok:appSecret", "tiktok:refreshToken"];
     for (const secret of secrets) {
       const [type, name] = secret.split(":");
       expect(res.text, secret).toContain(`<input id="add-${type}-Settings-${name}" name="Settings.${name}" type="password"`);
     }
     // Not a secret: shown as text.
     expect(res.text).toContain('<input id="add-shopify-Settings-shopDomain" name="Settings.shopDomain" type="text"');
+    expect(res.text).toContain('<input id="add-tiktok-Settings-appKey" name="Settings.appKey" type="text"');
   });
 
   it("lists a source's set-aside orders as the admin API answers them", async () => {
