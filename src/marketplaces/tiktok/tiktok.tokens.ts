@@ -47,7 +47,7 @@ interface Refused {
 export function lifetimeMs(expireIn: unknown, nowMs: number): number {
   if (typeof expireIn !== "number" || !Number.isFinite(expireIn) || expireIn <= 0) return DEFAULT_LIFETIME_MS;
   const ms = expireIn > 1_000_000_000 ? expireIn * 1000 - nowMs : expireIn * 1000;
-  return ms > 0 ? ms : 0;
+  return Math.max(0, ms);
 }
 
 export function tiktokAccessTokens(ctx: ConnectorContext, settings: TiktokSettings, storage: SourceStorage, timeoutMs: number): AccessTokens {

@@ -49,7 +49,7 @@ const USED = new Set([
   "RejectReturn",
 ]);
 
-const unescape = (text) => text.replace(/&#x60;/g, "`").replace(/\\'/g, "'").replace(/\\"/g, '"').replace(/\s+/g, " ").trim();
+const plain = (text) => text.replace(/&#x60;/g, "`").replace(/\\'/g, "'").replace(/\\"/g, '"').replace(/\s+/g, " ").trim();
 
 /** Range, default, values and count limits a description states, as schema keywords. */
 function fromDocs(doc, withValues) {
@@ -84,7 +84,7 @@ for (const group of readdirSync(join(sdk, "model"))) {
     const cls = /export class (\w+)/.exec(text)?.[1];
     if (!cls) throw new Error(`model/${group}/V202309/${file} has no class`);
     const docs = {};
-    for (const m of text.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*?)\*\/\s*'(\w+)'\?:/g)) docs[m[2]] = unescape(m[1].replace(/^\s*\*/gm, " "));
+    for (const m of text.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*?)\*\/\s*'(\w+)'\?:/g)) docs[m[2]] = plain(m[1].replace(/^\s*\*/gm, " "));
     const attrs = [...text.matchAll(/"name": "(\w+)",\s*"baseName": "(\w+)",\s*"type": "([^"]+)"/g)].map((a) => ({ name: a[1], base: a[2], type: a[3] }));
     models.set(cls, { attrs, docs });
   }
@@ -129,7 +129,7 @@ for (const file of readdirSync(join(sdk, "api")).sort()) {
     const summary = /@summary (\w+)/.exec(jsdoc)?.[1];
     const path = /const localVarPath = this\.basePath \+ '([^']+)'/.exec(body)?.[1];
     if (!summary || !path || !method) throw new Error(`${file} ${sdkMethod}: no @summary or path`);
-    const paramDocs = Object.fromEntries([...jsdoc.matchAll(/@param (\w+)([^\n]*)/g)].map((p) => [p[1], unescape(p[2])]));
+    const paramDocs = Object.fromEntries([...jsdoc.matchAll(/@param (\w+)([^\n]*)/g)].map((p) => [p[1], plain(p[2])]));
     const required = new Set([...body.matchAll(/Required parameter (\w+) was null/g)].map((r) => r[1]));
     const pathParams = [...body.matchAll(/\.replace\('\{' \+ '(\w+)' \+ '\}', encodeURIComponent\(String\((\w+)\)\)\)/g)].map((p) => ({ name: p[1], required: required.has(p[2]) }));
     const query = [...body.matchAll(/localVarQueryParameters\['(\w+)'\] = ObjectSerializer\.serialize\((\w+), "([^"]+)"\)/g)].map((q) => {

@@ -1,11 +1,13 @@
 // What the TikTok Shop connector tests share: a connector on the fake with an explicit clock, the
 // Settings of a source on the fake, orders numbered like TikTok's, and deliveries built from
-// imported orders as the sync engine builds them.
-import type { CancelDelivery, Connector, DeliveryOrder, ImportedOrder, ImportWindow, OrderPage, SecretSealer, ShipDelivery } from "../../../src/marketplaces/connector";
+// imported orders as the sync engine builds them (fake-kit/connector-calls.ts's importAll and
+// deliveryOrder).
+import type { CancelDelivery, Connector, ImportedOrder, ImportWindow, SecretSealer, ShipDelivery } from "../../../src/marketplaces/connector";
 import { createTiktokConnector } from "../../../src/marketplaces/tiktok/tiktok.connector";
 import { memoryStorage, type SourceStorage } from "../../../src/marketplaces/storage";
 import { decryptJson, encryptJson } from "../../../src/lib/crypto";
 import { createTiktokFake, TIKTOK_FAKE_APP_KEY, TIKTOK_FAKE_APP_SECRET, TIKTOK_FAKE_REFRESH_TOKEN, TIKTOK_FAKE_SHOP_CIPHER, type TiktokFakeOptions } from "./tiktok-fake";
+import { deliveryOrder, importAll as importPages } from "../fake-kit/connector-calls";
 import { sampleOrder, type SampleOrder } from "./tiktok-orders";
 
 export const START = Date.parse("2026-03-01T12:00:00.000Z");
@@ -66,27 +68,8 @@ export function setup(options: { orders?: ReturnType<typeof sampleOrder>[]; sett
   };
 }
 
-export async function importAll(connector: Connector, window = WINDOW) {
-  const pages: OrderPage[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await connector.fetchOrders(window, cursor);
-    pages.push(page);
-    cursor = page.nextCursor;
-    if (pages.length > 20) throw new Error("the import does not end");
-  } while (cursor !== null);
-  return pages;
-}
-
-export function deliveryOrder(order: ImportedOrder): DeliveryOrder {
-  return {
-    sourceOrderNumber: order.sourceOrderNumber,
-    sourceCustomerOrderNumber: order.sourceCustomerOrderNumber,
-    sellerOrderNumber: null,
-    sourceData: order.sourceData ?? {},
-    lines: order.items.map((i) => ({ sourceLineId: i.sourceLineId, sku: i.sku, quantity: i.quantity })),
-  };
-}
+/** Every page of the window (the default: Feb 28 to START). */
+export const importAll = (connector: Connector, window = WINDOW) => importPages(connector, window);
 
 let nextId = 1;
 export function shipDelivery(order: ImportedOrder, shipment: { trackingNumber?: string | null; carrier?: string | null; lines?: string[] } = {}): ShipDelivery {

@@ -10,7 +10,7 @@ import type { OrderPage } from "../../../src/marketplaces/connector";
 import { signedText, tiktokSignature } from "../../../src/marketplaces/tiktok/tiktok.sign";
 import { rejection } from "../../helpers/rejection";
 import { TIKTOK_FAKE_APP_KEY, TIKTOK_FAKE_REFRESH_TOKEN, TIKTOK_FAKE_SHOP_CIPHER, TIKTOK_FAKE_SHOP_ID, tiktokPagesForEver } from "./tiktok-fake";
-import { HOUR, importAll, lineId, MINUTE, orderAt, orderId, SEALER, setup, START, WINDOW } from "./tiktok-setup";
+import { HOUR, importAll, lineId, MINUTE, orderAt, orderId, setup, START, WINDOW } from "./tiktok-setup";
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
