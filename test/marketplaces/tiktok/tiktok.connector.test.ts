@@ -9,7 +9,17 @@ import { describe, expect, it } from "vitest";
 import type { OrderPage } from "../../../src/marketplaces/connector";
 import { signedText, tiktokSignature } from "../../../src/marketplaces/tiktok/tiktok.sign";
 import { rejection } from "../../helpers/rejection";
-import { TIKTOK_FAKE_APP_KEY, TIKTOK_FAKE_REFRESH_TOKEN, TIKTOK_FAKE_SHOP_CIPHER, TIKTOK_FAKE_SHOP_ID, tiktokPagesForEver } from "./tiktok-fake";
+import {
+  createTiktokFake,
+  fakeSignature,
+  TIKTOK_FAKE_API,
+  TIKTOK_FAKE_APP_KEY,
+  TIKTOK_FAKE_APP_SECRET,
+  TIKTOK_FAKE_REFRESH_TOKEN,
+  TIKTOK_FAKE_SHOP_CIPHER,
+  TIKTOK_FAKE_SHOP_ID,
+  tiktokPagesForEver,
+} from "./tiktok-fake";
 import { HOUR, importAll, lineId, MINUTE, orderAt, orderId, setup, START, WINDOW } from "./tiktok-setup";
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -70,6 +80,42 @@ describe("TikTok Shop signing", () => {
     expect((await importAll(make()))[0]!.orders).toHaveLength(1);
     expect(fake.requestsOf("auth").map((r) => r.status)).toEqual([200, 200]);
     expect(fake.violations).toEqual([]);
+  });
+});
+
+describe("the fake TikTok Shop", () => {
+  // The fake is held to refuse what TikTok refuses, so the connector's passing calls mean something.
+  it("refuses a call without a signature, with a wrong one, a stale timestamp, an unknown token or a body signed differently", async () => {
+    const now = START;
+    const fake = createTiktokFake({ now: () => new Date(now) });
+    // A token the fake issued, through its token service.
+    const renewal = await fake.fetch(`https://auth.tiktok-shops.com/api/v2/token/refresh?app_key=${TIKTOK_FAKE_APP_KEY}&app_secret=${TIKTOK_FAKE_APP_SECRET}&refresh_token=${TIKTOK_FAKE_REFRESH_TOKEN}&grant_type=refresh_token`);
+    const token = ((await renewal.json()) as { data: { access_token: string } }).data.access_token;
+    const path = "/order/202309/orders/search";
+    const body = JSON.stringify({ update_time_ge: 1 });
+    async function send(query: Record<string, string>, opts: { sign?: string | null; token?: string; body?: string } = {}) {
+      const params = new URLSearchParams({ app_key: TIKTOK_FAKE_APP_KEY, timestamp: String(seconds(now)), shop_cipher: TIKTOK_FAKE_SHOP_CIPHER, page_size: "10", ...query });
+      const signed = opts.sign === undefined ? fakeSignature(TIKTOK_FAKE_APP_SECRET, path, params, body) : opts.sign;
+      if (signed !== null) params.set("sign", signed);
+      const res = await fake.fetch(`${TIKTOK_FAKE_API}${path}?${params}`, { method: "POST", headers: { "Content-Type": "application/json", "x-tts-access-token": opts.token ?? token }, body: opts.body ?? body });
+      return [res.status, ((await res.json()) as { code: number }).code];
+    }
+    expect(await send({})).toEqual([200, 0]);
+    expect(await send({}, { sign: null })).toEqual([400, 36009004]);
+    expect(await send({}, { sign: "0".repeat(64) })).toEqual([401, 106001]);
+    expect(await send({ timestamp: String(seconds(now - 6 * MINUTE)) })).toEqual([400, 36009004]);
+    expect(await send({}, { token: "ROW_notIssued" })).toEqual([401, 36009004]);
+    // The body sent is not the body signed.
+    expect(await send({}, { body: JSON.stringify({ update_time_ge: 2 }) })).toEqual([401, 106001]);
+    expect(fake.refusals.map((r) => r.replace(/^POST \/order\/202309\/orders\/search: /, ""))).toEqual([
+      "36009004 Missing credentials. The request does not include a required signature in the query.",
+      "106001 Invalid credentials. The 'sign' query parameter is invalid.",
+      "36009004 Invalid timestamp. The value of the `timestamp` query parameter must not be earlier than 5 minutes before the current time.",
+      "36009004 Invalid credentials. The `x-tts-access-token` header is invalid.",
+      "106001 Invalid credentials. The 'sign' query parameter is invalid.",
+    ]);
+    // A call without `sign` breaks the SDK too.
+    expect(fake.violations).toEqual(["POST /order/202309/orders/search: query parameter sign is missing"]);
   });
 });
 

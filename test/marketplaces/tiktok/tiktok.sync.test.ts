@@ -10,7 +10,7 @@ import { admin, call, storeWithToken } from "../../helpers/api";
 import { badDaySuite } from "../../helpers/bad-day";
 import { createSource, cycleAt, deliveries, fireCron, listOrders, patchSource } from "../../helpers/sync";
 import { putInventory, putStock } from "../../stock/helpers";
-import { createTiktokFake, TIKTOK_FAKE_APP_KEY, TIKTOK_FAKE_APP_SECRET, TIKTOK_FAKE_REFRESH_TOKEN, TIKTOK_FAKE_SHOP_ID } from "./tiktok-fake";
+import { createTiktokFake, TIKTOK_FAKE_APP_KEY, TIKTOK_FAKE_APP_SECRET, TIKTOK_FAKE_REFRESH_TOKEN, TIKTOK_FAKE_SHOP_ID, tiktokPagesForEver } from "./tiktok-fake";
 import { sampleOrder } from "./tiktok-orders";
 import { lineId, orderId, packageIdOf, USPS } from "./tiktok-setup";
 
@@ -212,6 +212,22 @@ describe("a TikTok Shop source in sync cycles fired by the cron", () => {
 });
 
 describe("a TikTok Shop source on a bad day", () => {
+  it("ends a window whose next-page token comes round again, sets aside the nonsense records, and imports the next cycle", async () => {
+    const fake = createTiktokFake({ orders: [order(1, Date.now() - 30 * MINUTE)] });
+    vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
+    const { storeId, token } = await storeWithToken();
+    const sourceId = await createSource(storeId, { Type: "tiktok", Name: "TikTok Endless", Settings: SETTINGS });
+    // Two answers: the first names a token, the second (for that token) names it again.
+    fake.failNext({ ...tiktokPagesForEver(true), times: 2 });
+    const cycle = await cycleAt(sourceId, Date.now());
+    expect(cycle.error).toBe("import: the marketplace sent a next-page token it had already sent in this window; the window ended there and starts over next cycle.");
+    const aside = (await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`)).json.SetAside as { OrderSourceOrderNumber: string; Reason: string }[];
+    expect(aside.map((a) => [a.OrderSourceOrderNumber, a.Reason])).toEqual([["(no id)", "TikTok sent an order without a numeric id (null)"]]);
+    // TikTok is itself again: the next cycle imports.
+    expect((await cycleAt(sourceId, Date.now() + MINUTE)).error).toBeNull();
+    expect((await listOrders(token)).map((o) => o.OrderSourceOrderNumber)).toEqual([orderId(1)]);
+  });
+
   badDaySuite({
     type: "tiktok",
     settings: SETTINGS,
