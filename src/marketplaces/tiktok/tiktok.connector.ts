@@ -87,7 +87,13 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
     const order = await currentOrder(delivery);
     const orderId = order.id!;
     if (order.status === "CANCELLED") throw refusal("TikTok", `order ${orderId} is cancelled on TikTok: nothing was shipped`);
-    const plan = shipmentPlan(order, delivery.shipment.lines.map((l) => l.sourceLineId), tracking);
+    const wanted = delivery.shipment.lines.map((l) => l.sourceLineId);
+    let plan = shipmentPlan(order, wanted, tracking);
+    if (plan.unknown.length === wanted.length && coversOrder(delivery)) {
+      // None of the lines is a TikTok line item (an order the seller's system inserted and the
+      // import claimed keeps the client's lines): the whole order's line items are shipped.
+      plan = shipmentPlan(order, (order.line_items ?? []).map((l) => l.id ?? ""), tracking);
+    }
     if (plan.unknown.length > 0) throw refusal("TikTok", `order ${orderId} has no line items ${plan.unknown.join(", ")}`);
     const warnings: string[] = [];
     if (plan.cancelled.length > 0) warnings.push(`line items ${plan.cancelled.join(", ")} are cancelled on TikTok and were not shipped`);
@@ -154,6 +160,12 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
       reference: typeof answer?.cancel_id === "string" ? answer.cancel_id : null,
       warning: [partial, pending ? "TikTok holds the cancellation as pending (CANCELLATION_REQUEST_PENDING)" : null].filter(Boolean).join("; ") || null,
     };
+  }
+
+  /** Whether the shipment covers every quantity of every line of the order it names. */
+  function coversOrder(delivery: ShipDelivery): boolean {
+    const sent = new Map(delivery.shipment.lines.map((l) => [l.sourceLineId, l.quantity]));
+    return delivery.order.lines.every((l) => (sent.get(l.sourceLineId) ?? 0) >= l.quantity);
   }
 
   function notApplicable(delivery: Delivery): string | null {

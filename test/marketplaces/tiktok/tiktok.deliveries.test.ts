@@ -79,6 +79,18 @@ describe("TikTok Shop shipments", () => {
     expect([fake.violations, fake.refusals]).toEqual([[], []]);
   });
 
+  it("ships every line item of an order whose lines are not TikTok's (inserted by the seller's system and claimed), but refuses a part of one", async () => {
+    const { fake, connector } = setup({ orders: [orderAt(1, {}, 2)] });
+    const imported = (await importedOrders(connector)).get(orderId(1))!;
+    const claimed = { ...imported, items: [{ ...imported.items[0]!, sourceLineId: "1", quantity: 2 }] };
+    const partial = shipDelivery(claimed);
+    partial.shipment.lines = [{ sourceLineId: "1", quantity: 1 }];
+    const refused = await rejection(connector.ship(partial));
+    expect(refused.message).toBe(`TikTok order ${orderId(1)} has no line items 1`);
+    expect(await connector.ship(shipDelivery(claimed))).toEqual({ state: "delivered", reference: packageIdOf(1), warning: null });
+    expect(fake.fulfilled.map((c) => c.detail)).toEqual([`${packageIdOf(1)}: ${lineId(1, 1)},${lineId(1, 2)} 9400111899223197428490`]);
+  });
+
   it("says TikTok ships what it ships itself (NotApplicable), refuses a cancelled order, and has no acknowledgement", async () => {
     const { fake, connector } = setup({ orders: [orderAt(1, { shippingType: "TIKTOK" }), orderAt(2, { fulfillmentType: "FULFILLMENT_BY_TIKTOK" }), orderAt(3)] });
     const orders = await importedOrders(connector);
