@@ -16,6 +16,8 @@ import { shopifySettingsSchema } from "./shopify/shopify.settings";
 import { createSimulatedConnector, receivedWire } from "./simulated/simulated.connector";
 import { simulatedSettingsSchema } from "./simulated/simulated.settings";
 import type { SourceStorage } from "./storage";
+import { createTiktokConnector } from "./tiktok/tiktok.connector";
+import { tiktokSettingsSchema } from "./tiktok/tiktok.settings";
 import { createWalmartConnector } from "./walmart/walmart.connector";
 import { walmartSettingsSchema } from "./walmart/walmart.settings";
 
@@ -73,6 +75,7 @@ export const CONNECTORS = {
     pushesListings: true,
   },
   mirakl: { settingsSchema: miraklSettingsSchema.extend(coreSettings), secretFields: ["apiKey"], endpointFields: ["baseUrl"], create: createMiraklConnector, pushesListings: true },
+  tiktok: { settingsSchema: tiktokSettingsSchema.extend(coreSettings), secretFields: ["appSecret", "refreshToken"], endpointFields: ["baseUrl", "authUrl"], create: createTiktokConnector, pushesListings: true },
 } satisfies Record<string, ConnectorEntry>;
 
 export type SourceType = keyof typeof CONNECTORS;

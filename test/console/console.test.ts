@@ -179,9 +179,9 @@ describe("console sources", () => {
     // summary in words with the right article.
     expect(await collect(res.text, "h2#add-source-h")).toEqual(["Add a source"]);
     const summaries = await collect(res.text, "details.add-source summary");
-    expect(summaries).toEqual(expect.arrayContaining(["Add a simulated marketplace source", "Add a Walmart source", "Add an eBay source", "Add a Shopify source", "Add an Amazon source", "Add an Etsy source", "Add a Mirakl source"]));
+    expect(summaries).toEqual(expect.arrayContaining(["Add a simulated marketplace source", "Add a Walmart source", "Add an eBay source", "Add a Shopify source", "Add an Amazon source", "Add an Etsy source", "Add a Mirakl source", "Add a TikTok Shop source"]));
     expect(await collect(res.text, "details.add-source[open]")).toEqual([]);
-    expect(await collect(res.text, "details.add-source", "data-type")).toEqual(expect.arrayContaining(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy", "mirakl"]));
+    expect(await collect(res.text, "details.add-source", "data-type")).toEqual(expect.arrayContaining(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy", "mirakl", "tiktok"]));
     for (const type of ["simulated", "walmart", "ebay", "shopify", "amazon"]) {
       expect(await collect(res.text, `details[data-type="${type}"] input[name="Type"]`, "value"), type).toEqual([type]);
     }
@@ -192,13 +192,14 @@ describe("console sources", () => {
     expect(labels.filter((l) => /[a-z][A-Z]/.test(l))).toEqual([]);
     expect(await collect(res.text, 'details[data-type="walmart"] label')).toEqual(expect.arrayContaining(["Client ID", "Client secret", "Base URL (optional)"]));
     expect(await collect(res.text, "#add-simulated-Settings-ordersPerHour-hint")).toEqual([expect.stringContaining("(ordersPerHour in the API.)")]);
-    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret", "mirakl:apiKey"];
+    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret", "mirakl:apiKey", "tiktok:appSecret", "tiktok:refreshToken"];
     for (const secret of secrets) {
       const [type, name] = secret.split(":");
       expect(await collect(res.text, `#add-${type}-Settings-${name}`, "type"), secret).toEqual(["password"]);
     }
     // Not a secret: shown as text.
     expect(await collect(res.text, "#add-shopify-Settings-shopDomain", "type")).toEqual(["text"]);
+    expect(await collect(res.text, "#add-tiktok-Settings-appKey", "type")).toEqual(["text"]);
   });
 
   it("reopens the refused marketplace's form with the API's words at the field, and shows a source's settings in words", async () => {

@@ -129,8 +129,8 @@ describe("GET /openapi.json", () => {
     const source = doc.paths["/admin/v1/stores/{storeId}/sources"]!.post!.requestBody!.content["application/json"]!.schema as {
       oneOf: { properties: { Type: { const: string } } }[];
     };
-    expect(source.oneOf.map((v) => v.properties.Type.const)).toEqual(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy", "mirakl"]);
-    for (const [name, secrets] of [["EbaySettings", ["clientId", "clientSecret", "refreshToken"]], ["ShopifySettings", ["accessToken"]], ["AmazonSettings", ["refreshToken", "clientId", "clientSecret"]], ["MiraklSettings", ["apiKey"]]] as const) {
+    expect(source.oneOf.map((v) => v.properties.Type.const)).toEqual(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy", "mirakl", "tiktok"]);
+    for (const [name, secrets] of [["EbaySettings", ["clientId", "clientSecret", "refreshToken"]], ["ShopifySettings", ["accessToken"]], ["AmazonSettings", ["refreshToken", "clientId", "clientSecret"]], ["MiraklSettings", ["apiKey"]], ["TiktokSettings", ["appSecret", "refreshToken"]]] as const) {
       const settings = doc.components.schemas[name] as { properties: Record<string, { writeOnly?: boolean }> };
       for (const secret of secrets) expect(settings.properties[secret]!.writeOnly, `${name}.${secret}`).toBe(true);
     }
