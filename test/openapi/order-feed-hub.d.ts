@@ -963,7 +963,7 @@ export interface components {
             SourceId: string;
             StoreId: string;
             /** @enum {string} */
-            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon" | "etsy" | "mirakl";
+            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon" | "etsy" | "mirakl" | "tiktok";
             Name: string;
             Enabled: boolean;
             /** @description Secret fields are answered as ********. */
@@ -1176,6 +1176,36 @@ export interface components {
             };
             /** @description The carrier_code sent when a shipment names no carrier. A carrier named but not mapped goes as carrier_name with the tracking number. */
             defaultCarrierCode?: string;
+            pushStock?: boolean;
+        };
+        TiktokSettings: {
+            /** @description The app's key from TikTok Shop Partner Center (app_key on every call). */
+            appKey: string;
+            /** @description The app's secret: it signs every call and renews the seller's access. */
+            appSecret: string;
+            /** @description The seller's refresh token from the app's authorisation. TikTok issues a new one with each renewal; the source keeps it, sealed. */
+            refreshToken: string;
+            /** @description The shop's cipher (GetAuthorizedShops' `cipher`), sent as shop_cipher. Give it or shopId. */
+            shopCipher?: string;
+            /** @description The shop's id: the source looks its cipher up among the shops the seller authorised. Give it or shopCipher. */
+            shopId?: string;
+            /** Format: uri */
+            baseUrl?: string;
+            /** Format: uri */
+            authUrl?: string;
+            /** @description TikTok's shipping_provider_id of the carrier a shipment names when shippingProviders has none for it. */
+            shippingProviderId?: string;
+            /** @description Carrier names as the seller's system sends them, each with TikTok's shipping_provider_id, e.g. {"UPS": "6617675021119438849"}. */
+            shippingProviders?: {
+                [key: string]: string;
+            };
+            /** @description The TikTok warehouse whose quantity the hub sets for a SKU stocked in several warehouses (the others keep theirs). */
+            warehouseId?: string;
+            /**
+             * @description The cancel_reason of a seller cancellation.
+             * @default seller_cancel_reason_out_of_stock
+             */
+            cancelReason: string;
             pushStock?: boolean;
         };
         Delivery: {
@@ -4532,6 +4562,12 @@ export interface operations {
                     Type: "mirakl";
                     Name: string;
                     Settings?: components["schemas"]["MiraklSettings"];
+                    Enabled?: boolean;
+                } | {
+                    /** @constant */
+                    Type: "tiktok";
+                    Name: string;
+                    Settings?: components["schemas"]["TiktokSettings"];
                     Enabled?: boolean;
                 };
             };
