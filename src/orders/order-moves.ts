@@ -11,9 +11,12 @@ export type Move = { kind: "none" } | { kind: "change"; set: Partial<OrderRow>; 
 
 const NONE: Move = { kind: "none" };
 
-type OrderState = Pick<
+/** What a move reads of its order (orders.queries.ts's moveStateOf, one row), and all it decides on. */
+export type OrderState = Pick<
   OrderRow,
   | "id"
+  | "storeId"
+  | "dateUpdated"
   | "status"
   | "sourceId"
   | "orderDestinationOrderNumber"

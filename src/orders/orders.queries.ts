@@ -8,6 +8,7 @@ import type { PageStart } from "../lib/cursor";
 import { orderItems, orders, sources, type OrderItemRow, type OrderRow } from "../db/schema";
 import { maskSettingOf, ordersStoredOf } from "../stores/stores.queries";
 import type { OrderFilter, OrderListQuery, OrderSortField } from "./orders.schemas";
+import type { OrderState } from "./order-moves";
 
 export interface OrderView {
   order: OrderRow;
@@ -266,6 +267,32 @@ export async function findOrder(db: Db, storeId: string, orderId: string): Promi
   const row = rows[0];
   if (!row) return null;
   return { order: row.order, items, sourceEnabled: row.sourceEnabled, maskBuyerPii: store[0]?.maskBuyerPii ?? false };
+}
+
+/**
+ * What a move (acknowledge, ship, cancel) reads of its order: one statement, one row, only the
+ * columns the move decides on and guards with; null for an id that is not an order of this store.
+ */
+export async function moveStateOf(db: Db, storeId: string, orderId: string): Promise<OrderState | null> {
+  if (!/^[1-9]\d{0,15}$/.test(orderId)) return null;
+  const row = await db
+    .select({
+      id: orders.id,
+      storeId: orders.storeId,
+      dateUpdated: orders.dateUpdated,
+      status: orders.status,
+      sourceId: orders.sourceId,
+      orderDestinationOrderNumber: orders.orderDestinationOrderNumber,
+      dateCreatedInDestination: orders.dateCreatedInDestination,
+      shipmentTrackingNumber: orders.shipmentTrackingNumber,
+      dateShipped: orders.dateShipped,
+      destinationShippingCarrier: orders.destinationShippingCarrier,
+      shippingMethod: orders.shippingMethod,
+    })
+    .from(orders)
+    .where(and(eq(orders.id, Number(orderId)), eq(orders.storeId, storeId)))
+    .get();
+  return row ?? null;
 }
 
 /**

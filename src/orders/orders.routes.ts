@@ -7,9 +7,9 @@ import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";
-import { acknowledge, cancel, ship, type Move } from "./order-moves";
+import { moveOrder, orderNotFound } from "./order-move.service";
 import { countOrders, findOrder, listOrders } from "./orders.queries";
-import { applyMove, insertOrder } from "./orders.writes";
+import { insertOrder } from "./orders.writes";
 import { invalidCursor, MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
 import { nextCursor, pageStart } from "../lib/cursor";
 import {
@@ -21,24 +21,7 @@ import {
   updateStatusBody,
 } from "./orders.schemas";
 import { toWireOrder, wireOrder, wireOrders } from "./orders.wire";
-import type { Db } from "../db/client";
-import type { OrderRow } from "../db/schema";
 import { wakeLater } from "../webhooks/wake";
-
-const orderNotFound = (orderId: string) =>
-  new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' exists in this store.`);
-
-/** Read, decide, write with a guard; on a lost race, read and decide again. Answers the webhook endpoints to wake. */
-async function moveOrder(db: Db, storeId: string, orderId: string, decide: (order: OrderRow, now: number) => Move): Promise<string[]> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const found = await findOrder(db, storeId, orderId);
-    if (!found) throw orderNotFound(orderId);
-    const now = Date.now();
-    const applied = await applyMove(db, found.order, decide(found.order, now), now);
-    if (applied) return applied.webhooks;
-  }
-  throw new ApiError(503, `Order ${orderId} is being changed by other requests; try again.`, { "Retry-After": "1" });
-}
 
 export const ordersRoutes = createRouter()
   .get("/count", documented("token", { summary: "Count orders", tags: ["Orders"], answer: envelope({ Count: z.number().int() }) }), requireScope("OrdersRead"), validate("query", orderCountQuery), async (c) => {
@@ -89,10 +72,9 @@ export const ordersRoutes = createRouter()
     validate("query", acknowledgeQuery),
     async (c) => {
       const { orderDestinationOrderNumber } = c.req.valid("query");
-      const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
-        acknowledge(order, orderDestinationOrderNumber, now),
-      );
-      wakeLater(c, c.get("caller").storeId, webhooks);
+      const storeId = c.get("caller").storeId;
+      const { webhooks } = await moveOrder(c.get("db"), storeId, c.req.valid("param").orderId, { kind: "acknowledge", sellerOrderNumber: orderDestinationOrderNumber });
+      wakeLater(c, storeId, webhooks);
       return ok(c);
     },
   )
@@ -104,12 +86,16 @@ export const ordersRoutes = createRouter()
     validate("json", updateStatusBody),
     async (c) => {
       const body = c.req.valid("json");
-      const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
+      const storeId = c.get("caller").storeId;
+      const { webhooks } = await moveOrder(
+        c.get("db"),
+        storeId,
+        c.req.valid("param").orderId,
         body.OrderStatus === "Shipped"
-          ? ship(order, { trackingNumber: body.ShipmentTrackingNumber, dateShipped: body.DateShipped, carrier: body.DestinationShippingCarrier }, now)
-          : cancel(order),
+          ? { kind: "ship", trackingNumber: body.ShipmentTrackingNumber, dateShipped: body.DateShipped, carrier: body.DestinationShippingCarrier }
+          : { kind: "cancel" },
       );
-      wakeLater(c, c.get("caller").storeId, webhooks);
+      wakeLater(c, storeId, webhooks);
       return ok(c);
     },
   );

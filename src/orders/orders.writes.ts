@@ -1,6 +1,7 @@
 // Every statement that writes orders and order_items: InsertOrder, the import of a marketplace
-// page, the order moves (with their outbox row in the same batch), and what the sync and the
-// sources admin change on orders. Reads stay in orders.queries.ts. Each write carries its
+// page, the order moves (with their stock, webhook event and outbox row in one batch under one
+// guard, stillAsRead), and what the sync and the sources admin change on orders. The row of a new
+// order is built by orders.wire.ts's orderWriteOf. Reads stay in orders.queries.ts. Each write carries its
 // webhook events' statements (src/webhooks/webhook-deliveries.queries.ts) in its own batch.
 //
 // Both ways an order is created (a client's InsertOrder, a marketplace import) go through the
@@ -9,15 +10,16 @@
 // written once below and D1's 100-parameter limit never applies, whatever the number of items.
 // Arrays, not objects keyed by field: SQLite finds `->> 5` without comparing key names, and the
 // page's JSON carries no names; the import's upsert took half the time it took with named keys.
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
-import { orderItems, orders, type OrderRow } from "../db/schema";
-import { deleteRowsOfOrders, enqueueAfterChange } from "../outbox/outbox.queries";
+import { orderItems, orders } from "../db/schema";
+import { deleteRowsOfOrders, enqueueStatements, lastRowError } from "../outbox/outbox.queries";
 import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
 import { cancelledAtMarketplace, stockBackByCancelStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../products/products.queries";
-import type { Move } from "./order-moves";
+import type { Move, OrderState } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
+import { orderWriteOf, type ItemValues, type OrderValues, type OrderWrite } from "./orders.wire";
 
 /** The columns an order write takes, in the order of its JSON array: the one column list of an order. */
 const ORDER_FIELDS = [
@@ -57,15 +59,16 @@ const ORDER_FIELDS = [
   "dateCreatedInOrderSource",
   "dateCreatedInDestination",
   "dateShipped",
-] as const satisfies readonly (keyof OrderRow)[];
+] as const satisfies readonly (keyof OrderValues)[];
 
 /** The same for an item. */
-const ITEM_FIELDS = ["sourceLineId", "sku", "name", "quantity", "unitPrice", "saleTaxCost", "discount"] as const satisfies readonly (keyof typeof orderItems.$inferSelect)[];
+const ITEM_FIELDS = ["sourceLineId", "sku", "name", "quantity", "unitPrice", "saleTaxCost", "discount"] as const satisfies readonly (keyof ItemValues)[];
 
-export type OrderValues = Pick<OrderRow, (typeof ORDER_FIELDS)[number]>;
-export type ItemValues = Pick<typeof orderItems.$inferSelect, (typeof ITEM_FIELDS)[number]>;
-/** One order as its write statement reads it: the order's values and its items. */
-export type OrderWrite = OrderValues & { items: ItemValues[] };
+// Compile-time: the two lists name every value of a new order's row (orders.wire.ts's OrderWrite),
+// so a column added there and forgotten here does not build.
+type Unlisted<T, F> = Exclude<keyof T, F>;
+true satisfies Unlisted<OrderValues, (typeof ORDER_FIELDS)[number]> extends never ? true : false;
+true satisfies Unlisted<ItemValues, (typeof ITEM_FIELDS)[number]> extends never ? true : false;
 
 const orderColumns = getTableColumns(orders);
 const itemColumns = getTableColumns(orderItems);
@@ -100,7 +103,7 @@ const INSERT_ORDER_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIS
   from json_each(?4) as line order by line.key`;
 
 export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody, now: number): Promise<InsertResult> {
-  const write = insertedOrder(body, now);
+  const write = orderWriteOf(body, now);
   const key = and(
     eq(orders.storeId, storeId),
     eq(orders.orderSource, body.OrderSource),
@@ -126,57 +129,6 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
   }
   const created = await db.select({ id: orders.id }).from(orders).where(key).get();
   return { inserted: true, orderId: created!.id, webhooks: wokenBy(events) };
-}
-
-function insertedOrder(body: InsertOrderBody, now: number): OrderWrite {
-  const status = body.OrderStatus ?? "New";
-  return {
-    orderSourceOrderNumber: body.OrderSourceOrderNumber,
-    orderSourceCustomerOrderNumber: body.OrderSourceCustomerOrderNumber ?? null,
-    orderDestinationOrderNumber: body.OrderDestinationOrderNumber ?? null,
-    status,
-    sourceOrderStatus: status,
-    buyerEmailAddress: body.BuyerEmailAddress,
-    buyerPhoneNumber: body.BuyerPhoneNumber,
-    buyerUserId: body.BuyerUserId ?? null,
-    firstName: body.FirstName,
-    lastName: body.LastName,
-    shipToCompanyName: body.ShipToCompanyName,
-    street1: body.Street1,
-    street2: body.Street2 ?? "",
-    city: body.City,
-    stateOrProvince: body.StateOrProvince,
-    postalCode: body.PostalCode,
-    country: body.Country,
-    shippingMethod: body.ShippingMethod,
-    shippingServiceName: body.ShippingServiceName ?? "",
-    shippingServiceValue: body.ShippingServiceValue ?? "",
-    destinationShippingCarrier: body.DestinationShippingCarrier ?? "",
-    paymentType: body.PaymentType ?? null,
-    paymentTransactionId: body.PaymentTransactionId ?? null,
-    isMarketplacePrime: body.IsMarketplacePrime ?? false,
-    grandTotal: body.GrandTotal,
-    subTotal: body.SubTotal,
-    shippingTotal: body.ShippingTotal ?? 0,
-    shippingTaxTotal: body.ShippingTaxTotal ?? 0,
-    giftWrapTotal: body.GiftWrapTotal ?? 0,
-    giftWrapTaxTotal: body.GiftWrapTaxTotal ?? 0,
-    shipmentTrackingNumber: body.ShipmentTrackingNumber ?? null,
-    syncUserErrorMessage: body.SyncUserErrorMessage ?? null,
-    sourceData: null,
-    dateCreatedInOrderSource: body.DateCreatedInOrderSource,
-    dateCreatedInDestination: body.DateCreatedInDestination ?? (body.OrderDestinationOrderNumber ? now : null),
-    dateShipped: body.DateShipped ?? null,
-    items: body.OrderItems.map((item) => ({
-      sourceLineId: null,
-      sku: item.Sku,
-      name: item.Name,
-      quantity: item.Quantity,
-      unitPrice: item.UnitPrice,
-      saleTaxCost: item.SaleTaxCost ?? 0,
-      discount: item.Discount ?? "0",
-    })),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -251,49 +203,46 @@ export function importPageStatements(db: Db, source: { storeId: string; id: stri
 // Moves (acknowledge, ship, cancel) and what the sync and the sources admin change on orders.
 
 /**
- * Applies a move if the order is still as it was read (same dateUpdated and status), together
- * with its outbox row and its webhook event, in one batch. Returns false when another request
- * changed the order first (the caller re-reads and decides again), else the endpoints to wake.
+ * The one guard of a move's batch: the order is still as the move read it. dateUpdated moves
+ * forward with every write of an order, so an order that changed since it was read fails it.
+ * Every statement of the batch carries it, and the order's own update comes last: inside the
+ * batch's transaction, what holds for the first statement holds for the last.
  */
-export async function applyMove(db: Db, order: OrderRow, move: Move, now: number): Promise<false | { webhooks: string[] }> {
+export function stillAsRead(order: Pick<OrderState, "id" | "dateUpdated">): SQL {
+  return sql`exists (select 1 from ${orders} as as_read where as_read.id = ${order.id} and as_read.date_updated = ${order.dateUpdated})`;
+}
+
+/**
+ * Applies a move if the order is still as it was read, together with its stock, its webhook event
+ * and its outbox row, in one batch under one guard (stillAsRead). Returns false when another
+ * request changed the order first (the caller reads and decides again), else the webhook
+ * endpoints to wake.
+ */
+export async function applyMove(db: Db, order: OrderState, move: Move, now: number): Promise<false | { webhooks: string[] }> {
   if (move.kind === "none") return { webhooks: [] };
-  const guard = and(eq(orders.id, order.id), eq(orders.dateUpdated, order.dateUpdated), eq(orders.status, order.status));
+  const guard = stillAsRead(order);
   // dateUpdated only moves forward, so the guard of the next move always differs from this one's.
   const updatedAt = Math.max(now, order.dateUpdated + 1);
+  const d1 = db.$client;
+  const delivery = move.delivery && order.sourceId ? { sourceId: order.sourceId, payload: move.delivery } : null;
+  const set = {
+    ...move.set,
+    // When a delivery is queued, the order says what became of it: nothing, or that its source is gone.
+    ...(delivery ? { syncUserErrorMessage: lastRowError(order.id) } : {}),
+    dateUpdated: updatedAt,
+  };
   // Whether it applied is read from RETURNING: D1's meta.changes counts the rows the orders
   // triggers write as well (a status move reported 5), so it cannot say.
-  const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard).returning({ id: orders.id });
-  const d1 = db.$client;
-  // A cancellation gives the order's stock back, and every move records its webhook event, both
-  // under the same guard as the move and before it.
-  const stock = move.set.status === "Canceled" ? [stockBackByCancelStatement(d1, order)] : [];
-  const events = toD1(db, orderMovedEvents(db, move.event, order, move.set.status ?? order.status, now));
-  if (!move.delivery || !order.sourceId) {
-    const update$ = update.toSQL();
-    const results = await d1.batch([...stock, events, d1.prepare(update$.sql).bind(...update$.params)]);
-    return results.at(-1)!.results.length === 1 && { webhooks: wokenBy(results.at(-2)) };
-  }
-  const sourceId = order.sourceId;
-  // The outbox row is written only if the update happened: changes() still reports it there,
-  // inside the same batch (one transaction, one connection). When the order's source is gone the
-  // row is failed at once, and the order says why.
-  const enqueue = enqueueAfterChange(db, { storeId: order.storeId, sourceId, orderId: order.id, payload: move.delivery, at: updatedAt });
-  const orphaned = db
-    .update(orders)
-    .set({ syncUserErrorMessage: sql`(select last_error from outbox where order_id = ${order.id} order by id desc limit 1)` })
-    .where(and(eq(orders.id, order.id), eq(orders.dateUpdated, updatedAt), sql`not exists (select 1 from sources where id = ${sourceId})`))
-    .toSQL();
-  const update$ = update.toSQL();
-  // Straight to D1: drizzle's batch cannot carry a raw `db.run(sql)` statement (it has no
-  // prepared statement to bind, and the whole batch failed with a TypeError).
+  const update = toD1(db, db.update(orders).set(set).where(and(eq(orders.id, order.id), eq(orders.dateUpdated, order.dateUpdated))).returning({ id: orders.id }));
+  const before = move.set.status === "Canceled" ? [stockBackByCancelStatement(d1, order, guard)] : [];
   const results = await d1.batch([
-    ...stock,
-    events,
-    d1.prepare(update$.sql).bind(...update$.params),
-    ...enqueue,
-    d1.prepare(orphaned.sql).bind(...orphaned.params),
+    // A cancellation gives the order's stock back.
+    ...before,
+    toD1(db, orderMovedEvents(db, move.event, order.id, guard, move.set.status ?? order.status, now)),
+    ...(delivery ? enqueueStatements(db, { storeId: order.storeId, sourceId: delivery.sourceId, orderId: order.id, payload: delivery.payload, at: updatedAt }, guard) : []),
+    update,
   ]);
-  return results[stock.length + 1]!.results.length === 1 && { webhooks: wokenBy(results[stock.length]) };
+  return results.at(-1)!.results.length === 1 && { webhooks: wokenBy(results[before.length]) };
 }
 
 /** A delivery failed for good: the order says what the marketplace answered, and dateUpdated moves so polls see it. */

@@ -61,9 +61,11 @@ function payloadJson(payload: OutboxPayload): string {
 const dialect = new SQLiteAsyncDialect();
 
 /**
- * The outbox row of an order change, as statements to run in the same batch right after the
- * order's guarded update: it inserts only if that update changed a row (`changes() = 1`). A row
- * for an order whose source was deleted is failed at once, saying so, instead of pending forever.
+ * The outbox row of an order change, as statements for the change's batch, each run only while
+ * `guard` holds (the order is still as the move read it: src/orders/orders.writes.ts), placed
+ * before the order's own update so that one guard decides the whole batch. A row for an order
+ * whose source was deleted is failed at once, saying so, instead of pending forever: the source
+ * is looked up once, by the insert's join, and the order's update reads the outcome off the row.
  *
  * The new row replaces a pending row of the same order and kind (a corrected seller number or
  * tracking number not yet delivered): only the latest correction matters to the marketplace, and
@@ -73,22 +75,25 @@ const dialect = new SQLiteAsyncDialect();
  * the state machine allows no other kind after a pending acknowledgement or shipment of that
  * order except a shipment after an acknowledgement, which stays after it.
  */
-export function enqueueAfterChange(
+export function enqueueStatements(
   db: Db,
   row: { storeId: string; sourceId: string; orderId: number; payload: OutboxPayload; at: number },
+  guard: SQL,
 ): D1PreparedStatement[] {
+  const replace = dialect.sqlToQuery(sql`delete from ${outbox}
+    where ${outbox.orderId} = ${row.orderId} and ${outbox.kind} = ${row.payload.kind} and ${outbox.state} = 'pending' and ${guard}`);
   const insert = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
     select ${row.storeId}, ${row.sourceId}, ${row.orderId}, ${row.payload.kind}, ${payloadJson(row.payload)},
-      case when exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId}) then 'pending' else 'failed' end,
-      0, ${row.at},
-      case when exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId}) then null else ${SOURCE_DELETED} end,
-      ${row.at}
-    where changes() = 1`);
-  // changes() is still the insert's here: nothing is replaced unless a row was added.
-  const replace = dialect.sqlToQuery(sql`delete from ${outbox}
-    where ${outbox.orderId} = ${row.orderId} and ${outbox.kind} = ${row.payload.kind} and ${outbox.state} = 'pending'
-      and ${outbox.id} < last_insert_rowid() and changes() = 1`);
-  return [db.$client.prepare(insert.sql).bind(...insert.params), db.$client.prepare(replace.sql).bind(...replace.params)];
+      case when s.id is null then 'failed' else 'pending' end, 0, ${row.at},
+      case when s.id is null then ${SOURCE_DELETED} else null end, ${row.at}
+    from (select 1) left join ${sources} as s on s.id = ${row.sourceId}
+    where ${guard}`);
+  return [db.$client.prepare(replace.sql).bind(...replace.params), db.$client.prepare(insert.sql).bind(...insert.params)];
+}
+
+/** What the order's update sets its SyncUserErrorMessage to after enqueueStatements: the new row's error (null unless its source is gone). */
+export function lastRowError(orderId: number): SQL {
+  return sql`(select ${outbox.lastError} from ${outbox} where ${outbox.orderId} = ${orderId} order by ${outbox.id} desc limit 1)`;
 }
 
 export const SOURCE_DELETED = "The order's marketplace source was deleted; nothing can be delivered to it.";

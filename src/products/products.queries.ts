@@ -1,7 +1,8 @@
 // Every statement on products: upserts by (store, Sku), deletes, counts, the keyset pages the
 // feed compiler reads, and the stock statements (decisions 11) that orders and PUT Inventory run
 // inside their own batches. The import paths that feed them are catalog.ts.
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, count, eq, sql, type SQL } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { products, stockClock, type ProductRow } from "../db/schema";
 import type { ProductInput } from "./product-fields";
@@ -11,6 +12,8 @@ const ROWS_PER_STATEMENT = 7;
 /** Statements per db.batch: one round trip, all or nothing. */
 const STATEMENTS_PER_BATCH = 50;
 export const ROWS_PER_BATCH = ROWS_PER_STATEMENT * STATEMENTS_PER_BATCH;
+
+const dialect = new SQLiteAsyncDialect();
 
 const excluded = (column: string) => sql.raw(`excluded.${column}`);
 
@@ -230,15 +233,13 @@ export function stockBackByImportStatement(d1: D1Database, storeId: string, sour
 }
 
 /**
- * A seller's cancellation gives the order's lines back, if the order is still as the move read
- * it (the move's own guard) and still held its stock. Runs in the move's batch before it.
+ * A seller's cancellation gives the order's lines back if the order still held its stock, and
+ * only while the move's `guard` holds (src/orders/orders.writes.ts). Runs in the move's batch,
+ * before the order's update.
  */
-export function stockBackByCancelStatement(d1: D1Database, order: { id: number; storeId: string; dateUpdated: number; status: string }): D1PreparedStatement {
-  const guard = `exists (select 1 from orders as o where o.id = ?2 and o.date_updated = ?3 and o.status = ?4 and ${HOLDS_STOCK("o")})`;
-  return d1
-    .prepare(
-      `update products set quantity = quantity + (select sum(i.quantity) from order_items as i where i.order_id = ?2 and i.sku = products.sku)
-      where store_id = ?1 and quantity is not null and sku in (select sku from order_items where order_id = ?2) and ${guard}`,
-    )
-    .bind(order.storeId, order.id, order.dateUpdated, order.status);
+export function stockBackByCancelStatement(d1: D1Database, order: { id: number; storeId: string }, guard: SQL): D1PreparedStatement {
+  const query = dialect.sqlToQuery(sql`update products set quantity = quantity + (select sum(i.quantity) from order_items as i where i.order_id = ${order.id} and i.sku = products.sku)
+    where store_id = ${order.storeId} and quantity is not null and sku in (select sku from order_items where order_id = ${order.id})
+      and exists (select 1 from orders as o where o.id = ${order.id} and ${sql.raw(HOLDS_STOCK("o"))}) and ${guard}`);
+  return d1.prepare(query.sql).bind(...query.params);
 }

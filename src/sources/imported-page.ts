@@ -3,7 +3,8 @@
 // sync engine's import writes each page through here, and so does the operator's retry of
 // set-aside orders, which maps the kept records again with the source's connector as it is now.
 import type { Db } from "../db/client";
-import { importPageStatements, type OrderWrite } from "../orders/orders.writes";
+import { importPageStatements } from "../orders/orders.writes";
+import { orderWriteOf, type NewWireOrder, type OrderWrite } from "../orders/orders.wire";
 import type { Connector, ImportedOrder, OrderPage, SetAsideOrder } from "../marketplaces/connector";
 import { listSetAside, setAsideStatements } from "./set-aside.queries";
 
@@ -17,7 +18,7 @@ export interface ImportSource {
 /** Writes one page (its orders and its set-aside orders); answers how many of its orders were new. */
 export async function writePage(db: Db, source: ImportSource, page: Pick<OrderPage, "orders" | "setAside">, now: number): Promise<number> {
   const statements = [
-    ...(page.orders.length > 0 ? importPageStatements(db, source, page.orders.map(toWrite), now) : []),
+    ...(page.orders.length > 0 ? importPageStatements(db, source, page.orders.map((order) => toWrite(order, now)), now) : []),
     ...setAsideStatements(db, source, page, now),
   ];
   if (statements.length === 0) return 0;
@@ -25,55 +26,57 @@ export async function writePage(db: Db, source: ImportSource, page: Pick<OrderPa
   return page.orders.length > 0 ? page.orders.length - (existing?.results[0]?.n ?? 0) : 0;
 }
 
-/** An imported order as the order write statement takes it: New, no seller data yet. */
-export function toWrite(order: ImportedOrder): OrderWrite {
+/**
+ * An imported order in the interface's words, for the one builder of a new order's row
+ * (src/orders/orders.wire.ts's orderWriteOf). It arrives New, without seller data.
+ */
+export function asWireOrder(order: ImportedOrder): NewWireOrder {
   return {
-    orderSourceOrderNumber: order.sourceOrderNumber,
-    orderSourceCustomerOrderNumber: order.sourceCustomerOrderNumber,
-    orderDestinationOrderNumber: null,
-    status: "New",
-    sourceOrderStatus: order.sourceOrderStatus,
-    buyerEmailAddress: order.buyerEmail,
-    buyerPhoneNumber: order.buyerPhone,
-    buyerUserId: order.buyerUserId,
-    firstName: order.shipTo.firstName,
-    lastName: order.shipTo.lastName,
-    shipToCompanyName: order.shipTo.companyName,
-    street1: order.shipTo.street1,
-    street2: order.shipTo.street2 ?? "",
-    city: order.shipTo.city,
-    stateOrProvince: order.shipTo.stateOrProvince,
-    postalCode: order.shipTo.postalCode,
-    country: order.shipTo.country,
-    shippingMethod: order.shippingMethod,
-    shippingServiceName: order.shippingServiceName ?? "",
-    shippingServiceValue: order.shippingServiceValue ?? "",
-    destinationShippingCarrier: "",
-    paymentType: order.paymentType,
-    paymentTransactionId: order.paymentTransactionId,
-    isMarketplacePrime: order.isPrime,
-    grandTotal: order.grandTotal,
-    subTotal: order.subTotal,
-    shippingTotal: order.shippingTotal,
-    shippingTaxTotal: order.shippingTaxTotal,
-    giftWrapTotal: order.giftWrapTotal,
-    giftWrapTaxTotal: order.giftWrapTaxTotal,
-    shipmentTrackingNumber: null,
-    syncUserErrorMessage: null,
-    sourceData: order.sourceData && Object.keys(order.sourceData).length > 0 ? JSON.stringify(order.sourceData) : null,
-    dateCreatedInOrderSource: order.createdAt.getTime(),
-    dateCreatedInDestination: null,
-    dateShipped: null,
-    items: order.items.map((item) => ({
-      sourceLineId: item.sourceLineId,
-      sku: item.sku,
-      name: item.name,
-      quantity: item.quantity,
-      unitPrice: item.unitPrice,
-      saleTaxCost: item.saleTaxCost,
-      discount: item.discount ?? "0",
+    OrderSourceOrderNumber: order.sourceOrderNumber,
+    OrderSourceCustomerOrderNumber: order.sourceCustomerOrderNumber,
+    BuyerEmailAddress: order.buyerEmail,
+    BuyerPhoneNumber: order.buyerPhone,
+    BuyerUserId: order.buyerUserId,
+    FirstName: order.shipTo.firstName,
+    LastName: order.shipTo.lastName,
+    ShipToCompanyName: order.shipTo.companyName,
+    Street1: order.shipTo.street1,
+    Street2: order.shipTo.street2,
+    City: order.shipTo.city,
+    StateOrProvince: order.shipTo.stateOrProvince,
+    PostalCode: order.shipTo.postalCode,
+    Country: order.shipTo.country,
+    ShippingMethod: order.shippingMethod,
+    ShippingServiceName: order.shippingServiceName,
+    ShippingServiceValue: order.shippingServiceValue,
+    PaymentType: order.paymentType,
+    PaymentTransactionId: order.paymentTransactionId,
+    IsMarketplacePrime: order.isPrime,
+    GrandTotal: order.grandTotal,
+    SubTotal: order.subTotal,
+    ShippingTotal: order.shippingTotal,
+    ShippingTaxTotal: order.shippingTaxTotal,
+    GiftWrapTotal: order.giftWrapTotal,
+    GiftWrapTaxTotal: order.giftWrapTaxTotal,
+    DateCreatedInOrderSource: order.createdAt.getTime(),
+    OrderItems: order.items.map((item) => ({
+      Sku: item.sku,
+      Name: item.name,
+      Quantity: item.quantity,
+      UnitPrice: item.unitPrice,
+      SaleTaxCost: item.saleTaxCost,
+      Discount: item.discount,
     })),
   };
+}
+
+/** An imported order's row: the interface's Order with the marketplace's own facts. */
+export function toWrite(order: ImportedOrder, now: number): OrderWrite {
+  return orderWriteOf(asWireOrder(order), now, {
+    sourceOrderStatus: order.sourceOrderStatus,
+    sourceData: order.sourceData && Object.keys(order.sourceData).length > 0 ? JSON.stringify(order.sourceData) : null,
+    lineIds: order.items.map((item) => item.sourceLineId),
+  });
 }
 
 export interface SetAsideRetry {

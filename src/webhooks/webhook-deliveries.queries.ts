@@ -103,23 +103,18 @@ export function orderCreatedEvents(db: Db, order: { storeId: string; orderSource
 const MOVE_EVENTS = { acknowledge: "order.acknowledged", ship: "order.shipped", cancel: "order.cancelled" } as const;
 
 /**
- * An acknowledgement, shipment or cancellation, placed BEFORE the order's guarded update in its
- * batch, under the same guard: inside the batch's transaction the guard that holds here holds for
- * the update, so the event is written exactly when the move is. (`changes()` after the update
- * would read whatever statement another writer puts between.)
+ * An acknowledgement, shipment or cancellation, placed BEFORE the order's update in its batch and
+ * run only while the move's `guard` holds (src/orders/orders.writes.ts): inside the batch's
+ * transaction the guard that holds here holds for the update, so the event is written exactly
+ * when the move is. (`changes()` after the update would read whatever statement another writer
+ * puts between.)
  */
-export function orderMovedEvents(
-  db: Db,
-  move: keyof typeof MOVE_EVENTS,
-  order: { id: number; dateUpdated: number; status: string },
-  newStatus: string,
-  at: number,
-) {
+export function orderMovedEvents(db: Db, move: keyof typeof MOVE_EVENTS, orderId: number, guard: SQL, newStatus: string, at: number) {
   const type = MOVE_EVENTS[move];
   return insertEvents(db, type, at, {
     from: sql`${orders}`,
     join: subscribed(type, sql`${orders.storeId}`),
-    where: sql`${orders.id} = ${order.id} and ${orders.dateUpdated} = ${order.dateUpdated} and ${orders.status} = ${order.status}`,
+    where: sql`${orders.id} = ${orderId} and ${guard}`,
     subject: sql`'order:' || ${orders.id}`,
     payload: body(type, at, orderData(newStatus)),
   });
