@@ -10,7 +10,7 @@
 //
 // wrangler needs Node 22: it is started with the `node` devDependency whatever runs this script.
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdirSync } from "node:fs";
 import https from "node:https";
 import net from "node:net";
@@ -55,10 +55,10 @@ function productOf(i) {
 }
 
 const csvField = (v) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-const csvRow = (values) => values.map(csvField).join(",") + "\r\n";
+const csvRow = (values) => `${values.map(csvField).join(",")}\r\n`;
 
 function uploadChunk(from, to) {
-  let text = HEADER + "\r\n";
+  let text = `${HEADER}\r\n`;
   for (let i = from; i < to; i++) {
     const p = productOf(i);
     text += csvRow([p.sku, p.title, p.description, p.link, p.imageLink, p.price.toFixed(2), p.currency, p.availability, p.brand, p.gtin]);

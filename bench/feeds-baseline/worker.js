@@ -26,7 +26,7 @@ export default {
       for (const r of page) {
         rows++;
         if (!(r[5] > 0)) continue;
-        chunk += [r[0], r[1] ?? "", r[2] ?? "", r[3] ?? "", r[4] ?? "", `${r[5].toFixed(2)} ${r[6] ?? "USD"}`, r[7] ?? "", r[8] ?? "", r[9] ?? ""].map(csvField).join(",") + "\r\n";
+        chunk += `${[r[0], r[1] ?? "", r[2] ?? "", r[3] ?? "", r[4] ?? "", `${r[5].toFixed(2)} ${r[6] ?? "USD"}`, r[7] ?? "", r[8] ?? "", r[9] ?? ""].map(csvField).join(",")}\r\n`;
       }
       if (chunk.length > 1 << 20) {
         bytes += encoder.encode(chunk).length;

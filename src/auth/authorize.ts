@@ -11,7 +11,7 @@ import { ApiError, DENIED, storeSwitching } from "../http/errors";
 import type { AppEnv } from "../app-env";
 import { DEFAULT_BUCKET } from "../throttle/gcra";
 import type { Admission } from "../throttle/rate-limiter";
-import { openSession, type Db } from "../db/client";
+import { openSession, } from "../db/client";
 import { shardD1 } from "../db/shards";
 import { verifyToken } from "./tokens";
 import { toWireDate } from "../lib/dates";

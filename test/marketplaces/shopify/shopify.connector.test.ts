@@ -4,14 +4,14 @@
 // directly, with the fake's clock and a sleep that moves it.
 import { parse, validate } from "graphql";
 import { describe, expect, it } from "vitest";
-import {
-  type CancelDelivery,
-  type DeliveryOrder,
-  type EarlierDelivery,
-  type ImportedOrder,
-  type OrderPage,
-  type SetAsideOrder,
-  type ShipDelivery,
+import type {
+  CancelDelivery,
+  DeliveryOrder,
+  EarlierDelivery,
+  ImportedOrder,
+  OrderPage,
+  SetAsideOrder,
+  ShipDelivery,
 } from "../../../src/marketplaces/connector";
 import {
   FULFILLMENT_CREATE_MUTATION,
