@@ -89,7 +89,7 @@ export function ship(order: OrderState, request: ShipRequest, now: number): Move
       destinationShippingCarrier: carrier,
       syncUserErrorMessage: null,
     },
-    { kind: "ship", trackingNumber, carrier: carrier || null, shippingMethod: order.shippingMethod || null, shippedAt: dateShipped },
+    { kind: "ship", trackingNumber, carrier: carrier || null, shippingMethod: order.shippingMethod || null, shippedAt: dateShipped, shipmentId: null, lines: null },
   );
 }
 
@@ -102,5 +102,5 @@ export function cancel(order: OrderState): Move {
   if (status === "Shipped") {
     throw new ApiError(400, `Order ${order.id} is Shipped; a shipped order cannot be cancelled.`);
   }
-  return change(order, { status: "Canceled", cancelReason: CANCEL_REASON, syncUserErrorMessage: null }, { kind: "cancel", reason: CANCEL_REASON });
+  return change(order, { status: "Canceled", cancelReason: CANCEL_REASON, syncUserErrorMessage: null }, { kind: "cancel", reason: CANCEL_REASON, lines: null });
 }

@@ -205,6 +205,9 @@ export function orderWriteOf(order: NewWireOrder, now: number, marketplace?: Mar
     // The seller's system has the order once it carries the seller's number.
     dateCreatedInDestination: order.DateCreatedInDestination ?? (order.OrderDestinationOrderNumber ? now : null),
     dateShipped: order.DateShipped ?? null,
+    // An order inserted Shipped or Canceled is so by its lines too (decisions 12): shipped in
+    // full as one package (written beside it), or cancelled in full.
+    fulfillmentStatus: status === "Shipped" || status === "Canceled" ? status : "Unshipped",
     items: order.OrderItems.map((item, i) => ({
       sourceLineId: marketplace?.lineIds[i] ?? null,
       sku: item.Sku,
@@ -213,6 +216,8 @@ export function orderWriteOf(order: NewWireOrder, now: number, marketplace?: Mar
       unitPrice: item.UnitPrice,
       saleTaxCost: item.SaleTaxCost ?? 0,
       discount: item.Discount ?? "0",
+      quantityShipped: status === "Shipped" ? item.Quantity : 0,
+      quantityCancelled: status === "Canceled" ? item.Quantity : 0,
     })),
   };
 }

@@ -13,7 +13,7 @@
 import { and, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
-import { orderItems, orders } from "../db/schema";
+import { lineChanges, orderItems, orders } from "../db/schema";
 import { deleteRowsOfOrders, enqueueStatements, lastRowError } from "../outbox/outbox.queries";
 import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
 import { cancelledAtMarketplace, stockBackByCancelStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../products/products.queries";
@@ -59,10 +59,11 @@ const ORDER_FIELDS = [
   "dateCreatedInOrderSource",
   "dateCreatedInDestination",
   "dateShipped",
+  "fulfillmentStatus",
 ] as const satisfies readonly (keyof OrderValues)[];
 
 /** The same for an item. */
-const ITEM_FIELDS = ["sourceLineId", "sku", "name", "quantity", "unitPrice", "saleTaxCost", "discount"] as const satisfies readonly (keyof ItemValues)[];
+const ITEM_FIELDS = ["sourceLineId", "sku", "name", "quantity", "unitPrice", "saleTaxCost", "discount", "quantityShipped", "quantityCancelled"] as const satisfies readonly (keyof ItemValues)[];
 
 // Compile-time: the two lists name every value of a new order's row (orders.wire.ts's OrderWrite),
 // so a column added there and forgotten here does not build.
@@ -275,14 +276,15 @@ export function renameOrderSource(db: Db, sourceId: string, name: string) {
 }
 
 /**
- * One batch of a deleted store's purge: its first `limit` orders with their lines and outbox
- * rows, in one transaction (lines and rows first: they reference the orders). The last
+ * One batch of a deleted store's purge: its first `limit` orders with their lines, line changes
+ * and outbox rows, in one transaction (those first: they reference the orders). The last
  * statement answers the orders that went (D1's `changes` also counts what triggers wrote).
  */
 export function purgeOrdersStatements(db: Db, storeId: string, limit: number) {
   const batch = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} order by ${orders.id} limit ${limit})`;
   return [
     deleteRowsOfOrders(db, batch),
+    db.delete(lineChanges).where(sql`${lineChanges.orderId} in ${batch}`),
     db.delete(orderItems).where(sql`${orderItems.orderId} in ${batch}`),
     db.delete(orders).where(sql`${orders.id} in ${batch}`).returning({ id: orders.id }),
   ] as const;

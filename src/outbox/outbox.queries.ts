@@ -15,6 +15,8 @@ export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 export type OutboxState = (typeof OUTBOX_STATES)[number];
 
 const nullableText = z.string().nullable().default(null);
+/** Lines and units as a payload keeps them: [[orderItemId, units], ...] (decisions 12). */
+const lineUnits = z.array(z.tuple([z.number().int(), z.number().int().positive()]));
 
 /** What each kind of row carries; the row's `kind` column is the discriminator. */
 export const outboxPayload = z.discriminatedUnion("kind", [
@@ -30,8 +32,17 @@ export const outboxPayload = z.discriminatedUnion("kind", [
     shippingMethod: nullableText,
     /** Epoch ms; rows written before it was kept fall back to the row's creation time. */
     shippedAt: z.number().int().nullable().default(null),
+    /** The package (line_changes id, the order's ShipmentId) this delivery carries; null on rows written before packages. */
+    shipmentId: z.number().int().nullable().default(null),
+    /** [[orderItemId, units], ...]: the package's lines; null on rows written before packages (every line, whole). */
+    lines: lineUnits.nullable().default(null),
   }),
-  z.object({ kind: z.literal("cancel"), reason: z.string().default("Canceled by seller") }),
+  z.object({
+    kind: z.literal("cancel"),
+    reason: z.string().default("Canceled by seller"),
+    /** [[orderItemId, units], ...] to cancel; null: the whole order (and on rows written before line cancellations). */
+    lines: lineUnits.nullable().default(null),
+  }),
 ]);
 export type OutboxPayload = z.output<typeof outboxPayload>;
 
@@ -52,10 +63,15 @@ export function readEntry(row: Row): OutboxEntry {
   return { ...row, payload: parsed.data, unreadable: null };
 }
 
-/** The payload as stored (the kind lives in its own column). */
-function payloadJson(payload: OutboxPayload): string {
+/**
+ * The payload as stored (the kind lives in its own column). The fields of decisions 12 are left
+ * out when null (a whole order), so a whole-order row is stored as it always was.
+ */
+export function payloadJson(payload: OutboxPayload): string {
   const { kind: _, ...rest } = payload;
-  return JSON.stringify(rest);
+  const stored: Record<string, unknown> = { ...rest };
+  for (const key of ["lines", "shipmentId"]) if (stored[key] === null) delete stored[key];
+  return JSON.stringify(stored);
 }
 
 const dialect = new SQLiteAsyncDialect();

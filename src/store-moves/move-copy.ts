@@ -17,6 +17,7 @@ const TABLES = {
   feeds: { table: schema.feeds, key: ["id"], numeric: false },
   orders: { table: schema.orders, key: ["id"], numeric: true },
   order_items: { table: schema.orderItems, key: ["id"], numeric: true },
+  line_changes: { table: schema.lineChanges, key: ["id"], numeric: true },
   outbox: { table: schema.outbox, key: ["id"], numeric: true },
   set_aside_orders: { table: schema.setAsideOrders, key: ["id"], numeric: true },
   products: { table: schema.products, key: ["store_id", "sku"], numeric: false },
@@ -124,7 +125,7 @@ const NEXT: Record<CopyCursor["phase"], CopyCursor["phase"]> = {
 };
 
 export interface CopyLimits {
-  /** Orders (each with its lines and outbox rows) or other rows per batch. */
+  /** Orders (each with its lines, line changes and outbox rows) or other rows per batch. */
   rows: number;
 }
 
@@ -149,12 +150,16 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
       const orders = await all(from, "select * from orders where store_id = ?1 and id > ?2 order by id limit ?3", storeId, cursor.after ?? -1, n);
       if (orders.length === 0) return { cursor: next(cursor), rows: 0 };
       const ids = JSON.stringify(orders.map((o) => o.id));
-      const [items, outbox] = await Promise.all([
+      const [items, changes, outbox] = await Promise.all([
         all(from, "select * from order_items where order_id in (select value from json_each(?1)) order by id", ids),
+        all(from, "select * from line_changes where order_id in (select value from json_each(?1)) order by id", ids),
         all(from, "select * from outbox where order_id in (select value from json_each(?1)) order by id", ids),
       ]);
-      await write(to, [...upsert(to, "orders", orders), ...upsert(to, "order_items", items), ...upsert(to, "outbox", outbox)]);
-      return { cursor: orders.length < n ? next(cursor) : { ...cursor, after: orders.at(-1)!.id as number }, rows: orders.length + items.length + outbox.length };
+      await write(to, [...upsert(to, "orders", orders), ...upsert(to, "order_items", items), ...upsert(to, "line_changes", changes), ...upsert(to, "outbox", outbox)]);
+      return {
+        cursor: orders.length < n ? next(cursor) : { ...cursor, after: orders.at(-1)!.id as number },
+        rows: orders.length + items.length + changes.length + outbox.length,
+      };
     }
     case "products": {
       const rows = await all(from, "select * from products where store_id = ?1 and sku > ?2 order by sku limit ?3", storeId, cursor.after ?? "", n);
@@ -286,6 +291,7 @@ function deleteByKeys(to: D1Database, storeId: string, name: TableName, keys: Ch
 /** Removal order: children before parents, the derived tables and the store's own row last. */
 const REMOVE_STEPS = [
   "order_items",
+  "line_changes",
   "outbox",
   "orders",
   "webhook_deliveries",
@@ -308,8 +314,9 @@ export async function removeBatch(from: D1Database, storeId: string, cursor: Rem
   const bySource = `(select id from sources where store_id = ?1)`;
   const byWebhook = `(select id from webhooks where store_id = ?1)`;
   const statement: Record<Exclude<(typeof REMOVE_STEPS)[number], "derived">, string> = {
-    // The orders step takes the lines and outbox rows of its orders in the same batch.
+    // The orders step takes the lines, line changes and outbox rows of its orders in the same batch.
     order_items: `delete from order_items where order_id in ${ofOrders}`,
+    line_changes: `delete from line_changes where order_id in ${ofOrders}`,
     outbox: `delete from outbox where order_id in ${ofOrders}`,
     orders: `delete from orders where id in ${ofOrders}`,
     webhook_deliveries: `delete from webhook_deliveries where id in (select id from webhook_deliveries where webhook_id in ${byWebhook} limit ?2)`,
@@ -330,10 +337,10 @@ export async function removeBatch(from: D1Database, storeId: string, cursor: Rem
     return { cursor: null, rows: 0 };
   }
   // Counted from RETURNING: meta.changes would count the rows the tables' triggers touch too.
-  if (step === "order_items" || step === "outbox" || step === "orders") {
-    const results = await from.batch(["order_items", "outbox", "orders"].map((t) => from.prepare(`${statement[t as "orders"]} returning 1 as gone`).bind(storeId, limit)));
+  if (step === "order_items" || step === "line_changes" || step === "outbox" || step === "orders") {
+    const results = await from.batch(["order_items", "line_changes", "outbox", "orders"].map((t) => from.prepare(`${statement[t as "orders"]} returning 1 as gone`).bind(storeId, limit)));
     const rows = results.reduce((n, r) => n + r.results.length, 0);
-    const orders = results[2]!.results.length;
+    const orders = results[3]!.results.length;
     return { cursor: orders < limit ? { step: REMOVE_STEPS.indexOf("webhook_deliveries") } : cursor, rows };
   }
   const rows = (await from.prepare(`${statement[step]} returning 1 as gone`).bind(storeId, limit).all()).results.length;
