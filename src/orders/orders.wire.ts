@@ -5,7 +5,7 @@
 // shows and toWireOrder is typed by, and a page of them with their items, read a slice at a time.
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { OUTBOX_STATES, type OrderItemRow, type OrderRow } from "../db/schema";
+import { FULFILLMENT_STATUSES, OUTBOX_STATES, type LineChangeRow, type OrderItemRow, type OrderRow } from "../db/schema";
 import { DELIVERY_KINDS } from "../outbox/outbox.queries";
 import { toWireDate } from "../lib/dates";
 import { orderItemsOf, type OrderListPage } from "./orders.queries";
@@ -22,7 +22,23 @@ export const wireOrderItem = z.object({
   UnitPrice: z.number(),
   SaleTaxCost: z.number(),
   Discount: z.string().describe("A decimal amount, e.g. \"1.50\"."),
+  QuantityShipped: z.number().int().describe("Units of the line shipped so far, in any package (decisions 12)."),
+  QuantityCancelled: z.number().int().describe("Units of the line cancelled so far, by the seller or the marketplace."),
 });
+
+/** Lines and units of a package or a cancellation. */
+export const wireLineUnits = z.object({ OrderItemId: z.string(), Quantity: z.number().int() });
+
+export const wireShipment = z
+  .object({
+    ShipmentId: z.string().describe("The package's id: UpdateStatus SHIPPED with this ShipmentId corrects its tracking."),
+    ShipmentTrackingNumber: z.string().nullable(),
+    DestinationShippingCarrier: z.string().nullable(),
+    ShippingMethod: z.string().nullable(),
+    DateShipped: wireDate,
+    Items: z.array(wireLineUnits),
+  })
+  .meta({ id: "Shipment" });
 
 export const wireOrder = z
   .object({
@@ -66,6 +82,8 @@ export const wireOrder = z
     SyncStatus: z.enum(["Enabled", "Disabled"]),
     IsMarketplacePrime: z.boolean(),
     OrderItems: z.array(wireOrderItem),
+    Shipments: z.array(wireShipment).describe("The order's packages, in the order they were made (decisions 12)."),
+    FulfillmentStatus: z.enum(FULFILLMENT_STATUSES),
   })
   .meta({ id: "Order" });
 export type WireOrder = z.input<typeof wireOrder>;
@@ -88,7 +106,7 @@ export interface WireOptions {
   sourceEnabled: boolean | null;
 }
 
-export function toWireOrder(order: OrderRow, items: OrderItemRow[], options: WireOptions): WireOrder {
+export function toWireOrder(order: OrderRow, items: OrderItemRow[], packages: LineChangeRow[], options: WireOptions): WireOrder {
   return {
     OrderId: String(order.id),
     BuyerEmailAddress: options.maskBuyerPii ? maskEmail(order.buyerEmailAddress) : order.buyerEmailAddress,
@@ -137,7 +155,18 @@ export function toWireOrder(order: OrderRow, items: OrderItemRow[], options: Wir
       UnitPrice: item.unitPrice,
       SaleTaxCost: item.saleTaxCost,
       Discount: item.discount,
+      QuantityShipped: item.quantityShipped,
+      QuantityCancelled: item.quantityCancelled,
     })),
+    Shipments: packages.map((p) => ({
+      ShipmentId: String(p.id),
+      ShipmentTrackingNumber: p.trackingNumber,
+      DestinationShippingCarrier: p.carrier,
+      ShippingMethod: p.shippingMethod,
+      DateShipped: toWireDate(p.dateShipped),
+      Items: p.lines.map(([id, n]) => ({ OrderItemId: String(id), Quantity: n })),
+    })),
+    FulfillmentStatus: order.fulfillmentStatus,
   };
 }
 
@@ -244,7 +273,7 @@ export async function* wireOrders(db: Db, page: OrderListPage): AsyncGenerator<W
   for await (const slice of orderItemsOf(db, [...byId.keys()], ITEMS_PER_READ)) {
     for (const id of slice.ids) {
       const { order, sourceEnabled } = byId.get(id)!;
-      yield toWireOrder(order, slice.items.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled });
+      yield toWireOrder(order, slice.items.get(id) ?? [], slice.packages.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled });
     }
   }
 }

@@ -11,13 +11,14 @@
 // Arrays, not objects keyed by field: SQLite finds `->> 5` without comparing key names, and the
 // page's JSON carries no names; the import's upsert took half the time it took with named keys.
 import { and, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { lineChanges, orderItems, orders } from "../db/schema";
-import { deleteRowsOfOrders, enqueueStatements, lastRowError } from "../outbox/outbox.queries";
-import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
-import { cancelledAtMarketplace, stockBackByCancelStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../products/products.queries";
-import type { Move, OrderState } from "./order-moves";
+import { deleteRowsOfOrders, enqueueStatements, lastRowError, type Enqueued } from "../outbox/outbox.queries";
+import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy, type MovedEvent } from "../webhooks/webhook-deliveries.queries";
+import { cancelledAtMarketplace, stockBackStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../products/products.queries";
+import type { Move, OrderSet, OrderState } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
 import { orderWriteOf, type ItemValues, type OrderValues, type OrderWrite } from "./orders.wire";
 
@@ -71,6 +72,7 @@ type Unlisted<T, F> = Exclude<keyof T, F>;
 true satisfies Unlisted<OrderValues, (typeof ORDER_FIELDS)[number]> extends never ? true : false;
 true satisfies Unlisted<ItemValues, (typeof ITEM_FIELDS)[number]> extends never ? true : false;
 
+const dialect = new SQLiteAsyncDialect();
 const orderColumns = getTableColumns(orders);
 const itemColumns = getTableColumns(orderItems);
 const ORDER_COLUMN_LIST = ORDER_FIELDS.map((f) => orderColumns[f].name).join(", ");
@@ -103,6 +105,16 @@ const INSERT_ORDER_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIS
   select (select id from orders where store_id = ?1 and order_source = ?2 and order_source_order_number = ?3), ${itemValueList("line.value")}
   from json_each(?4) as line order by line.key`;
 
+// An order inserted Shipped or Canceled is so by its lines (decisions 12; orderWriteOf set their
+// units): one package of every line, with the order's tracking, carrier, method and date, or one
+// cancellation of every line.
+const INSERT_ORDER_LINE_CHANGE = `insert into line_changes (order_id, seq, store_id, kind, origin, lines, tracking_number, carrier, shipping_method, date_shipped, created_at, updated_at)
+  select o.id, 1, o.store_id, case o.status when 'Shipped' then 'ship' else 'cancel' end, 'seller',
+    (select json_group_array(json_array(i.id, i.quantity)) from (select id, quantity from order_items where order_id = o.id order by id) as i),
+    case o.status when 'Shipped' then o.shipment_tracking_number end, case o.status when 'Shipped' then nullif(o.destination_shipping_carrier, '') end,
+    case o.status when 'Shipped' then nullif(o.shipping_method, '') end, case o.status when 'Shipped' then o.date_shipped end, ?4, ?4
+  from orders as o where o.store_id = ?1 and o.order_source = ?2 and o.order_source_order_number = ?3 and o.status in ('Shipped', 'Canceled')`;
+
 export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody, now: number): Promise<InsertResult> {
   const write = orderWriteOf(body, now);
   const key = and(
@@ -121,6 +133,7 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
       d1.prepare(INSERT_ORDER_ITEMS).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, JSON.stringify(items.map((item) => itemTuple(item)))),
       toD1(db, orderCreatedEvents(db, { storeId, orderSource: body.OrderSource, orderSourceOrderNumber: body.OrderSourceOrderNumber }, now)),
       ...(head.status === "Canceled" ? [] : [stockTakenStatement(d1, storeId, items.map((item) => [item.sku, item.quantity]))]),
+      ...(head.status === "Shipped" || head.status === "Canceled" ? [d1.prepare(INSERT_ORDER_LINE_CHANGE).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, now)] : []),
     ]) as [D1Result, D1Result, D1Result];
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -204,46 +217,129 @@ export function importPageStatements(db: Db, source: { storeId: string; id: stri
 // Moves (acknowledge, ship, cancel) and what the sync and the sources admin change on orders.
 
 /**
- * The one guard of a move's batch: the order is still as the move read it. dateUpdated moves
+ * The one guard of a moves' batch: the order is still as its move read it. dateUpdated moves
  * forward with every write of an order, so an order that changed since it was read fails it.
- * Every statement of the batch carries it, and the order's own update comes last: inside the
- * batch's transaction, what holds for the first statement holds for the last.
+ * Every statement of the batch carries it for each order it touches (`id` and `dateUpdated` are
+ * that statement's expressions for the order's id and the dateUpdated its move read), and the
+ * orders' own update comes last: inside the batch's transaction, what holds for the first
+ * statement holds for the last.
  */
-export function stillAsRead(order: Pick<OrderState, "id" | "dateUpdated">): SQL {
-  return sql`exists (select 1 from ${orders} as as_read where as_read.id = ${order.id} and as_read.date_updated = ${order.dateUpdated})`;
+export function stillAsRead(id: SQL, dateUpdated: SQL): SQL {
+  return sql`exists (select 1 from ${orders} as as_read where as_read.id = ${id} and as_read.date_updated = ${dateUpdated})`;
+}
+
+/** The order columns a move may set, as their SQL names. */
+const SETTABLE = ["status", "fulfillmentStatus", "orderDestinationOrderNumber", "dateCreatedInDestination", "shipmentTrackingNumber", "dateShipped", "destinationShippingCarrier", "syncUserErrorMessage", "cancelReason"] as const satisfies readonly (keyof OrderSet)[];
+const orderColumn = (field: (typeof SETTABLE)[number]) => getTableColumns(orders)[field].name;
+
+/** What applyMoves made of its moves: the orders it changed, and the webhook endpoints to wake. */
+export interface AppliedMoves {
+  applied: Set<number>;
+  webhooks: string[];
 }
 
 /**
- * Applies a move if the order is still as it was read, together with its stock, its webhook event
- * and its outbox row, in one batch under one guard (stillAsRead). Returns false when another
- * request changed the order first (the caller reads and decides again), else the webhook
- * endpoints to wake.
+ * Applies moves of one store's orders, each only if its order is still as its move read it, as
+ * one batch whatever their number or their lines: per kind of row one statement taking every
+ * order's rows as one JSON parameter. In order: the stock cancelled units give back, the
+ * packages and cancellations recorded, packages corrected, the lines' units, the webhook events,
+ * the outbox rows, and last the orders themselves (RETURNING says which applied: D1's
+ * meta.changes counts the rows the orders' triggers write as well). An order changed by another
+ * request since it was read changes nothing here; its caller reads and decides again.
+ */
+export async function applyMoves(db: Db, storeId: string, moves: { order: OrderState; move: Move }[], now: number): Promise<AppliedMoves> {
+  const changes = moves.flatMap(({ order, move }) => (move.kind === "change" ? [{ order, move, at: Math.max(now, order.dateUpdated + 1) }] : []));
+  if (changes.length === 0) return { applied: new Set(), webhooks: [] };
+  const d1 = db.$client;
+  const at = (key: string) => sql.raw(key);
+  const guardOn = (row: string) => stillAsRead(at(`${row}.value ->> 'o'`), at(`${row}.value ->> 'u'`));
+  const statements: D1PreparedStatement[] = [];
+  const run = (query: SQL) => {
+    const q = dialect.sqlToQuery(query);
+    statements.push(d1.prepare(q.sql).bind(...q.params));
+  };
+
+  const stock = changes.flatMap(({ order, move }) => move.stockBack.map(([sku, n]): [number, number, string, number] => [order.id, order.dateUpdated, sku, n]));
+  if (stock.length > 0) statements.push(stockBackStatement(d1, storeId, stock, stillAsRead(at("u.value ->> 0"), at("u.value ->> 1"))));
+
+  const recorded = changes.flatMap(({ order, move, at: when }) =>
+    move.record.map((r) => ({ o: order.id, u: order.dateUpdated, ...r, lines: JSON.stringify(r.lines), at: when })),
+  );
+  if (recorded.length > 0) {
+    run(sql`insert into ${lineChanges} (order_id, seq, store_id, kind, origin, lines, tracking_number, carrier, shipping_method, date_shipped, marketplace_ref, created_at, updated_at)
+      select c.value ->> 'o', c.value ->> 'seq', ${storeId}, c.value ->> 'kind', c.value ->> 'origin', c.value ->> 'lines', c.value ->> 'trackingNumber',
+        c.value ->> 'carrier', c.value ->> 'shippingMethod', c.value ->> 'dateShipped', c.value ->> 'marketplaceRef', c.value ->> 'at', c.value ->> 'at'
+      from json_each(${JSON.stringify(recorded)}) as c where ${guardOn("c")} order by c.key`);
+  }
+
+  const corrected = changes.flatMap(({ order, move, at: when }) => (move.correct ? [{ o: order.id, u: order.dateUpdated, ...move.correct, at: when }] : []));
+  if (corrected.length > 0) {
+    run(sql`update ${lineChanges} set tracking_number = k.value ->> 'trackingNumber', carrier = k.value ->> 'carrier', date_shipped = k.value ->> 'dateShipped', updated_at = k.value ->> 'at'
+      from json_each(${JSON.stringify(corrected)}) as k where ${lineChanges.id} = k.value ->> 'id' and ${lineChanges.orderId} = k.value ->> 'o' and ${guardOn("k")}`);
+  }
+
+  // The lines' units; order_items' trigger refuses the batch if any line would hold more than ordered.
+  const units = changes.flatMap(({ order, move }) => move.units.map((u) => ({ o: order.id, u: order.dateUpdated, i: u.id, s: u.shipped, c: u.cancelled })));
+  if (units.length > 0) {
+    run(sql`update ${orderItems} set quantity_shipped = quantity_shipped + (l.value ->> 's'), quantity_cancelled = quantity_cancelled + (l.value ->> 'c')
+      from json_each(${JSON.stringify(units)}) as l where ${orderItems.id} = l.value ->> 'i' and ${orderItems.orderId} = l.value ->> 'o' and ${guardOn("l")}`);
+  }
+
+  const events: MovedEvent[] = changes.flatMap(({ order, move }) =>
+    move.events.map((e) => ({
+      orderId: order.id,
+      dateUpdated: order.dateUpdated,
+      type: e.type,
+      status: e.status,
+      ...(e.shipment ? ("id" in e.shipment ? { shipmentId: e.shipment.id } : { shipmentSeq: e.shipment.seq }) : {}),
+      ...(e.items ? { items: e.items.map(([id, n]) => ({ OrderItemId: String(id), Quantity: n })) } : {}),
+    })),
+  );
+  const eventStatement = orderMovedEvents(db, storeId, events, guardOn("e"), now);
+  const eventsAt = statements.length;
+  if (eventStatement) statements.push(eventStatement);
+
+  const queued: Enqueued[] = changes.flatMap(({ order, move, at: when }) =>
+    move.delivery && order.sourceId
+      ? [{ orderId: order.id, dateUpdated: order.dateUpdated, sourceId: order.sourceId, ...move.delivery, at: when }]
+      : [],
+  );
+  statements.push(...enqueueStatements(db, storeId, queued, guardOn("d")));
+
+  const updates = changes.map(({ order, move, at: when }) => ({ o: order.id, u: order.dateUpdated, at: when, set: move.set, outbox: move.delivery && order.sourceId ? 1 : 0 }));
+  const assignments = SETTABLE.map((field) => {
+    const column = sql.raw(orderColumn(field));
+    const value = sql`case when json_type(x.value, ${`$.set.${field}`}) is null then ${orders}.${column} else x.value ->> ${`$.set.${field}`} end`;
+    // When a delivery is queued, the order says what became of it: nothing, or that its source is gone.
+    if (field === "syncUserErrorMessage") return sql`${column} = case when x.value ->> 'outbox' = 1 then ${lastRowError(sql`${orders}.id`)} else ${value} end`;
+    return sql`${column} = ${value}`;
+  });
+  run(sql`update ${orders} set ${sql.join(assignments, sql`, `)}, date_updated = x.value ->> 'at'
+    from json_each(${JSON.stringify(updates)}) as x where ${orders}.id = x.value ->> 'o' and ${orders}.date_updated = x.value ->> 'u'
+    returning ${orders}.id as id`);
+
+  const results = await d1.batch(statements);
+  const applied = new Set((results.at(-1)!.results as { id: number }[]).map((r) => r.id));
+  return { applied, webhooks: eventStatement ? wokenBy(results[eventsAt]) : [] };
+}
+
+/**
+ * Applies one order's move (applyMoves for one): false when another request changed the order
+ * first (the caller reads and decides again), else the webhook endpoints to wake.
  */
 export async function applyMove(db: Db, order: OrderState, move: Move, now: number): Promise<false | { webhooks: string[] }> {
   if (move.kind === "none") return { webhooks: [] };
-  const guard = stillAsRead(order);
-  // dateUpdated only moves forward, so the guard of the next move always differs from this one's.
-  const updatedAt = Math.max(now, order.dateUpdated + 1);
-  const d1 = db.$client;
-  const delivery = move.delivery && order.sourceId ? { sourceId: order.sourceId, payload: move.delivery } : null;
-  const set = {
-    ...move.set,
-    // When a delivery is queued, the order says what became of it: nothing, or that its source is gone.
-    ...(delivery ? { syncUserErrorMessage: lastRowError(order.id) } : {}),
-    dateUpdated: updatedAt,
-  };
-  // Whether it applied is read from RETURNING: D1's meta.changes counts the rows the orders
-  // triggers write as well (a status move reported 5), so it cannot say.
-  const update = toD1(db, db.update(orders).set(set).where(and(eq(orders.id, order.id), eq(orders.dateUpdated, order.dateUpdated))).returning({ id: orders.id }));
-  const before = move.set.status === "Canceled" ? [stockBackByCancelStatement(d1, order, guard)] : [];
-  const results = await d1.batch([
-    // A cancellation gives the order's stock back.
-    ...before,
-    toD1(db, orderMovedEvents(db, move.event, order.id, guard, move.set.status ?? order.status, now)),
-    ...(delivery ? enqueueStatements(db, { storeId: order.storeId, sourceId: delivery.sourceId, orderId: order.id, payload: delivery.payload, at: updatedAt }, guard) : []),
-    update,
-  ]);
-  return results.at(-1)!.results.length === 1 && { webhooks: wokenBy(results[before.length]) };
+  const done = await applyMoves(db, order.storeId, [{ order, move }], now);
+  return done.applied.has(order.id) && { webhooks: done.webhooks };
+}
+
+/**
+ * The hub's package was taken by the marketplace, which gave it a reference (a fulfillment id):
+ * kept on the package, so the marketplace's own report of it at a later import is known as this
+ * package, not made a second one. Runs with the delivery's outcome.
+ */
+export function packageDelivered(db: Db, shipmentId: number, reference: string) {
+  return db.update(lineChanges).set({ marketplaceRef: reference }).where(and(eq(lineChanges.id, shipmentId), eq(lineChanges.kind, "ship")));
 }
 
 /** A delivery failed for good: the order says what the marketplace answered, and dateUpdated moves so polls see it. */

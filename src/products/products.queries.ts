@@ -210,20 +210,18 @@ export function stockTakenByImportStatement(d1: D1Database, storeId: string, sou
 
 /** SQL: the marketplace's status word of `o` says cancelled (Walmart, Shopify: Cancelled; eBay, Amazon: Canceled). */
 const CANCELLED_AT_MARKETPLACE = (o: string) => `lower(${o}.source_order_status) in ('cancelled', 'canceled')`;
-/** SQL: order `o` still holds its stock: not cancelled on either side, not shipped. */
-const HOLDS_STOCK = (o: string) => `${o}.status not in ('Canceled', 'Shipped') and ${o}.date_shipped is null and not ${CANCELLED_AT_MARKETPLACE(o)}`;
-
 /** Whether a marketplace status word means the order is cancelled (the same rule as the SQL above). */
 export const cancelledAtMarketplace = (word: string) => /^cancell?ed$/i.test(word.trim());
 
 /**
- * Known orders of the source whose marketplace now says cancelled (`numbers`) give their lines
- * back, once: runs in the page's batch BEFORE the upsert stores the new status word.
+ * Known orders of the source whose marketplace now says cancelled (`numbers`) give back what
+ * their lines still hold (units neither shipped nor cancelled), once: runs in the page's batch
+ * BEFORE the upsert stores the new status word.
  */
 export function stockBackByImportStatement(d1: D1Database, storeId: string, sourceId: string, numbers: string[]): D1PreparedStatement {
-  const held = `select i.sku, i.quantity from order_items as i join orders as o on o.id = i.order_id
+  const held = `select i.sku, i.quantity - i.quantity_shipped - i.quantity_cancelled as quantity from order_items as i join orders as o on o.id = i.order_id
     where o.store_id = ?1 and o.order_source = (select name from sources where id = ?2)
-      and o.order_source_order_number in (select value from json_each(?3)) and ${HOLDS_STOCK("o")}`;
+      and o.order_source_order_number in (select value from json_each(?3)) and not ${CANCELLED_AT_MARKETPLACE("o")}`;
   return d1
     .prepare(
       `update products set quantity = quantity + (select sum(h.quantity) from (${held}) as h where h.sku = products.sku)
@@ -233,13 +231,16 @@ export function stockBackByImportStatement(d1: D1Database, storeId: string, sour
 }
 
 /**
- * A seller's cancellation gives the order's lines back if the order still held its stock, and
- * only while the move's `guard` holds (src/orders/orders.writes.ts). Runs in the move's batch,
- * before the order's update.
+ * Cancelled units give their stock back, whichever side cancelled them (decisions 11 and 12):
+ * `units` holds [orderId, dateUpdated, sku, units] of the moves of one batch, each counted only
+ * while `guard` holds for its order (built on `u.value ->> 0` and `u.value ->> 1`) and while the
+ * order still holds its stock (an order the marketplace cancelled whole gave all of it back at
+ * that import). Runs in the moves' batch, before the orders' update.
  */
-export function stockBackByCancelStatement(d1: D1Database, order: { id: number; storeId: string }, guard: SQL): D1PreparedStatement {
-  const query = dialect.sqlToQuery(sql`update products set quantity = quantity + (select sum(i.quantity) from order_items as i where i.order_id = ${order.id} and i.sku = products.sku)
-    where store_id = ${order.storeId} and quantity is not null and sku in (select sku from order_items where order_id = ${order.id})
-      and exists (select 1 from orders as o where o.id = ${order.id} and ${sql.raw(HOLDS_STOCK("o"))}) and ${guard}`);
+export function stockBackStatement(d1: D1Database, storeId: string, units: [number, number, string, number][], guard: SQL): D1PreparedStatement {
+  const held = sql`${guard} and not exists (select 1 from orders as o where o.id = u.value ->> 0 and ${sql.raw(CANCELLED_AT_MARKETPLACE("o"))})`;
+  const json = JSON.stringify(units);
+  const query = dialect.sqlToQuery(sql`update products set quantity = quantity + (select sum(u.value ->> 3) from json_each(${json}) as u where u.value ->> 2 = products.sku and ${held})
+    where store_id = ${storeId} and quantity is not null and sku in (select u.value ->> 2 from json_each(${json}) as u where ${held})`);
   return d1.prepare(query.sql).bind(...query.params);
 }

@@ -1,5 +1,6 @@
 // A source's imported page as one write: its orders (src/orders/orders.writes.ts) and the orders
-// the connector could not map (set aside, src/sources/set-aside.queries.ts) in one D1 batch. The
+// the connector could not map (set aside, src/sources/set-aside.queries.ts) in one D1 batch, then
+// what the marketplace reports of the orders' lines (decisions 12), applied as moves. The
 // sync engine's import writes each page through here, and so does the operator's retry of
 // set-aside orders, which maps the kept records again with the source's connector as it is now.
 import type { Db } from "../db/client";
@@ -7,6 +8,8 @@ import { importPageStatements } from "../orders/orders.writes";
 import { orderWriteOf, type NewWireOrder, type OrderWrite } from "../orders/orders.wire";
 import type { Connector, ImportedOrder, OrderPage, SetAsideOrder } from "../marketplaces/connector";
 import { listSetAside, setAsideStatements } from "./set-aside.queries";
+import { applyMarketplaceLines } from "../orders/order-move.service";
+import type { MarketplaceLines } from "../orders/order-moves";
 
 /** What of a source an imported page is written for. */
 export interface ImportSource {
@@ -15,15 +18,52 @@ export interface ImportSource {
   cursorAt: number | null;
 }
 
-/** Writes one page (its orders and its set-aside orders); answers how many of its orders were new. */
-export async function writePage(db: Db, source: ImportSource, page: Pick<OrderPage, "orders" | "setAside">, now: number): Promise<number> {
+/** What writing a page did: orders that were new, and orders whose lines the marketplace's report moved. */
+export interface PageWritten {
+  imported: number;
+  linesMoved: number;
+}
+
+/**
+ * Writes one page (its orders and its set-aside orders) in one batch; then what the marketplace
+ * reports of the page's orders' lines (decisions 12: shipped and cancelled units, packages) in one
+ * read and one batch more, only for a page that reports any (src/orders/order-move.service.ts).
+ */
+export async function writePage(db: Db, source: ImportSource, page: Pick<OrderPage, "orders" | "setAside">, now: number): Promise<PageWritten> {
   const statements = [
     ...(page.orders.length > 0 ? importPageStatements(db, source, page.orders.map((order) => toWrite(order, now)), now) : []),
     ...setAsideStatements(db, source, page, now),
   ];
-  if (statements.length === 0) return 0;
+  if (statements.length === 0) return { imported: 0, linesMoved: 0 };
   const [existing] = await db.$client.batch<{ n: number }>(statements);
-  return page.orders.length > 0 ? page.orders.length - (existing?.results[0]?.n ?? 0) : 0;
+  const imported = page.orders.length > 0 ? page.orders.length - (existing?.results[0]?.n ?? 0) : 0;
+  const reports = new Map(page.orders.flatMap((order) => {
+    const report = lineReportOf(order);
+    return report ? [[order.sourceOrderNumber, report] as const] : [];
+  }));
+  const linesMoved = reports.size > 0 ? (await applyMarketplaceLines(db, source, reports, now)).moved : 0;
+  return { imported, linesMoved };
+}
+
+/** What the order reports of its lines (ImportedOrder's optional fields of decisions 12), or null when nothing. */
+export function lineReportOf(order: ImportedOrder): MarketplaceLines | null {
+  const counted = order.items.some((item) => item.quantityShipped !== undefined || item.quantityCancelled !== undefined);
+  if (!counted && order.shipments === undefined) return null;
+  return {
+    items: order.items.map((item) => ({ sourceLineId: item.sourceLineId, quantityShipped: item.quantityShipped, quantityCancelled: item.quantityCancelled })),
+    ...(order.shipments
+      ? {
+          shipments: order.shipments.map((s) => ({
+            sourceShipmentId: s.sourceShipmentId,
+            trackingNumber: s.trackingNumber,
+            carrier: s.carrier,
+            shippingMethod: s.shippingMethod,
+            shippedAt: s.shippedAt && !Number.isNaN(s.shippedAt.getTime()) ? s.shippedAt.getTime() : null,
+            lines: s.lines,
+          })),
+        }
+      : {}),
+  };
 }
 
 /**

@@ -289,24 +289,31 @@ describe("concurrent moves", () => {
 });
 
 describe("what a move costs", () => {
-  it("ships with one read of the order's row and one batch: its webhook event, its outbox row (replacing a pending one) and the order's update", async () => {
-    const { storeId, token } = await marketplaceStore();
-    const id = await insert(token, { OrderSource: "Mall" });
-    const counted = countingD1(await storeD1(storeId));
-    await moveOrder(drizzleOf(counted.d1), storeId, id, { kind: "ship", trackingNumber: "1Z-COUNT", dateShipped: null, carrier: null });
-    expect(counted.traffic.alone).toHaveLength(1);
-    expect(counted.traffic.alone[0]).toMatch(/^select .* from "orders" where \("orders"."id" = \? and "orders"."store_id" = \?\)/);
-    expect(counted.traffic.alone[0]).not.toMatch(/order_items|join/);
-    expect(counted.traffic.batches).toHaveLength(1);
-    const [batch] = counted.traffic.batches;
-    expect(batch).toHaveLength(4);
-    expect(batch![0]).toMatch(/^insert into "webhook_deliveries"/);
-    expect(batch![1]).toMatch(/^delete from "outbox"/);
-    expect(batch![2]).toMatch(/^insert into "outbox"/);
-    expect(batch![3]).toMatch(/^update "orders"/);
-    // Every statement of the batch runs under the same guard: the order is still as it was read.
-    for (const statement of batch!) expect(statement).toMatch(/date_updated/);
-    expect((await read(token, id)).ShipmentTrackingNumber).toBe("1Z-COUNT");
-    expect((await outboxOf(id)).map((r) => r.kind)).toEqual(["ship"]);
+  it("ships one package with one read of the order (its lines and line changes folded into its row) and one batch, whatever the number of lines", async () => {
+    for (const lines of [1, 40]) {
+      const { storeId, token } = await marketplaceStore();
+      const id = await insert(token, { OrderSource: "Mall", OrderItems: Array.from({ length: lines }, (_, i) => ({ Sku: `S-${i}`, Name: "n", Quantity: 2, UnitPrice: 1 })) });
+      const counted = countingD1(await storeD1(storeId));
+      await moveOrder(drizzleOf(counted.d1), storeId, id, { kind: "ship", trackingNumber: "1Z-COUNT", dateShipped: null, carrier: null });
+      expect(counted.traffic.alone).toHaveLength(1);
+      expect(counted.traffic.alone[0]).toMatch(/^select o\.id, .* from "orders" as o where o\.id = \? and o\.store_id = \?$/s);
+      expect(counted.traffic.batches).toHaveLength(1);
+      const [batch] = counted.traffic.batches;
+      expect(batch!.map((statement) => statement.match(/^(insert into|update|delete from) "?(\w+)"?/)?.slice(1).join(" "))).toEqual([
+        "insert into line_changes",
+        "update order_items",
+        "insert into webhook_deliveries",
+        "delete from outbox",
+        "insert into outbox",
+        "update orders",
+      ]);
+      // Every statement of the batch runs under the same guard: the order is still as it was read.
+      for (const statement of batch!) expect(statement).toMatch(/date_updated/);
+      const order = await read(token, id);
+      expect(order.ShipmentTrackingNumber).toBe("1Z-COUNT");
+      expect(order.Shipments).toHaveLength(1);
+      expect(order.Shipments[0]!.Items).toHaveLength(lines);
+      expect((await outboxOf(id)).map((r) => r.kind)).toEqual(["ship"]);
+    }
   });
 });
