@@ -287,9 +287,15 @@ export function missingCapability(capabilities: Capabilities, delivery: Delivery
   return null;
 }
 
+/**
+ * Whether shipping the whole order at the marketplace ships no more than asked: the package holds
+ * every unit, or (decisions 12, a marketplace without shipLines) every unit of the order is
+ * shipped in the hub and none cancelled, so each package's tracking can go on the whole order.
+ */
 function coversEveryLine(order: DeliveryOrder, lines: { sourceLineId: string; quantity: number }[]): boolean {
   const sent = new Map(lines.map((l) => [l.sourceLineId, l.quantity]));
-  return order.lines.every((l) => (sent.get(l.sourceLineId) ?? 0) >= l.quantity);
+  if (order.lines.every((l) => (sent.get(l.sourceLineId) ?? 0) >= l.quantity)) return true;
+  return order.lines.every((l) => l.quantityShipped === l.quantity && (l.quantityCancelled ?? 0) === 0);
 }
 
 /** The delivery a row asks for, or why it cannot be made. */

@@ -58,6 +58,36 @@ describe("the hub's lines reach the marketplace", () => {
   });
 });
 
+describe("a marketplace that takes whole orders only", () => {
+  it("gets no partial package and no line cancellation (NotApplicable, with the reason), and the last package's tracking on the whole order", async () => {
+    const { storeId, token, sourceId, settings, order } = await imported();
+    await patchSource(storeId, sourceId, { Settings: { ...settings, unsupportedOperations: ["shipLines", "cancelLines"] } });
+    const line = order.OrderItems[0]!;
+    const move = (body: Record<string, unknown>) => call("PUT", `/v1/${token}/Orders/${order.OrderId}/UpdateStatus`, { body });
+    expect((await move({ OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-1", Items: [{ OrderItemId: line.OrderItemId, Quantity: 1 }] })).status).toBe(200);
+    await cycleAt(sourceId, Date.now());
+    expect((await move({ OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-2" })).status).toBe(200);
+    await cycleAt(sourceId, Date.now());
+    const rows = await outboxOf(order.OrderId);
+    expect(rows.map((r) => r.state)).toEqual(["notApplicable", "delivered"]);
+    const calls = (await received(storeId, sourceId)).filter((r) => r.OrderSourceOrderNumber === order.OrderSourceOrderNumber);
+    expect(calls.map((c) => [c.Operation, (c.Body as { trackingNumber: string }).trackingNumber])).toEqual([["ship", "T-2"]]);
+  });
+
+  it("a line cancellation ends NotApplicable saying the lines stay cancelled in the hub", async () => {
+    const { storeId, token, sourceId, settings, order } = await imported();
+    await patchSource(storeId, sourceId, { Settings: { ...settings, unsupportedOperations: ["cancelLines"] } });
+    const line = order.OrderItems[0]!;
+    const res = await call("PUT", `/v1/${token}/Orders/${order.OrderId}/UpdateStatus`, { body: { OrderStatus: "CANCELED", Items: [{ OrderItemId: line.OrderItemId, Quantity: 1 }] } });
+    expect(res.status).toBe(200);
+    await cycleAt(sourceId, Date.now());
+    const [row] = (await outboxOf(order.OrderId)) as (Awaited<ReturnType<typeof outboxOf>>[number] & { warning: string | null })[];
+    expect(row!.state).toBe("notApplicable");
+    expect(row!.warning).toContain("cancels whole orders only");
+    expect((await received(storeId, sourceId)).filter((r) => r.OrderSourceOrderNumber === order.OrderSourceOrderNumber)).toHaveLength(0);
+  });
+});
+
 describe("the marketplace's own lines reach the hub", () => {
   it("at the next import, as a package and cancelled units, sending nothing back and giving stock back once", async () => {
     const { storeId, token, sourceId, settings, order } = await imported();
