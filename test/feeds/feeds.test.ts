@@ -304,7 +304,10 @@ describe("count, list and get", () => {
     expect(bad.status).toBe(400);
     expect(bad.json.Message).toMatch(/sortBy.*Name, DateLastCompiled/);
     expect((await call("GET", `/v1/${token}/feeds?page=0&pageSize=10`)).status).toBe(400);
-    expect((await call("GET", `/v1/${token}/feeds?pageSize=10`)).status).toBe(400);
+    // Without page: page 1 (paging has defaults).
+    const defaulted = await call("GET", `/v1/${token}/feeds?pageSize=10`);
+    expect(defaulted.status).toBe(200);
+    expect(defaulted.json.Paging).toMatchObject({ Page: 1, PageSize: 10 });
   });
 });
 
