@@ -5,10 +5,8 @@
 // long job (a sync cycle, a webhook pass, a compile slice, the purge) counts here what it spends
 // and hands the rest of its work to a further invocation (an alarm, the next cron run) before its
 // share would run out. docs/performance.md gives each job's figures; the tests hold every
-// invocation to the limits themselves (test/helpers/invocation-meter.ts).
-
-/** Cloudflare's per-invocation limits, Workers Paid. */
-export const INVOCATION_LIMITS = { d1Queries: 1_000, subrequests: 10_000 } as const;
+// invocation to the limits themselves (test/helpers/invocation-meter.ts). The limits themselves:
+// CLOUDFLARE_LIMITS in src/lib/binding-tally.ts.
 
 /** D1 queries (each statement, those of a batch included) and subrequests (each call out of the isolate). */
 export interface Cost {

@@ -13,16 +13,18 @@
 // stricter reading); a D1 call (one statement or one batch) is one subrequest. Going past a limit
 // throws as production would (the invocation's work fails there) and is recorded: the test
 // setup (test/setup/invocation-limits.ts) fails the test that caused it even if the code swallowed
-// the error. The entry that installs it for the whole suite: test/setup/metered-entry.ts.
+// the error. The entry that installs it for the whole suite: test/setup/metered-entry.ts. The
+// bindings report through src/lib/binding-tally.ts, the wrapper production's store moves count with.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { subscribe } from "node:diagnostics_channel";
+import { CLOUDFLARE_LIMITS, tallyBindings, type Tally } from "../../src/lib/binding-tally";
 import { OUTBOUND_CHANNEL } from "../../src/lib/outbound";
 
 export const LIMITS = {
-  d1Queries: 1_000,
-  subrequests: 10_000,
-  valueBytes: 2_000_000,
-  statementBytes: 100_000,
+  d1Queries: CLOUDFLARE_LIMITS.d1Queries,
+  subrequests: CLOUDFLARE_LIMITS.subrequests,
+  valueBytes: CLOUDFLARE_LIMITS.d1ValueBytes,
+  statementBytes: CLOUDFLARE_LIMITS.d1StatementBytes,
 } as const;
 
 /** What one invocation spent. */
@@ -86,6 +88,16 @@ export function since(from: number, prefix = ""): Invocation[] {
   return invocations.filter((i) => i.seq > from && i.label.startsWith(prefix));
 }
 
+/**
+ * A line of figures for invocations (a job's parts): how many, the most D1 queries and
+ * subrequests one of them spent, and the totals. Large scenarios log it for docs/performance.md.
+ */
+export function figures(parts: Invocation[]): string {
+  const most = (key: "d1Queries" | "subrequests") => Math.max(0, ...parts.map((p) => p[key]));
+  const total = (key: "d1Queries" | "subrequests") => parts.reduce((n, p) => n + p[key], 0);
+  return `${parts.length} invocations; per invocation at most ${most("d1Queries")} D1 queries, ${most("subrequests")} subrequests; in all ${total("d1Queries")} D1 queries, ${total("subrequests")} subrequests`;
+}
+
 /** Takes the violations recorded so far (the test setup fails the test with them). */
 export function takeViolations(): Violation[] {
   return violations.splice(0, violations.length);
@@ -111,24 +123,15 @@ function charge(kind: Kind, queries = 0): void {
 
 subscribe(OUTBOUND_CHANNEL, () => charge("fetches"));
 
-const encoder = new TextEncoder();
-function byteLength(value: unknown): number {
-  if (typeof value === "string") return value.length * 3 <= LIMITS.valueBytes ? value.length : encoder.encode(value).length;
-  if (value instanceof ArrayBuffer) return value.byteLength;
-  if (ArrayBuffer.isView(value)) return value.byteLength;
-  return 0;
-}
-
-function checkValues(values: unknown[]): void {
+/** A bound value's size: over D1's largest, the invocation fails as production's would. */
+function checkValue(bytes: number): void {
   const record = scope.getStore();
   if (!record) return;
-  for (const value of values) {
-    const bytes = byteLength(value);
-    record.largestValue = Math.max(record.largestValue, bytes);
-    if (bytes > LIMITS.valueBytes) violate(record, `a bound value of ${bytes} bytes > ${LIMITS.valueBytes} (D1's largest string or BLOB)`);
-  }
+  record.largestValue = Math.max(record.largestValue, bytes);
+  if (bytes > LIMITS.valueBytes) violate(record, `a bound value of ${bytes} bytes > ${LIMITS.valueBytes} (D1's largest string or BLOB)`);
 }
 
+const encoder = new TextEncoder();
 function checkSql(sql: string): void {
   const record = scope.getStore();
   if (record && sql.length > LIMITS.statementBytes / 3 && encoder.encode(sql).length > LIMITS.statementBytes) {
@@ -136,145 +139,13 @@ function checkSql(sql: string): void {
   }
 }
 
-// ------------------------------------------------------------------ the bindings, wrapped
-
-const REAL = Symbol("real statement");
-
-class MeteredStatement {
-  readonly [REAL]: D1PreparedStatement;
-  constructor(real: D1PreparedStatement) {
-    this[REAL] = real;
-  }
-  bind(...values: unknown[]): MeteredStatement {
-    checkValues(values);
-    return new MeteredStatement(this[REAL].bind(...values));
-  }
-  first(column?: string) {
-    charge("d1Calls", 1);
-    return column === undefined ? this[REAL].first() : this[REAL].first(column);
-  }
-  all() {
-    charge("d1Calls", 1);
-    return this[REAL].all();
-  }
-  run() {
-    charge("d1Calls", 1);
-    return this[REAL].run();
-  }
-  raw(options?: { columnNames?: boolean }) {
-    charge("d1Calls", 1);
-    return this[REAL].raw(options as { columnNames: true });
-  }
-}
-
-const unwrap = (statement: unknown) => (statement instanceof MeteredStatement ? statement[REAL] : statement) as D1PreparedStatement;
-
-/** The statements of an exec() script: D1 runs each as its own query. */
-function statementsIn(sql: string): number {
-  return Math.max(1, sql.split(";").filter((part) => part.trim() !== "").length);
-}
-
-function meteredD1Like(target: D1Database | D1DatabaseSession): unknown {
-  return new Proxy(target, {
-    get(t, prop) {
-      if (prop === "prepare") {
-        return (sql: string) => {
-          checkSql(sql);
-          return new MeteredStatement(t.prepare(sql));
-        };
-      }
-      if (prop === "batch") {
-        return (statements: unknown[]) => {
-          charge("d1Calls", statements.length);
-          return t.batch(statements.map(unwrap));
-        };
-      }
-      if (prop === "exec" && "exec" in t) {
-        return (sql: string) => {
-          charge("d1Calls", statementsIn(sql));
-          return t.exec(sql);
-        };
-      }
-      if (prop === "dump" && "dump" in t) {
-        return () => {
-          charge("d1Calls", 1);
-          return (t as D1Database).dump();
-        };
-      }
-      if (prop === "withSession" && "withSession" in t) {
-        return (start?: D1SessionBookmark | D1SessionConstraint) => meteredD1Like(t.withSession(start));
-      }
-      const value = Reflect.get(t, prop, t) as unknown;
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(t) : value;
-    },
-  });
-}
-
-/** Every call on the object is one subrequest of `kind`; what `wrapResult` names is wrapped too. */
-function meteredCalls<T extends object>(target: T, kind: Kind, free: Set<PropertyKey>, wrapResult: Partial<Record<PropertyKey, (value: unknown) => unknown>> = {}): T {
-  return new Proxy(target, {
-    get(t, prop) {
-      const value = Reflect.get(t, prop, t) as unknown;
-      if (typeof value !== "function") return value;
-      const call = (value as (...a: unknown[]) => unknown).bind(t);
-      const wrap = wrapResult[prop];
-      if (free.has(prop)) return wrap ? (...args: unknown[]) => wrap(call(...args)) : call;
-      return (...args: unknown[]) => {
-        charge(kind);
-        const result = call(...args);
-        return wrap ? (result instanceof Promise ? result.then(wrap) : wrap(result)) : result;
-      };
-    },
-  });
-}
-
-const meteredUpload = (upload: unknown) => meteredCalls(upload as R2MultipartUpload, "r2Calls", new Set());
-
-function meteredR2(bucket: R2Bucket): R2Bucket {
-  // resumeMultipartUpload only builds the object locally; its parts and completion are calls.
-  return meteredCalls(bucket, "r2Calls", new Set(["resumeMultipartUpload"]), {
-    createMultipartUpload: meteredUpload,
-    resumeMultipartUpload: meteredUpload,
-  });
-}
-
-/** A stub: each call of one of its methods (RPC or fetch) is a subrequest. */
-function meteredStub(stub: unknown): unknown {
-  return new Proxy(stub as object, {
-    get(t, prop) {
-      const value = Reflect.get(t, prop) as unknown;
-      if (typeof value !== "function" || prop === "then") return value;
-      return (...args: unknown[]) => {
-        charge("objectCalls");
-        return (value as (...a: unknown[]) => unknown)(...args);
-      };
-    },
-  });
-}
-
-function meteredNamespace(namespace: DurableObjectNamespace): DurableObjectNamespace {
-  return new Proxy(namespace, {
-    get(t, prop) {
-      const value = Reflect.get(t, prop, t) as unknown;
-      if (typeof value !== "function") return value;
-      const call = (value as (...a: unknown[]) => unknown).bind(t);
-      if (prop === "get" || prop === "getByName" || prop === "getExisting") return (...args: unknown[]) => meteredStub(call(...args));
-      if (prop === "jurisdiction") return (...args: unknown[]) => meteredNamespace(call(...args) as DurableObjectNamespace);
-      return call;
-    },
-  });
-}
-
-const has = (value: unknown, ...methods: string[]) =>
-  typeof value === "object" && value !== null && methods.every((m) => typeof (value as Record<string, unknown>)[m] === "function");
-
-function meterBinding(value: unknown): unknown {
-  if (has(value, "prepare", "batch", "withSession")) return meteredD1Like(value as D1Database);
-  if (has(value, "idFromName", "get")) return meteredNamespace(value as DurableObjectNamespace);
-  if (has(value, "createMultipartUpload", "resumeMultipartUpload", "head")) return meteredR2(value as R2Bucket);
-  if (has(value, "send", "sendBatch")) return meteredCalls(value as Queue, "queueSends", new Set());
-  return value;
-}
+/** What the bindings report (src/lib/binding-tally.ts), charged to the current invocation. */
+const TALLY: Tally = {
+  d1: (queries) => charge("d1Calls", queries),
+  sql: checkSql,
+  value: checkValue,
+  call: (kind) => charge(kind),
+};
 
 const metered = new WeakMap<object, object>();
 
@@ -282,15 +153,7 @@ const metered = new WeakMap<object, object>();
 export function meterEnv<E extends object>(env: E): E {
   const known = metered.get(env);
   if (known) return known as E;
-  const cache = new Map<PropertyKey, unknown>();
-  const proxy = new Proxy(env, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop) as unknown;
-      if (typeof value !== "object" || value === null) return value;
-      if (!cache.has(prop) || (cache.get(prop) as { value: unknown }).value !== value) cache.set(prop, { value, wrapped: meterBinding(value) });
-      return (cache.get(prop) as { wrapped: unknown }).wrapped;
-    },
-  });
+  const proxy = tallyBindings(env, TALLY);
   metered.set(env, proxy);
   return proxy;
 }
