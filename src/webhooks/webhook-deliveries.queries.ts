@@ -337,9 +337,9 @@ export async function purgeDeliveries(db: Db, storeId: string, limit: number): P
   return result.meta.changes;
 }
 
-/** Enabled endpoints with a pending row: all of them (the cron's sweep), or one store's. */
-export function endpointsWithPending(db: Db, storeId?: string): Promise<{ id: string; storeId: string }[]> {
-  return db
+/** Enabled endpoints with a pending row: of every store (the cron's sweep, a random `limit` of them), or one store's. */
+export function endpointsWithPending(db: Db, storeId?: string, limit?: number): Promise<{ id: string; storeId: string }[]> {
+  const query = db
     .select({ id: webhooks.id, storeId: webhooks.storeId })
     .from(webhooks)
     .where(
@@ -349,4 +349,6 @@ export function endpointsWithPending(db: Db, storeId?: string): Promise<{ id: st
         sql`exists (select 1 from ${deliveries} where ${deliveries.webhookId} = ${webhooks.id} and ${deliveries.state} = 'pending')`,
       ),
     );
+  // A bounded sweep takes a random part, so that every endpoint is reached in turn.
+  return limit === undefined ? query : query.orderBy(sql`random()`).limit(limit);
 }

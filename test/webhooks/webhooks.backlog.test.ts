@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { dueDeliveries, nextDue, recordAttempts } from "../../src/webhooks/webhook-deliveries.queries";
 import { storeWithToken } from "../helpers/api";
 import { drizzleOf, shardOf, storeD1, storeDrizzle } from "../helpers/shards";
-import { invocation, LIMITS, mark, meterEnv, since } from "../helpers/invocation-meter";
+import { figures, invocation, LIMITS, mark, meterEnv, since } from "../helpers/invocation-meter";
 import { outboundFetch } from "../../src/lib/outbound";
 import { runPass } from "../../src/webhooks/sender";
 import { createWebhook, deliverAt, deliveries } from "../helpers/webhooks";
@@ -51,6 +51,7 @@ describe("a backlog", () => {
     await vi.waitUntil(async () => (await env.WEBHOOK_SENDER.getByName(created.WebhookId).deliver(created.WebhookId, at)).attempted === 0, { timeout: 10_000 });
 
     const passes = since(from, "WebhookSender.").filter((i) => i.fetches > 0);
+    console.log(`[figures] webhook backlog of 10,001 events: ${figures(passes)}`);
     expect(passes[0]!.fetches).toBe(pass.attempted);
     expect(passes.reduce((n, i) => n + i.fetches, 0)).toBe(10_001);
     for (const i of passes) {
