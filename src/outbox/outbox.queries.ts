@@ -8,7 +8,7 @@ import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
-import { OUTBOX_STATES, outbox, sources } from "../db/schema";
+import { type OUTBOX_STATES, outbox, sources } from "../db/schema";
 
 export const DELIVERY_KINDS = ["acknowledge", "ship", "cancel"] as const;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];

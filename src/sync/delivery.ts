@@ -31,7 +31,6 @@ import {
   type RowOutcome,
 } from "../outbox/outbox.queries";
 import {
-  cappedWait,
   MarketplaceError,
   type Capabilities,
   type Connector,
@@ -40,10 +39,9 @@ import {
   type DeliveryOutcome,
   type EarlierDelivery,
 } from "../marketplaces/connector";
+import { exponentialDelay } from "../lib/retry";
 
 export const MAX_ATTEMPTS = 8;
-export const BASE_DELAY_MS = 5 * 60_000;
-export const MAX_DELAY_MS = 6 * 60 * 60_000;
 /** Rows read per round trip. */
 const ROUND = 100;
 /** Submitted rows asked about per cycle (in turn: the next cycle asks the next ones). */
@@ -56,12 +54,6 @@ const ROUND_COST: Cost = { d1Queries: 4, subrequests: 2 };
 const FIRST_ROW_COST: Cost = { d1Queries: 3, subrequests: 2 };
 /** A submission the marketplace has not settled in this long is failed with its last answer (decisions 6). */
 export const SUBMITTED_DEADLINE_MS = 24 * 60 * 60_000;
-
-/** The wait before attempt `attempts + 1`: 5, 10, 20 … minutes, capped at 6 h, never shorter than Retry-After (itself at most an hour). */
-export function retryDelay(attempts: number, retryAfterMs: number | null): number {
-  const backoff = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.max(0, attempts - 1));
-  return Math.max(backoff, cappedWait(retryAfterMs));
-}
 
 export interface DeliveryResult {
   delivered: number;
@@ -205,7 +197,7 @@ export async function deliverPending(
           continue;
         }
         const batch = connector.batch;
-        if (batch && batch.kinds.includes(delivery.kind)) {
+        if (batch?.kinds.includes(delivery.kind)) {
           // Due rows of one kind, one per order (dueEntries never hands two of one order), up to the
           // batch size and to what the invocation can still record (up to three statements a row).
           const size = Math.min(batch.size, Math.max(1, Math.floor(((options.budget?.left().d1Queries ?? Infinity) - 1) / 3)));
@@ -275,7 +267,7 @@ export async function deliverPending(
 function failureOutcome(entry: OutboxEntry, error: MarketplaceError, now: number): RowOutcome {
   const attempts = entry.attempts + 1;
   if (error.retryable && attempts < MAX_ATTEMPTS) {
-    return { state: "retry", error: error.message, nextAttemptAt: now + retryDelay(attempts, error.retryAfterMs) };
+    return { state: "retry", error: error.message, nextAttemptAt: now + exponentialDelay(attempts, error.retryAfterMs) };
   }
   return { state: "failed", error: error.message, called: true };
 }
