@@ -3,10 +3,9 @@
 // namespaces, R2 buckets and queues; each D1 call reports its queries (one per statement, each
 // statement of a batch or of an exec() script counted, as Cloudflare counts them), each prepared
 // statement its SQL and each bound value its size, and each call to an object, a bucket or a queue
-// reports itself. What is done with that is the caller's: a store move's run counts its own
-// (src/store-moves/invocation.ts), the tests' invocation meter charges the current invocation
-// and fails a test past a limit (test/helpers/invocation-meter.ts). Nothing is changed in what
-// the bindings do or answer.
+// reports itself. What is done with that is the caller's: a job can count its own invocation's
+// spending, the tests' invocation meter charges the current invocation and fails a test past a
+// limit (test/helpers/invocation-meter.ts). Nothing is changed in what the bindings do or answer.
 
 /** Cloudflare's documented limits per invocation on the paid plan, and D1's per value and per statement. */
 export const CLOUDFLARE_LIMITS = { d1Queries: 1_000, subrequests: 10_000, d1ValueBytes: 2_000_000, d1StatementBytes: 100_000 } as const;

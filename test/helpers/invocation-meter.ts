@@ -14,7 +14,7 @@
 // throws as production would (the invocation's work fails there) and is recorded: the test
 // setup (test/setup/invocation-limits.ts) fails the test that caused it even if the code swallowed
 // the error. The entry that installs it for the whole suite: test/setup/metered-entry.ts. The
-// bindings report through src/lib/binding-tally.ts, the wrapper production's store moves count with.
+// bindings report through src/lib/binding-tally.ts, a wrapper production code can count with too.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { subscribe } from "node:diagnostics_channel";
 import { CLOUDFLARE_LIMITS, tallyBindings, type Tally } from "../../src/lib/binding-tally";
