@@ -20,6 +20,8 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
+        // src/index.ts with each invocation metered against Cloudflare's per-invocation limits.
+        main: "./test/setup/metered-entry.ts",
         miniflare: {
           // Test-only bindings (typed in test/env.d.ts). Secrets come from here, not .dev.vars,
           // so a fresh clone tests the same way as a developer's machine.
@@ -37,7 +39,7 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
-      setupFiles: ["./test/setup/apply-migrations.ts"],
+      setupFiles: ["./test/setup/apply-migrations.ts", "./test/setup/invocation-limits.ts"],
       include: ["test/**/*.test.ts"],
       // Node-side tests with a browser and a real server: vitest.browser.config.ts.
       exclude: ["test/browser/**", "node_modules/**"],

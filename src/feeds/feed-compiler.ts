@@ -13,6 +13,10 @@
 // The file is written under a new key. The feed row is switched to it only once the upload is
 // complete, and the previous file is deleted after that, so downloads never see a partial file.
 // The same object also keeps the feed's schedule: when idle, its alarm is the next compile.
+//
+// A slice ends after its time or after PAGES_PER_INVOCATION pages, whichever comes first: each
+// page is a D1 query and an invocation may make 1,000 (src/lib/invocation-budget.ts); its parts
+// (one R2 call each 5 MiB) and the job's start and end stay far inside the 10,000 subrequests.
 import { DurableObject } from "cloudflare:workers";
 import type { Db } from "../db/client";
 import { storeDbById, storeOfRow } from "../stores/stores.queries";
@@ -45,6 +49,13 @@ export const DEFAULT_LIMITS: CompileLimits = {
   pagesPerSlice: Number.MAX_SAFE_INTEGER,
   partBytes: 5 * 1024 * 1024,
 };
+
+/**
+ * Pages one slice reads at most, whatever its time allows: a page is one D1 query, an invocation
+ * may make 1,000, and the slice's own start and end (the store's lookup, the compile's commit)
+ * and a page read ahead need a few.
+ */
+export const PAGES_PER_INVOCATION = 800;
 
 /** Retries of a slice that threw (R2 or D1 unavailable) before the compile is marked Failed. */
 const MAX_ATTEMPTS = 3;
@@ -248,7 +259,8 @@ export class FeedCompiler extends DurableObject<Env> {
         this.ctx.storage.kv.put(JOB, job);
       },
     };
-    return runSlice(run, io, { pageRows: limits.pageRows, pagesPerSlice: limits.pagesPerSlice, budgetMs, untilPart: fromCheckpoint });
+    const pagesPerSlice = Math.min(limits.pagesPerSlice, PAGES_PER_INVOCATION);
+    return runSlice(run, io, { pageRows: limits.pageRows, pagesPerSlice, budgetMs, untilPart: fromCheckpoint });
   }
 
   private async finish(job: CompileJob): Promise<void> {

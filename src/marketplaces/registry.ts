@@ -2,6 +2,7 @@
 // (the admin routes answer 400 naming the field) and builds a Connector for one cycle.
 import { z } from "zod";
 import { decryptJson, encryptJson } from "../lib/crypto";
+import { outboundFetch } from "../lib/outbound";
 import { MarketplaceError, type Connector, type ConnectorContext } from "./connector";
 import { createAmazonConnector } from "./amazon/amazon.connector";
 import { amazonSettingsSchema } from "./amazon/amazon.settings";
@@ -96,7 +97,7 @@ export async function buildConnector(
   const entry = connectorEntry(source.type);
   if (!entry) throw new MarketplaceError(`No connector for Type '${source.type}'.`, null, false);
   const { pushStock, ...settings } = await decryptJson<Record<string, unknown>>(env.SOURCE_SETTINGS_KEY, source.settingsCiphertext);
-  const useFetch = fetchImpl ?? (((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init)) as typeof fetch);
+  const useFetch = fetchImpl ?? (outboundFetch as typeof fetch);
   const key = env.SOURCE_SETTINGS_KEY;
   const secrets = { seal: (value: string) => encryptJson(key, value), open: (sealed: string) => decryptJson<string>(key, sealed) };
   const connector = entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock, secrets }, storage);

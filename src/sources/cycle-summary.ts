@@ -12,7 +12,7 @@ export const cycleSummarySchema = z.object({
   endedAt: z.number(),
   /** False when the cycle did nothing: the source is disabled or gone. */
   ran: z.boolean(),
-  /** The import window was not finished (200 pages read): the next cycle goes on from its last page. */
+  /** The import window was not finished (200 pages read, or the invocation's share spent): the next cycle, or invocation, goes on from its last page. */
   more: z.boolean(),
   fetched: z.number(),
   imported: z.number(),
@@ -32,8 +32,10 @@ export const cycleSummarySchema = z.object({
   /** Stock and price (decisions 11): Skus sent to the marketplace this cycle, and of them accepted. */
   listingsSent: z.number().default(0),
   listingsAccepted: z.number().default(0),
-  /** D1 statements the cycle issued. */
+  /** D1 statements the cycle issued (in this invocation). */
   statements: z.number(),
+  /** The cycle's work did not fit one invocation: it goes on at once in the source's next one. */
+  continues: z.boolean().default(false),
   error: z.string().nullable(),
 });
 export type CycleSummary = z.infer<typeof cycleSummarySchema>;

@@ -21,7 +21,7 @@ export const cycleAnswer = z
     OrdersFetched: z.number().int(),
     OrdersImported: z.number().int(),
     OrdersSetAside: z.number().int().describe("Orders the connector could not map, kept aside (GET .../set-aside)."),
-    ImportContinues: z.boolean().describe("The import window was not finished: the next cycle goes on from its last page."),
+    ImportContinues: z.boolean().describe("The import window was not finished: the next cycle (or, with Continues, the next invocation) goes on from its last page."),
     Delivered: z.number().int(),
     DeliveriesSubmitted: z.number().int(),
     DeliveriesNotApplicable: z.number().int(),
@@ -30,7 +30,10 @@ export const cycleAnswer = z
     DeliveriesPending: z.number().int(),
     DeliveriesSubmittedTotal: z.number().int(),
     DeliveriesFailedTotal: z.number().int(),
-    D1Statements: z.number().int(),
+    D1Statements: z.number().int().describe("D1 statements this invocation of the cycle issued."),
+    Continues: z
+      .boolean()
+      .describe("The cycle's work did not fit one invocation (Cloudflare's 1,000 D1 queries and 10,000 subrequests): it goes on at once, and its next part reports as a cycle of its own."),
     Error: z.string().nullable(),
   })
   .meta({ id: "Cycle" });

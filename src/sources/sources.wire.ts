@@ -20,7 +20,6 @@ export function toWireCycle(s: CycleSummary): z.input<typeof cycleAnswer> {
     OrdersFetched: s.fetched,
     OrdersImported: s.imported,
     OrdersSetAside: s.setAside,
-    /** The import continues in the next invocation (it did not fit this one). */
     ImportContinues: s.more,
     Delivered: s.delivered,
     DeliveriesSubmitted: s.submitted,
@@ -31,6 +30,7 @@ export function toWireCycle(s: CycleSummary): z.input<typeof cycleAnswer> {
     DeliveriesSubmittedTotal: s.submittedDeliveries,
     DeliveriesFailedTotal: s.failedDeliveries,
     D1Statements: s.statements,
+    Continues: s.continues,
     Error: s.error,
   };
 }

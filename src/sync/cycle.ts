@@ -1,18 +1,29 @@
 // One sync cycle of one source: import what changed since the cursor, then deliver what is
-// pending. Runs inside the source's SourceSync Durable Object, which keeps cycles of one source
-// from overlapping; this module only needs a database, a clock and the source's storage.
+// pending, then push stock and price. Runs inside the source's SourceSync Durable Object, which
+// keeps cycles of one source from overlapping; this module only needs a database, a clock and the
+// source's storage.
+//
+// A cycle's work may not fit one invocation: Cloudflare allows an invocation 1,000 D1 queries
+// and 10,000 subrequests (src/lib/invocation-budget.ts), and a delivery costs at least its one
+// write. Each stage stops before a unit of work (a page, a delivery, a push) that would not fit;
+// the cycle then ends this invocation with what is left of its allowance (the per-cycle rules of
+// decisions 6: 200 pages, 5,000 deliveries, 100 checks, the marketplace's pushes), and the
+// source's object goes on in its next invocation at once (src/sync/source-sync.ts). Every
+// invocation records its own summary, the last of a cycle with Continues false.
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
 import { countOpen } from "../outbox/outbox.queries";
 import { toWireDate } from "../lib/dates";
-import { MarketplaceError, } from "../marketplaces/connector";
+import { InvocationBudget, OBJECT_SHARE, type Cost } from "../lib/invocation-budget";
+import { outboundFetch } from "../lib/outbound";
+import { MarketplaceError } from "../marketplaces/connector";
 import { cappedWait, MAX_WAIT_MS } from "../lib/retry";
 import { buildConnector } from "../marketplaces/registry";
 import { readCycles, type CycleSummary } from "../sources/cycle-summary";
 import type { SourceStorage } from "../marketplaces/storage";
-import { deliverPending } from "./delivery";
-import { pushListings } from "./listings-push";
-import { importOrders, type ImportProgress } from "./importer";
+import { CHECKS_PER_CYCLE, DELIVERIES_PER_CYCLE, deliverPending } from "./delivery";
+import { MAX_PLAN_STATEMENTS, pushListings } from "./listings-push";
+import { importOrders, MAX_PAGES_PER_WINDOW, type ImportProgress } from "./importer";
 import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById } from "../sources/sources.queries";
 import { wakeStoreWebhooks } from "../webhooks/wake";
 import { storeOfRow } from "../stores/stores.queries";
@@ -28,44 +39,91 @@ type Stage = keyof typeof PAUSED_UNTIL;
 /** The last submitted delivery asked about, so the next cycle asks about the ones after it. */
 const CHECKED_UP_TO = "sync:checkedUpTo";
 
+/**
+ * What a cycle may still do (decisions 6's per-cycle rules), carried from one invocation of the
+ * source's object to the next when the cycle's work did not fit one.
+ */
+export interface CycleAllowance {
+  /** Import pages still to read; 0 once the import has ended (read to its end, or stopped by a rule, a pause or an error). */
+  importPages: number;
+  /** Delivery attempts, and submitted deliveries to ask about. */
+  deliveries: number;
+  checks: number;
+  /** Listing plan statements, and pushes (null: as many as the marketplace allows a cycle). */
+  plans: number;
+  pushes: number | null;
+}
+
+export const FULL_ALLOWANCE: CycleAllowance = {
+  importPages: MAX_PAGES_PER_WINDOW,
+  deliveries: DELIVERIES_PER_CYCLE,
+  checks: CHECKS_PER_CYCLE,
+  plans: MAX_PLAN_STATEMENTS,
+  pushes: null,
+};
+
+/**
+ * What the stages leave for the cycle's end: its reads and its summary's write, and the wake-up of
+ * the store's webhook senders (one call each). The share's own margin covers the source's lookup
+ * before the cycle starts counting.
+ */
+const CLOSING: Cost = { d1Queries: 8, subrequests: 60 };
+
 export interface CycleDeps {
   env: Env;
   storage: SourceStorage;
   /** The cycle's clock: the cron's scheduled time, or now. */
   now: number;
   fetch?: typeof fetch;
+  /** An invocation going on with a cycle: what is left of its allowance. */
+  allowance?: CycleAllowance;
+  /** What this invocation may spend on the cycle (the object's share unless given). */
+  share?: Cost;
+}
+
+export interface CycleRun {
+  summary: CycleSummary;
+  /** Set when the cycle's work did not fit this invocation: what the next invocation may still do. */
+  continuation: CycleAllowance | null;
 }
 
 /**
- * One cycle of the source, in the shard of its store (`storeId`, as the queue or the admin route
- * knows it; looked up in the shards when not given). The shard is asked of the directory at the
- * start of every cycle, so the cycle after a store's move runs where the store now lives.
+ * One cycle of the source (or, with `deps.allowance`, the rest of one), in the shard of its store
+ * (`storeId`, as the queue or the admin route knows it; looked up in the shards when not given).
+ * The shard is asked of the directory at the start of every invocation, so a cycle after a store's
+ * move runs where the store now lives.
  */
-export async function runSourceCycle(sourceId: string, storeId: string | undefined, deps: CycleDeps): Promise<CycleSummary> {
+export async function runSourceCycle(sourceId: string, storeId: string | undefined, deps: CycleDeps): Promise<CycleRun> {
   const { now, storage } = deps;
+  const allowance = deps.allowance ?? FULL_ALLOWANCE;
   const summary = emptySummary(sourceId, now);
   /** Orders whose lines the marketplace reported moved this cycle (decisions 12). */
   let linesMoved = 0;
   const home = (await storeOfRow(deps.env, (db) => sourceById(db, sourceId), storeId))?.db;
   if (!home) {
     summary.error = "The source no longer exists.";
-    return summary;
+    return { summary, continuation: null };
   }
-  const counted = countStatements(home.$client);
-  const db = drizzle(counted.d1, { schema });
+  const share = deps.share ?? OBJECT_SHARE;
+  const budget = new InvocationBudget({ d1Queries: share.d1Queries - CLOSING.d1Queries, subrequests: share.subrequests - CLOSING.subrequests });
+  const d1 = budget.d1(home.$client);
+  const db = drizzle(d1, { schema });
   const startedReal = Date.now();
   const clock = () => new Date(now + (Date.now() - startedReal));
   const source = await sourceById(db, sourceId);
   if (!source?.enabled) {
     summary.error = source ? "The source is disabled." : "The source no longer exists.";
-    summary.statements = counted.count();
-    return summary;
+    summary.statements = budget.spent().d1Queries;
+    return { summary, continuation: null };
   }
   summary.name = source.name;
   summary.type = source.type;
   summary.ran = true;
   await markCycleStarted(db, sourceId, now);
 
+  const left: CycleAllowance = { ...allowance, importPages: 0 };
+  let outOfBudget = false;
+  let progress = 0;
   const errors: string[] = [];
   const note = (stage: Stage | "settings", error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
@@ -83,11 +141,11 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
     return true;
   };
 
-  const connector = await buildConnector(deps.env, source, storage, clock, deps.fetch).catch((error: unknown) => {
+  const connector = await buildConnector(deps.env, source, storage, clock, budget.fetch(deps.fetch ?? (outboundFetch as typeof fetch))).catch((error: unknown) => {
     note("settings", error);
     return null;
   });
-  if (connector && !paused("import")) {
+  if (connector && allowance.importPages > 0 && !paused("import")) {
     let resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
     // An operator moved the cursor (ImportFrom) since this import began: start the new window.
     if (resume && resume.fromCursor !== source.cursorAt) {
@@ -99,14 +157,20 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
       const result = await importOrders(db, source, connector, now, {
         resume,
         // Saved after every page, so even an invocation killed mid-import resumes past it.
-        onProgress: (progress) => (progress ? storage.put(IMPORT_PROGRESS, progress) : storage.delete(IMPORT_PROGRESS)),
+        onProgress: (p) => (p ? storage.put(IMPORT_PROGRESS, p) : storage.delete(IMPORT_PROGRESS)),
         onImported: (n) => (imported += n),
         onLinesMoved: (n) => (linesMoved += n),
+        pagesRead: MAX_PAGES_PER_WINDOW - allowance.importPages,
+        units: budget.units({ d1Queries: 6, subrequests: 8 }),
       });
+      progress += result.pages;
       summary.fetched = result.fetched;
       summary.setAside = result.setAside;
-      summary.more = result.unfinished !== null;
-      if (result.endedEarly) errors.push(`import: ${result.endedEarly}`);
+      summary.more = result.unfinished !== null || result.outOfBudget;
+      if (result.outOfBudget) {
+        outOfBudget = true;
+        left.importPages = allowance.importPages - result.pages;
+      } else if (result.endedEarly) errors.push(`import: ${result.endedEarly}`);
       else if (!result.unfinished) {
         // Only over the cursor this import started from: an operator's ImportFrom meanwhile wins.
         await advanceCursor(db, sourceId, resume ? resume.fromCursor : source.cursorAt, result.cursorAt);
@@ -125,9 +189,18 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   }
   // Delivery does not depend on the import: an acknowledgement goes out while listing fails or
   // waits, unless the marketplace asked the deliveries themselves to wait.
-  if (connector && !paused("delivery")) {
-    const delivered = await deliverPending(db, sourceId, connector, now, { checkAfter: storage.get<number>(CHECKED_UP_TO) ?? 0 });
+  if (connector && (allowance.deliveries > 0 || allowance.checks > 0) && !paused("delivery")) {
+    const delivered = await deliverPending(db, sourceId, connector, now, {
+      checkAfter: storage.get<number>(CHECKED_UP_TO) ?? 0,
+      limit: allowance.deliveries,
+      checks: allowance.checks,
+      budget,
+    });
     storage.put(CHECKED_UP_TO, delivered.checkedUpTo);
+    progress += delivered.attempted + delivered.checked;
+    left.deliveries = allowance.deliveries - delivered.attempted;
+    left.checks = allowance.checks - delivered.checked;
+    if (delivered.outOfBudget) outOfBudget = true;
     summary.delivered = delivered.delivered;
     summary.submitted = delivered.submitted;
     summary.notApplicable = delivered.notApplicable;
@@ -140,8 +213,13 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   // Stock and price out (decisions 11), after the import so this cycle's orders count; paused
   // on its own, as import and delivery are.
   if (connector?.listings && !paused("listings")) {
+    const pushes = allowance.pushes ?? connector.listings.pushesPerCycle;
     try {
-      const pushed = await pushListings(counted.d1, source, connector.listings, now);
+      const pushed = await pushListings(d1, source, connector.listings, now, { budget, plans: allowance.plans, pushes });
+      progress += pushed.plans + pushed.pushes;
+      left.plans = allowance.plans - pushed.plans;
+      left.pushes = pushes - pushed.pushes;
+      if (pushed.outOfBudget) outOfBudget = true;
       summary.listingsSent = pushed.sent;
       summary.listingsAccepted = pushed.accepted;
       if (pushed.stoppedBy) note("listings", pushed.stoppedBy);
@@ -151,6 +229,11 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
     }
   }
 
+  // A cycle goes on in the next invocation only from where this one got: one that could not do a
+  // single unit of work would only start over and over.
+  const continuation = outOfBudget && progress > 0 ? left : null;
+  if (outOfBudget && !continuation) errors.push("cycle: not one page, delivery or push fitted in an invocation's share of Cloudflare's limits; the next cycle tries again.");
+  summary.continues = continuation !== null;
   const open = await countOpen(db, sourceId);
   summary.pendingDeliveries = open.find((r) => r.state === "pending")?.n ?? 0;
   summary.submittedDeliveries = open.find((r) => r.state === "submitted")?.n ?? 0;
@@ -158,7 +241,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   summary.error = errors.length > 0 ? errors.join(" ") : null;
   summary.endedAt = clock().getTime();
   // Counted with the write that records it.
-  summary.statements = counted.count() + 1;
+  summary.statements = budget.spent().d1Queries + 1;
   await recordCycleEnd(db, { id: sourceId, recentCycles: readCycles(source.recentCycles) }, summary);
   // New orders, lines the marketplace moved and failed deliveries may have recorded webhook events
   // (order.created, order.shipment_created, order.items_cancelled, order.sync_failed).
@@ -166,7 +249,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
     // Missed wake-ups are the cron sweep's to catch; the cycle's summary stands either way.
     await wakeStoreWebhooks(deps.env, source.storeId).catch((error: unknown) => console.error("waking webhook senders failed", error));
   }
-  return summary;
+  return { summary, continuation };
 }
 
 /** A D1Database that counts the statements prepared through it (what the benchmark reports). */
@@ -211,6 +294,7 @@ export function emptySummary(sourceId: string, at: number, error: string | null 
     listingsSent: 0,
     listingsAccepted: 0,
     statements: 0,
+    continues: false,
     error,
   };
 }

@@ -12,7 +12,12 @@
 // (or the marketplace's Retry-After, if longer); after the last try, or at once for an answer no
 // retry can change (a 400), the row is failed and the order's SyncUserErrorMessage says why; its
 // order.sync_failed webhook event is recorded in that same write.
+//
+// A round stops before a row (or a check) that would not fit in the invocation's share of
+// Cloudflare's limits (src/lib/invocation-budget.ts): each row costs at least its one write, so a
+// cycle of 1,000 rows goes on in the source's next invocation, as if cut off there.
 import type { Db } from "../db/client";
+import type { Cost, InvocationBudget } from "../lib/invocation-budget";
 import { deliveryReadsOf } from "../orders/orders.queries";
 import { markDeliveryFailed, packageDelivered } from "../orders/orders.writes";
 import { orderSyncFailedEvents } from "../webhooks/webhook-deliveries.queries";
@@ -41,7 +46,13 @@ export const MAX_ATTEMPTS = 8;
 /** Rows read per round trip. */
 const ROUND = 100;
 /** Submitted rows asked about per cycle (in turn: the next cycle asks the next ones). */
-const CHECKS_PER_CYCLE = 100;
+export const CHECKS_PER_CYCLE = 100;
+/** Attempts one cycle makes at most. */
+export const DELIVERIES_PER_CYCLE = 5_000;
+/** A round's reads (its due rows, then their orders, lines and completed rows in one batch). */
+const ROUND_COST: Cost = { d1Queries: 4, subrequests: 2 };
+/** A row before any was measured: its write (up to three statements) and one marketplace call. */
+const FIRST_ROW_COST: Cost = { d1Queries: 3, subrequests: 2 };
 /** A submission the marketplace has not settled in this long is failed with its last answer (decisions 6). */
 export const SUBMITTED_DEADLINE_MS = 24 * 60 * 60_000;
 
@@ -61,6 +72,11 @@ export interface DeliveryResult {
   checksStoppedBy: MarketplaceError | null;
   /** The last submitted row asked about: the next cycle asks about those after it. */
   checkedUpTo: number;
+  /** Due rows attempted (each counts against the cycle's limit), and submitted rows asked about. */
+  attempted: number;
+  checked: number;
+  /** The invocation's share ran out first: the rest goes on in the next invocation. */
+  outOfBudget: boolean;
 }
 
 interface Target {
@@ -75,9 +91,16 @@ export async function deliverPending(
   sourceId: string,
   connector: Connector,
   now: number,
-  options: { limit?: number; checkAfter?: number } = {},
+  options: { limit?: number; checkAfter?: number; checks?: number; budget?: InvocationBudget } = {},
 ): Promise<DeliveryResult> {
-  const limit = options.limit ?? 5_000;
+  const limit = options.limit ?? DELIVERIES_PER_CYCLE;
+  const units = options.budget?.units(FIRST_ROW_COST);
+  /** Whether one more row (or check), and `extra` reads before it, are expected to fit in the invocation. */
+  const room = (extra: Partial<Cost> = {}) => {
+    if (!units || units.fits(extra)) return true;
+    result.outOfBudget = true;
+    return false;
+  };
   const result: DeliveryResult = {
     delivered: 0,
     submitted: 0,
@@ -87,6 +110,9 @@ export async function deliverPending(
     stoppedBy: null,
     checksStoppedBy: null,
     checkedUpTo: options.checkAfter ?? 0,
+    attempted: 0,
+    checked: 0,
+    outOfBudget: false,
   };
 
   const record = async (entry: OutboxEntry, outcome: RowOutcome) => {
@@ -100,97 +126,114 @@ export async function deliverPending(
   // What the marketplace made of earlier submissions: asked first, so rows waiting behind a
   // confirmed one can go out in this same cycle. A check that fails never holds back the pending
   // rows below: a busy marketplace only ends the checks of this cycle.
-  if (connector.checkSubmitted) {
-    const submitted = await submittedEntries(db, sourceId, result.checkedUpTo, CHECKS_PER_CYCLE);
+  const checks = options.checks ?? CHECKS_PER_CYCLE;
+  if (connector.checkSubmitted && checks > 0 && room(ROUND_COST)) {
+    const submitted = await submittedEntries(db, sourceId, result.checkedUpTo, checks);
     const targets = await deliveryTargets(db, submitted.map((e) => e.orderId));
     for (const entry of submitted) {
-      const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
-      if (typeof delivery === "string" || entry.reference === null) {
-        await record(entry, { state: "failed", error: typeof delivery === "string" ? delivery : "no marketplace reference was kept", called: false });
-        continue;
-      }
-      // next_attempt_at of a submitted row is when it was submitted (src/outbox/outbox.ts).
-      const overdue = now - entry.nextAttemptAt >= SUBMITTED_DEADLINE_MS;
-      let lastAnswer = entry.lastError;
-      if (!result.checksStoppedBy) {
-        result.checkedUpTo = entry.id;
-        try {
-          const status = await connector.checkSubmitted(delivery, entry.reference);
-          if (status.state === "delivered") {
-            await record(entry, { state: "delivered", reference: status.reference ?? null, warning: status.warning ?? null, called: false });
-            continue;
-          }
-          if (status.state === "rejected") {
-            await record(entry, { state: "failed", error: status.message, called: false });
-            continue;
-          }
-          lastAnswer = null;
-          if (entry.lastError !== null && !overdue) await db.batch([recordStillSubmitted(db, entry.id, null)]);
-        } catch (error) {
-          const failure = asMarketplaceError(error);
-          lastAnswer = failure.message;
-          if (!overdue) await db.batch([recordStillSubmitted(db, entry.id, failure.message)]);
-          if (failure.retryable) result.checksStoppedBy = failure;
+      if (!room()) break;
+      const started = units?.begin();
+      try {
+        result.checked += 1;
+        const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
+        if (typeof delivery === "string" || entry.reference === null) {
+          await record(entry, { state: "failed", error: typeof delivery === "string" ? delivery : "no marketplace reference was kept", called: false });
+          continue;
         }
-      }
-      if (overdue) {
-        const error = `The marketplace did not confirm this submission within 24 hours. Its last answer: ${lastAnswer ?? "still processing"}`;
-        await record(entry, { state: "failed", error, called: false });
+        // next_attempt_at of a submitted row is when it was submitted (src/outbox/outbox.ts).
+        const overdue = now - entry.nextAttemptAt >= SUBMITTED_DEADLINE_MS;
+        let lastAnswer = entry.lastError;
+        if (!result.checksStoppedBy) {
+          result.checkedUpTo = entry.id;
+          try {
+            const status = await connector.checkSubmitted(delivery, entry.reference);
+            if (status.state === "delivered") {
+              await record(entry, { state: "delivered", reference: status.reference ?? null, warning: status.warning ?? null, called: false });
+              continue;
+            }
+            if (status.state === "rejected") {
+              await record(entry, { state: "failed", error: status.message, called: false });
+              continue;
+            }
+            lastAnswer = null;
+            if (entry.lastError !== null && !overdue) await db.batch([recordStillSubmitted(db, entry.id, null)]);
+          } catch (error) {
+            const failure = asMarketplaceError(error);
+            lastAnswer = failure.message;
+            if (!overdue) await db.batch([recordStillSubmitted(db, entry.id, failure.message)]);
+            if (failure.retryable) result.checksStoppedBy = failure;
+          }
+        }
+        if (overdue) {
+          const error = `The marketplace did not confirm this submission within 24 hours. Its last answer: ${lastAnswer ?? "still processing"}`;
+          await record(entry, { state: "failed", error, called: false });
+        }
+      } finally {
+        if (started) units!.end(started);
       }
     }
   }
 
   let attempted = 0;
-  while (attempted < limit && !result.stoppedBy) {
+  while (attempted < limit && !result.stoppedBy && !result.outOfBudget && room(ROUND_COST)) {
     const entries = await dueEntries(db, sourceId, now, Math.min(ROUND, limit - attempted));
     if (entries.length === 0) break;
     const targets = await deliveryTargets(db, entries.map((e) => e.orderId));
     const done = new Set<number>();
     for (const entry of entries) {
-      if (done.has(entry.id) || result.stoppedBy) continue;
-      done.add(entry.id);
-      attempted += 1;
-      const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
-      if (typeof delivery === "string") {
-        await record(entry, { state: "failed", error: delivery, called: false });
-        continue;
-      }
-      // The connector's own reason first: it can say what the seller does instead (Etsy: cancel on Etsy).
-      const lacking = connector.notApplicable?.(delivery) ?? missingCapability(connector.capabilities, delivery);
-      if (lacking !== null) {
-        await record(entry, { state: "notApplicable", reason: lacking, called: false });
-        continue;
-      }
-      const batch = connector.batch;
-      if (batch?.kinds.includes(delivery.kind)) {
-        // Due rows of one kind, one per order (dueEntries never hands two of one order), up to the batch size.
-        const group: { entry: OutboxEntry; delivery: Delivery }[] = [{ entry, delivery }];
-        for (const other of entries) {
-          if (group.length >= batch.size) break;
-          if (done.has(other.id) || other.kind !== delivery.kind) continue;
-          const otherDelivery = toDelivery(sourceId, other, targets.get(other.orderId));
-          if (typeof otherDelivery === "string") continue;
-          if ((connector.notApplicable?.(otherDelivery) ?? missingCapability(connector.capabilities, otherDelivery)) !== null) continue;
-          done.add(other.id);
-          attempted += 1;
-          group.push({ entry: other, delivery: otherDelivery });
-        }
-        await deliverBatch(db, batch, group, now, result);
-        continue;
-      }
-      let outcome: RowOutcome;
+      if (done.has(entry.id) || result.stoppedBy || result.outOfBudget) continue;
+      if (!room()) break;
+      const started = units?.begin();
       try {
-        outcome = fromOutcome(await send(connector, delivery));
-      } catch (error) {
-        const failure = asMarketplaceError(error);
-        outcome = failureOutcome(entry, failure, now);
-        // An unavailable or busy marketplace will answer the next row the same way: stop, and
-        // leave the rest untouched (not one attempt spent) for the next cycle.
-        if (failure.retryable) result.stoppedBy = failure;
+        done.add(entry.id);
+        attempted += 1;
+        const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
+        if (typeof delivery === "string") {
+          await record(entry, { state: "failed", error: delivery, called: false });
+          continue;
+        }
+        // The connector's own reason first: it can say what the seller does instead (Etsy: cancel on Etsy).
+        const lacking = connector.notApplicable?.(delivery) ?? missingCapability(connector.capabilities, delivery);
+        if (lacking !== null) {
+          await record(entry, { state: "notApplicable", reason: lacking, called: false });
+          continue;
+        }
+        const batch = connector.batch;
+        if (batch?.kinds.includes(delivery.kind)) {
+          // Due rows of one kind, one per order (dueEntries never hands two of one order), up to the
+          // batch size and to what the invocation can still record (up to three statements a row).
+          const size = Math.min(batch.size, Math.max(1, Math.floor(((options.budget?.left().d1Queries ?? Infinity) - 1) / 3)));
+          const group: { entry: OutboxEntry; delivery: Delivery }[] = [{ entry, delivery }];
+          for (const other of entries) {
+            if (group.length >= size) break;
+            if (done.has(other.id) || other.kind !== delivery.kind) continue;
+            const otherDelivery = toDelivery(sourceId, other, targets.get(other.orderId));
+            if (typeof otherDelivery === "string") continue;
+            if ((connector.notApplicable?.(otherDelivery) ?? missingCapability(connector.capabilities, otherDelivery)) !== null) continue;
+            done.add(other.id);
+            attempted += 1;
+            group.push({ entry: other, delivery: otherDelivery });
+          }
+          await deliverBatch(db, batch, group, now, result);
+          continue;
+        }
+        let outcome: RowOutcome;
+        try {
+          outcome = fromOutcome(await send(connector, delivery));
+        } catch (error) {
+          const failure = asMarketplaceError(error);
+          outcome = failureOutcome(entry, failure, now);
+          // An unavailable or busy marketplace will answer the next row the same way: stop, and
+          // leave the rest untouched (not one attempt spent) for the next cycle.
+          if (failure.retryable) result.stoppedBy = failure;
+        }
+        await record(entry, outcome);
+      } finally {
+        if (started) units!.end(started);
       }
-      await record(entry, outcome);
     }
   }
+  result.attempted = attempted;
   return result;
 
   async function deliverBatch(

@@ -6,6 +6,7 @@
 // Orders the connector could not map are set aside with the page (src/sources/imported-page.ts) and the
 // rest of the page goes in; `until` becomes the source's cursor once every page is written.
 import type { Db } from "../db/client";
+import type { Units } from "../lib/invocation-budget";
 import type { Connector, OrderPage } from "../marketplaces/connector";
 import { writePage, type ImportSource } from "../sources/imported-page";
 
@@ -32,8 +33,10 @@ export interface ImportResult {
   linesMoved: number;
   setAside: number;
   pages: number;
-  /** Set when the page budget ran out first: the next cycle resumes from here. */
+  /** Set when the page budget or the invocation ran out first: the next cycle (or invocation) resumes from here. */
   unfinished: ImportProgress | null;
+  /** The invocation's share ran out before the window's end: the next invocation of the slot goes on. */
+  outOfBudget: boolean;
   /** Why the window ended before the marketplace's last page (the source's LastError), or null. */
   endedEarly: string | null;
   /** The new cursor once complete: the window's `until`. */
@@ -62,13 +65,18 @@ export interface ImportOptions {
   /** Called with each page's count of orders whose lines the marketplace's report moved (decisions 12). */
   onLinesMoved?: (count: number) => void;
   maxPages?: number;
+  /** Pages of this window already read in earlier invocations of the same cycle (they count toward `maxPages`). */
+  pagesRead?: number;
+  /** The invocation's pages: the import stops before one that would not fit (src/lib/invocation-budget.ts). */
+  units?: Units;
 }
 
 /**
  * Fetches and writes pages until the marketplace has no more, the page budget is spent (a
  * backlog larger than that then spreads over several cycles, each resuming where the last one
- * wrote its last page), or a next-page token comes round again. `now` is the cycle's time; the
- * window ends `settleMs` before it.
+ * wrote its last page), a next-page token comes round again, or the next page would not fit in
+ * the invocation (`units`: the cycle goes on from here in its next invocation, the pages read so
+ * far counting toward the budget). `now` is the cycle's time; the window ends `settleMs` before it.
  */
 export async function importOrders(
   db: Db,
@@ -80,22 +88,34 @@ export async function importOrders(
   const resume = options.resume ?? null;
   const window = resume ? { since: resume.since, until: resume.until } : importWindow(source.cursorAt, now - (connector.settleMs ?? 0));
   const fromCursor = resume ? resume.fromCursor : source.cursorAt;
-  const result: ImportResult = { fetched: 0, imported: 0, linesMoved: 0, setAside: 0, pages: 0, unfinished: null, endedEarly: null, cursorAt: window.until };
+  const result: ImportResult = { fetched: 0, imported: 0, linesMoved: 0, setAside: 0, pages: 0, unfinished: null, outOfBudget: false, endedEarly: null, cursorAt: window.until };
   let cursor: string | null = resume ? resume.cursor : null;
   // The tokens of this run (at most the page budget): one sent again would go round for ever.
   const seen = new Set<string>(cursor === null ? [] : [cursor]);
   const maxPages = options.maxPages ?? MAX_PAGES_PER_WINDOW;
+  const pagesRead = options.pagesRead ?? 0;
+  const units = options.units;
   do {
-    if (result.pages >= maxPages) {
+    if (pagesRead + result.pages >= maxPages) {
       result.unfinished = { ...window, cursor: cursor!, fromCursor };
       result.endedEarly = `the window ended after ${maxPages} pages (the most one window reads); the next cycle goes on from there.`;
       return result;
     }
-    const page: OrderPage = await connector.fetchOrders({ since: new Date(window.since), until: new Date(window.until) }, cursor);
+    if (units && !units.fits()) {
+      // Where the window stands is saved (onProgress, after every page): the next invocation goes on.
+      result.unfinished = cursor === null ? null : { ...window, cursor, fromCursor };
+      result.outOfBudget = true;
+      return result;
+    }
+    const read = async () => {
+      const page = await connector.fetchOrders({ since: new Date(window.since), until: new Date(window.until) }, cursor);
+      return { page, written: await writePage(db, source, page, now) };
+    };
+    const { page, written }: { page: OrderPage; written: Awaited<ReturnType<typeof writePage>> } = units ? await units.measure(read) : await read();
+    const { imported: count, linesMoved } = written;
     result.pages += 1;
     result.fetched += page.orders.length;
     result.setAside += page.setAside.length;
-    const { imported: count, linesMoved } = await writePage(db, source, page, now);
     result.imported += count;
     result.linesMoved += linesMoved;
     if (count > 0) options.onImported?.(count);

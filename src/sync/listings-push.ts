@@ -6,6 +6,10 @@
 // marketplace accepted is never sent again unless it changes. A marketplace with a bulk route
 // answered later (Walmart's feeds) takes a cycle's many due Skus as one submission: they are
 // recorded submitted with its reference, and later cycles ask for the outcome (checkSubmissions).
+// Every plan statement, check and push is first held against the invocation's share of
+// Cloudflare's limits (src/lib/invocation-budget.ts); what does not fit goes on in the source's
+// next invocation, within the same cycle's allowance of plans and pushes.
+import type { Cost, InvocationBudget } from "../lib/invocation-budget";
 import { MarketplaceError, type ListingOutcome, type ListingsPush, type ListingsSubmission, type ListingUpdate } from "../marketplaces/connector";
 import {
   dueListings,
@@ -21,7 +25,10 @@ import {
 } from "../stock/listings.queries";
 
 /** Plan statements one cycle runs at most (the rest is planned by the next cycle). */
-const MAX_PLAN_STATEMENTS = 40;
+export const MAX_PLAN_STATEMENTS = 40;
+/** A plan step (the plan statement, then where it stands) and a push before any was measured (its due read, the call, its record). */
+const PLAN_COST: Cost = { d1Queries: 2, subrequests: 2 };
+const FIRST_PUSH_COST: Cost = { d1Queries: 2, subrequests: 3 };
 /** Open submissions a cycle asks about (oldest first); Walmart processes a feed in 15-30 minutes. */
 const CHECKS_PER_CYCLE = 5;
 /** A submission unanswered this long is sent again, as delivery does with a submitted row. */
@@ -39,25 +46,51 @@ export interface PushResult {
   /** Skus sent in a submission whose outcome comes later. */
   submitted: number;
   pushes: number;
+  /** Plan statements run. */
+  plans: number;
+  /** The invocation's share ran out first: the rest goes on in the next invocation. */
+  outOfBudget: boolean;
   /** Set when a whole push failed (the marketplace down, throttling, refusing the credentials): the cycle stopped there. */
   stoppedBy: MarketplaceError | null;
 }
 
 const DEFAULT_CURRENCY = "USD";
 
-export async function pushListings(d1: D1Database, source: { id: string; storeId: string }, push: ListingsPush, now: number): Promise<PushResult> {
-  const result: PushResult = { planned: 0, sent: 0, accepted: 0, unknownSku: 0, refused: 0, retrying: 0, submitted: 0, pushes: 0, stoppedBy: null };
-  let cursor = await planCursor(d1, source.id);
-  for (let i = 0; i < MAX_PLAN_STATEMENTS; i++) {
-    const planned = await planListings(d1, source, cursor, PLAN_ROWS, now);
-    result.planned += planned;
-    if (planned < PLAN_ROWS) break;
-    cursor = await planCursor(d1, source.id);
-  }
+export interface PushOptions {
+  budget?: InvocationBudget;
+  /** What is left of the cycle's allowance (an invocation that goes on with a cycle has less). */
+  plans?: number;
+  pushes?: number;
+}
 
+export async function pushListings(d1: D1Database, source: { id: string; storeId: string }, push: ListingsPush, now: number, options: PushOptions = {}): Promise<PushResult> {
+  const result: PushResult = { planned: 0, sent: 0, accepted: 0, unknownSku: 0, refused: 0, retrying: 0, submitted: 0, pushes: 0, plans: 0, outOfBudget: false, stoppedBy: null };
+  const budget = options.budget;
+  /** Whether work of `cost` still fits in the invocation; says so in the result when not. */
+  const room = (cost: Cost) => {
+    if (!budget || budget.fits(cost)) return true;
+    result.outOfBudget = true;
+    return false;
+  };
+  const plans = options.plans ?? MAX_PLAN_STATEMENTS;
+  if (plans > 0 && room(PLAN_COST)) {
+    let cursor = await planCursor(d1, source.id);
+    while (result.plans < plans && room(PLAN_COST)) {
+      result.plans += 1;
+      const planned = await planListings(d1, source, cursor, PLAN_ROWS, now);
+      result.planned += planned;
+      if (planned < PLAN_ROWS) break;
+      cursor = await planCursor(d1, source.id);
+    }
+  }
+  if (result.outOfBudget) return result;
+
+  const pushes = options.pushes ?? push.pushesPerCycle;
   if (push.submission) {
+    if (!room({ d1Queries: 2 * CHECKS_PER_CYCLE + 3, subrequests: 4 * CHECKS_PER_CYCLE + 6 })) return result;
     await checkSubmissions(d1, source.id, push.submission, now, result);
     if (result.stoppedBy) return result;
+    if (pushes < 1) return result;
     const due = await dueListings(d1, source.id, now, push.submission.size);
     if (due.length > push.submission.threshold) {
       await submit(d1, source.id, push.submission, due, now, result);
@@ -65,45 +98,55 @@ export async function pushListings(d1: D1Database, source: { id: string; storeId
     }
   }
 
-  while (result.pushes < push.pushesPerCycle) {
-    const due = await dueListings(d1, source.id, now, push.batchSize);
-    if (due.length === 0) break;
-    const updates: ListingUpdate[] = [];
-    const nothingToSend: RecordedOutcome[] = [];
-    for (const row of due) {
-      const update = toUpdate(row);
-      if (update) updates.push(update);
-      // Pending but equal to what was accepted (a plan raced a record): settled without a call.
-      else nothingToSend.push({ sku: row.sku, state: "accepted", quantity: null, price: null, message: null });
+  const units = budget?.units(FIRST_PUSH_COST);
+  while (result.pushes < pushes) {
+    if (units && !units.fits()) {
+      result.outOfBudget = true;
+      break;
     }
-    if (updates.length === 0) {
-      await recordOutcomes(d1, source.id, nothingToSend, now).run();
-      continue;
-    }
-    result.pushes += 1;
-    let outcomes: Map<string, ListingOutcome>;
+    const started = units?.begin();
     try {
-      outcomes = await push.push(updates);
-    } catch (error) {
-      const failure = error instanceof MarketplaceError ? error : new MarketplaceError(error instanceof Error ? error.message : String(error), null, true);
-      // Not the Skus' fault: each is tried again later, and the cycle stops asking.
-      const retry = updates.map((u): RecordedOutcome => ({ sku: u.sku, state: "retry", quantity: null, price: null, message: failure.message.slice(0, 500) }));
-      await recordOutcomes(d1, source.id, [...retry, ...nothingToSend], now).run();
-      result.retrying += updates.length;
-      result.stoppedBy = failure;
-      break;
-    }
-    const recorded = updates.map((u) => recorded$(u, outcomes.get(u.sku)));
-    await recordOutcomes(d1, source.id, [...recorded, ...nothingToSend], now).run();
-    result.sent += updates.length;
-    for (const r of recorded) {
-      if (r.state === "retry") result.retrying += 1;
-      else result[r.state] += 1;
-    }
-    const failure = [...outcomes.values()].find((o) => o.state === "retry" && o.error);
-    if (failure?.state === "retry" && failure.error) {
-      result.stoppedBy = failure.error;
-      break;
+      const due = await dueListings(d1, source.id, now, push.batchSize);
+      if (due.length === 0) break;
+      const updates: ListingUpdate[] = [];
+      const nothingToSend: RecordedOutcome[] = [];
+      for (const row of due) {
+        const update = toUpdate(row);
+        if (update) updates.push(update);
+        // Pending but equal to what was accepted (a plan raced a record): settled without a call.
+        else nothingToSend.push({ sku: row.sku, state: "accepted", quantity: null, price: null, message: null });
+      }
+      if (updates.length === 0) {
+        await recordOutcomes(d1, source.id, nothingToSend, now).run();
+        continue;
+      }
+      result.pushes += 1;
+      let outcomes: Map<string, ListingOutcome>;
+      try {
+        outcomes = await push.push(updates);
+      } catch (error) {
+        const failure = error instanceof MarketplaceError ? error : new MarketplaceError(error instanceof Error ? error.message : String(error), null, true);
+        // Not the Skus' fault: each is tried again later, and the cycle stops asking.
+        const retry = updates.map((u): RecordedOutcome => ({ sku: u.sku, state: "retry", quantity: null, price: null, message: failure.message.slice(0, 500) }));
+        await recordOutcomes(d1, source.id, [...retry, ...nothingToSend], now).run();
+        result.retrying += updates.length;
+        result.stoppedBy = failure;
+        break;
+      }
+      const recorded = updates.map((u) => recorded$(u, outcomes.get(u.sku)));
+      await recordOutcomes(d1, source.id, [...recorded, ...nothingToSend], now).run();
+      result.sent += updates.length;
+      for (const r of recorded) {
+        if (r.state === "retry") result.retrying += 1;
+        else result[r.state] += 1;
+      }
+      const failure = [...outcomes.values()].find((o) => o.state === "retry" && o.error);
+      if (failure?.state === "retry" && failure.error) {
+        result.stoppedBy = failure.error;
+        break;
+      }
+    } finally {
+      if (started) units!.end(started);
     }
   }
   return result;

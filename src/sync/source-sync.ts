@@ -4,11 +4,13 @@
 // consumer hands each slot to its object, which runs it in its alarm), it runs in workerd under
 // vitest like everything else, and its storage is the natural home for per-source state that is
 // not the service's data (Retry-After pauses, what a connector keeps, such as what the simulated
-// marketplace received, and which cron slot ran last).
+// marketplace received, and which cron slot ran last). A cycle whose work does not fit one
+// invocation (src/sync/cycle.ts) goes on in the next alarm, set for now, with what is left of its
+// allowance: the slot counts as run once its last invocation ended.
 import { DurableObject } from "cloudflare:workers";
 import { connectorEntry } from "../marketplaces/registry";
 import { kvStorage } from "../marketplaces/storage";
-import { runSourceCycle } from "./cycle";
+import { runSourceCycle, type CycleAllowance } from "./cycle";
 import type { CycleSummary } from "../sources/cycle-summary";
 import { isNewSlot } from "./sync-queue";
 
@@ -17,11 +19,18 @@ const SOURCE_ID = "sync:sourceId";
 const LAST_SLOT = "sync:lastSlot";
 /** The slot the queue handed over, waiting for (or running in) the alarm: { sourceId, slot }. */
 const QUEUED = "sync:queued";
+/** A cycle that goes on in the next alarm: its slot and what is left of its allowance. */
+const CONTINUATION = "sync:continuation";
 
 interface QueuedSlot {
   sourceId: string;
   storeId?: string;
   slot: number;
+}
+
+interface Continuation {
+  slot: number;
+  allowance: CycleAllowance;
 }
 
 export class SourceSync extends DurableObject<Env> {
@@ -30,20 +39,46 @@ export class SourceSync extends DurableObject<Env> {
 
   /**
    * Runs one cycle after any cycle already running has ended. Input gates do not cover the
-   * awaits on D1 and the marketplace, so without this chain two calls would interleave.
+   * awaits on D1 and the marketplace, so without this chain two calls would interleave. A cycle
+   * that did not fit this invocation answers its first part (Continues) and goes on in the alarm.
    */
-  runCycle(sourceId: string, scheduledTime?: number, storeId?: string): Promise<CycleSummary> {
+  async runCycle(sourceId: string, scheduledTime?: number, storeId?: string): Promise<CycleSummary> {
+    const slot = cycleTime(scheduledTime, Date.now());
+    const { summary, continuation } = await this.cycle(sourceId, slot, storeId);
+    if (continuation) await this.goOn({ sourceId, slot, ...(storeId ? { storeId } : {}) }, continuation);
+    return summary;
+  }
+
+  /** One invocation's part of a cycle, chained behind any running one. */
+  private cycle(sourceId: string, slot: number, storeId: string | undefined, allowance?: CycleAllowance) {
     const next = this.tail.then(async () => {
       // An import that did not fit one cycle goes on in the next one, never right away: a
       // marketplace whose pages never end must not keep this object running (decisions 6).
       return runSourceCycle(sourceId, storeId, {
         env: this.env,
         storage: kvStorage(this.ctx.storage.kv),
-        now: cycleTime(scheduledTime, Date.now()),
+        now: cycleTime(slot, Date.now()),
+        ...(allowance ? { allowance } : {}),
       });
     });
     this.tail = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * The rest of the cycle of `queued.slot` runs in the next alarm, now. A later slot already
+   * waiting takes it over instead: its own cycle does all there is to do.
+   */
+  private async goOn(queued: QueuedSlot, allowance: CycleAllowance): Promise<void> {
+    const kv = this.ctx.storage.kv;
+    const waiting = kv.get<QueuedSlot>(QUEUED);
+    if (waiting && waiting.slot > queued.slot) {
+      kv.delete(CONTINUATION);
+      return;
+    }
+    kv.put(QUEUED, queued);
+    kv.put(CONTINUATION, { slot: queued.slot, allowance } satisfies Continuation);
+    await this.ctx.storage.setAlarm(Date.now());
   }
 
   /**
@@ -61,17 +96,24 @@ export class SourceSync extends DurableObject<Env> {
   }
 
   /**
-   * The queued cycle (an alarm is its own invocation). The queued slot counts as run only once its
-   * cycle ended: an alarm that threw is retried by the runtime, which also runs again an alarm cut
-   * off mid-cycle (at least once). An alarm an earlier version set to continue an import at once
-   * finds no slot: the next cycle does that now.
+   * The queued cycle, or the next part of one (an alarm is its own invocation). The queued slot
+   * counts as run only once its cycle ended: an alarm that threw is retried by the runtime, which
+   * also runs again an alarm cut off mid-cycle (at least once). An alarm an earlier version set to
+   * continue an import at once finds no slot: the next cycle does that now.
    */
   override async alarm(): Promise<void> {
     const kv = this.ctx.storage.kv;
     kv.delete(SOURCE_ID);
     const queued = kv.get<QueuedSlot>(QUEUED);
     if (!queued) return;
-    await this.runCycle(queued.sourceId, queued.slot, queued.storeId);
+    const part = kv.get<Continuation>(CONTINUATION);
+    const allowance = part?.slot === queued.slot ? part.allowance : undefined;
+    const { continuation } = await this.cycle(queued.sourceId, queued.slot, queued.storeId, allowance);
+    if (continuation) {
+      await this.goOn(queued, continuation);
+      return;
+    }
+    kv.delete(CONTINUATION);
     if (queued.slot > (kv.get<number>(LAST_SLOT) ?? -Infinity)) kv.put(LAST_SLOT, queued.slot);
     // A later slot queued while this one ran stays, with the alarm its queueing set.
     if (kv.get<QueuedSlot>(QUEUED)?.slot === queued.slot) kv.delete(QUEUED);

@@ -9,7 +9,12 @@
 // Redirects are not followed (a 3xx is a failure) and an attempt is cut off after 15 seconds.
 // LastError is a short description: a redirect's Location without its query or credentials, a
 // failure's text with every URL in it cut the same way, never a body (receiver-url.ts).
+//
+// A pass stops and hands over to the next alarm after 30 seconds, and before it would go past its
+// invocation's share of Cloudflare's limits (src/lib/invocation-budget.ts): each attempt is a
+// subrequest, each group of outcomes one D1 query, so a pass sends up to about 8,900 events.
 import type { Db } from "../db/client";
+import { InvocationBudget, type Cost } from "../lib/invocation-budget";
 import { retryAfterMs, scheduledDelay, WEBHOOK_SCHEDULE_MS } from "../lib/retry";
 import { safeErrorText, safeUrl } from "./receiver-url";
 import { signedHeaders, signingSecrets } from "./signing";
@@ -17,7 +22,7 @@ import {
   dueDeliveries,
   lastFinishedStates,
   nextDueAt,
-  recordAttempt,
+  recordAttempts,
   type AttemptOutcome,
   type DeliveryRow,
 } from "./webhook-deliveries.queries";
@@ -31,6 +36,13 @@ const FAILED_IN_A_ROW = 5;
 /** Due rows read per round trip, and attempts in flight at once (each of a different order). */
 const ROUND = 100;
 const CONCURRENCY = 32;
+/**
+ * The most one attempt can cost, counted before it starts: its POST, a share of a group write
+ * (at most one each), and when it failed for good the check of the last five and the disabling.
+ */
+const ATTEMPT_COST: Cost = { d1Queries: 3, subrequests: 4 };
+/** A round's reads (the endpoint, its due rows) and the pass's last one (the next due time). */
+const ROUND_COST: Cost = { d1Queries: 2, subrequests: 2 };
 
 export interface PassDeps {
   db: Db;
@@ -42,6 +54,8 @@ export interface PassDeps {
   wallClock: () => number;
   /** A pass stops after this much wall time and hands over to the next alarm. */
   budgetMs?: number;
+  /** What the pass may spend of its invocation (an object's share unless given). */
+  budget?: InvocationBudget;
 }
 
 export interface PassResult {
@@ -54,50 +68,80 @@ export interface PassResult {
 export async function runPass(webhookId: string, deps: PassDeps): Promise<PassResult> {
   const { db, now } = deps;
   const started = deps.wallClock();
+  const budget = deps.budget ?? new InvocationBudget();
+  const send = budget.fetch(deps.fetch);
+  /** Whether `n` more attempts, and the pass's closing read, still fit in the invocation. */
+  const room = (n: number) => budget.fits({ d1Queries: ATTEMPT_COST.d1Queries * n + 1, subrequests: ATTEMPT_COST.subrequests * n + 1 });
   const result: PassResult = { attempted: 0, delivered: 0, nextAt: null };
   for (;;) {
+    if (!budget.fits({ d1Queries: ROUND_COST.d1Queries + ATTEMPT_COST.d1Queries + 1, subrequests: ROUND_COST.subrequests + ATTEMPT_COST.subrequests + 1 })) {
+      // The next round goes on in the next invocation (the object's alarm, set for now).
+      result.nextAt = now;
+      return result;
+    }
+    budget.charge(ROUND_COST);
     const endpoint = await webhookById(db, webhookId);
     if (!endpoint?.enabled) return result;
     const secrets = await signingSecrets(deps.env, endpoint, now);
     const due = await dueDeliveries(db, webhookId, now, ROUND);
     if (due.length === 0) break;
     let disabled = false;
+    let outOfBudget = false;
+    let inFlight = 0;
     const queue = [...due];
-    const record = groupCommit(db, now);
+    const record = groupCommit(db, now, budget);
     const worker = async () => {
-      for (let row = queue.shift(); row && !disabled; row = queue.shift()) {
-        const outcome = await attempt(endpoint.url, secrets, row, deps);
-        result.attempted += 1;
-        if (outcome.state === "delivered") result.delivered += 1;
-        // Written before anything else happens to this event: a pass cut off here repeats at most
-        // the attempts in flight (sent, their outcome not yet written).
-        await record(row.id, outcome);
-        if (outcome.state === "failed" && outcome.statusCode === 410) {
-          disabled = true;
-          await disableWebhook(db, webhookId, "The receiver answered 410 Gone.", now);
-        } else if (outcome.state === "failed" && (await lastFinishedStates(db, webhookId, FAILED_IN_A_ROW)).filter((s) => s === "failed").length === FAILED_IN_A_ROW) {
-          disabled = true;
-          await disableWebhook(db, webhookId, `The last ${FAILED_IN_A_ROW} events failed after ${MAX_ATTEMPTS} attempts each.`, now);
+      for (;;) {
+        if (disabled || queue.length === 0) return;
+        // Counted with every attempt under way, whose writes are not charged yet.
+        if (!room(inFlight + 1)) {
+          outOfBudget = true;
+          return;
+        }
+        const row = queue.shift()!;
+        inFlight += 1;
+        try {
+          const outcome = await attempt(endpoint.url, secrets, row, { ...deps, fetch: send });
+          result.attempted += 1;
+          if (outcome.state === "delivered") result.delivered += 1;
+          // Written before anything else happens to this event: a pass cut off here repeats at most
+          // the attempts in flight (sent, their outcome not yet written).
+          await record(row.id, outcome);
+          if (outcome.state === "failed" && outcome.statusCode === 410) {
+            disabled = true;
+            budget.charge({ d1Queries: 1, subrequests: 1 });
+            await disableWebhook(db, webhookId, "The receiver answered 410 Gone.", now);
+          } else if (outcome.state === "failed") {
+            budget.charge({ d1Queries: 1, subrequests: 1 });
+            if ((await lastFinishedStates(db, webhookId, FAILED_IN_A_ROW)).filter((s) => s === "failed").length === FAILED_IN_A_ROW) {
+              disabled = true;
+              budget.charge({ d1Queries: 1, subrequests: 1 });
+              await disableWebhook(db, webhookId, `The last ${FAILED_IN_A_ROW} events failed after ${MAX_ATTEMPTS} attempts each.`, now);
+            }
+          }
+        } finally {
+          inFlight -= 1;
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
     if (disabled) return result;
-    if (deps.wallClock() - started > (deps.budgetMs ?? 30_000)) {
+    if (outOfBudget || deps.wallClock() - started > (deps.budgetMs ?? 30_000)) {
       result.nextAt = now;
       return result;
     }
   }
+  budget.charge({ d1Queries: 1, subrequests: 1 });
   result.nextAt = await nextDueAt(db, webhookId);
   return result;
 }
 
 /**
- * Records attempts as they finish, each write carrying every outcome that finished while the
- * previous write was under way: one D1 round trip per outcome capped delivery at the database's
- * pace (about 150 events a second locally), not the receiver's.
+ * Records attempts as they finish, each write (one statement) carrying every outcome that
+ * finished while the previous write was under way: one D1 round trip per outcome capped delivery
+ * at the database's pace (about 150 events a second locally), not the receiver's.
  */
-function groupCommit(db: Db, now: number) {
+function groupCommit(db: Db, now: number, budget: InvocationBudget) {
   let waiting: { id: number; outcome: AttemptOutcome; done: (error?: unknown) => void }[] = [];
   let writing: Promise<void> = Promise.resolve();
   return (id: number, outcome: AttemptOutcome): Promise<void> => {
@@ -107,8 +151,8 @@ function groupCommit(db: Db, now: number) {
       waiting = [];
       if (batch.length === 0) return;
       try {
-        const [first, ...rest] = batch.map((entry) => recordAttempt(db, entry.id, entry.outcome, now));
-        await db.batch([first!, ...rest]);
+        budget.charge({ d1Queries: 1, subrequests: 1 });
+        await db.run(recordAttempts(batch, now));
         for (const entry of batch) entry.done();
       } catch (error) {
         for (const entry of batch) entry.done(error);

@@ -31,8 +31,17 @@ export async function wakeStoreWebhooks(env: Env, storeId: string): Promise<void
   if (db) await wakeWebhooks(env, storeId, (await endpointsWithPending(db, storeId)).map((e) => e.id));
 }
 
-/** The cron's sweep: every enabled endpoint with a pending event, in every shard at once. */
-export async function sweepWebhooks(env: Env): Promise<void> {
-  const found = await Promise.all(shardNames(env).map((shard) => endpointsWithPending(shardDb(env, shard))));
+/**
+ * Senders one sweep wakes at most: each wake is a subrequest of the cron's invocation, which
+ * also queues the sync and purges (src/cron.ts). Beyond it a random part is woken each run; the
+ * others have their own alarms, which is what the sweep only stands in for when lost.
+ */
+export const SWEEP_WAKES = 2_000;
+
+/** The cron's sweep: the enabled endpoints with a pending event (up to SWEEP_WAKES), in every shard at once. */
+export async function sweepWebhooks(env: Env, wakes = SWEEP_WAKES): Promise<void> {
+  const shards = shardNames(env);
+  const perShard = Math.max(1, Math.floor(wakes / shards.length));
+  const found = await Promise.all(shards.map((shard) => endpointsWithPending(shardDb(env, shard), undefined, perShard)));
   await Promise.all(found.flat().map((e) => wakeWebhooks(env, e.storeId, [e.id])));
 }

@@ -298,27 +298,32 @@ export type AttemptOutcome =
   | { state: "retry"; statusCode: number | null; error: string; nextAttemptAt: number }
   | { state: "failed"; statusCode: number | null; error: string };
 
-/** Records an attempt; guarded by the row still pending (an operator's delete leaves nothing to update). */
-export function recordAttempt(db: Db, id: number, outcome: AttemptOutcome, now: number) {
-  const guard = and(eq(deliveries.id, id), eq(deliveries.state, "pending"));
-  const attempts = sql`${deliveries.attempts} + 1`;
-  switch (outcome.state) {
-    case "delivered":
-      return db
-        .update(deliveries)
-        .set({ state: "delivered", attempts, lastStatusCode: outcome.statusCode, lastError: null, finishedAt: now })
-        .where(guard);
-    case "retry":
-      return db
-        .update(deliveries)
-        .set({ attempts, lastStatusCode: outcome.statusCode, lastError: outcome.error, nextAttemptAt: outcome.nextAttemptAt })
-        .where(guard);
-    case "failed":
-      return db
-        .update(deliveries)
-        .set({ state: "failed", attempts, lastStatusCode: outcome.statusCode, lastError: outcome.error, finishedAt: now })
-        .where(guard);
-  }
+/**
+ * Records attempts, any number in one statement (one D1 query whatever their number: a pass of
+ * 10,000 events stays within an invocation's 1,000 queries, src/lib/invocation-budget.ts); each
+ * row guarded by its still being pending (an operator's delete leaves nothing to update).
+ * The attempts travel as one JSON array of [id, state, statusCode, error, nextAttemptAt].
+ */
+export function recordAttempts(attempts: { id: number; outcome: AttemptOutcome }[], now: number): SQL {
+  const rows = JSON.stringify(
+    attempts.map(({ id, outcome }) => [
+      id,
+      outcome.state,
+      outcome.statusCode,
+      outcome.state === "delivered" ? null : outcome.error,
+      outcome.state === "retry" ? outcome.nextAttemptAt : null,
+    ]),
+  );
+  return sql`update ${deliveries} set
+      state = case o.state when 'retry' then ${deliveries.state} else o.state end,
+      attempts = ${deliveries.attempts} + 1,
+      last_status_code = o.status_code,
+      last_error = o.error,
+      next_attempt_at = case o.state when 'retry' then o.next_attempt_at else ${deliveries.nextAttemptAt} end,
+      finished_at = case o.state when 'retry' then ${deliveries.finishedAt} else ${now} end
+    from (select value ->> 0 as id, value ->> 1 as state, value ->> 2 as status_code, value ->> 3 as error, value ->> 4 as next_attempt_at
+          from json_each(${rows})) as o
+    where ${deliveries.id} = o.id and ${deliveries.state} = 'pending'`;
 }
 
 /** The states of the endpoint's last `n` finished events, newest first. */
@@ -375,9 +380,9 @@ export async function purgeDeliveries(db: Db, storeId: string, limit: number): P
   return result.meta.changes;
 }
 
-/** Enabled endpoints with a pending row: all of them (the cron's sweep), or one store's. */
-export function endpointsWithPending(db: Db, storeId?: string): Promise<{ id: string; storeId: string }[]> {
-  return db
+/** Enabled endpoints with a pending row: of every store (the cron's sweep, a random `limit` of them), or one store's. */
+export function endpointsWithPending(db: Db, storeId?: string, limit?: number): Promise<{ id: string; storeId: string }[]> {
+  const query = db
     .select({ id: webhooks.id, storeId: webhooks.storeId })
     .from(webhooks)
     .where(
@@ -387,4 +392,6 @@ export function endpointsWithPending(db: Db, storeId?: string): Promise<{ id: st
         sql`exists (select 1 from ${deliveries} where ${deliveries.webhookId} = ${webhooks.id} and ${deliveries.state} = 'pending')`,
       ),
     );
+  // A bounded sweep takes a random part, so that every endpoint is reached in turn.
+  return limit === undefined ? query : query.orderBy(sql`random()`).limit(limit);
 }

@@ -7,6 +7,7 @@ import { DurableObject } from "cloudflare:workers";
 import { storeOfRow } from "../stores/stores.queries";
 import { webhookById } from "./webhooks.queries";
 import { runPass, type PassResult } from "./sender";
+import { outboundFetch } from "../lib/outbound";
 
 const WEBHOOK_ID = "webhookId";
 /** The endpoint's store, whose shard holds its events (src/db/shards.ts). */
@@ -39,7 +40,7 @@ export class WebhookSender extends DurableObject<Env> {
       const db = await this.db(webhookId);
       // A store deleted and purged has no endpoint left to send for: the pass ends as for a deleted endpoint.
       const result = db
-        ? await runPass(webhookId, { db, env: this.env, fetch: (input, init) => fetch(input, init), now: at ?? Date.now(), wallClock: Date.now })
+        ? await runPass(webhookId, { db, env: this.env, fetch: outboundFetch as typeof fetch, now: at ?? Date.now(), wallClock: Date.now })
         : { attempted: 0, delivered: 0, nextAt: null };
       // Events recorded after the pass last looked: it may not have seen them, so look again now.
       if (this.wakes !== wakes) await this.ctx.storage.setAlarm(Date.now());

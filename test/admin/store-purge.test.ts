@@ -7,7 +7,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { admin, ADMIN_KEY, BASE, call, insert, storeWithToken } from "../helpers/api";
-import { countEverywhere, shardOf } from "../helpers/shards";
+import { countEverywhere, shardOf, storeD1 } from "../helpers/shards";
+import { insertSource } from "../helpers/db";
+import { figures, LIMITS, mark, since } from "../helpers/invocation-meter";
 import { createSource, cycleAt, fireCron, listOrders, simulatedWindow } from "../helpers/sync";
 import { compile, createFeed, product, putProducts } from "../feeds/feeds-helpers";
 
@@ -67,6 +69,61 @@ describe("deleting a store", () => {
     expect((await heldBy(storeId)).products).toBe(0);
     expect((await heldBy(storeId)).stores).toBe(0);
     expect((await heldBy(other.storeId)).products).toBe(1);
+  });
+});
+
+describe("a large store's purge", () => {
+  it("a store at its 200 sources with 5,000 orders and 3,000 products is purged over cron runs that each stay within the invocation's limits", { timeout: 300_000 }, async () => {
+    const { storeId } = await storeWithToken();
+    const d1 = await storeD1(storeId);
+    const now = Date.now();
+    // Written straight into the store's shard (its triggers run); 200 sources is the store's limit.
+    await d1
+      .prepare(
+        `with recursive r(i) as (select 1 union all select i + 1 from r where i < 5000)
+         insert into orders (store_id, order_source, order_source_order_number, status, source_order_status, buyer_email_address, buyer_phone_number,
+           first_name, last_name, street1, city, state_or_province, postal_code, country, shipping_method, grand_total, sub_total,
+           date_created_in_order_source, date_updated)
+         select ?1, 'Web', 'W-' || i, 'New', 'New', 'b' || i || '@example.com', '555-010-0000', 'Jane', 'Doe', '1 Main St', 'Springfield', 'IL',
+           '62701', 'US', 'Standard', 10, 10, ?2, ?2 from r`,
+      )
+      .bind(storeId, now)
+      .run();
+    await d1
+      .prepare("insert into order_items (order_id, sku, name, quantity, unit_price) select id, 'SKU-1', 'Mug', 1, 10 from orders where store_id = ?")
+      .bind(storeId)
+      .run();
+    await d1
+      .prepare(
+        `with recursive r(i) as (select 1 union all select i + 1 from r where i < 3000)
+         insert into products (store_id, sku, title, description, link, image_link, availability, price, currency, updated_at)
+         select ?1, 'P-' || i, 'Product ' || i, 'About ' || i, 'https://shop.example/p/' || i, 'https://cdn.example/i/' || i || '.jpg', 'in_stock', 10, 'USD', ?2 from r`,
+      )
+      .bind(storeId, now)
+      .run();
+    for (let i = 0; i < 200; i++) await insertSource(storeId, `Market ${i}`);
+    const feed = await createFeed(storeId);
+    expect((await compile(feed.FeedId)).Status).toBe("Completed");
+    const before = await heldBy(storeId);
+    expect(before).toMatchObject({ orders: 5_000, items: 5_000, products: 3_000, sources: 200, feeds: 1, files: 1 });
+
+    expect((await admin("DELETE", `/stores/${storeId}`)).status).toBe(200);
+    const from = mark();
+    let runs = 0;
+    while ((await heldBy(storeId)).stores > 0 && runs < 10) {
+      await fireCron();
+      runs += 1;
+    }
+    expect(await heldBy(storeId)).toEqual({ orders: 0, items: 0, outbox: 0, setAside: 0, products: 0, feeds: 0, sources: 0, keys: 0, stores: 0, files: 0 });
+    const crons = since(from, "scheduled");
+    expect(crons).toHaveLength(runs);
+    console.log(`[figures] purge of a store of 200 sources, 5,000 orders, 3,000 products: ${figures(crons)}`);
+    // Its 200 sources alone are 1,200 statements: more than one run's share of 500.
+    expect(runs).toBeGreaterThanOrEqual(3);
+    for (const run of crons) {
+      expect(run.d1Queries).toBeLessThanOrEqual(LIMITS.d1Queries);
+      expect(run.subrequests).toBeLessThanOrEqual(LIMITS.subrequests);
+    }
   });
 });
 

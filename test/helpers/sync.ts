@@ -10,7 +10,8 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
-import worker from "../../src/index";
+// The Worker as the tests run it: each handler call one metered invocation (test/setup/metered-entry.ts).
+import worker from "../setup/metered-entry";
 import { admin, call } from "./api";
 import type { z } from "zod";
 import type { WireOrder } from "../../src/orders/orders.wire";

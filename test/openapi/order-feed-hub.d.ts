@@ -1035,7 +1035,7 @@ export interface components {
             OrdersImported: number;
             /** @description Orders the connector could not map, kept aside (GET .../set-aside). */
             OrdersSetAside: number;
-            /** @description The import window was not finished: the next cycle goes on from its last page. */
+            /** @description The import window was not finished: the next cycle (or, with Continues, the next invocation) goes on from its last page. */
             ImportContinues: boolean;
             Delivered: number;
             DeliveriesSubmitted: number;
@@ -1045,7 +1045,10 @@ export interface components {
             DeliveriesPending: number;
             DeliveriesSubmittedTotal: number;
             DeliveriesFailedTotal: number;
+            /** @description D1 statements this invocation of the cycle issued. */
             D1Statements: number;
+            /** @description The cycle's work did not fit one invocation (Cloudflare's 1,000 D1 queries and 10,000 subrequests): it goes on at once, and its next part reports as a cycle of its own. */
+            Continues: boolean;
             Error: string | null;
         };
         SimulatedSettings: {

@@ -77,13 +77,15 @@ describe("one source's queued cycles", () => {
       const accepted = await instance.queueCycle(sourceId, slot);
       // This test drives the alarm itself.
       await state.storage.deleteAlarm();
-      const original = instance.runCycle.bind(instance);
-      instance.runCycle = () => Promise.reject(new Error("cut off"));
+      // The alarm's cycle (one invocation's part of it) throws.
+      const parts = instance as unknown as { cycle: () => Promise<unknown> };
+      const original = parts.cycle.bind(instance);
+      parts.cycle = () => Promise.reject(new Error("cut off"));
       const failed = await instance.alarm().then(
         () => "ran",
         (error: Error) => error.message,
       );
-      instance.runCycle = original;
+      parts.cycle = original;
       const duplicateWhileWaiting = await instance.queueCycle(sourceId, slot);
       await state.storage.deleteAlarm();
       await instance.alarm();
@@ -177,7 +179,8 @@ describe("the cron at many sources", () => {
     const sources = [...(await sourcesOf(first.storeId)), ...(await sourcesOf(second.storeId))];
     expect(sources.filter((s) => s.Status.RecentCycles.length === 1)).toHaveLength(210);
     expect(sources.filter((s) => s.Status.RecentCycles.length === 0).map((s) => s.SourceId).sort()).toEqual(disabled.sort());
-  });
+    // 215 sources made and 210 cycles run: 130 s at a load average of 20 on 2 CPUs.
+  }, 240_000);
 
   it("POST /admin/v1/sync over 100 sources answers what it queued, and the real queue's consumer runs them", async () => {
     const stores = JSON.parse((await admin("GET", "/stores")).text).Stores as { StoreId: string }[];

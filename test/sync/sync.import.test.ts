@@ -7,7 +7,8 @@ import { memoryStorage } from "../../src/marketplaces/storage";
 import { importOrders } from "../../src/sync/importer";
 import { admin, call, storeWithToken } from "../helpers/api";
 import { storeD1, storeDrizzle } from "../helpers/shards";
-import { createSource, cycleAt, fireCron, listOrders, patchSource, simulatedWindow } from "../helpers/sync";
+import { createSource, cycleAt, fireCron, listOrders, patchSource, queuedCycleEnded, simulatedWindow } from "../helpers/sync";
+import { LIMITS, mark, since } from "../helpers/invocation-meter";
 
 describe("import from the simulated marketplace", () => {
   it("imports through the Cron Trigger: each order New, with the marketplace's number and status, several lines, SyncStatus Enabled", async () => {
@@ -160,20 +161,33 @@ describe("import from the simulated marketplace", () => {
 });
 
 describe("an import larger than one invocation", () => {
-  it("stops after 200 pages, says so, and the next cycle (not an alarm) goes on where it stopped", async () => {
+  it("reads at most 200 pages a cycle, going on in as many invocations as they need, and the next cycle (not an alarm) goes on where it stopped", async () => {
     const { storeId, token } = await storeWithToken();
     // 230 orders one per page: one window reads 200 pages.
     const sourceId = await createSource(storeId, { Settings: { ...simulatedWindow(230), pageSize: 1 } });
     const stub = env.SOURCE_SYNC.getByName(sourceId);
+    const from = mark();
     const first = await stub.runCycle(sourceId);
-    expect(first).toMatchObject({ more: true, imported: 200, fetched: 200 });
-    expect(first.error).toBe("import: the window ended after 200 pages (the most one window reads); the next cycle goes on from there.");
+    // A page writes about eight statements: some 110 pages fit one invocation's 1,000 D1 queries.
+    expect(first).toMatchObject({ more: true, continues: true, error: null });
+    expect(first.imported).toBeGreaterThan(50);
+    expect(first.imported).toBeLessThan(200);
+    // The cycle goes on in the source's alarm, now, up to the window's 200th page.
+    await queuedCycleEnded(sourceId);
+    const parts = since(from, "SourceSync.");
+    expect(parts.map((p) => p.label)).toEqual(["SourceSync.runCycle", ...parts.slice(1).map(() => "SourceSync.alarm")]);
+    for (const part of parts) expect(part.d1Queries).toBeLessThanOrEqual(LIMITS.d1Queries);
+    const cycles = ((await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { RecentCycles: { OrdersImported: number; Continues: boolean; Error: string | null }[] } }).Status.RecentCycles;
+    expect(cycles).toHaveLength(parts.length);
+    expect(cycles.reduce((n, c) => n + c.OrdersImported, 0)).toBe(200);
+    expect(cycles.map((c) => c.Continues)).toEqual([false, ...cycles.slice(1).map(() => true)]);
+    expect(cycles[0]!.Error).toBe("import: the window ended after 200 pages (the most one window reads); the next cycle goes on from there.");
     const source = (await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { Cursor: string | null } };
     expect(source.Status.Cursor).toBeNull();
     // No alarm carries it on back to back.
     expect(await runDurableObjectAlarm(stub)).toBe(false);
 
-    expect(await stub.runCycle(sourceId)).toMatchObject({ imported: 30, more: false, error: null });
+    expect(await stub.runCycle(sourceId)).toMatchObject({ imported: 30, more: false, continues: false, error: null });
     const orders = await listOrders(token);
     expect(orders).toHaveLength(230);
     expect(new Set(orders.map((o) => o.OrderSourceOrderNumber)).size).toBe(230);
