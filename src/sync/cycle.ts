@@ -1,8 +1,7 @@
 // One sync cycle of one source: import what changed since the cursor, then deliver what is
 // pending. Runs inside the source's SourceSync Durable Object, which keeps cycles of one source
 // from overlapping; this module only needs a database, a clock and the source's storage.
-import { drizzle } from "drizzle-orm/d1";
-import * as schema from "../db/schema";
+import { dbOf } from "../db/client";
 import { countOpen } from "../outbox/outbox.queries";
 import { toWireDate } from "../lib/dates";
 import { MarketplaceError, } from "../marketplaces/connector";
@@ -50,7 +49,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
     return summary;
   }
   const counted = countStatements(home.$client);
-  const db = drizzle(counted.d1, { schema });
+  const db = dbOf(counted.d1);
   const startedReal = Date.now();
   const clock = () => new Date(now + (Date.now() - startedReal));
   const source = await sourceById(db, sourceId);
