@@ -13,7 +13,8 @@
 // and prints (1)/(3db) (the goal: at least 80 %), (1z)/(3dbz), and (1)/(1z).
 // Environment: BENCH_SECONDS (per target and phase, default 8), BENCH_CONCURRENCY (default 16),
 // BENCH_PORT (first of four ports, default 8821; each server's inspector on the next one),
-// COUNT_BENCH_BASE (default below).
+// COUNT_BENCH_BASE (default below), COUNT_BENCH_STATE (a migrated --persist-to dir to copy instead of
+// migrating), BENCH_STATE_DIR (where state dirs go; see harness memoryDir).
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -72,7 +73,9 @@ await main(async () => {
   console.log(`count route bench: this tree (HEAD ${head}${spawnSync("git", ["-C", root, "diff", "--quiet", "HEAD", "--", "src"]).status ? ", src/ changed" : ""}) against ${BASE}; ${SECONDS} s a target and phase, ${CONCURRENCY} clients; load average at start ${fmt(loadavg()[0])}`);
   const dirA = memoryDir("count-a");
   const dirZ = memoryDir("count-z");
-  applyMigrations(dirA);
+  // COUNT_BENCH_STATE: a --persist-to dir already migrated (a loaded machine takes minutes a database).
+  if (process.env.COUNT_BENCH_STATE) cpSync(process.env.COUNT_BENCH_STATE, dirA, { recursive: true });
+  else applyMigrations(dirA);
   cpSync(dirA, dirZ, { recursive: true });
   const [a, z] = await Promise.all([
     startDev({ port: PORT_BASE, persist: dirA, config: configOf(root, dirA), clientOptions }),

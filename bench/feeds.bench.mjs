@@ -15,6 +15,7 @@
 //   BENCH_PORT=8840 node bench/feeds.bench.mjs   # listen on 8840-8843 only (see ports())
 //   FEEDS_BENCH_PROFILE=1 ...                    # also the compile's isolate through wrangler's inspector
 //   FEEDS_BENCH_BASE=<commit> ...                # also the compile of the code at <commit>, in turn
+//   FEEDS_BENCH_STATE=<dir> ...                  # copy this migrated --persist-to dir instead of migrating
 //
 // With FEEDS_BENCH_BASE a third `wrangler dev` serves the service from the tree at that commit
 // (`git archive` into a temporary directory borrowing this tree's node_modules), on the same
@@ -255,7 +256,9 @@ async function main() {
   base = `https://127.0.0.1:${port}`;
   const env = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
   // Every database of wrangler.toml: the directory and the shards the stores live in.
-  applyMigrations(persist);
+  // FEEDS_BENCH_STATE: a --persist-to dir already migrated (a loaded machine takes minutes a database).
+  if (process.env.FEEDS_BENCH_STATE) cpSync(process.env.FEEDS_BENCH_STATE, persist, { recursive: true });
+  else applyMigrations(persist);
 
   const varArgs = Object.entries(VARS).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const dev = startDev(["--port", String(port), "--local-protocol", "https", ...varArgs], serviceInspector, env);
