@@ -5,10 +5,9 @@
 // D1 binding named SHARD_*. One schema (migrations/) is applied to all of them; no query joins
 // across two. Stores created before sharding stay in the directory ('DB', always draining) until
 // moved. Why shards of D1 and how far they go: docs/sharding.md.
-import { drizzle } from "drizzle-orm/d1";
 import { eq, max } from "drizzle-orm";
 import * as schema from "./schema";
-import type { Db } from "./client";
+import { dbOf, type Db } from "./client";
 
 /** The directory's name as a shard: where stores made before sharding live. */
 export const DIRECTORY = "DB";
@@ -51,7 +50,7 @@ export function shardD1(env: Env, name: string): D1Database {
 }
 
 export function shardDb(env: Env, name: string): Db {
-  return drizzle(shardD1(env, name), { schema });
+  return dbOf(shardD1(env, name));
 }
 
 /** The database of a store's data, from its directory row (or any value carrying its shard). */
@@ -61,7 +60,7 @@ export function storeDb(env: Env, store: { shard: string }): Db {
 
 /** The directory: stores and where each lives, consumer keys, settings, id epochs. */
 export function directoryDb(env: Pick<Env, "DB">): Db {
-  return drizzle(env.DB, { schema });
+  return dbOf(env.DB);
 }
 
 /** Shards known (in this isolate) to have been given an epoch. */

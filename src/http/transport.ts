@@ -5,7 +5,8 @@ import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./errors";
 
 export const httpsOnly = createMiddleware<{ Bindings: Env }>(async function httpsOnly(c, next) {
-  if (new URL(c.req.url).protocol !== "https:") {
+  // The runtime hands the URL already parsed and serialized, its scheme in lower case.
+  if (!c.req.url.startsWith("https:")) {
     // No redirect: a client that sent its token in clear must learn it.
     throw new ApiError(403, "HTTPS is required. Send the request to the https:// address; plain HTTP is refused.");
   }

@@ -10,8 +10,7 @@
 // decisions 6: 200 pages, 5,000 deliveries, 100 checks, the marketplace's pushes), and the
 // source's object goes on in its next invocation at once (src/sync/source-sync.ts). Every
 // invocation records its own summary, the last of a cycle with Continues false.
-import { drizzle } from "drizzle-orm/d1";
-import * as schema from "../db/schema";
+import { dbOf } from "../db/client";
 import { countOpen } from "../outbox/outbox.queries";
 import { toWireDate } from "../lib/dates";
 import { InvocationBudget, OBJECT_SHARE, type Cost } from "../lib/invocation-budget";
@@ -107,7 +106,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   const share = deps.share ?? OBJECT_SHARE;
   const budget = new InvocationBudget({ d1Queries: share.d1Queries - CLOSING.d1Queries, subrequests: share.subrequests - CLOSING.subrequests });
   const d1 = budget.d1(home.$client);
-  const db = drizzle(d1, { schema });
+  const db = dbOf(d1);
   const startedReal = Date.now();
   const clock = () => new Date(now + (Date.now() - startedReal));
   const source = await sourceById(db, sourceId);

@@ -136,14 +136,14 @@ describe("FeedCompiler", () => {
 
     const stub = stubOf(feed.FeedId);
     await runInDurableObject(stub, (instance: FeedCompiler) => {
-      const real = instance["env"].FEEDS;
+      const real = (instance as unknown as { env: Env }).env.FEEDS;
       const failing = {
         createMultipartUpload: (key: string, options?: R2MultipartOptions) => real.createMultipartUpload(key, options),
         resumeMultipartUpload: () => {
           throw new Error("R2 is unavailable");
         },
       } as unknown as R2Bucket;
-      (instance as unknown as { env: Env }).env = { ...instance["env"], FEEDS: failing };
+      (instance as unknown as { env: Env }).env = { ...(instance as unknown as { env: Env }).env, FEEDS: failing };
     });
     expect((await compile(feed.FeedId)).Status).toBe("Compiling");
     expect(await runDurableObjectAlarm(stub)).toBe(true);

@@ -2,9 +2,7 @@
 // names), and reads over every database at once for rows known only by their id. The binding
 // names are written here, not imported, so a test of placement cannot agree with a wrong list.
 import { env } from "cloudflare:workers";
-import { drizzle } from "drizzle-orm/d1";
-import type { Db } from "../../src/db/client";
-import * as schema from "../../src/db/schema";
+import { dbOf, type Db } from "../../src/db/client";
 import { admin } from "./api";
 
 /** The directory (DB) and the shards wrangler.toml declares, in that order. */
@@ -31,7 +29,7 @@ export async function storeD1(storeId: string): Promise<D1Database> {
 
 /** The drizzle database over a D1 binding (or a test's wrapper of one), for calling a module directly. */
 export function drizzleOf(database: D1Database): Db {
-  return drizzle(database, { schema });
+  return dbOf(database);
 }
 
 /** The drizzle database of a store's shard. */
