@@ -138,13 +138,14 @@ describe("the cron's sending", () => {
       sendBatch: async (messages: Iterable<MessageSendRequest>) => {
         const size = [...messages].length;
         n += 1;
+        const number = n;
         calls.push({ at: Date.now(), size });
         inFlight += 1;
         mostInFlight = Math.max(mostInFlight, inFlight);
         // Answers on a later turn, as the queue does: calls sent together are in flight together.
         await new Promise((resolve) => setTimeout(resolve, 5));
         inFlight -= 1;
-        if (n === 42) throw new Error("Too Many Requests");
+        if (number === 42) throw new Error("Too Many Requests");
         return { metadata: { metrics: { backlogCount: 0, backlogBytes: 0, oldestMessageTimestamp: new Date(0) } } };
       },
     } as unknown as Queue;
