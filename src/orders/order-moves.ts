@@ -7,7 +7,7 @@ import type { OutboxPayload } from "../outbox/outbox.queries";
 import type { OrderStatus } from "./orders.schemas";
 
 /** `event`: what the move is, for its webhook event whether or not there is a marketplace to tell. */
-export type Move = { kind: "none" } | { kind: "change"; set: Partial<OrderRow>; delivery: OutboxPayload | null; event: OutboxPayload["kind"] };
+export type Move = { kind: "none" } | { kind: "change"; set: Partial<OrderRow>; delivery: OutboxPayload | null; event: "acknowledge" | "ship" | "cancel" };
 
 const NONE: Move = { kind: "none" };
 
@@ -24,7 +24,7 @@ type OrderState = Pick<
   | "shippingMethod"
 >;
 
-function change(order: OrderState, set: Partial<OrderRow>, payload: OutboxPayload): Move {
+function change(order: OrderState, set: Partial<OrderRow>, payload: Extract<OutboxPayload, { kind: "acknowledge" | "ship" | "cancel" }>): Move {
   // Only an order that came from (or is claimed by) a marketplace source has anywhere to deliver.
   return { kind: "change", set, delivery: order.sourceId ? payload : null, event: payload.kind };
 }

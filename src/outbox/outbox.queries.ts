@@ -1,5 +1,5 @@
-// The outbox: what must reach a marketplace, one row per acknowledgement, shipment or
-// cancellation. This module holds every statement on the table and the one description of a
+// The outbox: what must reach a marketplace, one row per acknowledgement, shipment,
+// cancellation, refund or return receipt or decision. This module holds every statement on the table and the one description of a
 // row's payload (a zod union on the row's kind, validated whenever a row is read), so the order
 // moves that write rows, the sync that delivers them and the admin routes that show and retry
 // them all speak one typed vocabulary.
@@ -8,9 +8,9 @@ import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
-import { OUTBOX_STATES, outbox, sources } from "../db/schema";
+import { OUTBOX_KINDS, OUTBOX_STATES, outbox, sources } from "../db/schema";
 
-export const DELIVERY_KINDS = ["acknowledge", "ship", "cancel"] as const;
+export const DELIVERY_KINDS = OUTBOX_KINDS;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 export type OutboxState = (typeof OUTBOX_STATES)[number];
 
@@ -32,6 +32,18 @@ export const outboxPayload = z.discriminatedUnion("kind", [
     shippedAt: z.number().int().nullable().default(null),
   }),
   z.object({ kind: z.literal("cancel"), reason: z.string().default("Canceled by seller") }),
+  // Returns and refunds (decisions 13): the row names its refund or return, whose own rows hold
+  // what is delivered (immutable once written: a refund's lines, a return's marketplace number).
+  z.object({ kind: z.literal("refund"), refundId: z.number().int() }),
+  z.object({
+    kind: z.literal("receiveReturn"),
+    returnId: z.number().int(),
+    /** What this receipt added, per return line (by the line's id in the hub). */
+    lines: z.array(z.object({ returnLineId: z.number().int(), quantity: z.number().int() })),
+    restock: z.boolean().default(false),
+  }),
+  z.object({ kind: z.literal("approveReturn"), returnId: z.number().int(), reason: nullableText }),
+  z.object({ kind: z.literal("rejectReturn"), returnId: z.number().int(), reason: nullableText }),
 ]);
 export type OutboxPayload = z.output<typeof outboxPayload>;
 

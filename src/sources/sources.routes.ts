@@ -146,6 +146,7 @@ export const sourcesRoutes = createRouter()
       enabled: body.Enabled ?? true,
       settingsCiphertext: await encryptJson(c.env.SOURCE_SETTINGS_KEY, settings),
       cursorAt: null,
+      returnsCursorAt: null,
       lastCycleStartedAt: null,
       lastCycleEndedAt: null,
       lastCycleImported: 0,

@@ -311,6 +311,8 @@ function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undef
       };
     case "cancel":
       return { ...base, kind: "cancel", reason: payload.reason };
+    default:
+      return `Delivery ${entry.id} is a ${payload.kind}, which this version of the sync does not deliver yet.`;
   }
 }
 
