@@ -96,13 +96,17 @@ ALTER TABLE `sources` ADD `returns_cursor_at` integer;--> statement-breakpoint
 -- operator retries a failed row. The marketplace's reference of a delivered refund becomes its
 -- sourceRefundId, so the same refund reported back by the next import is recognised (unless an
 -- import already holds that id for the order: then it stays as it is, never a failed write).
-CREATE TRIGGER refunds_follow_outbox AFTER UPDATE OF state, reference ON outbox WHEN new.kind = 'refund' BEGIN
+CREATE TRIGGER refunds_follow_outbox AFTER UPDATE OF state, reference ON outbox
+WHEN new.kind = 'refund' AND (old.state IS NOT new.state OR old.reference IS NOT new.reference) BEGIN
   UPDATE refunds SET
     status = CASE new.state WHEN 'delivered' THEN 'Refunded' WHEN 'failed' THEN 'Failed' WHEN 'notApplicable' THEN 'NotApplicable' ELSE 'Pending' END,
     source_refund_id = CASE WHEN new.state = 'delivered' AND new.reference IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM refunds AS r2 WHERE r2.order_id = refunds.order_id AND r2.source_refund_id = new.reference AND r2.id != refunds.id)
       THEN new.reference ELSE source_refund_id END
   WHERE id = json_extract(new.payload, '$.refundId') AND origin = 'hub';
+  -- The order answers its refunds' Status: a client polling by DateUpdated sees the change.
+  UPDATE orders SET date_updated = max(date_updated + 1, CAST(strftime('%s', 'now') AS INTEGER) * 1000)
+  WHERE id = new.order_id AND old.state IS NOT new.state;
 END;
 --> statement-breakpoint
 CREATE TRIGGER refunds_follow_outbox_insert AFTER INSERT ON outbox WHEN new.kind = 'refund' AND new.state != 'pending' BEGIN
