@@ -586,7 +586,7 @@ export const storeFences = sqliteTable("store_fences", {
 // ---------------------------------------------------------------------------------------------
 // Returns and refunds (decisions 13). Each table has one owner: src/returns/returns.queries.ts
 // (returns, return_lines), src/refunds/refunds.queries.ts (refunds, refund_lines),
-// src/returns/set-aside-returns.queries.ts (set_aside_returns).
+// src/sources/set-aside-returns.queries.ts (set_aside_returns).
 
 export const RETURN_STATUSES = ["Requested", "Approved", "Received", "Refunded", "Closed", "Rejected"] as const;
 

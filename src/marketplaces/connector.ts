@@ -203,7 +203,7 @@ export interface Connector {
     deliver(deliveries: Delivery[]): Promise<Map<number, DeliveryOutcome | MarketplaceError>>;
   };
   /** Asks for the result of a submitted delivery. Required when the connector answers `submitted`. */
-  checkSubmitted?(delivery: Delivery, reference: string): Promise<SubmissionStatus>;
+  checkSubmitted?(delivery: Delivery | ReturnDelivery, reference: string): Promise<SubmissionStatus>;
   /** Optional: the marketplace takes each Sku's quantity and price (decisions 11; src/sync/listings-push.ts). */
   readonly listings?: ListingsPush;
   /**
@@ -358,6 +358,12 @@ export interface ImportedReturn {
   refunds?: ImportedRefund[];
   /** Small facts of the marketplace's own that later deliveries of this return need; never shown. */
   sourceData?: Record<string, string>;
+  /**
+   * The marketplace's own record of the return, as `remap` reads it: kept if the return is set
+   * aside after mapping (its order, or a line it names, is not held by the hub), so the
+   * operator's retry maps it again once the order is there.
+   */
+  record: unknown;
 }
 
 export interface ImportedReturnLine {
@@ -399,7 +405,7 @@ export interface ReturnPage {
 /** Returns in: the same paging and window rules as orders (ImportWindow: changed at or after since, before until). */
 export interface ReturnsImport {
   fetchReturns(window: ImportWindow, cursor: string | null): Promise<ReturnPage>;
-  /** Maps a set-aside record again (the operator's retry). */
+  /** Maps a set-aside record again (the operator's retry). A SetAsideReturn has no `lines`. */
   remap(record: unknown): ImportedReturn | SetAsideReturn;
 }
 

@@ -15,6 +15,7 @@ import { entriesOfOrder } from "../outbox/outbox.queries";
 import type { Db } from "../db/client";
 import { findOrder, findOrdersByNumber, listOrders, type OrderListPage } from "./orders.queries";
 import { statusFilter } from "./orders.schemas";
+import { refundsOfOrders } from "../refunds/refunds.queries";
 import { orderDelivery, toWireOrder, wireOrder, wireOrders, type WireOrder } from "./orders.wire";
 
 const adminOrderQuery = z.object({
@@ -95,7 +96,7 @@ export const ordersAdminRoutes = createRouter()
       if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
       const deliveries = await entriesOfOrder(db, store.id, found.order.id);
       return ok(c, {
-        Order: toWireOrder(found.order, found.items, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled }),
+        Order: toWireOrder(found.order, found.items, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled, refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [] }),
         Deliveries: deliveries.map((d) => ({
           DeliveryId: String(d.id),
           SourceId: d.sourceId,

@@ -320,3 +320,26 @@ export async function ordersPerStatus(db: Db, storeId: string): Promise<{ status
     .all<{ status: string; n: number }>();
   return results;
 }
+
+/**
+ * The lines (marketplace line ids) of the source's orders of these numbers, per number: what an
+ * imported page of returns checks its returns against. One statement along the orders' unique
+ * index; numbers the source has no order for are absent.
+ */
+export async function heldOrderLines(db: Db, source: { id: string; storeId: string }, numbers: string[]): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  if (numbers.length === 0) return out;
+  const { results } = await db.$client
+    .prepare(
+      `select o.order_source_order_number as number, i.source_line_id as line from orders as o left join order_items as i on i.order_id = o.id
+      where o.store_id = ?1 and o.order_source = (select name from sources where id = ?2) and o.order_source_order_number in (select value from json_each(?3))`,
+    )
+    .bind(source.storeId, source.id, JSON.stringify([...new Set(numbers)]))
+    .all<{ number: string; line: string | null }>();
+  for (const row of results) {
+    const lines = out.get(row.number) ?? new Set<string>();
+    if (row.line !== null) lines.add(row.line);
+    out.set(row.number, lines);
+  }
+  return out;
+}

@@ -1,12 +1,14 @@
 // The one place where an order row becomes the interface's PascalCase Order (spec 2.3), the zod
 // description of that Order, which the OpenAPI document shows and toWireOrder is typed by, and a
-// page of them with their items, read a slice of items at a time.
+// page of them with their items, read a slice of items at a time, and their refunds (decisions 13).
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { OUTBOX_STATES, type OrderItemRow, type OrderRow } from "../db/schema";
 import { DELIVERY_KINDS } from "../outbox/outbox.queries";
 import { toWireDate } from "../lib/dates";
 import { orderItemsOf, type OrderListPage } from "./orders.queries";
+import { refundsOfOrders, type RefundView } from "../refunds/refunds.queries";
+import { refundTotal, toWireRefund, wireRefund } from "../refunds/refunds.wire";
 import { ORDER_STATUSES } from "./orders.schemas";
 
 /** An ISO 8601 instant in UTC (`...Z`), or null when the event has not happened. */
@@ -64,6 +66,8 @@ export const wireOrder = z
     SyncStatus: z.enum(["Enabled", "Disabled"]),
     IsMarketplacePrime: z.boolean(),
     OrderItems: z.array(wireOrderItem),
+    Refunds: z.array(wireRefund).describe("Money paid back on the order, oldest first: through PUT .../Refund, or in the marketplace (decisions 13)."),
+    RefundTotal: z.number().describe("What the Refunds add up to."),
   })
   .meta({ id: "Order" });
 export type WireOrder = z.input<typeof wireOrder>;
@@ -84,6 +88,8 @@ export interface WireOptions {
   maskBuyerPii: boolean;
   /** Whether the order's source is enabled; null when no source syncs it. */
   sourceEnabled: boolean | null;
+  /** The order's refunds with their lines (refundsOfOrders). */
+  refunds: RefundView[];
 }
 
 export function toWireOrder(order: OrderRow, items: OrderItemRow[], options: WireOptions): WireOrder {
@@ -136,6 +142,8 @@ export function toWireOrder(order: OrderRow, items: OrderItemRow[], options: Wir
       SaleTaxCost: item.saleTaxCost,
       Discount: item.discount,
     })),
+    Refunds: options.refunds.map(toWireRefund),
+    RefundTotal: refundTotal(options.refunds),
   };
 }
 
@@ -158,10 +166,11 @@ const ITEMS_PER_READ = 5_000;
 /** A page's orders as wire Orders with their items, in page order. */
 export async function* wireOrders(db: Db, page: OrderListPage): AsyncGenerator<WireOrder> {
   const byId = new Map(page.rows.map((r) => [r.order.id, r]));
+  const refunds = await refundsOfOrders(db, [...byId.keys()]);
   for await (const slice of orderItemsOf(db, [...byId.keys()], ITEMS_PER_READ)) {
     for (const id of slice.ids) {
       const { order, sourceEnabled } = byId.get(id)!;
-      yield toWireOrder(order, slice.items.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled });
+      yield toWireOrder(order, slice.items.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled, refunds: refunds.get(id) ?? [] });
     }
   }
 }

@@ -14,6 +14,8 @@ import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { orderItems, orders, type OrderRow } from "../db/schema";
 import { deleteRowsOfOrders, enqueueAfterChange } from "../outbox/outbox.queries";
+import { deleteRefundsOfOrders } from "../refunds/refunds.queries";
+import { deleteReturnsOfOrders } from "../returns/returns.queries";
 import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
 import { cancelledAtMarketplace, stockBackByCancelStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../products/products.queries";
 import type { Move } from "./order-moves";
@@ -326,13 +328,16 @@ export function renameOrderSource(db: Db, sourceId: string, name: string) {
 }
 
 /**
- * One batch of a deleted store's purge: its first `limit` orders with their lines and outbox
- * rows, in one transaction (lines and rows first: they reference the orders). The last
+ * One batch of a deleted store's purge: its first `limit` orders with their lines, outbox rows,
+ * refunds and returns, in one transaction (those first: they reference the orders). The last
  * statement answers the orders that went (D1's `changes` also counts what triggers wrote).
  */
 export function purgeOrdersStatements(db: Db, storeId: string, limit: number) {
   const batch = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} order by ${orders.id} limit ${limit})`;
   return [
+    // Refunds name returns, and both name lines: they go first.
+    ...deleteRefundsOfOrders(db, batch),
+    ...deleteReturnsOfOrders(db, batch),
     deleteRowsOfOrders(db, batch),
     db.delete(orderItems).where(sql`${orderItems.orderId} in ${batch}`),
     db.delete(orders).where(sql`${orders.id} in ${batch}`).returning({ id: orders.id }),
@@ -368,4 +373,23 @@ export function markProcessingForBench(db: Db, sourceId: string, count: number, 
            where id in (select id from orders where source_id = ?2 and status = 'New' order by id limit ?3)`,
     )
     .bind(now, sourceId, count);
+}
+
+/**
+ * The order changed in a way its answer shows (a refund recorded: its Refunds), so a client polling
+ * by DateUpdated sees it: DateUpdated moves, when `guard` holds in the batch.
+ */
+export function touchOrderWhen(db: Db, orderId: number, guard: ReturnType<typeof sql>, now: number) {
+  return db
+    .update(orders)
+    .set({ dateUpdated: sql`max(${orders.dateUpdated} + 1, ${now})` })
+    .where(and(eq(orders.id, orderId), guard));
+}
+
+/** The same for the orders of a subquery (an import's refunds). */
+export function touchOrdersIn(db: Db, orderIds: ReturnType<typeof sql>, now: number) {
+  return db
+    .update(orders)
+    .set({ dateUpdated: sql`max(${orders.dateUpdated} + 1, ${now})` })
+    .where(sql`${orders.id} in ${orderIds}`);
 }

@@ -103,6 +103,25 @@ export function enqueueAfterChange(
   return [db.$client.prepare(insert.sql).bind(...insert.params), db.$client.prepare(replace.sql).bind(...replace.params)];
 }
 
+/**
+ * The outbox row of a return's or a refund's change (decisions 13), for the change's batch: it
+ * is inserted when `guard` holds there (the change applies), and replaces no other row (two
+ * refunds of one order are two deliveries). `payload` is SQL yielding the payload's JSON without
+ * its kind (a refund's id is only known inside the batch). Failed at once when the source is gone.
+ */
+export function enqueueWhen(
+  db: Db,
+  row: { storeId: string; sourceId: string; orderId: number; kind: Exclude<DeliveryKind, "acknowledge" | "ship" | "cancel">; payload: SQL; at: number },
+  guard: SQL,
+): D1PreparedStatement {
+  const live = sql`exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId})`;
+  const insert = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
+    select ${row.storeId}, ${row.sourceId}, ${row.orderId}, ${row.kind}, ${row.payload},
+      case when ${live} then 'pending' else 'failed' end, 0, ${row.at}, case when ${live} then null else ${SOURCE_DELETED} end, ${row.at}
+    where ${guard}`);
+  return db.$client.prepare(insert.sql).bind(...insert.params);
+}
+
 export const SOURCE_DELETED = "The order's marketplace source was deleted; nothing can be delivered to it.";
 
 /** Pending rows that are due and have no earlier row of their order still to complete, oldest first. */

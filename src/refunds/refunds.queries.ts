@@ -46,14 +46,16 @@ export async function refundByRequestKey(db: Db, orderId: number, requestKey: st
   return { ...head, lines };
 }
 
-/** The refunds recorded against these returns: each return's total. */
-export async function refundTotalsOfReturns(db: Db, returnIds: number[]): Promise<Map<number, number>> {
-  if (returnIds.length === 0) return new Map();
-  const rows = await db
+/** The refunds recorded against these returns: each return's total (a statement for a caller's batch; read with totalsByReturn). */
+export function refundTotalsQuery(db: Db, returnIds: number[]) {
+  return db
     .select({ returnId: refunds.returnId, total: sql<number>`sum(${refunds.total})` })
     .from(refunds)
     .where(idIn(refunds.returnId, returnIds))
     .groupBy(refunds.returnId);
+}
+
+export function totalsByReturn(rows: { returnId: number | null; total: number }[]): Map<number, number> {
   return new Map(rows.map((r) => [r.returnId!, Math.round(r.total * 100) / 100]));
 }
 

@@ -189,6 +189,8 @@ export const sourcesRoutes = createRouter()
       name: body.Name ?? row.name,
       enabled: body.Enabled ?? row.enabled,
       cursorAt: body.ImportFrom ?? row.cursorAt,
+      // Returns are imported again from the same date (decisions 13): their write is idempotent too.
+      returnsCursorAt: body.ImportFrom ?? row.returnsCursorAt,
       updatedAt: now,
     };
     if (body.Settings) {

@@ -1,5 +1,5 @@
-// One sync cycle of one source: import what changed since the cursor, then deliver what is
-// pending. Runs inside the source's SourceSync Durable Object, which keeps cycles of one source
+// One sync cycle of one source: import what changed since the cursor (orders, then returns),
+// then deliver what is pending. Runs inside the source's SourceSync Durable Object, which keeps cycles of one source
 // from overlapping; this module only needs a database, a clock and the source's storage.
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
@@ -11,13 +11,15 @@ import { readCycles, type CycleSummary } from "../sources/cycle-summary";
 import type { SourceStorage } from "../marketplaces/storage";
 import { deliverPending } from "./delivery";
 import { pushListings } from "./listings-push";
-import { importOrders, type ImportProgress } from "./importer";
-import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById } from "../sources/sources.queries";
+import { importOrders, importReturns, type ImportProgress } from "./importer";
+import { addImported, advanceCursor, advanceReturnsCursor, markCycleStarted, recordCycleEnd, sourceById } from "../sources/sources.queries";
 import { wakeStoreWebhooks } from "../webhooks/wake";
 import { storeOfRow } from "../stores/stores.queries";
 
 /** Where an import that did not fit one cycle stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
+/** The same for the returns import (decisions 13), which has its own cursor. */
+const RETURNS_PROGRESS = "sync:returnsProgress";
 /**
  * Until when the marketplace asked not to be called (a 429's Retry-After), per source and per
  * stage: a throttled order list must not keep pending shipments from going out (decisions 6).
@@ -119,6 +121,34 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
       await addImported(db, sourceId, imported);
     }
   }
+  // Returns after the orders (decisions 13), so a return of an order imported this cycle finds
+  // it. Same rules as the orders' import, and the same pause: a marketplace that asked the order
+  // import to wait is not asked for returns either.
+  const returnsReader = connector?.returns && "fetchReturns" in connector.returns ? connector.returns : null;
+  if (connector && returnsReader && !paused("import")) {
+    let resume = storage.get<ImportProgress>(RETURNS_PROGRESS) ?? null;
+    if (resume && resume.fromCursor !== source.returnsCursorAt) {
+      storage.delete(RETURNS_PROGRESS);
+      resume = null;
+    }
+    try {
+      const result = await importReturns(db, source, returnsReader, connector.settleMs ?? 0, now, {
+        resume,
+        onProgress: (progress) => (progress ? storage.put(RETURNS_PROGRESS, progress) : storage.delete(RETURNS_PROGRESS)),
+        onImported: (n) => (summary.returnsImported += n),
+      });
+      summary.returnsFetched = result.fetched;
+      summary.returnsSetAside = result.setAside;
+      summary.more ||= result.unfinished !== null;
+      if (result.endedEarly) errors.push(`returns import: ${result.endedEarly}`);
+      else if (!result.unfinished) await advanceReturnsCursor(db, sourceId, resume ? resume.fromCursor : source.returnsCursorAt, result.cursorAt);
+    } catch (error) {
+      if (resume && error instanceof MarketplaceError && !error.retryable) storage.delete(RETURNS_PROGRESS);
+      const message = error instanceof Error ? error.message : String(error);
+      errors.push(`returns import: ${message}`);
+      if (error instanceof MarketplaceError && error.retryAfterMs) storage.put(PAUSED_UNTIL.import, clock().getTime() + cappedWait(error.retryAfterMs));
+    }
+  }
   // Delivery does not depend on the import: an acknowledgement goes out while listing fails or
   // waits, unless the marketplace asked the deliveries themselves to wait.
   if (connector && !paused("delivery")) {
@@ -156,8 +186,9 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   // Counted with the write that records it.
   summary.statements = counted.count() + 1;
   await recordCycleEnd(db, { id: sourceId, recentCycles: readCycles(source.recentCycles) }, summary);
-  // New orders and failed deliveries may have recorded webhook events (order.created, order.sync_failed).
-  if (summary.imported > 0 || summary.failed > 0) {
+  // New orders, returns and failed deliveries may have recorded webhook events (order.created,
+  // return.created, order.sync_failed; a changed return or an imported refund too).
+  if (summary.fetched > 0 || summary.failed > 0 || summary.returnsFetched > 0) {
     // Missed wake-ups are the cron sweep's to catch; the cycle's summary stands either way.
     await wakeStoreWebhooks(deps.env, source.storeId).catch((error: unknown) => console.error("waking webhook senders failed", error));
   }
@@ -205,6 +236,9 @@ export function emptySummary(sourceId: string, at: number, error: string | null 
     failedDeliveries: 0,
     listingsSent: 0,
     listingsAccepted: 0,
+    returnsFetched: 0,
+    returnsImported: 0,
+    returnsSetAside: 0,
     statements: 0,
     error,
   };

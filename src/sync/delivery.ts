@@ -1,4 +1,6 @@
-// Delivery: the outbox rows of one source, oldest first, each order's rows strictly in order. A
+// Delivery: the outbox rows of one source, oldest first, each order's rows strictly in order
+// (its acknowledgement, shipments and cancellation, and its refunds and returns' receipts and
+// decisions, decisions 13, all in one sequence). A
 // row is only due once every earlier row of its order is delivered or notApplicable, so a
 // shipment never overtakes the acknowledgement before it, nothing after a failed row goes out,
 // and nothing overtakes a row the marketplace still processes (submitted).
@@ -33,8 +35,12 @@ import {
   type Delivery,
   type DeliveryOrder,
   type DeliveryOutcome,
+  type DeliveryReturn,
   type EarlierDelivery,
+  type ReturnDelivery,
 } from "../marketplaces/connector";
+import { refundsForDelivery, type RefundForDelivery } from "../refunds/refunds.queries";
+import { returnsForDelivery, type ReturnForDelivery } from "../returns/returns.queries";
 
 export const MAX_ATTEMPTS = 8;
 export const BASE_DELAY_MS = 5 * 60_000;
@@ -109,8 +115,9 @@ export async function deliverPending(
   if (connector.checkSubmitted) {
     const submitted = await submittedEntries(db, sourceId, result.checkedUpTo, CHECKS_PER_CYCLE);
     const targets = await deliveryTargets(db, submitted.map((e) => e.orderId));
+    const extras = await returnReads(db, submitted);
     for (const entry of submitted) {
-      const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
+      const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId), extras);
       if (typeof delivery === "string" || entry.reference === null) {
         await record(entry, { state: "failed", error: typeof delivery === "string" ? delivery : "no marketplace reference was kept", called: false });
         continue;
@@ -151,31 +158,34 @@ export async function deliverPending(
     const entries = await dueEntries(db, sourceId, now, Math.min(ROUND, limit - attempted));
     if (entries.length === 0) break;
     const targets = await deliveryTargets(db, entries.map((e) => e.orderId));
+    const extras = await returnReads(db, entries);
     const done = new Set<number>();
     for (const entry of entries) {
       if (done.has(entry.id) || result.stoppedBy) continue;
       done.add(entry.id);
       attempted += 1;
-      const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
+      const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId), extras);
       if (typeof delivery === "string") {
         await record(entry, { state: "failed", error: delivery, called: false });
         continue;
       }
       // The connector's own reason first: it can say what the seller does instead (Etsy: cancel on Etsy).
-      const lacking = connector.notApplicable?.(delivery) ?? missingCapability(connector.capabilities, delivery);
+      const lacking = isOrderDelivery(delivery)
+        ? (connector.notApplicable?.(delivery) ?? missingCapability(connector.capabilities, delivery))
+        : missingReturnOperation(connector, delivery);
       if (lacking !== null) {
         await record(entry, { state: "notApplicable", reason: lacking, called: false });
         continue;
       }
       const batch = connector.batch;
-      if (batch && batch.kinds.includes(delivery.kind)) {
+      if (batch && isOrderDelivery(delivery) && batch.kinds.includes(delivery.kind)) {
         // Due rows of one kind, one per order (dueEntries never hands two of one order), up to the batch size.
         const group: { entry: OutboxEntry; delivery: Delivery }[] = [{ entry, delivery }];
         for (const other of entries) {
           if (group.length >= batch.size) break;
           if (done.has(other.id) || other.kind !== delivery.kind) continue;
-          const otherDelivery = toDelivery(sourceId, other, targets.get(other.orderId));
-          if (typeof otherDelivery === "string") continue;
+          const otherDelivery = toDelivery(sourceId, other, targets.get(other.orderId), extras);
+          if (typeof otherDelivery === "string" || !isOrderDelivery(otherDelivery)) continue;
           if ((connector.notApplicable?.(otherDelivery) ?? missingCapability(connector.capabilities, otherDelivery)) !== null) continue;
           done.add(other.id);
           attempted += 1;
@@ -254,7 +264,12 @@ function asMarketplaceError(error: unknown): MarketplaceError {
   return new MarketplaceError(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, null, true);
 }
 
-function send(connector: Connector, delivery: Delivery): Promise<DeliveryOutcome> {
+/** An order's own delivery (acknowledge, ship, cancel), which a connector's batch and notApplicable know. */
+function isOrderDelivery(delivery: Delivery | ReturnDelivery): delivery is Delivery {
+  return delivery.kind === "acknowledge" || delivery.kind === "ship" || delivery.kind === "cancel";
+}
+
+function send(connector: Connector, delivery: Delivery | ReturnDelivery): Promise<DeliveryOutcome> {
   switch (delivery.kind) {
     case "acknowledge":
       return connector.acknowledge(delivery);
@@ -262,6 +277,27 @@ function send(connector: Connector, delivery: Delivery): Promise<DeliveryOutcome
       return connector.ship(delivery);
     case "cancel":
       return connector.cancel(delivery);
+    // Checked present by missingReturnOperation before.
+    case "refund":
+      return connector.refund!(delivery);
+    case "receiveReturn":
+      return connector.receiveReturn!(delivery);
+    case "approveReturn":
+    case "rejectReturn":
+      return connector.decideReturn!(delivery);
+  }
+}
+
+/** Why the marketplace cannot take a return's or refund's delivery: the connector has no such operation. */
+export function missingReturnOperation(connector: Connector, delivery: ReturnDelivery): string | null {
+  switch (delivery.kind) {
+    case "refund":
+      return connector.refund ? null : "The marketplace takes no refund from the seller through its API: refund the buyer in the marketplace itself.";
+    case "receiveReturn":
+      return connector.receiveReturn ? null : "The marketplace takes no receipt of a return through its API.";
+    case "approveReturn":
+    case "rejectReturn":
+      return connector.decideReturn ? null : "The marketplace takes no decision on a return from the seller through its API.";
   }
 }
 
@@ -283,8 +319,31 @@ function coversEveryLine(order: DeliveryOrder, lines: { sourceLineId: string; qu
   return order.lines.every((l) => (sent.get(l.sourceLineId) ?? 0) >= l.quantity);
 }
 
+/** The refunds and returns a round's rows name (read only when it has such rows). */
+interface ReturnReads {
+  refunds: Map<number, RefundForDelivery>;
+  returns: Map<number, ReturnForDelivery>;
+}
+
+async function returnReads(db: Db, entries: OutboxEntry[]): Promise<ReturnReads> {
+  const refundIds: number[] = [];
+  const returnIds: number[] = [];
+  for (const entry of entries) {
+    const payload = entry.payload;
+    if (payload?.kind === "refund") refundIds.push(payload.refundId);
+    else if (payload && "returnId" in payload) returnIds.push(payload.returnId);
+  }
+  const refunds = await refundsForDelivery(db, refundIds);
+  for (const refund of refunds.values()) if (refund.returnId !== null) returnIds.push(refund.returnId);
+  return { refunds, returns: await returnsForDelivery(db, [...new Set(returnIds)]) };
+}
+
+function deliveryReturn(ret: ReturnForDelivery): DeliveryReturn {
+  return { sourceReturnNumber: ret.sourceReturnNumber, sourceData: sourceDataSchema(ret.sourceData) };
+}
+
 /** The delivery a row asks for, or why it cannot be made. */
-function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undefined): Delivery | string {
+function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undefined, extras: ReturnReads): Delivery | ReturnDelivery | string {
   if (!target) return "The order no longer exists.";
   if (entry.payload === null) return `Delivery ${entry.id} cannot be sent: ${entry.unreadable}.`;
   const base = {
@@ -311,8 +370,36 @@ function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undef
       };
     case "cancel":
       return { ...base, kind: "cancel", reason: payload.reason };
-    default:
-      return `Delivery ${entry.id} is a ${payload.kind}, which this version of the sync does not deliver yet.`;
+    case "refund": {
+      const refund = extras.refunds.get(payload.refundId);
+      if (!refund) return `Refund ${payload.refundId} no longer exists.`;
+      const ret = refund.returnId === null ? undefined : extras.returns.get(refund.returnId);
+      return {
+        ...base,
+        kind: "refund",
+        lines: refund.lines,
+        shippingAmount: refund.shippingAmount,
+        total: refund.total,
+        currency: refund.currency,
+        reason: refund.reason,
+        return: ret ? deliveryReturn(ret) : null,
+      };
+    }
+    case "receiveReturn": {
+      const ret = extras.returns.get(payload.returnId);
+      if (!ret) return `Return ${payload.returnId} no longer exists.`;
+      const lines = payload.lines.flatMap((l) => {
+        const line = ret.lines.get(l.returnLineId);
+        return line ? [{ ...line, quantity: l.quantity }] : [];
+      });
+      return { ...base, kind: "receiveReturn", return: deliveryReturn(ret), lines, restock: payload.restock };
+    }
+    case "approveReturn":
+    case "rejectReturn": {
+      const ret = extras.returns.get(payload.returnId);
+      if (!ret) return `Return ${payload.returnId} no longer exists.`;
+      return { ...base, kind: payload.kind, return: deliveryReturn(ret), reason: payload.reason };
+    }
   }
 }
 

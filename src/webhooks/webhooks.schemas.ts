@@ -9,6 +9,9 @@ export const EVENT_TYPES = [
   "order.shipped",
   "order.cancelled",
   "order.sync_failed",
+  "order.refunded",
+  "return.created",
+  "return.updated",
   "feed.compiled",
   "feed.failed",
 ] as const;
