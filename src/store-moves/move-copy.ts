@@ -18,7 +18,14 @@ const TABLES = {
   orders: { table: schema.orders, key: ["id"], numeric: true },
   order_items: { table: schema.orderItems, key: ["id"], numeric: true },
   outbox: { table: schema.outbox, key: ["id"], numeric: true },
+  // Returns and refunds (decisions 13) go with their orders: a return names an order and its
+  // lines, a refund an order, its lines and maybe a return.
+  returns: { table: schema.returns, key: ["id"], numeric: true },
+  return_lines: { table: schema.returnLines, key: ["id"], numeric: true },
+  refunds: { table: schema.refunds, key: ["id"], numeric: true },
+  refund_lines: { table: schema.refundLines, key: ["id"], numeric: true },
   set_aside_orders: { table: schema.setAsideOrders, key: ["id"], numeric: true },
+  set_aside_returns: { table: schema.setAsideReturns, key: ["id"], numeric: true },
   products: { table: schema.products, key: ["store_id", "sku"], numeric: false },
   listings: { table: schema.listings, key: ["source_id", "sku"], numeric: false },
   webhook_deliveries: { table: schema.webhookDeliveries, key: ["id"], numeric: true },
@@ -63,6 +70,7 @@ function memo<T>(make: (name: TableName) => T): (name: TableName) => T {
 const UNIQUE: Partial<Record<TableName, { key: string[]; park: string }>> = {
   orders: { key: ["store_id", "order_source", "order_source_order_number"], park: "order_source_order_number" },
   set_aside_orders: { key: ["source_id", "order_source_order_number"], park: "order_source_order_number" },
+  set_aside_returns: { key: ["source_id", "source_return_number"], park: "source_return_number" },
   sources: { key: ["store_id", "name"], park: "name" },
 };
 
@@ -107,7 +115,7 @@ async function all(d1: D1Database, query: string, ...binds: unknown[]): Promise<
 
 /** Where the copy stands: the phase, which source or webhook of the store (by index), the last key copied. */
 export interface CopyCursor {
-  phase: "small" | "orders" | "products" | "listings" | "setAside" | "deliveries" | "stockClock" | "done";
+  phase: "small" | "orders" | "products" | "listings" | "setAside" | "setAsideReturns" | "deliveries" | "stockClock" | "done";
   item: number;
   after: string | number | null;
 }
@@ -117,7 +125,8 @@ const NEXT: Record<CopyCursor["phase"], CopyCursor["phase"]> = {
   orders: "products",
   products: "listings",
   listings: "setAside",
-  setAside: "deliveries",
+  setAside: "setAsideReturns",
+  setAsideReturns: "deliveries",
   deliveries: "stockClock",
   stockClock: "done",
   done: "done",
@@ -149,12 +158,23 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
       const orders = await all(from, "select * from orders where store_id = ?1 and id > ?2 order by id limit ?3", storeId, cursor.after ?? -1, n);
       if (orders.length === 0) return { cursor: next(cursor), rows: 0 };
       const ids = JSON.stringify(orders.map((o) => o.id));
-      const [items, outbox] = await Promise.all([
-        all(from, "select * from order_items where order_id in (select value from json_each(?1)) order by id", ids),
-        all(from, "select * from outbox where order_id in (select value from json_each(?1)) order by id", ids),
+      const ofOrders = (table: string) => all(from, `select * from ${table} where order_id in (select value from json_each(?1)) order by id`, ids);
+      const [items, outbox, returns, refunds] = await Promise.all([ofOrders("order_items"), ofOrders("outbox"), ofOrders("returns"), ofOrders("refunds")]);
+      const [returnLines, refundLines] = await Promise.all([
+        returns.length ? all(from, "select * from return_lines where return_id in (select value from json_each(?1)) order by id", JSON.stringify(returns.map((r) => r.id))) : [],
+        refunds.length ? all(from, "select * from refund_lines where refund_id in (select value from json_each(?1)) order by id", JSON.stringify(refunds.map((r) => r.id))) : [],
       ]);
-      await write(to, [...upsert(to, "orders", orders), ...upsert(to, "order_items", items), ...upsert(to, "outbox", outbox)]);
-      return { cursor: orders.length < n ? next(cursor) : { ...cursor, after: orders.at(-1)!.id as number }, rows: orders.length + items.length + outbox.length };
+      await write(to, [
+        ...upsert(to, "orders", orders),
+        ...upsert(to, "order_items", items),
+        ...upsert(to, "outbox", outbox),
+        ...upsert(to, "returns", returns),
+        ...upsert(to, "return_lines", returnLines),
+        ...upsert(to, "refunds", refunds),
+        ...upsert(to, "refund_lines", refundLines),
+      ]);
+      const rows = orders.length + items.length + outbox.length + returns.length + returnLines.length + refunds.length + refundLines.length;
+      return { cursor: orders.length < n ? next(cursor) : { ...cursor, after: orders.at(-1)!.id as number }, rows };
     }
     case "products": {
       const rows = await all(from, "select * from products where store_id = ?1 and sku > ?2 order by sku limit ?3", storeId, cursor.after ?? "", n);
@@ -163,12 +183,19 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
       return { cursor: rows.length < n ? next(cursor) : { ...cursor, after: rows.at(-1)!.sku as string }, rows: rows.length };
     }
     case "listings":
-    case "setAside": {
-      // Per source, by the source's own index (listings by Sku, set-aside by order number).
+    case "setAside":
+    case "setAsideReturns": {
+      // Per source, by the source's own index (listings by Sku, set-aside by order or return number).
       const sources = await all(from, "select id from sources where store_id = ?1 order by id", storeId);
       const source = sources[cursor.item]?.id;
       if (source === undefined) return { cursor: next(cursor), rows: 0 };
-      const [table, column] = cursor.phase === "listings" ? (["listings", "sku"] as const) : (["set_aside_orders", "order_source_order_number"] as const);
+      const [table, column] = (
+        {
+          listings: ["listings", "sku"],
+          setAside: ["set_aside_orders", "order_source_order_number"],
+          setAsideReturns: ["set_aside_returns", "source_return_number"],
+        } as const
+      )[cursor.phase];
       const rows = await all(from, `select * from ${table} where source_id = ?1 and ${column} > ?2 order by ${column} limit ?3`, source, cursor.after ?? "", n);
       if (rows.length === 0) return { cursor: { ...cursor, item: cursor.item + 1, after: null }, rows: 0 };
       await write(to, upsert(to, table, rows));
@@ -285,12 +312,17 @@ function deleteByKeys(to: D1Database, storeId: string, name: TableName, keys: Ch
 
 /** Removal order: children before parents, the derived tables and the store's own row last. */
 const REMOVE_STEPS = [
+  "refund_lines",
+  "refunds",
+  "return_lines",
+  "returns",
   "order_items",
   "outbox",
   "orders",
   "webhook_deliveries",
   "listings",
   "set_aside_orders",
+  "set_aside_returns",
   "products",
   "feeds",
   "webhooks",
@@ -308,13 +340,18 @@ export async function removeBatch(from: D1Database, storeId: string, cursor: Rem
   const bySource = `(select id from sources where store_id = ?1)`;
   const byWebhook = `(select id from webhooks where store_id = ?1)`;
   const statement: Record<Exclude<(typeof REMOVE_STEPS)[number], "derived">, string> = {
-    // The orders step takes the lines and outbox rows of its orders in the same batch.
+    // The orders step takes the lines, outbox rows, returns and refunds of its orders in the same batch.
+    refund_lines: `delete from refund_lines where refund_id in (select id from refunds where order_id in ${ofOrders})`,
+    refunds: `delete from refunds where order_id in ${ofOrders}`,
+    return_lines: `delete from return_lines where return_id in (select id from returns where order_id in ${ofOrders})`,
+    returns: `delete from returns where order_id in ${ofOrders}`,
     order_items: `delete from order_items where order_id in ${ofOrders}`,
     outbox: `delete from outbox where order_id in ${ofOrders}`,
     orders: `delete from orders where id in ${ofOrders}`,
     webhook_deliveries: `delete from webhook_deliveries where id in (select id from webhook_deliveries where webhook_id in ${byWebhook} limit ?2)`,
     listings: `delete from listings where rowid in (select rowid from listings where source_id in ${bySource} limit ?2)`,
     set_aside_orders: `delete from set_aside_orders where id in (select id from set_aside_orders where source_id in ${bySource} limit ?2)`,
+    set_aside_returns: `delete from set_aside_returns where id in (select id from set_aside_returns where source_id in ${bySource} limit ?2)`,
     products: `delete from products where rowid in (select rowid from products where store_id = ?1 limit ?2)`,
     feeds: `delete from feeds where id in (select id from feeds where store_id = ?1 limit ?2)`,
     webhooks: `delete from webhooks where id in (select id from webhooks where store_id = ?1 limit ?2)`,
@@ -330,10 +367,11 @@ export async function removeBatch(from: D1Database, storeId: string, cursor: Rem
     return { cursor: null, rows: 0 };
   }
   // Counted from RETURNING: meta.changes would count the rows the tables' triggers touch too.
-  if (step === "order_items" || step === "outbox" || step === "orders") {
-    const results = await from.batch(["order_items", "outbox", "orders"].map((t) => from.prepare(`${statement[t as "orders"]} returning 1 as gone`).bind(storeId, limit)));
+  const ofOrdersSteps = ["refund_lines", "refunds", "return_lines", "returns", "order_items", "outbox", "orders"] as const;
+  if ((ofOrdersSteps as readonly string[]).includes(step)) {
+    const results = await from.batch(ofOrdersSteps.map((t) => from.prepare(`${statement[t]} returning 1 as gone`).bind(storeId, limit)));
     const rows = results.reduce((n, r) => n + r.results.length, 0);
-    const orders = results[2]!.results.length;
+    const orders = results.at(-1)!.results.length;
     return { cursor: orders < limit ? { step: REMOVE_STEPS.indexOf("webhook_deliveries") } : cursor, rows };
   }
   const rows = (await from.prepare(`${statement[step]} returning 1 as gone`).bind(storeId, limit).all()).results.length;
