@@ -1,6 +1,6 @@
 // /admin/v1/stores/:storeId/orders[/:orderId]: the operator's view of a store's orders (the
 // console's orders page): search by number, filter by status and date, page through; one order
-// with its items and its deliveries. Mounted under /admin/v1; reads through orders.queries.ts.
+// with its items, its deliveries and its returns. Mounted under /admin/v1; reads through orders.queries.ts.
 import { z } from "zod";
 import { requireStore } from "../stores/stores.queries";
 import { storeDb } from "../db/shards";
@@ -16,6 +16,9 @@ import type { Db } from "../db/client";
 import { findOrder, findOrdersByNumber, listOrders, type OrderListPage } from "./orders.queries";
 import { statusFilter } from "./orders.schemas";
 import { refundsOfOrders } from "../refunds/refunds.queries";
+import { returnsOfOrder } from "../returns/returns.queries";
+import { wireReturnsOf } from "../returns/returns.service";
+import { wireReturn } from "../returns/returns.wire";
 import { orderDelivery, toWireOrder, wireOrder, wireOrders, type WireOrder } from "./orders.wire";
 
 const adminOrderQuery = z.object({
@@ -85,7 +88,7 @@ export const ordersAdminRoutes = createRouter()
     documented("admin", {
       summary: "One order with its items and its deliveries to the marketplace",
       tags: ["Orders (operator)"],
-      answer: envelope({ Order: wireOrder, Deliveries: z.array(orderDelivery) }),
+      answer: envelope({ Order: wireOrder, Deliveries: z.array(orderDelivery), Returns: z.array(wireReturn).describe("The order's returns (decisions 13), oldest first.") }),
     }),
     validate("param", orderParam),
     async (c) => {
@@ -95,6 +98,7 @@ export const ordersAdminRoutes = createRouter()
       const found = await findOrder(db, store.id, orderId);
       if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
       const deliveries = await entriesOfOrder(db, store.id, found.order.id);
+      const returns = await wireReturnsOf(db, await returnsOfOrder(db, store.id, found.order.id));
       return ok(c, {
         Order: toWireOrder(found.order, found.items, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled, refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [] }),
         Deliveries: deliveries.map((d) => ({
@@ -107,6 +111,7 @@ export const ordersAdminRoutes = createRouter()
           DateCreated: toWireDate(d.createdAt),
           DateDelivered: toWireDate(d.deliveredAt),
         })),
+        Returns: returns,
       });
     },
   );

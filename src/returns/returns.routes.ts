@@ -5,57 +5,16 @@
 import { z } from "zod";
 import { requireScope } from "../auth/authorize";
 import { createRouter } from "../app-env";
-import type { Db } from "../db/client";
 import { ok } from "../http/envelope";
-import { ApiError } from "../http/errors";
 import { documented, envelope } from "../http/openapi";
 import { invalidCursor, MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
 import { validate } from "../http/validate";
 import { nextCursor, pageStart } from "../lib/cursor";
-import { refundTotalsQuery, totalsByReturn } from "../refunds/refunds.queries";
 import { wakeLater } from "../webhooks/wake";
-import { decide, receive } from "./return-moves";
-import { countReturns, findReturn, groupLines, linesQuery, listReturns, type ReturnListRow, type ReturnView } from "./returns.queries";
+import { countReturns, listReturns } from "./returns.queries";
 import { decisionBody, receiveBody, returnCountQuery, returnIdParam, returnListQuery } from "./returns.schemas";
-import { toWireReturn, wireReturn, type WireReturn } from "./returns.wire";
-import { applyDecision, applyReceipt } from "./returns.writes";
-
-const returnNotFound = (returnId: string) => new ApiError(404, `No return with ReturnId '${returnId.slice(0, 40)}' exists in this store.`);
-
-/** Returns as the wire shows them: their lines and refund totals in one round trip. */
-export async function wireReturnsOf(db: Db, rows: ReturnListRow[]): Promise<WireReturn[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id);
-  const [lines, totals] = await db.batch([linesQuery(db, ids), refundTotalsQuery(db, ids)]);
-  const byReturn = groupLines(lines);
-  const totalOf = totalsByReturn(totals);
-  return rows.map((r) => toWireReturn({ ...r, lines: byReturn.get(r.id) ?? [] }, totalOf.get(r.id) ?? 0));
-}
-
-/** Read, decide, write with a guard; on a lost race, read and decide again. Answers the return after, and the webhook endpoints to wake. */
-async function moveReturn<T>(
-  db: Db,
-  storeId: string,
-  returnId: string,
-  decideFor: (ret: ReturnView) => T | "none",
-  apply: (ret: ReturnView, change: T, now: number) => Promise<false | { webhooks: string[] }>,
-): Promise<string[]> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const ret = await findReturn(db, storeId, returnId);
-    if (!ret) throw returnNotFound(returnId);
-    const change = decideFor(ret);
-    if (change === "none") return [];
-    const applied = await apply(ret, change, Date.now());
-    if (applied) return applied.webhooks;
-  }
-  throw new ApiError(503, `Return ${returnId} is being changed by other requests; try again.`, { "Retry-After": "1" });
-}
-
-async function answerReturn(db: Db, storeId: string, returnId: string): Promise<WireReturn> {
-  const ret = await findReturn(db, storeId, returnId);
-  if (!ret) throw returnNotFound(returnId);
-  return (await wireReturnsOf(db, [ret]))[0]!;
-}
+import { answerReturn, decideReturn, receiveReturn, wireReturnsOf } from "./returns.service";
+import { wireReturn } from "./returns.wire";
 
 export const returnsRoutes = createRouter()
   .get("/count", documented("token", { summary: "Count returns", tags: ["Returns"], answer: envelope({ Count: z.number().int() }) }), requireScope("ReturnsRead"), validate("query", returnCountQuery), async (c) => {
@@ -104,7 +63,7 @@ export const returnsRoutes = createRouter()
       const body = c.req.valid("json");
       const db = c.get("db");
       const storeId = c.get("caller").storeId;
-      const webhooks = await moveReturn(db, storeId, returnId, (ret) => receive(ret, body), (ret, receipt, now) => applyReceipt(db, ret, receipt, now));
+      const webhooks = await receiveReturn(db, storeId, returnId, body);
       wakeLater(c, storeId, webhooks);
       return ok(c, { Return: await answerReturn(db, storeId, returnId) });
     },
@@ -120,7 +79,7 @@ export const returnsRoutes = createRouter()
       const body = c.req.valid("json");
       const db = c.get("db");
       const storeId = c.get("caller").storeId;
-      const webhooks = await moveReturn(db, storeId, returnId, (ret) => decide(ret, "approve", body), (ret, decision, now) => applyDecision(db, ret, decision, now));
+      const webhooks = await decideReturn(db, storeId, returnId, "approve", body);
       wakeLater(c, storeId, webhooks);
       return ok(c, { Return: await answerReturn(db, storeId, returnId) });
     },
@@ -136,7 +95,7 @@ export const returnsRoutes = createRouter()
       const body = c.req.valid("json");
       const db = c.get("db");
       const storeId = c.get("caller").storeId;
-      const webhooks = await moveReturn(db, storeId, returnId, (ret) => decide(ret, "reject", body), (ret, decision, now) => applyDecision(db, ret, decision, now));
+      const webhooks = await decideReturn(db, storeId, returnId, "reject", body);
       wakeLater(c, storeId, webhooks);
       return ok(c, { Return: await answerReturn(db, storeId, returnId) });
     },
