@@ -7,16 +7,22 @@
 //   node bench/feeds.bench.mjs                 # both sizes
 //   FEEDS_BENCH_SIZES=20000 node bench/feeds.bench.mjs
 //   BENCH_PORT=8840 node bench/feeds.bench.mjs   # listen on 8840-8843 only (see ports())
+//   FEEDS_BENCH_PROFILE=1 ...                    # also the compile's isolate through wrangler's inspector
 //
+// With FEEDS_BENCH_PROFILE the compile's isolate (the Worker and its Durable Objects) is watched
+// through wrangler's inspector (bench/inspector.mjs): its used JS heap sampled every 100 ms and
+// its peak reported, and a CPU profile's hottest functions printed.
 // wrangler needs Node 22: it is started with the `node` devDependency whatever runs this script.
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdirSync } from "node:fs";
 import https from "node:https";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { applyMigrations } from "./harness.mjs";
+import { hotFunctions, inspect, sampleHeap } from "./inspector.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const NODE22 = path.join(ROOT, "node_modules/node/bin/node");
@@ -55,10 +61,10 @@ function productOf(i) {
 }
 
 const csvField = (v) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-const csvRow = (values) => values.map(csvField).join(",") + "\r\n";
+const csvRow = (values) => `${values.map(csvField).join(",")}\r\n`;
 
 function uploadChunk(from, to) {
-  let text = HEADER + "\r\n";
+  let text = `${HEADER}\r\n`;
   for (let i = from; i < to; i++) {
     const p = productOf(i);
     text += csvRow([p.sku, p.title, p.description, p.link, p.imageLink, p.price.toFixed(2), p.currency, p.availability, p.brand, p.gtin]);
@@ -234,8 +240,8 @@ async function main() {
   const { service: port, bare, serviceInspector, bareInspector } = await ports();
   base = `https://127.0.0.1:${port}`;
   const env = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
-  const migrate = spawnSync(NODE22, [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { cwd: ROOT, env, encoding: "utf8" });
-  if (migrate.status !== 0) throw new Error(`migrations: ${migrate.stderr || migrate.stdout}`);
+  // Every database of wrangler.toml: the directory and the shards the stores live in.
+  applyMigrations(persist);
 
   const varArgs = Object.entries(VARS).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const dev = startDev(["--port", String(port), "--local-protocol", "https", ...varArgs], serviceInspector, env);
@@ -259,7 +265,7 @@ async function main() {
       if (i > 240) throw new Error(`wrangler dev did not answer within 120 s:\n${dev.log()}\n${bareDev.log()}`);
       await sleep(500);
     }
-    const results = await run(dev.pid);
+    const results = await run(dev.pid, serviceInspector);
     report(results, port);
     if (process.env.FEEDS_BENCH_HOLD) {
       // Keeps the servers up for manual probing (curl -k the download URL printed above).
@@ -289,8 +295,12 @@ function startDev(args, inspectorPort, env) {
   return child;
 }
 
-async function run(devPid) {
-  const store = must(await adminCall("POST", "/stores", { Name: "Bench store" }), "store").Store.StoreId;
+async function run(devPid, inspectorPort) {
+  const created = must(await adminCall("POST", "/stores", { Name: "Bench store" }), "store").Store;
+  const store = created.StoreId;
+  // The isolate's heap and profile through wrangler's inspector, when asked (FEEDS_BENCH_PROFILE):
+  // on a loaded machine its proxy did not always answer, and the figures above need none of it.
+  const inspector = process.env.FEEDS_BENCH_PROFILE ? await inspect(inspectorPort) : null;
   const key = must(
     await adminCall("POST", `/stores/${store}/consumer-keys`, { Name: "bench", Scopes: ["FeedsRead"], Lifespan: "NeverExpires", BucketSize: 1000, LeakRatePerSecond: 100 }),
     "key",
@@ -319,6 +329,13 @@ async function run(devPid) {
     const rssBefore = workerdRssMiB(devPid);
     const peak = sampleMemory(devPid);
     const cpuBefore = workerdCpuSeconds(devPid);
+    const heapBefore = inspector ? (await inspector.send("Runtime.getHeapUsage").catch(() => ({ usedSize: NaN }))).usedSize : NaN;
+    const heapPeak = inspector ? sampleHeap(inspector) : async () => NaN;
+    if (inspector) {
+      await inspector.send("Profiler.enable");
+      await inspector.send("Profiler.setSamplingInterval", { interval: 1000 });
+      await inspector.send("Profiler.start");
+    }
     const start = performance.now();
     must(await adminCall("POST", `/feeds/${feedId}/compile`), "compile");
     let progress;
@@ -331,6 +348,12 @@ async function run(devPid) {
     const compileSeconds = (performance.now() - start) / 1000;
     const compileCpuSeconds = workerdCpuSeconds(devPid) - cpuBefore;
     const rssPeak = peak();
+    const heapPeakBytes = await heapPeak();
+    if (inspector) {
+      const { profile } = await inspector.send("Profiler.stop", {}, 60_000);
+      console.log(`\nCPU profile of the compile's isolate at ${fmt(size)} products (self time, sampled every 1 ms):`);
+      for (const [name, ms, share] of hotFunctions(profile, 30)) console.log(`  ${fmt(ms).padStart(8)} ms  ${fmt(share * 100, 1).padStart(5)} %  ${name}`);
+    }
     process.stderr.write("\n");
     const feed = must(await adminCall("GET", `/feeds/${feedId}`), "feed").Feed;
     if (feed.Status !== "Completed") throw new Error(`compile ended ${feed.Status}: ${feed.StatusMessage}`);
@@ -349,7 +372,7 @@ async function run(devPid) {
 
     const serial = baseline(size);
     // The bare Worker: the same D1 pages, serialized in memory; no Durable Object, no R2.
-    const bare = await (await fetch(`${bareBase}/?store=${store}&pageRows=1000`)).json();
+    const bare = await (await fetch(`${bareBase}/?store=${store}&db=${created.Shard}&pageRows=1000`)).json();
     if (bare.rows !== size) throw new Error(`baseline Worker read ${bare.rows} rows`);
     results.push({
       size,
@@ -364,6 +387,8 @@ async function run(devPid) {
       counts: `${feed.CompilationValidCount} valid (${feed.CompilationWarningCount} warned), ${feed.CompilationErrorCount} errors, Score ${feed.Score}`,
       rssBefore,
       rssPeak,
+      heapBefore,
+      heapPeakBytes,
       baselineRowsPerSecond: serial.rowsPerSecond,
       baselineBytes: serial.bytes,
       bareRowsPerSecond: size / (bare.totalMs / 1000),
@@ -372,6 +397,7 @@ async function run(devPid) {
       diskMiBps: disk / 1048576 / diskSeconds,
     });
   }
+  inspector?.close();
   return results;
 }
 
@@ -392,6 +418,7 @@ function report(results, port) {
     ["multipart parts", ...results.map((r) => fmt(r.parts))],
     ["file, MiB", ...results.map((r) => fmt(r.fileBytes / 1048576, 1))],
     ["workerd RSS before -> peak, MiB", ...results.map((r) => `${fmt(r.rssBefore)} -> ${fmt(r.rssPeak)}`)],
+    ["isolate JS heap before -> peak, MiB", ...results.map((r) => `${fmt(r.heapBefore / 1048576, 1)} -> ${fmt(r.heapPeakBytes / 1048576, 1)}`)],
     ["download, MiB/s", ...results.map((r) => fmt(r.downloadMiBps))],
     ["same file read from disk, MiB/s", ...results.map((r) => fmt(r.diskMiBps))],
   ];

@@ -97,12 +97,14 @@ export function d1SqliteFile(persist) {
 }
 
 /**
- * wrangler.toml with its paths made absolute and `[alias]` entries added, written into `dir`: the
- * service built with a bench-only module in place of one of its own (wrangler dev 4.155 ignores
+ * wrangler.toml with its paths made absolute and `[alias]` entries added (and, given `main`, another
+ * entry), written into `dir`: the service built with a bench-only module in place of one of its own (wrangler dev 4.155 ignores
  * its --alias flag). Nothing under src/ refers to the substitute, so no deployed build holds it.
  */
-export function aliasedConfig(dir, aliases) {
+export function aliasedConfig(dir, aliases, { main } = {}) {
   let toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
+  // Another entry (a bench Worker, bench/*-worker.ts) in place of src/index.ts.
+  if (main) toml = toml.replace(/^main = ".*"$/m, `main = ${JSON.stringify(main)}`);
   // Every path in it (the entry, each database's migrations, the assets) is relative to the config.
   for (const key of ["main", "migrations_dir", "directory"]) {
     const line = new RegExp(`^${key} = "(.*)"$`, "gm");

@@ -262,7 +262,7 @@ try {
   for (const shape of shapes) {
     const path = (store) => `/v1/${tokens[store.id]}/Orders${shape.kind === "count" ? "/count" : ""}?${typeof shape.q === "function" ? shape.q(store.orders) : shape.q}`;
     const times = { small: [], large: [] };
-    let answered = {};
+    const answered = {};
     for (const size of ["small", "large"]) {
       const res = await must("GET", path(stores[size])); // warm-up
       answered[size] = shape.kind === "count" ? res.json.Count : res.json.Orders.length;

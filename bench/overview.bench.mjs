@@ -218,7 +218,10 @@ const stop = () => {
   }
 };
 process.on("exit", stop);
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => (stop(), process.exit(130)));
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => {
+    stop();
+    process.exit(130);
+  });
 
 try {
   const deadline = Date.now() + 120_000;

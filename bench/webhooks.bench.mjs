@@ -117,7 +117,7 @@ db.prepare(
   "insert into orders (store_id, order_source, order_source_order_number, status, buyer_email_address, buyer_phone_number, first_name, last_name, street1, city, state_or_province, postal_code, country, shipping_method, grand_total, sub_total, date_created_in_order_source, date_updated) values (?, 'Bench', 'N-1', 'New', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 1, 1, ?, ?)",
 ).run(stores.without, now, now);
 const statementRuns = 20_000;
-let t0 = performance.now();
+const t0 = performance.now();
 for (let i = 0; i < statementRuns; i++) eventStatement.all(new Date(now).toISOString(), now, now, stores.without, "N-1");
 const statementUs = ((performance.now() - t0) * 1000) / statementRuns;
 db.close();
@@ -206,6 +206,6 @@ await main(async () => {
   console.log(`  the event statement alone, no endpoint (SQLite, ${statementRuns} runs): ${statementUs.toFixed(1)} µs`);
   console.log(`\nThe due reads alone while ${EVENTS} events drain (SQLite, rounds of 100): ${dueReadMs.walk.toFixed(0)} ms as the sender reads; ${dueReadMs.sorted.toFixed(0)} ms sorted by id`);
   console.log(`\nDelivery: ${received.bulk} of ${total} events in ${seconds.toFixed(1)} s from wake-up: ${(received.bulk / seconds).toFixed(0)} events/s`);
-  console.log(`  every body verified by standardwebhooks; problems (twice, out of order, bad signature): ${problems.length}${problems.length ? " " + problems.slice(0, 5).join("; ") : ""}`);
+  console.log(`  every body verified by standardwebhooks; problems (twice, out of order, bad signature): ${problems.length}${problems.length ? ` ${problems.slice(0, 5).join("; ")}` : ""}`);
 });
 receiver.close();

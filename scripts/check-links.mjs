@@ -2,8 +2,10 @@
 // `npm run docs:check` (the first step of `npm test`): every relative link of every Markdown file
 // in the repository (README.md, docs/, the connector folders' READMEs) points at a file or folder
 // that exists, with the exact case, inside the repository, and every #anchor at a heading of the
-// target as GitHub names it. External links (https:, mailto:) are not fetched: CI has no network
-// to spare and a dead external page is not a broken build. Written with regexes rather than a
+// target as GitHub names it. The docs stand alone: a link that leaves the repository (https:,
+// mailto:, ../ past the root) is a failure, and so is any mention of the spec folder that sits
+// beside a developer's checkout (`../shared/...`), which a clone does not have: a public source
+// is cited by name, in prose. Written with regexes rather than a
 // Markdown parser: the repository has none installed, and the subset used here (ATX and setext
 // headings, inline links and images, reference definitions, code spans and fences, HTML ids) is
 // small; check-links.test.mjs holds it to that. It also warns (without failing) about a code span
@@ -152,9 +154,20 @@ export function checkLinks(root) {
   };
   for (const file of markdownFiles(root)) {
     const where = relative(root, file).split(sep).join("/");
-    for (const { target, line, text } of linksOf(readFileSync(file, "utf8"))) {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("//")) continue; // external
+    const content = readFileSync(file, "utf8");
+    content.split("\n").forEach((text, i) => {
+      if (/(^|[^\w.])\.\.\/shared\//.test(text)) problems.push(`${where}:${i + 1}: names ../shared/, which a clone of the repository does not have`);
+    });
+    for (const { target, line, text } of linksOf(content)) {
       const report = (message) => problems.push(`${where}:${line}: ${text} ${message}`);
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("//")) {
+        report("leaves the repository: cite the source by name instead");
+        continue;
+      }
+      if (target.trim() === "") {
+        report("has no target");
+        continue;
+      }
       const hash = target.indexOf("#");
       let pathPart = hash === -1 ? target : target.slice(0, hash);
       const anchor = hash === -1 ? null : decodeURIComponent(target.slice(hash + 1));

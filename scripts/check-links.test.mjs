@@ -40,30 +40,33 @@ test("a broken link, a wrong anchor, a wrong case and a path outside are reporte
     "README.md": [
       "# Hub",
       "[ok file](docs/guide.md) [ok folder](src/) [ok anchor](docs/guide.md#second-part) [ok here](#hub)",
-      "[ok external](https://example.com/missing) [ok line](src/a.ts#L3)",
+      "[external](https://example.com/missing) [ok line](src/a.ts#L3)",
       "[missing](docs/nope.md)",
       "[bad anchor](docs/guide.md#third-part)",
       "[bad case](docs/Guide.md)",
       "[outside](../elsewhere.md)",
       "`[in code](docs/nope.md)`",
+      "The spec is in `../shared/spec/decisions.md`.",
     ].join("\n"),
     "docs/guide.md": "# Guide\n\n## Second part\n\n[back](../README.md#hub) [bad back](../README.md#nothing)\n",
     "src/a.ts": "export {};\n",
   });
   try {
     const problems = checkLinks(root);
-    assert.equal(problems.length, 5, problems.join("\n"));
-    assert.match(problems[0], /^README\.md:4: \[missing\]\(docs\/nope\.md\) points at a file that does not exist$/);
-    assert.match(problems[1], /^README\.md:5: .* names #third-part, which is no heading of docs\/guide\.md$/);
-    assert.match(problems[2], /^README\.md:6: \[bad case\]/);
-    assert.match(problems[3], /^README\.md:7: .* points outside the repository$/);
-    assert.match(problems[4], /^docs\/guide\.md:5: \[bad back\]/);
+    assert.equal(problems.length, 7, problems.join("\n"));
+    assert.match(problems[0], /^README\.md:9: names \.\.\/shared\/, which a clone of the repository does not have$/);
+    assert.match(problems[1], /^README\.md:3: \[external\]\(https:\/\/example\.com\/missing\) leaves the repository/);
+    assert.match(problems[2], /^README\.md:4: \[missing\]\(docs\/nope\.md\) points at a file that does not exist$/);
+    assert.match(problems[3], /^README\.md:5: .* names #third-part, which is no heading of docs\/guide\.md$/);
+    assert.match(problems[4], /^README\.md:6: \[bad case\]/);
+    assert.match(problems[5], /^README\.md:7: .* points outside the repository$/);
+    assert.match(problems[6], /^docs\/guide\.md:5: \[bad back\]/);
 
     // The command fails (exit 1) and prints them; CI reads the exit code.
     const script = fileURLToPath(new URL("./check-links.mjs", import.meta.url));
     const run = spawnSync(process.execPath, [script, root], { encoding: "utf8" });
     assert.equal(run.status, 1);
-    assert.match(run.stderr, /5 broken link\(s\) in 2 Markdown files/);
+    assert.match(run.stderr, /7 broken link\(s\) in 2 Markdown files/);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -32,7 +32,7 @@ const weak = Object.keys(strong).filter((name) => !existing[name] || secretBytes
 if (weak.length > 0) {
   const kept = Object.entries(existing).filter(([name]) => !weak.includes(name));
   const made = weak.map((name) => [name, strong[name]()]);
-  writeFileSync(".dev.vars", [...kept, ...made].map(([k, v]) => `${k}=${v}`).join("\n") + "\n");
+  writeFileSync(".dev.vars", `${[...kept, ...made].map(([k, v]) => `${k}=${v}`).join("\n")}\n`);
   console.log(`Wrote ${weak.join(", ")} to .dev.vars (random local secrets; never commit it).`);
 }
 const vars = readVars();
@@ -191,7 +191,7 @@ seed()
  Operator console:  ${base}/console  (sign in with ADMIN_API_KEY from .dev.vars: ${vars.ADMIN_API_KEY})
  API reference:     ${base}/docs     (OpenAPI document: ${base}/openapi.json)`;
     if (!demo) {
-      console.log("\nThe local database already has stores; no demo key was recorded in " + DEMO_FILE + "." + links + "\n");
+      console.log(`\nThe local database already has stores; no demo key was recorded in ${DEMO_FILE}.${links}\n`);
       return;
     }
     const today = new Date().toISOString().slice(0, 10);

@@ -1,4 +1,4 @@
-// GET /?store=<id>&pageRows=1000: reads the store's whole catalog in keyset pages (the query the
+// GET /?store=<id>&db=<binding>&pageRows=1000: reads the store's whole catalog (in the database named, its shard) in keyset pages (the query the
 // compiler uses) and writes every row with a positive price as CSV into memory, then answers
 // how long the reads and the whole took. Serialization follows src/feeds/csv.ts.
 const csvField = (v) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
@@ -9,6 +9,7 @@ export default {
     const url = new URL(request.url);
     const store = url.searchParams.get("store");
     const pageRows = Number(url.searchParams.get("pageRows") ?? 1000);
+    const db = env[url.searchParams.get("db") ?? "DB"];
     const start = Date.now();
     let readMs = 0;
     let rows = 0;
@@ -20,13 +21,13 @@ export default {
       const t = Date.now();
       const page =
         after === null
-          ? await env.DB.prepare(`select ${COLUMNS} from products where store_id = ?1 order by sku limit ?2`).bind(store, pageRows).raw()
-          : await env.DB.prepare(`select ${COLUMNS} from products where store_id = ?1 and sku > ?3 order by sku limit ?2`).bind(store, pageRows, after).raw();
+          ? await db.prepare(`select ${COLUMNS} from products where store_id = ?1 order by sku limit ?2`).bind(store, pageRows).raw()
+          : await db.prepare(`select ${COLUMNS} from products where store_id = ?1 and sku > ?3 order by sku limit ?2`).bind(store, pageRows, after).raw();
       readMs += Date.now() - t;
       for (const r of page) {
         rows++;
         if (!(r[5] > 0)) continue;
-        chunk += [r[0], r[1] ?? "", r[2] ?? "", r[3] ?? "", r[4] ?? "", `${r[5].toFixed(2)} ${r[6] ?? "USD"}`, r[7] ?? "", r[8] ?? "", r[9] ?? ""].map(csvField).join(",") + "\r\n";
+        chunk += `${[r[0], r[1] ?? "", r[2] ?? "", r[3] ?? "", r[4] ?? "", `${r[5].toFixed(2)} ${r[6] ?? "USD"}`, r[7] ?? "", r[8] ?? "", r[9] ?? ""].map(csvField).join(",")}\r\n`;
       }
       if (chunk.length > 1 << 20) {
         bytes += encoder.encode(chunk).length;

@@ -1,29 +1,45 @@
 // requireScope(scope) is the only gate in front of a /v1 resource route. Checks, in order:
-// the token's signature and expiry (no I/O), then one RPC to the key's RateLimiter, which checks
-// revocation and scope and takes one call from the bucket. A request refused before the RPC
-// never drains a key's bucket; a bad token drains its sender's IP bucket instead, so tokens
-// cannot be guessed at speed. The admission also opens the request's D1 session: a read starts
-// at the key's last write (read-your-writes, from the nearest replica that has it), and a write
-// hands its session's bookmark back to the key's limiter before it is answered.
+// the token's signature and expiry (no I/O), then the key's lease in this isolate
+// (src/throttle/lease-book.ts): while it holds admissions the call is authorized and taken here,
+// with no round trip; otherwise one RPC to the key's RateLimiter checks revocation and scope,
+// takes the call from the bucket and hands back a new lease. A request refused before that never
+// drains a key's bucket; a bad token drains its sender's IP bucket instead, so tokens cannot be
+// guessed at speed. The admission also opens the request's D1 session: a read starts at the key's
+// last write (read-your-writes, from the nearest replica that has it), and a write hands its
+// session's bookmark back to the key's limiter before it is answered, on the trip that renews
+// the lease. Every /v1 answer carries the rate-limit fields of decisions 5 (limitHeaders).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError, DENIED, storeSwitching } from "../http/errors";
 import type { AppEnv } from "../app-env";
 import { DEFAULT_BUCKET } from "../throttle/gcra";
-import type { Admission } from "../throttle/rate-limiter";
-import { openSession, type Db } from "../db/client";
+import { LEASE_MS } from "../throttle/lease";
+import { bookFor, type LeaseBook } from "../throttle/lease-book";
+import { type Admission, type TripRequest, windowSeconds } from "../throttle/rate-limiter";
+import { openSession } from "../db/client";
 import { shardD1 } from "../db/shards";
 import { verifyToken } from "./tokens";
 import { toWireDate } from "../lib/dates";
 import type { Scope } from "./scopes";
 
+/** What the rate-limit fields of an answer show. */
+export interface LimitView {
+  limit: number;
+  remaining: number;
+  resetMs: number;
+  windowSeconds: number;
+}
+
 /**
  * Keys (and addresses, "ip:...") refused for overflow, with the time the refusal holds until.
- * An isolate may answer 429 from here without the RPC: the value only moves forward. An allow
- * is never cached.
+ * An isolate may answer 429 from here without the RPC: the value only moves forward. Allows are
+ * held only as leases, which the object issued and bounds.
  */
-const deniedUntil = new Map<string, { until: number; limit: number }>();
+const deniedUntil = new Map<string, { until: number; limit: number; windowSeconds: number; emptyAt: number }>();
 const DENIED_CACHE_MAX = 10_000;
+
+/** One trip per key and lease book at a time: concurrent calls of a key whose lease is spent wait for it, then take from the new lease. */
+const inflight = new Map<string, Promise<unknown>>();
 
 export function requireScope(scope: Scope) {
   return createMiddleware<AppEnv>(async function authorize(c, next) {
@@ -41,16 +57,17 @@ export function requireScope(scope: Scope) {
         `The access token expired at ${toWireDate(claims.expiresAt)}. Generate a new one with PUT /v1/Authorization.`,
       );
     }
-    const denial = deniedUntil.get(claims.consumerKeyId);
-    if (denial && denial.until > now) throw tooMany(c, denial.limit, denial.until - now);
-    const admission = await callLimiter(() =>
-      c.env.RATE_LIMITER.getByName(claims.consumerKeyId).admitKey(claims.consumerKeyId, scope),
-    );
-    applyLimitHeaders(c, admission);
+    const keyId = claims.consumerKeyId;
+    const denial = deniedUntil.get(keyId);
+    if (denial && denial.until > now) throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
+    const namespace = c.env.RATE_LIMITER;
+    const book = bookFor(namespace);
+    const admission = await admitCall(namespace, book, keyId, scope);
+    limitHeaders(c, admission);
     if (!admission.allowed) {
       if (admission.reason === "throttled") {
-        rememberDenial(claims.consumerKeyId, { until: now + admission.retryAfterMs, limit: admission.limit });
-        throw tooMany(c, admission.limit, admission.retryAfterMs);
+        rememberDenial(keyId, { until: now + admission.retryAfterMs, limit: admission.limit, windowSeconds: admission.windowSeconds, emptyAt: now + admission.resetMs });
+        throw tooMany(c, admission, admission.retryAfterMs);
       }
       if (admission.reason === "scope") throw new ApiError(401, DENIED);
       // A genuine token of a revoked or unknown key is a failed-token attempt too.
@@ -61,21 +78,82 @@ export function requireScope(scope: Scope) {
     const reads = c.req.method === "GET" || c.req.method === "HEAD";
     // The hold lasts until the switch ends (tens of milliseconds measured) or its bound: ask for a
     // retry soon, not at the bound.
-    if (!reads && admission.writesHeldUntil !== undefined) throw storeSwitching(Math.min(admission.writesHeldUntil - now, 2_000));
+    if (!reads && admission.writesHeldUntil !== undefined && admission.writesHeldUntil > now) throw storeSwitching(Math.min(admission.writesHeldUntil - now, 2_000));
     // The store's shard, as its key's limiter holds it (src/db/shards.ts).
     const session = openSession(shardD1(c.env, admission.shard), reads ? (admission.bookmark ?? "first-unconstrained") : "first-primary");
-    c.set("caller", { storeId: admission.storeId, consumerKeyId: claims.consumerKeyId });
+    c.set("caller", { storeId: admission.storeId, consumerKeyId: keyId });
     c.set("db", session.db);
     await next();
     const bookmark = session.bookmark();
     if (!reads && bookmark !== null && bookmark !== admission.bookmark) {
-      // Awaited: the key's next read may come the moment this answer arrives.
-      await c.env.RATE_LIMITER.getByName(claims.consumerKeyId)
-        .noteBookmark(bookmark, admission.shard)
+      // Awaited: the key's next read may come the moment this answer arrives. The same trip
+      // reports and renews the lease.
+      await trip(namespace, book, { keyId, scope, admit: false, note: { bookmark, shard: admission.shard } })
         // The write stands; only this write's read-your-writes is lost, and a retry would repeat it.
         .catch((error: unknown) => console.error("rate limiter unreachable for the bookmark", error));
     }
   });
+}
+
+/**
+ * A call of `keyId` admitted (or refused) from this isolate's lease, or by a trip to the key's
+ * object when the lease is spent, expired or missing. Fails closed (503) when the object cannot
+ * be reached.
+ */
+async function admitCall(namespace: Env["RATE_LIMITER"], book: LeaseBook, keyId: string, scope: string): Promise<Admission> {
+  for (;;) {
+    const local = book.admit(keyId, scope, Date.now());
+    if (local.kind === "admit") {
+      const { grant } = local;
+      return {
+        allowed: true,
+        storeId: grant.storeId,
+        shard: grant.shard,
+        ...(grant.writesHeldUntil !== undefined ? { writesHeldUntil: grant.writesHeldUntil } : {}),
+        bookmark: grant.bookmark,
+        limit: grant.capacity,
+        remaining: local.remaining,
+        resetMs: local.resetMs,
+        windowSeconds: grant.windowSeconds,
+      };
+    }
+    if (local.kind === "refuse") {
+      return { allowed: false, reason: local.reason, limit: local.grant.capacity, remaining: local.remaining, resetMs: local.resetMs, windowSeconds: local.grant.windowSeconds, retryAfterMs: local.retryAfterMs };
+    }
+    // Another call of this key here is on its way to the object: its answer may bring a lease.
+    const pending = inflight.get(`${book.holder}|${keyId}`);
+    if (!pending) break;
+    await pending.catch(() => undefined);
+  }
+  return callLimiter(() => trip(namespace, book, { keyId, scope, admit: true }));
+}
+
+/**
+ * One round trip to the key's object: the book's lease reported, the request's part done, a new
+ * lease held. One at a time per key and book: concurrent calls that find the lease spent wait for
+ * the trip under way (see admitCall), and a trip never replaces a lease it did not report.
+ */
+async function trip(namespace: Env["RATE_LIMITER"], book: LeaseBook, request: Pick<TripRequest, "keyId" | "scope" | "admit" | "note">): Promise<Admission> {
+  const slot = `${book.holder}|${request.keyId}`;
+  for (let pending = inflight.get(slot); pending; pending = inflight.get(slot)) await pending.catch(() => undefined);
+  const run = (async () => {
+    const sentAt = Date.now();
+    const report = book.release(request.keyId, sentAt);
+    const answer = await namespace.getByName(request.keyId).trip({
+      ...request,
+      holder: book.holder,
+      want: book.want(request.keyId, LEASE_MS),
+      ...(report ? { report } : {}),
+    });
+    if (answer.lease) book.accept(request.keyId, answer.lease.terms, answer.lease.grant, sentAt, Date.now());
+    return answer.admission;
+  })();
+  inflight.set(slot, run);
+  try {
+    return await run;
+  } finally {
+    if (inflight.get(slot) === run) inflight.delete(slot);
+  }
 }
 
 /**
@@ -87,12 +165,12 @@ export async function throttleAddress(c: Context<AppEnv>): Promise<void> {
   const name = addressName(c);
   const now = Date.now();
   const denial = deniedUntil.get(name);
-  if (denial && denial.until > now) throw tooMany(c, denial.limit, denial.until - now);
+  if (denial && denial.until > now) throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
   const admission = await callLimiter(() => c.env.RATE_LIMITER.getByName(name).admitAnonymous());
-  applyLimitHeaders(c, admission);
+  limitHeaders(c, admission);
   if (!admission.allowed) {
-    rememberDenial(name, { until: now + admission.retryAfterMs, limit: admission.limit });
-    throw tooMany(c, admission.limit, admission.retryAfterMs);
+    rememberDenial(name, { until: now + admission.retryAfterMs, limit: admission.limit, windowSeconds: admission.windowSeconds, emptyAt: now + admission.resetMs });
+    throw tooMany(c, admission, admission.retryAfterMs);
   }
 }
 
@@ -107,8 +185,9 @@ export async function throttleAdminFailure(c: Context<AppEnv>): Promise<void> {
   const name = addressName(c);
   const admission = await callLimiter(() => c.env.RATE_LIMITER.getByName(name).admitAdminFailure());
   if (!admission.allowed) {
-    rememberDenial(`admin:${name}`, { until: Date.now() + admission.retryAfterMs, limit: admission.limit });
-    throw tooMany(c, admission.limit, admission.retryAfterMs);
+    const now = Date.now();
+    rememberDenial(`admin:${name}`, { until: now + admission.retryAfterMs, limit: admission.limit, windowSeconds: admission.windowSeconds, emptyAt: now + admission.resetMs });
+    throw tooMany(c, admission, admission.retryAfterMs);
   }
 }
 
@@ -116,27 +195,26 @@ export async function throttleAdminFailure(c: Context<AppEnv>): Promise<void> {
 export function refuseAdminDenied(c: Context<AppEnv>): void {
   const denial = deniedUntil.get(`admin:${addressName(c)}`);
   const now = Date.now();
-  if (denial && denial.until > now) throw tooMany(c, denial.limit, denial.until - now);
+  if (denial && denial.until > now) throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
 }
 
 /**
- * Every /v1 answer carries X-RateLimit-Limit and X-RateLimit-Remaining. Most get them from the
- * bucket their call was charged to; an answer given before any bucket was consulted (403 for
- * HTTP, 406, 404/405/410 for the route, 413, maintenance 503) shows the sender's address bucket,
- * read without taking from it. Mounted outermost on /v1/*, so it sees the rendered errors too.
+ * Every /v1 answer carries the rate-limit fields. Most get them from the bucket their call was
+ * charged to; an answer given before any bucket was consulted (403 for HTTP, 406, 404/405/410 for
+ * the route, 413, maintenance 503) shows the sender's address bucket, read without taking from
+ * it. Mounted outermost on /v1/*, so it sees the rendered errors too.
  */
 export const rateLimitHeaders = createMiddleware<AppEnv>(async function rateLimitHeaders(c, next) {
   await next();
   if (c.res.headers.has("X-RateLimit-Limit")) return;
-  let bucket = { limit: DEFAULT_BUCKET.capacity, remaining: 0 };
+  // Unknown: "0 remaining" and a full drain promise nothing the limiter could not confirm.
+  let view: LimitView = { limit: DEFAULT_BUCKET.capacity, remaining: 0, resetMs: windowSeconds(DEFAULT_BUCKET) * 1000, windowSeconds: windowSeconds(DEFAULT_BUCKET) };
   try {
-    bucket = await c.env.RATE_LIMITER.getByName(addressName(c)).peekAnonymous();
+    view = await c.env.RATE_LIMITER.getByName(addressName(c)).viewAnonymous();
   } catch (error) {
-    // The answer stands; "0 remaining" promises nothing the limiter could not confirm.
     console.error("rate limiter unreachable for headers", error);
   }
-  c.header("X-RateLimit-Limit", String(bucket.limit));
-  c.header("X-RateLimit-Remaining", String(bucket.remaining));
+  limitHeaders(c, view);
 });
 
 /** The address object's name; consumer key ids start with "ck_", so the two never meet. */
@@ -156,21 +234,30 @@ async function callLimiter(call: () => Promise<Admission>): Promise<Admission> {
   }
 }
 
-function applyLimitHeaders(c: Context<AppEnv>, admission: Admission): void {
-  c.header("X-RateLimit-Limit", String(admission.limit));
-  c.header("X-RateLimit-Remaining", String(admission.remaining));
+/**
+ * The rate-limit fields of decisions 5: X-RateLimit-Limit, -Remaining and -Reset (seconds until
+ * the bucket is empty again, rounded up), and the same numbers as the structured fields of
+ * draft-ietf-httpapi-ratelimit-headers-11: RateLimit-Policy (q the bucket size, w the seconds a
+ * full bucket takes to drain) and RateLimit (r remaining, t reset).
+ */
+export function limitHeaders(c: Context<AppEnv>, view: LimitView): void {
+  const reset = Math.max(0, Math.ceil(view.resetMs / 1000));
+  c.header("X-RateLimit-Limit", String(view.limit));
+  c.header("X-RateLimit-Remaining", String(view.remaining));
+  c.header("X-RateLimit-Reset", String(reset));
+  c.header("RateLimit-Policy", `"bucket";q=${view.limit};w=${view.windowSeconds}`);
+  c.header("RateLimit", `"bucket";r=${view.remaining};t=${reset}`);
 }
 
-function tooMany(c: Context<AppEnv>, limit: number, retryAfterMs: number): ApiError {
+function tooMany(c: Context<AppEnv>, view: LimitView, retryAfterMs: number): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  c.header("X-RateLimit-Limit", String(limit));
-  c.header("X-RateLimit-Remaining", "0");
+  limitHeaders(c, { ...view, remaining: 0 });
   return new ApiError(429, `The call limit was exceeded; retry after ${seconds} second${seconds === 1 ? "" : "s"}.`, {
     "Retry-After": String(seconds),
   });
 }
 
-function rememberDenial(consumerKeyId: string, denial: { until: number; limit: number }): void {
+function rememberDenial(name: string, denial: { until: number; limit: number; windowSeconds: number; emptyAt: number }): void {
   if (deniedUntil.size >= DENIED_CACHE_MAX) deniedUntil.clear();
-  deniedUntil.set(consumerKeyId, denial);
+  deniedUntil.set(name, denial);
 }

@@ -19,7 +19,7 @@ import { sourcePages } from "./pages/sources";
 import { storePages } from "./pages/stores";
 import { webhookPages } from "./pages/webhooks";
 import { renderer } from "./renderer";
-import { csrfMatches, endSession, readSession, startSession } from "./session";
+import { csrfMatches, endSession, readSession, startSession, type Session } from "./session";
 
 function loginPage(c: C, error?: string, status: 200 | 401 | 429 | 503 = 200) {
   if (error) c.set("notice", { form: "login", field: "key", error });
@@ -88,7 +88,7 @@ export function consoleRoutes(appFetch: AppFetch) {
 
   // Everything below needs a session; a state-changing request also needs its CSRF token.
   router.use("*", async function sessionGate(c, next) {
-    let current;
+    let current: Session | null;
     try {
       current = await readSession(c);
     } catch {

@@ -3,7 +3,7 @@
 // budget is spent or the catalog is exhausted. Plain: the Durable Object hands it the page
 // reader, the upload and where checkpoints go, and keeps the Run in memory between slices.
 import type { ProductRow } from "../db/schema";
-import { copyTally, emptyTally, FeedRows, type Tally } from "./feed-rows";
+import { copyTally, emptyTally, type FeedRows, type Tally } from "./feed-rows";
 import { PartUploader, type UploadState } from "./part-uploader";
 
 /** Stored after every part R2 confirms: an evicted compile resumes from the last one. */

@@ -24,11 +24,11 @@ export function formatRow(format: FeedFormat, values: readonly string[]): string
   if (format === "csv") {
     let line = "";
     for (let i = 0; i < values.length; i++) line += (i === 0 ? "" : ",") + csvField(values[i]!);
-    return line + "\r\n";
+    return `${line}\r\n`;
   }
   let line = "";
   for (let i = 0; i < values.length; i++) line += (i === 0 ? "" : "\t") + tsvField(values[i]!);
-  return line + "\n";
+  return `${line}\n`;
 }
 
 /**

@@ -39,6 +39,9 @@ const AREA_ERRORS: Record<Area, number[]> = {
 const RATE_HEADERS = {
   "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
   "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
+  "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
+  "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" },
+  RateLimit: { $ref: "#/components/headers/RateLimit" },
 };
 const RETRY_AFTER = { "Retry-After": { $ref: "#/components/headers/Retry-After" } };
 

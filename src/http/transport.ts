@@ -17,7 +17,7 @@ export const FILE_TYPES = ["text/csv", "text/tab-separated-values", "text/plain"
 
 /** Whether an Accept header admits one of `types` (a missing header admits everything). */
 export function accepts(header: string | undefined, types: string[]): boolean {
-  if (!header || !header.trim()) return true;
+  if (!header?.trim()) return true;
   return header.split(",").some((part) => {
     const [type = "", ...params] = part.split(";").map((p) => p.trim().toLowerCase());
     const q = params.find((p) => p.startsWith("q="));

@@ -61,7 +61,7 @@ export async function hmacSign(secret: string, message: string): Promise<string>
 /** WebCrypto's verify compares in constant time. */
 export async function hmacVerify(secret: string, message: string, signature: string): Promise<boolean> {
   const bytes = fromBase64Url(signature);
-  if (!bytes || bytes.byteLength !== 32) return false;
+  if (bytes?.byteLength !== 32) return false;
   return crypto.subtle.verify("HMAC", await hmacKey(secret), bytes, encoder.encode(message));
 }
 

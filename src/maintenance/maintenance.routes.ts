@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ok } from "../http/envelope";
 import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
-import { documented, envelope } from "../http/openapi";
+import { documented, } from "../http/openapi";
 import { readMaintenance, writeMaintenance } from "./maintenance";
 import { maintenanceAnswer } from "./maintenance.schemas";
 

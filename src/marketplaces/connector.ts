@@ -1,7 +1,7 @@
 // The one interface every marketplace connector implements, and the only vocabulary the sync
 // core and a connector share. Everything marketplace-specific (URLs, auth, payload shapes,
 // status names, pacing) stays inside src/marketplaces/<type>/.
-import { MAX_RETRY_AFTER_MS } from "../lib/retry-after";
+import { MAX_WAIT_MS } from "../lib/retry";
 
 /** An order as a connector hands it to the importer, in the service's own vocabulary. */
 export interface ImportedOrder {
@@ -279,9 +279,6 @@ export interface ListingsSubmission {
   check(reference: string, skus: string[]): Promise<Map<string, ListingOutcome> | null>;
 }
 
-/** The longest wait a marketplace can ask for (decisions 6): a longer Retry-After counts as this. */
-export const MAX_MARKETPLACE_WAIT_MS = MAX_RETRY_AFTER_MS;
-
 /**
  * A marketplace call that failed. `retryable` is false for answers that will not change on a
  * retry (400-class validation errors); `retryAfterMs` carries a 429's Retry-After (or the wait a
@@ -300,19 +297,8 @@ export class MarketplaceError extends Error {
     super(message);
     this.name = "MarketplaceError";
     this.retryAfterMs =
-      retryAfterMs === null ? null : Number.isNaN(retryAfterMs) ? MAX_MARKETPLACE_WAIT_MS : Math.min(MAX_MARKETPLACE_WAIT_MS, Math.max(0, Math.round(retryAfterMs)));
+      retryAfterMs === null ? null : Number.isNaN(retryAfterMs) ? MAX_WAIT_MS : Math.min(MAX_WAIT_MS, Math.max(0, Math.round(retryAfterMs)));
   }
-}
-
-/**
- * The longest wait a marketplace can impose (decisions 6): its Retry-After, or a connector's own
- * pacing, counts for at most this long, so no answer can stop a source for good.
- */
-export const MAX_WAIT_MS = 60 * 60_000;
-
-/** A marketplace's wait, capped (a Retry-After of 9e12 s is no date at all). */
-export function cappedWait(ms: number | null): number {
-  return ms === null || !(ms > 0) ? 0 : Math.min(ms, MAX_WAIT_MS);
 }
 
 /** What a connector factory receives: the source's decrypted settings and a fetch to use. */

@@ -22,7 +22,9 @@ under /admin/v1 with \`Authorization: Bearer <ADMIN_API_KEY>\`.
 
 Fixed path words and query parameter names are case-insensitive (/v1/{token}/Orders/InsertOrder works as
 well as the lower-case spelling shown here). Every JSON answer is the envelope {Success, Message, ...};
-every /v1 answer carries X-RateLimit-Limit and X-RateLimit-Remaining; a 429 and a 503 carry Retry-After.`;
+every /v1 answer carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset, and the same numbers
+as the structured fields RateLimit-Policy and RateLimit of draft-ietf-httpapi-ratelimit-headers-11;
+a 429 and a 503 carry Retry-After.`;
 
 export async function buildDocument(app: Hono<AppEnv>): Promise<Document> {
   const { $schema: _, ...errorSchema } = z.toJSONSchema(errorEnvelope) as Record<string, unknown>;
@@ -52,6 +54,15 @@ export async function buildDocument(app: Hono<AppEnv>): Promise<Document> {
         headers: {
           "X-RateLimit-Limit": { description: "The size of the caller's bucket (calls).", schema: { type: "integer" } },
           "X-RateLimit-Remaining": { description: "Calls left in the bucket now.", schema: { type: "integer" } },
+          "X-RateLimit-Reset": { description: "Seconds until the bucket is empty again (rounded up; 0 when it is).", schema: { type: "integer" } },
+          "RateLimit-Policy": {
+            description: 'The bucket as a quota policy (draft-ietf-httpapi-ratelimit-headers-11, a structured List): q its size in calls, w the seconds a full bucket takes to drain. The default bucket: `"bucket";q=50;w=25`.',
+            schema: { type: "string", pattern: '^"bucket";q=[0-9]+;w=[0-9]+$' },
+          },
+          RateLimit: {
+            description: 'The bucket now (draft-ietf-httpapi-ratelimit-headers-11, a structured List): r the calls remaining (X-RateLimit-Remaining), t the seconds until it is empty again (X-RateLimit-Reset).',
+            schema: { type: "string", pattern: '^"bucket";r=[0-9]+;t=[0-9]+$' },
+          },
           "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer" } },
         },
         schemas: { ErrorEnvelope: errorSchema as never },

@@ -8,7 +8,7 @@ import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
-import { OUTBOX_KINDS, OUTBOX_STATES, outbox, sources } from "../db/schema";
+import { OUTBOX_KINDS, type OUTBOX_STATES, outbox, sources } from "../db/schema";
 
 export const DELIVERY_KINDS = OUTBOX_KINDS;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];

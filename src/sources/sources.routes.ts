@@ -19,6 +19,7 @@ import { decryptJson, encryptJson, randomId } from "../lib/crypto";
 import { isoDateField } from "../lib/dates";
 import { clearSyncErrors } from "../orders/orders.writes";
 import { countsBySource, failedOrderIds, listEntries, retryFailed } from "../outbox/outbox.queries";
+import type { Connector } from "../marketplaces/connector";
 import { connectorEntry, SOURCE_TYPES } from "../marketplaces/registry";
 import { memoryStorage } from "../marketplaces/storage";
 import { buildConnector } from "../marketplaces/registry";
@@ -262,7 +263,7 @@ export const sourcesRoutes = createRouter()
     const { row, db } = await requireSource(c.env, storeId, sourceId);
     const body = c.req.valid("json");
     const now = Date.now();
-    let connector;
+    let connector: Connector;
     try {
       // Mapping needs no marketplace call and no per-source state.
       connector = await buildConnector(c.env, row, memoryStorage(), () => new Date());
@@ -304,7 +305,7 @@ export const sourcesRoutes = createRouter()
   })
   .get("/stores/:storeId/sources/:sourceId/received", documented("admin", { summary: "What a simulated marketplace received (latest 1,000)", tags: ["Sources"], answer: envelope({ Received: z.array(receivedAnswer) }) }), validate("param", sourceParam), async (c) => {
     const { storeId, sourceId } = c.req.valid("param");
-    const { row, db } = await requireSource(c.env, storeId, sourceId);
+    const { row } = await requireSource(c.env, storeId, sourceId);
     const received = await c.env.SOURCE_SYNC.getByName(row.id).received(row.type);
     if (received === null) {
       throw new ApiError(400, `Only a simulated source records what it receives; source '${row.id}' is of Type '${row.type}'.`);

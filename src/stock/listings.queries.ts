@@ -3,6 +3,7 @@
 // statement for the whole batch), the submitted rows of a marketplace's feed waiting for its
 // answer, and the operator's view. See docs/stock.md for the design.
 import { eq } from "drizzle-orm";
+import { EXPONENTIAL_BACKOFF } from "../lib/retry";
 import type { Db } from "../db/client";
 import { listings, type ListingRow } from "../db/schema";
 
@@ -10,8 +11,6 @@ import { listings, type ListingRow } from "../db/schema";
 export const PLAN_ROWS = 5_000;
 /** A Sku failing for now is tried this many times, then refused until its values change. */
 export const MAX_LISTING_ATTEMPTS = 8;
-const BASE_DELAY_MS = 5 * 60_000;
-const MAX_DELAY_MS = 6 * 60 * 60_000;
 
 /** The highest stock_seq this source has planned: the catalog changes after it are still to plan. */
 export async function planCursor(d1: D1Database, sourceId: string): Promise<number> {
@@ -126,7 +125,7 @@ export function recordOutcomes(d1: D1Database, sourceId: string, outcomes: Recor
         last_error = excluded.last_error,
         updated_at = excluded.updated_at`,
     )
-    .bind(sourceId, JSON.stringify(tuples), now, MAX_LISTING_ATTEMPTS, BASE_DELAY_MS, MAX_DELAY_MS);
+    .bind(sourceId, JSON.stringify(tuples), now, MAX_LISTING_ATTEMPTS, EXPONENTIAL_BACKOFF.baseMs, EXPONENTIAL_BACKOFF.maxMs);
 }
 
 /** One Sku sent in a submission, with the values it carried (null: that value was not sent). */

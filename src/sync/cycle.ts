@@ -5,7 +5,8 @@ import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../db/schema";
 import { countOpen } from "../outbox/outbox.queries";
 import { toWireDate } from "../lib/dates";
-import { cappedWait, MarketplaceError, MAX_WAIT_MS, type Connector } from "../marketplaces/connector";
+import { MarketplaceError, } from "../marketplaces/connector";
+import { cappedWait, MAX_WAIT_MS } from "../lib/retry";
 import { buildConnector } from "../marketplaces/registry";
 import { readCycles, type CycleSummary } from "../sources/cycle-summary";
 import type { SourceStorage } from "../marketplaces/storage";
@@ -55,7 +56,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   const startedReal = Date.now();
   const clock = () => new Date(now + (Date.now() - startedReal));
   const source = await sourceById(db, sourceId);
-  if (!source || !source.enabled) {
+  if (!source?.enabled) {
     summary.error = source ? "The source is disabled." : "The source no longer exists.";
     summary.statements = counted.count();
     return summary;

@@ -28,7 +28,6 @@ import {
   type RowOutcome,
 } from "../outbox/outbox.queries";
 import {
-  cappedWait,
   MarketplaceError,
   type Capabilities,
   type Connector,
@@ -39,24 +38,17 @@ import {
   type EarlierDelivery,
   type ReturnDelivery,
 } from "../marketplaces/connector";
+import { exponentialDelay } from "../lib/retry";
 import { refundsForDelivery, type RefundForDelivery } from "../refunds/refunds.queries";
 import { returnsForDelivery, type ReturnForDelivery } from "../returns/returns.queries";
 
 export const MAX_ATTEMPTS = 8;
-export const BASE_DELAY_MS = 5 * 60_000;
-export const MAX_DELAY_MS = 6 * 60 * 60_000;
 /** Rows read per round trip. */
 const ROUND = 100;
 /** Submitted rows asked about per cycle (in turn: the next cycle asks the next ones). */
 const CHECKS_PER_CYCLE = 100;
 /** A submission the marketplace has not settled in this long is failed with its last answer (decisions 6). */
 export const SUBMITTED_DEADLINE_MS = 24 * 60 * 60_000;
-
-/** The wait before attempt `attempts + 1`: 5, 10, 20 … minutes, capped at 6 h, never shorter than Retry-After (itself at most an hour). */
-export function retryDelay(attempts: number, retryAfterMs: number | null): number {
-  const backoff = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.max(0, attempts - 1));
-  return Math.max(backoff, cappedWait(retryAfterMs));
-}
 
 export interface DeliveryResult {
   delivered: number;
@@ -242,7 +234,7 @@ export async function deliverPending(
 function failureOutcome(entry: OutboxEntry, error: MarketplaceError, now: number): RowOutcome {
   const attempts = entry.attempts + 1;
   if (error.retryable && attempts < MAX_ATTEMPTS) {
-    return { state: "retry", error: error.message, nextAttemptAt: now + retryDelay(attempts, error.retryAfterMs) };
+    return { state: "retry", error: error.message, nextAttemptAt: now + exponentialDelay(attempts, error.retryAfterMs) };
   }
   return { state: "failed", error: error.message, called: true };
 }

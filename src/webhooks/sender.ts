@@ -8,7 +8,7 @@
 // once; an event failed for good disables it when the endpoint's last 5 events all failed.
 // Redirects are not followed (a 3xx is a failure) and an attempt is cut off after 15 seconds.
 import type { Db } from "../db/client";
-import { retryAfterMs } from "../lib/retry-after";
+import { retryAfterMs, scheduledDelay, WEBHOOK_SCHEDULE_MS } from "../lib/retry";
 import { signedHeaders, signingSecrets } from "./signing";
 import {
   dueDeliveries,
@@ -20,14 +20,9 @@ import {
 } from "./webhook-deliveries.queries";
 import { disableWebhook, webhookById } from "./webhooks.queries";
 
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-/** The wait after attempt n (1-based) before attempt n + 1; the eighth attempt is the last. */
-const BACKOFF_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR] as const;
-const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
-const MAX_RETRY_AFTER_MS = HOUR;
-const TIMEOUT_MS = 15 * SECOND;
+/** The eighth attempt is the last (src/lib/retry.ts: the schedule). */
+const MAX_ATTEMPTS = WEBHOOK_SCHEDULE_MS.length + 1;
+const TIMEOUT_MS = 15_000;
 /** Consecutive failed events after which the endpoint is disabled. */
 const FAILED_IN_A_ROW = 5;
 /** Due rows read per round trip, and attempts in flight at once (each of a different order). */
@@ -53,19 +48,13 @@ export interface PassResult {
   nextAt: number | null;
 }
 
-/** The wait before the next attempt after `attempts` failed ones: the backoff, or a longer Retry-After up to an hour. */
-function retryDelay(attempts: number, retryAfterMs: number | null): number {
-  const backoff = BACKOFF_MS[Math.min(attempts, BACKOFF_MS.length) - 1]!;
-  return Math.max(backoff, Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
-}
-
 export async function runPass(webhookId: string, deps: PassDeps): Promise<PassResult> {
   const { db, now } = deps;
   const started = deps.wallClock();
   const result: PassResult = { attempted: 0, delivered: 0, nextAt: null };
   for (;;) {
     const endpoint = await webhookById(db, webhookId);
-    if (!endpoint || !endpoint.enabled) return result;
+    if (!endpoint?.enabled) return result;
     const secrets = await signingSecrets(deps.env, endpoint, now);
     const due = await dueDeliveries(db, webhookId, now, ROUND);
     if (due.length === 0) break;
@@ -91,7 +80,7 @@ export async function runPass(webhookId: string, deps: PassDeps): Promise<PassRe
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
     if (disabled) return result;
-    if (deps.wallClock() - started > (deps.budgetMs ?? 30 * SECOND)) {
+    if (deps.wallClock() - started > (deps.budgetMs ?? 30_000)) {
       result.nextAt = now;
       return result;
     }
@@ -133,7 +122,7 @@ async function attempt(url: string, secrets: string[], row: DeliveryRow, deps: P
   const failure = (statusCode: number | null, error: string, retryAfterMs: number | null = null): AttemptOutcome =>
     statusCode === 410 || attempts >= MAX_ATTEMPTS
       ? { state: "failed", statusCode, error }
-      : { state: "retry", statusCode, error, nextAttemptAt: deps.now + retryDelay(attempts, retryAfterMs) };
+      : { state: "retry", statusCode, error, nextAttemptAt: deps.now + scheduledDelay(WEBHOOK_SCHEDULE_MS, attempts, retryAfterMs) };
   // A timer cleared once the answer is in, not AbortSignal.timeout: that one's timer stays armed
   // for the full 15 s after the answer, and workerd refuses a timer beyond 10,000 active ones, so
   // a pass sending more than 10,000 events within 15 s failed every further attempt at once (a
@@ -153,7 +142,7 @@ async function attempt(url: string, secrets: string[], row: DeliveryRow, deps: P
     await response.body?.cancel().catch(() => undefined);
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    return failure(null, timedOut ? `No answer within ${TIMEOUT_MS / SECOND} seconds.` : `The request failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`);
+    return failure(null, timedOut ? `No answer within ${TIMEOUT_MS / 1000} seconds.` : `The request failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`);
   } finally {
     clearTimeout(timer);
   }

@@ -12,7 +12,7 @@
 import { and, asc, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
-import { feeds, orders, refunds, returns, sources, webhookDeliveries as deliveries, webhooks, WEBHOOK_DELIVERY_STATES } from "../db/schema";
+import { feeds, orders, refunds, returns, sources, webhookDeliveries as deliveries, webhooks, type WEBHOOK_DELIVERY_STATES } from "../db/schema";
 import { toWireDate } from "../lib/dates";
 import type { EventType } from "./webhooks.schemas";
 

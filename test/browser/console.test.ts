@@ -145,7 +145,7 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   // Feeds: a catalog, a feed, compile with the progress bar reaching 100 %, download.
   await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Feeds" }).click();
   const header = "Sku,Title,Description,Link,ImageLink,Price,Availability,Brand,Gtin";
-  const lines = Array.from({ length: 30 }, (_, i) => `SKU-${String(i + 1).padStart(3, "0")},Mug ${i + 1},A blue mug,https://shop.example/m/${i + 1},https://shop.example/m/${i + 1}.jpg,${(i + 5).toFixed(2)},in stock,Acme,${i === 0 ? "" : "0".repeat(11) + String(i % 10) + "0"}`);
+  const lines = Array.from({ length: 30 }, (_, i) => `SKU-${String(i + 1).padStart(3, "0")},Mug ${i + 1},A blue mug,https://shop.example/m/${i + 1},https://shop.example/m/${i + 1}.jpg,${(i + 5).toFixed(2)},in stock,Acme,${i === 0 ? "" : `${"0".repeat(11) + String(i % 10)}0`}`);
   await page.getByLabel(/CSV file with a header row/).setInputFiles({ name: "catalog.csv", mimeType: "text/csv", buffer: Buffer.from([header, ...lines].join("\n")) });
   await page.getByRole("button", { name: "Upload products" }).click();
   await expect.poll(() => flash().textContent()).toBe("30 products stored, 0 rejected.");

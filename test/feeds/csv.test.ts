@@ -84,7 +84,7 @@ describe("PartBuffer", () => {
     const size = 10;
     const buffer = new PartBuffer(size);
     const parts: Uint8Array[] = [];
-    const rows = ["abcdef\n", "日本語🎉\n", "x\n", "é".repeat(15) + "\n"];
+    const rows = ["abcdef\n", "日本語🎉\n", "x\n", `${"é".repeat(15)}\n`];
     for (const row of rows) {
       let rest = buffer.write(row);
       while (rest !== null) {

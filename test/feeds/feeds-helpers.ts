@@ -22,7 +22,7 @@ export function product(sku: string, overrides: Record<string, unknown> = {}) {
 
 /** Upserts in requests of 1,000 products: a JSON catalog request is capped at 16 MiB. */
 export async function putProducts(storeId: string, products: unknown[]) {
-  let last;
+  let last: Awaited<ReturnType<typeof admin>>["json"] | undefined;
   for (let i = 0; i === 0 || i < products.length; i += 1000) {
     const res = await admin("PUT", `/stores/${storeId}/products`, { Products: products.slice(i, i + 1000) });
     if (res.status !== 200) throw new Error(`putProducts: ${res.status} ${res.text}`);

@@ -73,7 +73,7 @@ export async function tokenFor(key: string): Promise<string> {
 
 /** A store with a key of the given scopes (generous bucket unless given), and a token. */
 export async function storeWithToken(options: Parameters<typeof createKey>[1] & { maskBuyerPii?: boolean } = {}) {
-  const storeId = await createStore("Store " + Math.random().toString(36).slice(2, 8), options.maskBuyerPii ?? false);
+  const storeId = await createStore(`Store ${Math.random().toString(36).slice(2, 8)}`, options.maskBuyerPii ?? false);
   const key = await createKey(storeId, options);
   const token = await tokenFor(key.Key);
   return { storeId, key, token };
@@ -84,7 +84,7 @@ export function sampleOrder(overrides: Record<string, unknown> = {}) {
     BuyerEmailAddress: "jane.doe@example.com",
     BuyerPhoneNumber: "555-201-1234",
     OrderSource: "Web",
-    OrderSourceOrderNumber: "WEB-" + Math.random().toString(36).slice(2, 10),
+    OrderSourceOrderNumber: `WEB-${Math.random().toString(36).slice(2, 10)}`,
     DateCreatedInOrderSource: "2026-03-01T10:15:00Z",
     ShipToCompanyName: null,
     FirstName: "Jane",

@@ -1,7 +1,7 @@
 // The contract check every whole request of the tests goes through (helpers/api.ts): the answer
 // must be one the OpenAPI document (GET /openapi.json) lists for that operation, its JSON body
 // must validate against the documented schema, and /v1 answers must carry the documented
-// throttle headers. Validation uses @cfworker/json-schema (no code generation, so it runs in
+// throttle headers (integers, or the structured fields' documented patterns). Validation uses @cfworker/json-schema (no code generation, so it runs in
 // workerd), independent of the zod schemas the document was generated from.
 import { exports } from "cloudflare:workers";
 import { Validator, type Schema } from "@cfworker/json-schema";
@@ -10,7 +10,7 @@ import { normalizeUrl } from "../../src/http/normalize";
 interface Operation {
   responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema?: Schema }> }>;
 }
-type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema>; headers?: Record<string, { schema?: { type?: string; pattern?: string } }> } };
 
 let loaded: Promise<{ doc: Doc; templates: { path: string; pattern: RegExp; literals: number }[] }> | null = null;
 const validators = new Map<string, Validator>();
@@ -54,7 +54,10 @@ export async function checkContract(request: { method: string; url: string; auth
   if (!documented) throw new Error(`Contract: status ${response.status} is not documented for ${where}`);
   for (const name of Object.keys(documented.headers ?? {})) {
     const value = response.headers.get(name);
-    if (value === null || !/^\d+$/.test(value)) throw new Error(`Contract: header ${name} is missing or not an integer (${value}) in ${where}`);
+    // Integers unless the document gives the header a string pattern (the structured rate-limit fields).
+    const pattern = found.doc.components.headers?.[name]?.schema?.pattern;
+    const shape = pattern === undefined ? /^\d+$/ : new RegExp(pattern);
+    if (value === null || !shape.test(value)) throw new Error(`Contract: header ${name} is missing or not of its documented form ${shape} (${value}) in ${where}`);
   }
   const contentType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
   const content = documented.content ?? {};

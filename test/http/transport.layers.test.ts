@@ -3,17 +3,10 @@
 // (or is a package). A rule such as the maintenance switch lives with its resource and app.ts
 // mounts it.
 import { describe, expect, it } from "vitest";
+import { specifiers } from "../helpers/imports";
 
 const sources = import.meta.glob("../../src/http/*.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 
-/** Every module specifier a file imports or re-exports, static or dynamic. */
-function specifiers(text: string): string[] {
-  const found: string[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*["']([^"']+)["']/g)) found.push(m[1]!);
-  for (const m of text.matchAll(/(?:^|\n)\s*import\s*["']([^"']+)["']/g)) found.push(m[1]!);
-  for (const m of text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) found.push(m[1]!);
-  return found;
-}
 
 describe("src/http/", () => {
   it("imports nothing outside http/ and lib/", () => {

@@ -354,7 +354,7 @@ describe("no input produces a 500", () => {
     let sent = 0;
     for (let i = 0; i < 300; i++) {
       const depth = 1 + Math.floor(random() * 5);
-      const path = "/" + Array.from({ length: depth }, () => pick(segments)).join("/");
+      const path = `/${Array.from({ length: depth }, () => pick(segments)).join("/")}`;
       const method = pick(["GET", "PUT", "POST", "DELETE", "PATCH", "HEAD", "OPTIONS"]);
       const body = method === "GET" || method === "HEAD" ? undefined : bodies();
       const headers: Record<string, string> = { "cf-connecting-ip": `192.0.2.${i % 250}` };

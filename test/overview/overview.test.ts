@@ -203,7 +203,11 @@ describe("the overviews' bound", () => {
       new Proxy(env[name], {
         get(target, prop) {
           const value = Reflect.get(target, prop, target) as unknown;
-          if (prop === "prepare") return (sql: string) => (prepared[name].push(sql), target.prepare(sql));
+          if (prop === "prepare")
+            return (sql: string) => {
+              prepared[name].push(sql);
+              return target.prepare(sql);
+            };
           return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
         },
       });

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { WireReturn } from "../../src/returns/returns.wire";
 import { ALL_SCOPES, admin, call, storeWithToken } from "../helpers/api";
-import { createSource, cycleAt, deliveries, HOUR, listOrders, patchSource, received, simulatedWindow, type WireOrder } from "../helpers/sync";
+import { createSource, cycleAt, deliveries, HOUR, listOrders, patchSource, received, simulatedWindow } from "../helpers/sync";
 import { putStock, quantityOf } from "../stock/helpers";
 import { createWebhook } from "../helpers/webhooks";
 import { installReceiver, receiver, until, verified } from "../webhooks/webhook-receiver";
@@ -272,4 +272,3 @@ describe("returns, refunds and webhooks together", () => {
   });
 });
 
-export type { WireOrder };

@@ -1,4 +1,5 @@
-// Stock for the stock tests: the catalog through the admin API, Quantity read back as an operator sees it.
+// Stock for the stock tests and each marketplace's stock tests: the catalog through the admin API,
+// Quantity read back as an operator sees it, a source's listings as the operator's route answers them.
 import { expect } from "vitest";
 import { admin, call } from "../helpers/api";
 
@@ -23,4 +24,23 @@ export async function quantities(storeId: string, skus: string[]): Promise<Recor
 
 export function putInventory(token: string, items: unknown[]) {
   return call("PUT", `/v1/${token}/Inventory`, { body: { Items: items } });
+}
+
+/** One Sku of a source's listings, as GET /admin/v1/stores/:storeId/sources/:sourceId/listings answers it. */
+export interface Listing {
+  Sku: string;
+  Status: string;
+  AcceptedQuantity: number | null;
+  AcceptedPrice: number | null;
+  PendingQuantity: number | null;
+  Submission: string | null;
+  LastError: string | null;
+  Attempts: number;
+}
+
+/** A source's listings (200 asserted), `query` appended as given ("?sku=A", "?limit=500"). */
+export async function listings(storeId: string, sourceId: string, query = "") {
+  const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/listings${query}`);
+  expect(res.status, res.text).toBe(200);
+  return res.json as unknown as { Push: string; Counts: Record<string, number>; Listings: Listing[]; NextAfter: string | null };
 }

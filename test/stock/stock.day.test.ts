@@ -58,7 +58,7 @@ describe("one stock across two marketplaces, through the cron", () => {
     expect(set.status).toBe(200);
     expect(set.json.Updated).toBe(12);
 
-    const shopifyId = await createSource(storeId, { Type: "shopify", Name: "Shopify", Settings: { shopDomain: SHOPIFY_FAKE_SHOP, accessToken: SHOPIFY_FAKE_TOKEN } });
+    await createSource(storeId, { Type: "shopify", Name: "Shopify", Settings: { shopDomain: SHOPIFY_FAKE_SHOP, accessToken: SHOPIFY_FAKE_TOKEN } });
     const simulatedId = await createSource(storeId, { Name: "Simulated", Settings: simulatedWindow(6) });
 
     // Two cycles: each imports its orders; the second tells each marketplace what the other sold.

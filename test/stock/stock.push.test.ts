@@ -5,26 +5,12 @@ import { describe, expect, it } from "vitest";
 import { admin, call, storeWithToken } from "../helpers/api";
 import { storeD1 } from "../helpers/shards";
 import { createSource, cycleAt, patchSource, received } from "../helpers/sync";
-import { putInventory, putStock } from "./helpers";
+import { listings, putInventory, putStock } from "./helpers";
 
 /** A simulated marketplace that sells nothing (it opens in a year): only stock and price calls. */
 const quiet = (extra: Record<string, unknown> = {}) => ({ startAt: new Date(Date.now() + 365 * 86_400_000).toISOString(), ...extra });
 
-interface Listing {
-  Sku: string;
-  Status: string;
-  AcceptedQuantity: number | null;
-  AcceptedPrice: number | null;
-  PendingQuantity: number | null;
-  LastError: string | null;
-  Attempts: number;
-}
 
-async function listings(storeId: string, sourceId: string, query = "") {
-  const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/listings${query}`);
-  expect(res.status, res.text).toBe(200);
-  return res.json as unknown as { Push: string; Counts: Record<string, number>; Listings: Listing[]; NextAfter: string | null };
-}
 
 type Item = { sku: string; quantity: number | null; price: number | null; currency: string };
 async function pushes(storeId: string, sourceId: string): Promise<Item[][]> {

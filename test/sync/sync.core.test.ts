@@ -14,7 +14,7 @@ import { kvStorage, memoryStorage } from "../../src/marketplaces/storage";
 import { runSourceCycle } from "../../src/sync/cycle";
 import { importOrders } from "../../src/sync/importer";
 import { recordJson } from "../../src/sources/set-aside.queries";
-import { admin, ADMIN_KEY, call, insert, sampleOrder, storeWithToken } from "../helpers/api";
+import { admin, ADMIN_KEY, call, insert, storeWithToken } from "../helpers/api";
 import { shardOf, storeD1, storeDrizzle } from "../helpers/shards";
 import { createSource, cycleAt, deliveries, fireCron, listOrders, MINUTE, patchSource, received, simulatedWindow, type WireOrder } from "../helpers/sync";
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { indexOfOrderNumber, indexRange, makeOrder, orderNumberOf } from "../../src/marketplaces/simulated/simulated.mapping";
 import { importWindow } from "../../src/sync/importer";
-import { retryDelay } from "../../src/sync/delivery";
+import { exponentialDelay as retryDelay } from "../../src/lib/retry";
 import { cycleTime } from "../../src/sync/source-sync";
 
 describe("sync arithmetic", () => {

@@ -111,7 +111,7 @@ describe("bad input", () => {
   const cases: [string, unknown, RegExp][] = [
     ["an http URL", { Url: "http://erp.example/hooks", Events: ["*"] }, /^'Url': must be an https:\/\/ URL \(http:\/\/ only for localhost or 127\.0\.0\.1\)$/],
     ["a URL that is not one", { Url: "erp.example/hooks", Events: ["*"] }, /^'Url': must be an absolute https:\/\/ URL$/],
-    ["a URL over 2,048 characters", { Url: "https://erp.example/" + "a".repeat(2029), Events: ["*"] }, /^'Url': must be at most 2048 characters$/],
+    ["a URL over 2,048 characters", { Url: `https://erp.example/${"a".repeat(2029)}`, Events: ["*"] }, /^'Url': must be at most 2048 characters$/],
     ["an unknown event", { Url: "https://erp.example/hooks", Events: ["order.created", "order.deleted"] }, /^'Events\[1\]': .*"order\.created".*"feed\.failed".*"\*"/],
     ["no events", { Url: "https://erp.example/hooks", Events: [] }, /^'Events': must name at least one event/],
     ["no Url", { Events: ["*"] }, /^'Url' is required$/],
@@ -129,7 +129,7 @@ describe("bad input", () => {
 
   it("accepts a URL of exactly 2,048 characters, and http on localhost and 127.0.0.1", async () => {
     const { storeId } = await storeWithToken();
-    for (const url of ["https://erp.example/" + "a".repeat(2028), "http://localhost:3000/hooks", "http://127.0.0.1/hooks"]) {
+    for (const url of [`https://erp.example/${"a".repeat(2028)}`, "http://localhost:3000/hooks", "http://127.0.0.1/hooks"]) {
       expect((await admin("POST", `/stores/${storeId}/webhooks`, { Url: url, Events: ["*"] })).status).toBe(200);
     }
     expect(await webhookRows(storeId)).toBe(3);

@@ -136,7 +136,7 @@ describe("feed events", () => {
       timestamp: expect.stringMatching(ISO_Z),
       data: { StoreId: storeId, FeedId: feedId, Name: "Google", Status: "Failed", Score: 0 },
     });
-    const product = (sku: string, price: number) => ({ Sku: sku, Title: "Mug " + sku, Description: "A mug", Price: price, Link: "https://shop.example/" + sku, ImageLink: "https://shop.example/" + sku + ".jpg", Availability: "in stock", Brand: "Acme", Gtin: "" });
+    const product = (sku: string, price: number) => ({ Sku: sku, Title: `Mug ${sku}`, Description: "A mug", Price: price, Link: `https://shop.example/${sku}`, ImageLink: `https://shop.example/${sku}.jpg`, Availability: "in stock", Brand: "Acme", Gtin: "" });
     expect((await admin("PUT", `/stores/${storeId}/products`, { Products: [product("A", 5), product("B", 6), product("C", 7), product("D", -1)] })).status).toBe(200);
     expect((await admin("POST", `/feeds/${feedId}/compile`)).status).toBe(200);
     await until(() => hook.accepted.length === 2);

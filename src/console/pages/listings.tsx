@@ -5,7 +5,7 @@ import type { FC } from "hono/jsx";
 import { LISTING_STATES } from "../../db/schema";
 import type { ApiResult } from "../admin-api";
 import { Field, FormError, Select, Table, when } from "../components";
-import { type C } from "../context";
+import type { C } from "../context";
 import type { Listing, Listings } from "../wire";
 
 const PER_PAGE = 100;

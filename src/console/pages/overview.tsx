@@ -212,7 +212,7 @@ export async function storeOverviewPage(c: C) {
           const chart = `cycles-${n + 1}`;
           const kinds = ["Imported", "Set aside", "Delivered", "Failed deliveries"];
           return (
-            <div class="source-health" aria-labelledby={`${chart}-h`}>
+            <div class="source-health" role="group" aria-labelledby={`${chart}-h`}>
               <h3 id={`${chart}-h`}>
                 <a href={`${base}/sources/${enc(s.SourceId)}`}>{s.Name}</a> ({s.Type}
                 {s.Enabled ? "" : ", disabled"})

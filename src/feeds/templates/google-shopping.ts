@@ -28,10 +28,10 @@ export const googleShopping: FeedTemplate = {
     if (!p.title) errors.push("title is required");
     else if (p.title.length > TITLE_MAX) warnings.push(`title is longer than ${TITLE_MAX} characters`);
     if (!p.description) errors.push("description is required");
-    for (const [name, value] of [["link", p.link], ["image_link", p.imageLink]] as const) {
-      if (!value) errors.push(`${name} is required`);
-      else if (!isAbsoluteHttpUrl(value)) errors.push(`${name} must be an absolute http(s) URL`);
-    }
+    if (!p.link) errors.push("link is required");
+    else if (!isAbsoluteHttpUrl(p.link)) errors.push("link must be an absolute http(s) URL");
+    if (!p.imageLink) errors.push("image_link is required");
+    else if (!isAbsoluteHttpUrl(p.imageLink)) errors.push("image_link must be an absolute http(s) URL");
     if (p.price == null) errors.push("price is required");
     else if (!(p.price > 0)) errors.push("price must be a positive number");
     if (!p.availability) errors.push("availability is required");

@@ -29,6 +29,7 @@ import { etsyListings } from "./etsy.listings";
 import { etsySettingsSchema } from "./etsy.settings";
 import { etsyAccessTokens } from "./etsy.tokens";
 import type { EtsyError, EtsyReceipt, EtsyReceiptPage } from "./etsy.types";
+import { MAX_WAIT_MS } from "../../lib/retry";
 
 const TIMEOUT_MS = 15_000;
 /** getShopReceipts' maximum. */
@@ -37,8 +38,6 @@ const PAGE_SIZE = 100;
 const EARLIEST_SECONDS = 946_684_800;
 /** Calls of the day an import leaves for deliveries (the limit is the app's, shared by its shops). */
 const IMPORT_RESERVE = 100;
-/** How long a source waits when Etsy's calls for the day are used up and it named no time. */
-const DAY_USED_UP_WAIT_MS = 60 * 60_000;
 
 // The stock push's operations: a 403 there is most often a consent without the listings scopes.
 const LISTING_OPERATIONS = new Set(["getListingsByShop", "getListingInventory", "updateListingInventory"]);
@@ -85,7 +84,8 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
         `Etsy has ${pace.remainingToday} calls left today for this app (x-remaining-today)${purpose === "delivery" ? "" : `; the ${purpose === "import" ? "import" : "stock push"} stops while ${IMPORT_RESERVE} or fewer are left, for deliveries`}`,
         429,
         true,
-        purpose === "import" ? null : DAY_USED_UP_WAIT_MS,
+        // Calls for the day used up and no time named: the longest wait the hub takes.
+        purpose === "import" ? null : MAX_WAIT_MS,
       );
     }
     const wait = decision.waitMs;

@@ -4,7 +4,7 @@
 // that failed turned into a MarketplaceError, and Basic credentials as UTF-8. A marketplace's own
 // part (how it describes its errors, which statuses are worth a retry) is passed in.
 import { MarketplaceError } from "../connector";
-import { retryAfterMs } from "../../lib/retry-after";
+import { retryAfterMs } from "../../lib/retry";
 
 export { retryAfterMs };
 

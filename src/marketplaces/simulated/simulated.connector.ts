@@ -20,7 +20,7 @@ import {
   type SubmissionStatus,
 } from "../connector";
 import { connectorSettings } from "../kit/settings";
-import { CAPABILITIES, DELIVERY_OPERATIONS, simulatedSettingsSchema, type Operation } from "./simulated.settings";
+import { CAPABILITIES, type DELIVERY_OPERATIONS, simulatedSettingsSchema, type Operation } from "./simulated.settings";
 import { toWireDate } from "../../lib/dates";
 import type { SourceStorage } from "../storage";
 import { indexOfOrderNumber, indexRange, makeRecord, simulatedOrderReader, type SimulatedRecord } from "./simulated.mapping";
@@ -105,7 +105,7 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
   /** Throws what the configured fault answers for this operation, if any (the call recorded). */
   function fault(operation: Operation, orderNumber: string | null, body: Record<string, unknown>, key: string | null = null): void {
     const fault = settings.fault;
-    if (fault && fault.operations.includes(operation)) {
+    if (fault?.operations.includes(operation)) {
       if (fault.kind === "timeout") {
         record(operation, orderNumber, body, "timeout", key);
         // Not actually waited: a test or a demo should not sit through it.

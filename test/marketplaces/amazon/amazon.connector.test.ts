@@ -25,7 +25,6 @@ import {
   type AmazonFake,
   type FakeOrder,
 } from "./amazon-fake";
-import { env } from "cloudflare:workers";
 import { XMLParser } from "fast-xml-parser";
 import { storeD1 } from "../../helpers/shards";
 import { admin, createStore } from "../../helpers/api";

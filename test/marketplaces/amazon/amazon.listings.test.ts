@@ -7,9 +7,9 @@ import { createAmazonConnector } from "../../../src/marketplaces/amazon/amazon.c
 import { memoryStorage } from "../../../src/marketplaces/storage";
 import { AMAZON_FAKE_CLIENT_ID, AMAZON_FAKE_CLIENT_SECRET, AMAZON_FAKE_REFRESH_TOKEN, createAmazonFake, type AmazonFake, type AmazonFakeOptions } from "./amazon-fake";
 import { AMAZON_FAKE_SELLER_ID } from "./amazon-listings-fake";
-import { admin, storeWithToken } from "../../helpers/api";
+import { storeWithToken } from "../../helpers/api";
 import { createSource, cycleAt } from "../../helpers/sync";
-import { putInventory, putStock } from "../../stock/helpers";
+import { listings, putInventory, putStock } from "../../stock/helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -41,11 +41,6 @@ function setup(opts: AmazonFakeOptions = {}, settings: Record<string, unknown> =
 const update = (sku: string, quantity: number | null, price: number | null, currency = "USD"): ListingUpdate => ({ sku, quantity, price, currency });
 const patches = (fake: AmazonFake) => fake.apiRequests("patchListingsItem");
 
-async function listings(storeId: string, sourceId: string, query = "") {
-  const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/listings${query}`);
-  expect(res.status, res.text).toBe(200);
-  return res.json as unknown as { Push: string; Counts: Record<string, number>; Listings: { Sku: string; Status: string; LastError: string | null; Attempts: number }[] };
-}
 
 describe("Amazon stock and price", () => {
   it("patches the offer attributes of one SKU a call, as the model and the reference README say", async () => {

@@ -5,7 +5,6 @@ import {
   MarketplaceError,
   type CancelDelivery,
   type Connector,
-  type DeliveryOrder,
   type EarlierDelivery,
   type ImportedOrder,
   type ImportWindow,
@@ -29,6 +28,7 @@ import {
 } from "./ebay-fake";
 import { orderIdOf, sampleOrder, type SampleOrder } from "./ebay-orders";
 import { rejection } from "../../helpers/rejection";
+import { deliveryOrder, importAll as importPages } from "../fake-kit/connector-calls";
 
 const START = Date.parse("2026-03-01T12:00:00.000Z");
 const HOUR = 3_600_000;
@@ -78,28 +78,8 @@ function setup(options: { orders?: ReturnType<typeof sampleOrder>[]; settings?: 
   };
 }
 
-async function importAll(connector: Connector, window = WINDOW, between?: (page: number) => void) {
-  const pages: OrderPage[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await connector.fetchOrders(window, cursor);
-    pages.push(page);
-    cursor = page.nextCursor;
-    between?.(pages.length);
-    if (pages.length > 20) throw new Error("the import does not end");
-  } while (cursor !== null);
-  return pages;
-}
+const importAll = (connector: Connector, window = WINDOW, between?: (page: number) => void) => importPages(connector, window, { between });
 
-function deliveryOrder(order: ImportedOrder): DeliveryOrder {
-  return {
-    sourceOrderNumber: order.sourceOrderNumber,
-    sourceCustomerOrderNumber: order.sourceCustomerOrderNumber,
-    sellerOrderNumber: null,
-    sourceData: order.sourceData ?? {},
-    lines: order.items.map((i) => ({ sourceLineId: i.sourceLineId, sku: i.sku, quantity: i.quantity })),
-  };
-}
 
 let nextId = 1;
 function shipDelivery(

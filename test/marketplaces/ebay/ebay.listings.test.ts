@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { MarketplaceError, type ListingUpdate } from "../../../src/marketplaces/connector";
 import { createEbayConnector } from "../../../src/marketplaces/ebay/ebay.connector";
 import { createEbayFake, EBAY_FAKE_CLIENT_ID, EBAY_FAKE_CLIENT_SECRET, EBAY_FAKE_REFRESH_TOKEN, type EbayFake, type EbayFakeOptions } from "./ebay-fake";
-import { admin, storeWithToken } from "../../helpers/api";
+import { storeWithToken } from "../../helpers/api";
 import { createSource, cycleAt } from "../../helpers/sync";
-import { putInventory, putStock } from "../../stock/helpers";
+import { listings, putInventory, putStock } from "../../stock/helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -29,19 +29,6 @@ const update = (sku: string, quantity: number | null, price: number | null, curr
 const bulkCalls = (fake: EbayFake) => fake.requestsOf("inventory").filter((r) => r.operationId === "bulkUpdatePriceQuantity");
 const offerCalls = (fake: EbayFake) => fake.requestsOf("inventory").filter((r) => r.operationId === "getOffers");
 
-interface Listing {
-  Sku: string;
-  Status: string;
-  AcceptedQuantity: number | null;
-  AcceptedPrice: number | null;
-  LastError: string | null;
-  Attempts: number;
-}
-async function listings(storeId: string, sourceId: string, query = "") {
-  const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/listings${query}`);
-  expect(res.status, res.text).toBe(200);
-  return res.json as unknown as { Push: string; Counts: Record<string, number>; Listings: Listing[] };
-}
 
 describe("eBay stock and price", () => {
   it("sends quantities and prices of many SKUs in one bulkUpdatePriceQuantity, prices to the published offers getOffers names", async () => {

@@ -7,7 +7,6 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type {
   Connector,
-  DeliveryOrder,
   ImportedOrder,
   ImportWindow,
   OrderPage,
@@ -30,6 +29,7 @@ import {
   type EtsyFake,
 } from "./etsy-fake";
 import { money, sampleReceipt, type SampleReceipt } from "./etsy-receipts";
+import { deliveryOrder, importAll as importPages } from "../fake-kit/connector-calls";
 
 const START = Date.parse("2026-03-01T12:00:00.000Z");
 const MINUTE = 60_000;
@@ -84,28 +84,8 @@ function setup(options: { receipts?: ReturnType<typeof sampleReceipt>[]; setting
   };
 }
 
-async function importAll(connector: Connector, window = WINDOW, between?: (page: number) => void) {
-  const pages: OrderPage[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await connector.fetchOrders(window, cursor);
-    pages.push(page);
-    cursor = page.nextCursor;
-    between?.(pages.length);
-    if (pages.length > 20) throw new Error("the import does not end");
-  } while (cursor !== null);
-  return pages;
-}
+const importAll = (connector: Connector, window = WINDOW, between?: (page: number) => void) => importPages(connector, window, { between });
 
-function deliveryOrder(order: ImportedOrder): DeliveryOrder {
-  return {
-    sourceOrderNumber: order.sourceOrderNumber,
-    sourceCustomerOrderNumber: order.sourceCustomerOrderNumber,
-    sellerOrderNumber: null,
-    sourceData: order.sourceData ?? {},
-    lines: order.items.map((i) => ({ sourceLineId: i.sourceLineId, sku: i.sku, quantity: i.quantity })),
-  };
-}
 
 let nextId = 1;
 function shipDelivery(order: ImportedOrder, shipment: { trackingNumber?: string | null; carrier?: string | null } = {}): ShipDelivery {

@@ -19,9 +19,9 @@ import {
 } from "./etsy-fake";
 import type { SampleListing } from "./etsy-listings-fake";
 import { StreamedBody } from "../fake-kit/faults";
-import { admin, storeWithToken } from "../../helpers/api";
+import { storeWithToken } from "../../helpers/api";
 import { createSource, cycleAt } from "../../helpers/sync";
-import { putInventory, putStock } from "../../stock/helpers";
+import { listings, putInventory, putStock } from "../../stock/helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -262,20 +262,6 @@ describe("Etsy stock and price", () => {
   });
 });
 
-interface Listing {
-  Sku: string;
-  Status: string;
-  AcceptedQuantity: number | null;
-  AcceptedPrice: number | null;
-  PendingQuantity: number | null;
-  LastError: string | null;
-  Attempts: number;
-}
-async function listings(storeId: string, sourceId: string, query = "") {
-  const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/listings${query}`);
-  expect(res.status, res.text).toBe(200);
-  return res.json as unknown as { Push: string; Counts: Record<string, number>; Listings: Listing[] };
-}
 
 describe("an Etsy source's cycle", () => {
   it("sends the seller's new quantity and price to Etsy in the next cycle, reports an unknown Sku, waits out throttling, survives nonsense, loses nothing", async () => {

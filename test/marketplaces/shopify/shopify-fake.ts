@@ -12,7 +12,7 @@
 // never computes cost, it reads `extensions.cost` like it does from Shopify.
 import { env } from "cloudflare:workers";
 import {
-  GraphQLError,
+  type GraphQLError,
   Kind,
   NoDeprecatedCustomRule,
   buildASTSchema,

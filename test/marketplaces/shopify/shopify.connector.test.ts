@@ -4,14 +4,14 @@
 // directly, with the fake's clock and a sleep that moves it.
 import { parse, validate } from "graphql";
 import { describe, expect, it } from "vitest";
-import {
-  type CancelDelivery,
-  type DeliveryOrder,
-  type EarlierDelivery,
-  type ImportedOrder,
-  type OrderPage,
-  type SetAsideOrder,
-  type ShipDelivery,
+import type {
+  CancelDelivery,
+  DeliveryOrder,
+  EarlierDelivery,
+  ImportedOrder,
+  OrderPage,
+  SetAsideOrder,
+  ShipDelivery,
 } from "../../../src/marketplaces/connector";
 import {
   FULFILLMENT_CREATE_MUTATION,
@@ -31,6 +31,7 @@ import { badDay } from "../fake-kit/faults";
 import { createShopifyFake, shopifyPagesForEver, shopifySchema, SHOPIFY_FAKE_SHOP, SHOPIFY_FAKE_TOKEN, type ShopifyFake } from "./shopify-fake";
 import { ordersUpdatedFrom, shopifyOrder, type Json, type LineSpec } from "./shopify-fixtures";
 import { rejection } from "../../helpers/rejection";
+import { deliveryOrder as sellerDeliveryOrder, importAll as importPages } from "../fake-kit/connector-calls";
 
 const START = Date.parse("2026-03-01T12:00:00Z");
 const WINDOW = { since: new Date("2026-03-01T10:00:00Z"), until: new Date("2026-03-01T12:00:00Z") };
@@ -74,16 +75,7 @@ function setup(opts: SetupOptions = {}) {
   };
 }
 
-async function importAll(connector: ReturnType<typeof setup>["connector"]): Promise<OrderPage[]> {
-  const pages: OrderPage[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: OrderPage = await connector.fetchOrders(WINDOW, cursor);
-    pages.push(page);
-    cursor = page.nextCursor;
-  } while (cursor !== null && pages.length < 50);
-  return pages;
-}
+const importAll = (connector: ReturnType<typeof setup>["connector"]) => importPages(connector, WINDOW, { maxPages: 50 });
 
 async function imported(connector: ReturnType<typeof setup>["connector"], n: number): Promise<ImportedOrder> {
   const all = (await importAll(connector)).flatMap((p) => p.orders);
@@ -92,15 +84,7 @@ async function imported(connector: ReturnType<typeof setup>["connector"], n: num
   return order;
 }
 
-function deliveryOrder(order: ImportedOrder): DeliveryOrder {
-  return {
-    sourceOrderNumber: order.sourceOrderNumber,
-    sourceCustomerOrderNumber: order.sourceCustomerOrderNumber,
-    sellerOrderNumber: "SO-1",
-    sourceData: order.sourceData ?? {},
-    lines: order.items.map((i) => ({ sourceLineId: i.sourceLineId, sku: i.sku, quantity: i.quantity })),
-  };
-}
+const deliveryOrder = (order: ImportedOrder) => sellerDeliveryOrder(order, "SO-1");
 
 function shipDelivery(
   order: DeliveryOrder,

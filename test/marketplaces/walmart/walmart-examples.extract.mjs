@@ -92,7 +92,7 @@ function check(value, schema, path, problems) {
 function headerNames(doc, names) {
   return names.map((n) => {
     const p = doc.components.parameters[n];
-    if (!p || p.in !== "header" || !p.required) throw new Error(`header parameter ${n} is not a required header`);
+    if (p?.in !== "header" || !p.required) throw new Error(`header parameter ${n} is not a required header`);
     return p.name;
   });
 }

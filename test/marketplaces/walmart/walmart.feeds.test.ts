@@ -6,10 +6,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createWalmartConnector } from "../../../src/marketplaces/walmart/walmart.connector";
 import { createWalmartFake, WALMART_FAKE_CLIENT_ID, WALMART_FAKE_CLIENT_SECRET, type WalmartFake } from "./walmart-fake";
 import type { WalmartFeedsOptions } from "./walmart-feeds-fake";
-import { admin, storeWithToken } from "../../helpers/api";
+import { storeWithToken } from "../../helpers/api";
 import { createSource, cycleAt } from "../../helpers/sync";
 import { collect, send, signIn } from "../../console/helpers";
-import { putInventory, putStock } from "../../stock/helpers";
+import { listings, putInventory, putStock } from "../../stock/helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -19,22 +19,7 @@ const HOUR = 3_600_000;
 const feedCalls = (fake: WalmartFake) => fake.apiRequests().filter((r) => r.path.startsWith("/v3/feeds"));
 const itemCalls = (fake: WalmartFake) => fake.apiRequests().filter((r) => r.operationId === "updateInventoryForAnItem" || r.operationId === "updatePrice");
 
-interface Listing {
-  Sku: string;
-  Status: string;
-  AcceptedQuantity: number | null;
-  AcceptedPrice: number | null;
-  PendingQuantity: number | null;
-  Submission: string | null;
-  LastError: string | null;
-  Attempts: number;
-}
 
-async function listings(storeId: string, sourceId: string, query = "?limit=500") {
-  const res = await admin("GET", `/stores/${storeId}/sources/${sourceId}/listings${query}`);
-  expect(res.status, res.text).toBe(200);
-  return res.json as unknown as { Counts: Record<string, number>; Listings: Listing[] };
-}
 
 const skus = (n: number) => Array.from({ length: n }, (_, i) => `SKU-${String(i).padStart(4, "0")}`);
 
@@ -139,7 +124,7 @@ describe("a Walmart source's cycles with many Skus due", () => {
     expect(itemCalls(fake)).toEqual([]);
     expect(feedCalls(fake).map((r) => `${r.method} ${r.rawQuery} ${r.status}`)).toEqual(["POST ?feedType=inventory 200", "POST ?feedType=price 200"]);
     expect(fake.feeds.map((f) => f.items.length)).toEqual([250, 250]);
-    let shown = await listings(storeId, sourceId);
+    let shown = await listings(storeId, sourceId, "?limit=500");
     expect(shown.Counts).toEqual({ Pending: 0, Submitted: 250, Accepted: 0, UnknownSku: 0, Refused: 0 });
     const reference = `inventory:${fake.feeds[0]!.feedId} price:${fake.feeds[1]!.feedId}`;
     expect(shown.Listings[0]!.Submission).toBe(reference);
@@ -153,12 +138,12 @@ describe("a Walmart source's cycles with many Skus due", () => {
 
     // Still processing: asked, nothing changes, nothing is sent again.
     await cycle(15 * 60_000);
-    shown = await listings(storeId, sourceId);
+    shown = await listings(storeId, sourceId, "?limit=500");
     expect(shown.Counts.Submitted).toBe(250);
     expect(fake.feeds).toHaveLength(2);
 
     await cycle(15 * 60_000);
-    shown = await listings(storeId, sourceId);
+    shown = await listings(storeId, sourceId, "?limit=500");
     expect(shown.Counts).toEqual({ Pending: 0, Submitted: 0, Accepted: 249, UnknownSku: 1, Refused: 0 });
     const ghost = shown.Listings.find((l) => l.Sku === "SKU-0007")!;
     expect(ghost.Status).toBe("unknownSku");
@@ -190,7 +175,7 @@ describe("a Walmart source's cycles with many Skus due", () => {
     const order = fake.apiRequests().filter((r) => r.path !== "/v3/orders").map((r) => r.operationId);
     expect(order.slice(-3)).toEqual(["getFeedItemStatus", "getFeedItemStatus", "updateInventoryForAnItem"]);
     expect(itemCalls(fake).map((r) => r.rawBody)).toEqual([JSON.stringify({ sku: "SKU-0003", quantity: { unit: "EACH", amount: 77 } })]);
-    expect((await listings(storeId, sourceId)).Counts).toEqual({ Pending: 0, Submitted: 0, Accepted: 201, UnknownSku: 0, Refused: 0 });
+    expect((await listings(storeId, sourceId, "?limit=500")).Counts).toEqual({ Pending: 0, Submitted: 0, Accepted: 201, UnknownSku: 0, Refused: 0 });
     expect(fake.item("SKU-0003")!.quantity).toBe(77);
   });
 
@@ -199,11 +184,11 @@ describe("a Walmart source's cycles with many Skus due", () => {
     fake.failNext({ target: "api", operation: "updateBulkInventory", status: 429, headers: { "Retry-After": "600" } });
     const first = await cycle(0);
     expect(first.error).toContain("429");
-    let shown = await listings(storeId, sourceId);
+    let shown = await listings(storeId, sourceId, "?limit=500");
     expect(shown.Counts.Pending).toBe(300);
     expect(shown.Listings[0]!.Attempts).toBe(1);
     await cycle(HOUR);
-    shown = await listings(storeId, sourceId);
+    shown = await listings(storeId, sourceId, "?limit=500");
     expect(shown.Counts.Submitted).toBe(300);
     expect(fake.feeds).toHaveLength(2);
     expect(fake.violations).toEqual([]);
@@ -213,9 +198,9 @@ describe("a Walmart source's cycles with many Skus due", () => {
     const { fake, storeId, sourceId, cycle } = await walmartStore(210, { stuck: true });
     await cycle(0);
     await cycle(12 * HOUR);
-    expect((await listings(storeId, sourceId)).Counts.Submitted).toBe(210);
+    expect((await listings(storeId, sourceId, "?limit=500")).Counts.Submitted).toBe(210);
     await cycle(12 * HOUR);
-    const shown = await listings(storeId, sourceId);
+    const shown = await listings(storeId, sourceId, "?limit=500");
     expect(shown.Counts).toEqual({ Pending: 210, Submitted: 0, Accepted: 0, UnknownSku: 0, Refused: 0 });
     expect(shown.Listings[0]!.LastError).toMatch(/^No outcome for submission inventory:\S+ price:\S+ within a day: sent again\.$/);
     fake.feedOptions.stuck = false;
@@ -224,7 +209,7 @@ describe("a Walmart source's cycles with many Skus due", () => {
     expect(fake.feeds).toHaveLength(4);
     await cycle(10 * 60_000);
     await cycle(10 * 60_000);
-    expect((await listings(storeId, sourceId)).Counts.Accepted).toBe(210);
+    expect((await listings(storeId, sourceId, "?limit=500")).Counts.Accepted).toBe(210);
     expect(fake.violations).toEqual([]);
   });
 
@@ -234,24 +219,24 @@ describe("a Walmart source's cycles with many Skus due", () => {
     fake.failNext({ target: "api", operation: "getFeedItemStatus", status: 200, body: "<html>maintenance</html>" });
     const nonsense = await cycle(10 * 60_000);
     expect(nonsense.error).toMatch(/Walmart/);
-    expect((await listings(storeId, sourceId)).Counts.Submitted).toBe(220);
+    expect((await listings(storeId, sourceId, "?limit=500")).Counts.Submitted).toBe(220);
     fake.failNext({ target: "api", operation: "getFeedItemStatus", status: 200, body: { feedStatus: "SOMETHING" } });
     const odd = await cycle(10 * 60_000);
     expect(odd.error).toContain("answered nonsense: no known feedStatus");
     fake.failNext({ target: "api", operation: "getFeedItemStatus", status: 429, headers: { "Retry-After": "60" } });
     const throttled = await cycle(10 * 60_000);
     expect(throttled.error).toContain("429");
-    expect((await listings(storeId, sourceId)).Counts.Submitted).toBe(220);
+    expect((await listings(storeId, sourceId, "?limit=500")).Counts.Submitted).toBe(220);
 
     await cycle(HOUR);
-    let shown = await listings(storeId, sourceId);
+    let shown = await listings(storeId, sourceId, "?limit=500");
     expect(shown.Counts.Pending).toBe(220);
     expect(shown.Listings[0]).toMatchObject({ Status: "pending", Attempts: 1, LastError: "inventory: Walmart feed inventory ended in ERROR; price: Walmart feed price ended in ERROR" });
     fake.feedOptions.failFeeds = false;
     await cycle(HOUR);
     expect(fake.feeds).toHaveLength(4);
     await cycle(HOUR);
-    shown = await listings(storeId, sourceId);
+    shown = await listings(storeId, sourceId, "?limit=500");
     expect(shown.Counts.Accepted).toBe(220);
     expect(fake.violations).toEqual([]);
   });
