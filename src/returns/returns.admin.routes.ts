@@ -17,7 +17,7 @@ import { wakeWebhooks } from "../webhooks/wake";
 import { listReturns } from "./returns.queries";
 import { decisionBody, receiveBody, returnStatusFilter } from "./returns.schemas";
 import { answerReturn, decideReturn, receiveReturn, wireReturnsOf } from "./returns.service";
-import { wireReturn } from "./returns.wire";
+import { returnDelivery, wireReturn } from "./returns.wire";
 
 const adminReturnQuery = z.object({
   status: returnStatusFilter.optional(),
@@ -27,17 +27,6 @@ const adminReturnQuery = z.object({
 const storeParam = z.object({ storeId: z.string() });
 const returnParam = z.object({ storeId: z.string(), returnId: z.string() });
 
-/** The outbox rows of a return's order that concern the return (its receipts and decisions, refunds naming it). */
-const returnDelivery = z.object({
-  DeliveryId: z.string(),
-  Kind: z.string(),
-  Status: z.string(),
-  Attempts: z.number().int(),
-  LastError: z.string().nullable(),
-  Warning: z.string().nullable(),
-  DateCreated: z.string().nullable(),
-  DateDelivered: z.string().nullable(),
-});
 
 const ALL_TIME = { fromDate: 0, toDate: 253_402_300_799_999 };
 

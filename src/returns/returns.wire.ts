@@ -1,6 +1,7 @@
 // A return on the wire (decisions 13): the zod description the OpenAPI document shows and the
-// one mapping of a return row with its lines to it. An order line a marketplace lists on several
-// return lines is one Item here (the quantities added up): Receive names lines by OrderItemId.
+// one mapping of a return row with its lines to it, and the operator's view of a return's
+// deliveries. An order line a marketplace lists on several return lines is one Item here (the
+// quantities added up): Receive names lines by OrderItemId.
 import { z } from "zod";
 import { RETURN_STATUSES } from "../db/schema";
 import { toWireDate } from "../lib/dates";
@@ -34,6 +35,18 @@ export const wireReturn = z
   })
   .meta({ id: "Return" });
 export type WireReturn = z.input<typeof wireReturn>;
+
+/** The outbox rows of a return's order that concern the return (its receipts and decisions, refunds naming it). */
+export const returnDelivery = z.object({
+  DeliveryId: z.string(),
+  Kind: z.string(),
+  Status: z.string(),
+  Attempts: z.number().int(),
+  LastError: z.string().nullable(),
+  Warning: z.string().nullable(),
+  DateCreated: z.string().nullable(),
+  DateDelivered: z.string().nullable(),
+});
 
 export function toWireReturn(ret: ReturnView, refundTotal: number): WireReturn {
   const items = new Map<number, WireReturn["Items"][number]>();

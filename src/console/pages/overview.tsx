@@ -102,7 +102,7 @@ export async function hubPage(c: C) {
       ) : null}
       <Table
         caption="Stores"
-        headers={["Name", "Orders today", "Last 7 days", "Sources", "Deliveries pending", "Deliveries failed", "Set aside", "Feeds"]}
+        headers={["Name", "Orders today", "Last 7 days", "Sources", "Deliveries pending", "Deliveries failed", "Set aside", "Open returns", "Feeds"]}
         rows={stores.map((s) => [
           <a href={`/console/stores/${enc(s.StoreId)}`}>{s.Name}</a>,
           String(s.OrdersToday),
@@ -111,6 +111,7 @@ export async function hubPage(c: C) {
           String(s.DeliveriesPending),
           String(s.DeliveriesFailed),
           String(s.SetAside),
+          String(s.OpenReturns),
           s.Feeds.length ? s.Feeds.map((f) => `${f.Name}: Score ${f.Score}, ${f.Status}${f.DateLastCompiled ? `, compiled ${when(f.DateLastCompiled)}` : ""}`).join("; ") : "none",
         ])}
         empty="no store yet; create one below."
@@ -164,6 +165,11 @@ export async function storeOverviewPage(c: C) {
         </li>
         <li>
           <strong>{o.SetAside}</strong> orders set aside
+        </li>
+        <li>
+          <a href={`${base}/returns`}>
+            <strong>{o.OpenReturns}</strong> open returns
+          </a>
         </li>
       </ul>
       <Attention items={o.Attention} now={o.DateGenerated} withStore={false} />
