@@ -27,6 +27,8 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             TEST_SHOPIFY_SCHEMA: shopifySchema,
             TEST_SHOPIFY_STOCK_SCHEMA: shopifyStockSchema,
+            // The example secrets file, so a test can show its placeholders run nothing.
+            TEST_DEV_VARS_EXAMPLE: readFileSync(path.join(import.meta.dirname, ".dev.vars.example"), "utf8"),
             ADMIN_API_KEY: "test-admin-key-0123456789abcdef-0123",
             TOKEN_SIGNING_SECRET: "test-token-signing-secret-0123456789",
             SOURCE_SETTINGS_KEY: "dGVzdC1zb3VyY2Utc2V0dGluZ3Mta2V5LTMyYnl0ZXM=",

@@ -34,7 +34,11 @@ export async function inspect(port) {
           waiting.delete(messageId);
           reject(new Error(`${method}: no answer from the inspector in ${timeoutMs} ms`));
         }, timeoutMs);
-        waiting.set(messageId, { resolve: (v) => (clearTimeout(timer), resolve(v)), reject: (e) => (clearTimeout(timer), reject(e)), method });
+        const settle = (finish) => (value) => {
+          clearTimeout(timer);
+          finish(value);
+        };
+        waiting.set(messageId, { resolve: settle(resolve), reject: settle(reject), method });
       });
     },
     close() {

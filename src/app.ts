@@ -5,7 +5,8 @@ import { createRouter } from "./app-env";
 import { ApiError, storeMoved, storeSwitching } from "./http/errors";
 import { failure } from "./http/envelope";
 import { unmatched } from "./http/fallbacks";
-import { requireSecrets } from "./http/secrets";
+import { NOT_CONFIGURED, requireSecrets } from "./http/secrets";
+import { SettingsKeyError } from "./lib/crypto";
 import { acceptJson, httpsOnly, limitBody, limitStreamedBody, MiB } from "./http/transport";
 import { authorizationRoutes } from "./auth/authorization.routes";
 import { rateLimitHeaders } from "./auth/authorize";
@@ -50,6 +51,8 @@ app.notFound((c) => {
 });
 
 app.onError(async (error, c) => {
+  // A settings key the cipher cannot use is a deployment not configured, never a 500 (the start-up check refuses it first).
+  if (error instanceof SettingsKeyError) error = new ApiError(503, NOT_CONFIGURED);
   if (!(error instanceof ApiError)) error = (await limitRefusal(c.env, error, storeOf(c))) ?? (storeMoved(error) ? storeSwitching(2_000) : error);
   if (error instanceof ApiError) {
     for (const [name, value] of Object.entries(error.headers)) c.header(name, value);

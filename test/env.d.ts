@@ -8,6 +8,8 @@ declare global {
       TEST_SHOPIFY_SCHEMA: string;
       /** Its stock and price extract (inventorySetQuantities, productVariantsBulkUpdate, ...). */
       TEST_SHOPIFY_STOCK_SCHEMA: string;
+      /** .dev.vars.example as committed, read by vitest.config.ts. */
+      TEST_DEV_VARS_EXAMPLE: string;
     }
   }
 }

@@ -26,7 +26,7 @@ export const storeDeletionRoutes = createRouter().delete(
     // first: if one cannot be reached the store is not yet marked deleted, so a retry of this
     // DELETE finds it and finishes the job (revocation is idempotent).
     const keys = await keysOfStore(directoryDb(c.env), store.id);
-    await Promise.all(keys.map((key) => publishGrant(c.env, key, { deleted: true, shard: store.shard })));
+    await Promise.all(keys.map((key) => publishGrant(c.env, key, { deleted: true, shard: store.shard, revision: store.revision })));
     await markStoreDeleted(c.env, store, Date.now());
     // Its feeds stop compiling now (a compile or alarm already under way finds no feed).
     await Promise.all((await listStoreFeeds(storeDb(c.env, store), store.id)).map((feed) => c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null, store.id)));

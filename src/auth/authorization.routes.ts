@@ -8,7 +8,7 @@ import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
-import { toWireDate } from "../lib/dates";
+import { toWireDate, wireDateOrNull } from "../lib/dates";
 import { throttleAddress } from "./authorize";
 import { expiryOf, issueToken, type Lifespan } from "./tokens";
 
@@ -25,7 +25,7 @@ export const authorizationRoutes = createRouter().put("/", documented("exchange"
   tags: ["Authorization"],
   answer: envelope({
     Token: z.string().describe("Goes in the path: /v1/{token}/..."),
-    TokenExpirationDate: z.string().nullable().describe("null for a key whose Lifespan is NeverExpires."),
+    TokenExpirationDate: wireDateOrNull.describe("null for a key whose Lifespan is NeverExpires."),
   }),
 }), async (c, next) => {
   // Throttled per address before the body is even read, so keys cannot be guessed at speed.

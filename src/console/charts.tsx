@@ -67,7 +67,7 @@ export const StackedBars: FC<{
   columns: string[];
   series: { name: string; values: number[] }[];
   labelEvery?: number;
-  labelOf?: (column: string) => string;
+  labelOf?: (column: string, index: number) => string;
   marks?: (string | null)[];
 }> = ({ id, title, columns, series, labelEvery = 1, labelOf = (c) => c, marks }) => {
   const left = 44;
@@ -118,8 +118,8 @@ export const StackedBars: FC<{
               </text>
             ) : null}
             {i % labelEvery === 0 || i === columns.length - 1 ? (
-              <text x={x + bar / 2} y={top + plot + 14} text-anchor="middle" font-size="10" fill="#1a1a1a">
-                {labelOf(column)}
+              <text class="column-label" x={x + bar / 2} y={top + plot + 14} text-anchor="middle" font-size="10" fill="#1a1a1a">
+                {labelOf(column, i)}
               </text>
             ) : null}
           </g>

@@ -151,6 +151,19 @@ export const ReadError: FC<{ res: { ok: boolean; message?: string } }> = ({ res 
     </p>
   );
 
+const AMOUNT = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/**
+ * Money as an operator reads it: two decimals, thousands grouped, and its currency code when it
+ * is known ("1,234.50 USD"); "—" when absent. Orders carry no currency in the interface: their
+ * amounts are shown in the marketplace's own currency, unnamed.
+ */
+export const money = (amount: number | string | null | undefined, currency?: string | null) => {
+  const n = typeof amount === "string" ? Number(amount) : amount;
+  if (n === null || n === undefined || !Number.isFinite(n)) return typeof amount === "string" && amount ? amount : "—";
+  return `${AMOUNT.format(n)}${currency ? ` ${currency}` : ""}`;
+};
+
 /** A date as the API gives it (ISO, UTC), shown short; "—" when absent. */
 export const when = (iso: string | null | undefined) => (typeof iso === "string" ? iso.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC") : "—");
 
@@ -198,3 +211,13 @@ export const CopyField: FC<{ id: string; label: string; value: string }> = ({ id
     <p class="hint" aria-live="polite" id={`${id}-copied`}></p>
   </div>
 );
+
+/** A count of a feed's warnings or errors, linked to the feed page's list of them when there are any. */
+export const ProblemsLink: FC<{ href: string; count: number; what: "warnings" | "errors"; feed: string }> = ({ href, count, what, feed }) =>
+  count > 0 ? (
+    <a href={`${href}#problems`} aria-label={`${count} ${count === 1 ? "product" : "products"} with ${what} in ${feed}: see them`}>
+      {String(count)}
+    </a>
+  ) : (
+    <>0</>
+  );

@@ -32,6 +32,7 @@ export const renderer = jsxRenderer<ConsoleEnv>(({ children, title, crumbs, done
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Order and feed hub console`}</title>
+        <link rel="icon" href="/favicon.ico" sizes="32x32" />
         <link rel="stylesheet" href="/console/console.css" />
         <script src="/console/console.js" defer></script>
       </head>

@@ -1,10 +1,12 @@
 // A source's Settings form, built from its connector's schema as the OpenAPI document publishes
 // it (components.schemas.<Type>Settings), and the way back: form fields to a Settings object.
-// Secrets (writeOnly) are password fields and never prefilled.
+// Secrets (writeOnly) are password fields and never prefilled. Fields and marketplaces are named
+// in words, as an operator reads them, not by their API spelling.
 import type { FC } from "hono/jsx";
 import { Field, Select } from "./components";
 
 export interface JsonSchema {
+  title?: string;
   type?: string | string[];
   enum?: unknown[];
   default?: unknown;
@@ -39,6 +41,46 @@ export function settingsSpecs(doc: {
   });
 }
 
+/** Words an operator reads in capitals (an API's ID, URL, SKU), by their lower-case spelling. */
+const ACRONYMS: Record<string, string> = { id: "ID", ids: "IDs", url: "URL", urls: "URLs", api: "API", sku: "SKU", skus: "SKUs", lwa: "LWA", sp: "SP", oauth: "OAuth" };
+
+/**
+ * A Settings field as an operator reads it: the schema's title when it has one, else its name in
+ * words ("ordersPerHour" is "Orders per hour", "baseUrl" is "Base URL").
+ */
+export function settingLabel(name: string, schema?: JsonSchema): string {
+  if (schema?.title) return schema.title;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .split(/[\s_-]+/)
+    .filter(Boolean);
+  return words
+    .map((word, i) => {
+      const lower = word.toLowerCase();
+      if (Object.hasOwn(ACRONYMS, lower)) return ACRONYMS[lower]!;
+      return i === 0 ? lower.charAt(0).toUpperCase() + lower.slice(1) : lower;
+    })
+    .join(" ");
+}
+
+/** Marketplaces as their owners spell them; a Type not listed is shown with a capital. */
+const MARKETPLACE_NAMES: Record<string, string> = {
+  simulated: "simulated marketplace",
+  walmart: "Walmart",
+  ebay: "eBay",
+  shopify: "Shopify",
+  amazon: "Amazon",
+  etsy: "Etsy",
+  mirakl: "Mirakl",
+  tiktok: "TikTok Shop",
+};
+
+export const marketplaceName = (type: string) => (Object.hasOwn(MARKETPLACE_NAMES, type) ? MARKETPLACE_NAMES[type]! : type.charAt(0).toUpperCase() + type.slice(1));
+
+/** "an eBay source", "a Walmart source": the article by the name's first sound (a vowel letter). */
+export const withArticle = (name: string) => `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}`;
+
 const kindOf = (s: JsonSchema): string => {
   const t = Array.isArray(s.type) ? s.type.find((x) => x !== "null") : s.type;
   if (s.enum) return "enum";
@@ -55,7 +97,8 @@ export const SettingsFields: FC<{ form: string; spec: SettingsSpec }> = ({ form,
         const hintParts = [s.description, s.default !== undefined ? `Default: ${JSON.stringify(s.default)}.` : ""];
         if (kind === "array" || kind === "object") hintParts.push("As JSON.");
         if (s.writeOnly) hintParts.push("Secret: stored encrypted, never shown again.");
-        const common = { form, name: `Settings.${name}`, label: name, required: required.has(name), hint: hintParts.filter(Boolean).join(" ") };
+        hintParts.push(`(${name} in the API.)`);
+        const common = { form, name: `Settings.${name}`, label: settingLabel(name, s), required: required.has(name), hint: hintParts.filter(Boolean).join(" ") };
         if (kind === "enum") {
           return <Select {...common} options={[["", required.has(name) ? "Choose…" : "Default"], ...(s.enum ?? []).map((v) => [String(v), String(v)] as const)]} />;
         }

@@ -77,7 +77,7 @@ export const productListQuery = z.object({
     .max(100, { error: "must be at most 100 characters (a Sku is)" })
     .optional()
     .describe("Skus after this one, in Sku order: the NextAfterSku of the previous page. Left out: from the first Sku."),
-  limit: positiveInt("1 to 200")
+  limit: positiveInt("1 to 200", 200)
     .pipe(z.number().max(200, { error: "must be at most 200" }))
     .optional()
     .transform((n) => n ?? 50)

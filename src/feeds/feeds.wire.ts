@@ -2,10 +2,9 @@
 // description of it that the OpenAPI document shows and the functions here are typed by.
 import { z } from "zod";
 import type { FeedRow } from "../db/schema";
-import { toWireDate } from "../lib/dates";
+import { toWireDate, wireDateOrNull as wireDate } from "../lib/dates";
 import { columnsOf } from "./feed-rows";
 
-const wireDate = z.string().nullable();
 
 export const wireFeed = z
   .object({
@@ -22,7 +21,7 @@ export const wireFeed = z
     CompilationValidCount: z.number().int(),
     CompilationWarningCount: z.number().int(),
     CompilationErrorCount: z.number().int(),
-    Score: z.number(),
+    Score: z.number().int(),
   })
   .meta({ id: "Feed" });
 

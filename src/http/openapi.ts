@@ -79,7 +79,9 @@ export function documented(area: Area, doc: RouteDoc) {
     responses["200"] = {
       description: doc.answer.description,
       headers,
-      content: Object.fromEntries(doc.answer.files.map((type) => [type, { schema: { type: "string", format: "binary" } }])),
+      // A text file is a string in its media type (OpenAPI 3.1): `format: binary` would make a
+      // generated client expect bytes and fail to read a CSV as text.
+      content: Object.fromEntries(doc.answer.files.map((type) => [type, { schema: { type: "string", description: doc.answer.description } }])),
     };
   } else {
     responses["200"] = { description: "Success.", headers, content: { "application/json": { schema: resolver(doc.answer) } } };

@@ -1,37 +1,38 @@
 // The service's own secrets are checked before anything is served: a missing or short one
 // (an unset `wrangler secret`, a copied example value) would make tokens forgeable, the admin key
-// guessable or the sources' credentials readable. Such a deployment answers 503 to everything and
-// logs which secret is wrong, instead of running weakly.
+// guessable or the sources' credentials readable, and a settings key the cipher cannot use would
+// fail every source creation. Such a deployment answers 503 to everything and logs which secret is
+// wrong, instead of running weakly or failing later. SOURCE_SETTINGS_KEY is read through the
+// cipher's own decoding (src/lib/crypto.ts settingsKeyBytes), so the check takes exactly the keys
+// the cipher uses.
 import { createMiddleware } from "hono/factory";
+import { SETTINGS_KEY_BYTES, settingsKeyBytes } from "../lib/crypto";
 import { ApiError } from "./errors";
 
 /** The fewest bytes a secret may hold (256 bits). */
 export const MIN_SECRET_BYTES = 32;
 
-const bytesOf = (value: string) => new TextEncoder().encode(value).byteLength;
+/** What every value of .dev.vars.example starts with: a placeholder, refused by name. */
+export const PLACEHOLDER_PREFIX = "REPLACE_ME";
 
-/** The key's bytes as base64 decodes them, or null when it is not base64. */
-function base64Bytes(value: string): number | null {
-  try {
-    return atob(value.trim()).length;
-  } catch {
-    return null;
-  }
-}
+/** The one answer to every request while a secret is wrong (it names none: that is for the log). */
+export const NOT_CONFIGURED = `The service is not configured: a secret it needs is missing, short or unusable. Its operator must set it (see docs/security.md).`;
+
+const bytesOf = (value: string) => new TextEncoder().encode(value).byteLength;
 
 /** What is wrong with each secret, one line per bad one; empty when all hold. */
 export function secretProblems(env: Partial<Pick<Env, "ADMIN_API_KEY" | "TOKEN_SIGNING_SECRET" | "SOURCE_SETTINGS_KEY">>): string[] {
   const problems: string[] = [];
-  for (const name of ["ADMIN_API_KEY", "TOKEN_SIGNING_SECRET"] as const) {
+  for (const name of ["ADMIN_API_KEY", "TOKEN_SIGNING_SECRET", "SOURCE_SETTINGS_KEY"] as const) {
     const value = env[name];
-    if (typeof value !== "string" || value === "") problems.push(`${name} is not set (it must hold at least ${MIN_SECRET_BYTES} bytes)`);
-    else if (bytesOf(value) < MIN_SECRET_BYTES) problems.push(`${name} is ${bytesOf(value)} bytes, shorter than ${MIN_SECRET_BYTES} bytes`);
+    const rule = name === "SOURCE_SETTINGS_KEY" ? `the base64 of exactly ${SETTINGS_KEY_BYTES} random bytes` : `at least ${MIN_SECRET_BYTES} bytes`;
+    if (typeof value !== "string" || value.trim() === "") problems.push(`${name} is not set (it must be ${rule})`);
+    else if (value.trim().startsWith(PLACEHOLDER_PREFIX)) problems.push(`${name} is the placeholder of .dev.vars.example (it must be ${rule}; \`npm start\` writes random local ones to .dev.vars)`);
+    else if (name === "SOURCE_SETTINGS_KEY") {
+      const key = settingsKeyBytes(value);
+      if ("problem" in key) problems.push(`${name} ${key.problem}`);
+    } else if (bytesOf(value) < MIN_SECRET_BYTES) problems.push(`${name} is ${bytesOf(value)} bytes, shorter than ${MIN_SECRET_BYTES} bytes`);
   }
-  const key = env.SOURCE_SETTINGS_KEY;
-  const keyBytes = typeof key === "string" && key !== "" ? base64Bytes(key) : null;
-  if (typeof key !== "string" || key === "") problems.push(`SOURCE_SETTINGS_KEY is not set (it must be at least ${MIN_SECRET_BYTES} bytes, base64)`);
-  else if (keyBytes === null) problems.push(`SOURCE_SETTINGS_KEY is not base64 (it must be at least ${MIN_SECRET_BYTES} bytes, base64)`);
-  else if (keyBytes < MIN_SECRET_BYTES) problems.push(`SOURCE_SETTINGS_KEY holds ${keyBytes} bytes, shorter than ${MIN_SECRET_BYTES} bytes`);
   return problems;
 }
 
@@ -43,12 +44,7 @@ export function secretsHold(env: Env): boolean {
 }
 
 export const requireSecrets = createMiddleware<{ Bindings: Env }>(async function requireSecrets(c, next) {
-  if (!secretsHold(c.env)) {
-    // The answer does not say which secret: that is for the operator's log, not for any caller.
-    throw new ApiError(
-      503,
-      `The service is not configured: a secret it needs is missing or shorter than ${MIN_SECRET_BYTES} bytes. Its operator must set it (see docs/security.md).`,
-    );
-  }
+  // The answer does not say which secret: that is for the operator's log, not for any caller.
+  if (!secretsHold(c.env)) throw new ApiError(503, NOT_CONFIGURED);
   await next();
 });

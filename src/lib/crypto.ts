@@ -65,9 +65,34 @@ export async function hmacVerify(secret: string, message: string, signature: str
   return crypto.subtle.verify("HMAC", await hmacKey(secret), bytes, encoder.encode(message));
 }
 
+/** The settings cipher is AES-256-GCM: its key is exactly this many bytes. */
+export const SETTINGS_KEY_BYTES = 32;
+
+/**
+ * What a SOURCE_SETTINGS_KEY value holds: its bytes (base64, surrounding whitespace ignored, as
+ * `openssl rand -base64 32` prints it with a newline), or why it is no key the cipher takes. The
+ * start-up check (src/http/secrets.ts) and the cipher below both read the key through this one
+ * function, so the check accepts exactly the keys the cipher uses. AES-GCM itself would also take
+ * 16 or 24 bytes; the hub holds every secret to 256 bits, so it takes 32 only.
+ */
+export function settingsKeyBytes(value: string): { bytes: Uint8Array } | { problem: string } {
+  let binary: string;
+  try {
+    binary = atob(value.trim());
+  } catch {
+    return { problem: `is not base64 (it must be the base64 of exactly ${SETTINGS_KEY_BYTES} random bytes)` };
+  }
+  if (binary.length !== SETTINGS_KEY_BYTES) return { problem: `decodes to ${binary.length} bytes; AES-256-GCM takes exactly ${SETTINGS_KEY_BYTES} (the base64 of exactly ${SETTINGS_KEY_BYTES} random bytes)` };
+  return { bytes: Uint8Array.from(binary, (ch) => ch.charCodeAt(0)) };
+}
+
+/** A settings key the cipher cannot use: the service answers 503 (the start-up check refuses it first). */
+export class SettingsKeyError extends Error {}
+
 async function aesKey(base64Key: string): Promise<CryptoKey> {
-  const raw = Uint8Array.from(atob(base64Key), (ch) => ch.charCodeAt(0));
-  return crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+  const key = settingsKeyBytes(base64Key);
+  if ("problem" in key) throw new SettingsKeyError(`SOURCE_SETTINGS_KEY ${key.problem}`);
+  return crypto.subtle.importKey("raw", key.bytes, "AES-GCM", false, ["encrypt", "decrypt"]);
 }
 
 /** AES-GCM with a fresh 96-bit IV; output is base64url(iv).base64url(ciphertext). */

@@ -16,6 +16,14 @@ export function toWireDate(ms: number | null | undefined): string | null {
   return new Date(Math.min(LAST_WIRE_MS, Math.max(FIRST_WIRE_MS, ms))).toISOString();
 }
 
+/**
+ * A date-time as answers carry it (toWireDate's form), for the schemas the OpenAPI document is
+ * made from: `format: date-time`, so a generated client reads it as a date, not as text.
+ */
+export const wireDate = z.string().meta({ format: "date-time" });
+/** The same, null when the instant is absent (a DateTime? of the interface). */
+export const wireDateOrNull = wireDate.nullable();
+
 const isoDate = z.iso.date();
 const isoDateTime = z.iso.datetime({ offset: true, local: true });
 
@@ -43,7 +51,10 @@ export function parseIsoDate(input: string): number | null {
   return ms;
 }
 
-/** A zod schema for an ISO 8601 date/date-time field, producing epoch ms. */
+/**
+ * A zod schema for an ISO 8601 date/date-time field, producing epoch ms. The document shows it as
+ * `format: date-time` (what a generated client sends); a date alone is accepted as well.
+ */
 export const isoDateField = z
   .string({ error: "must be an ISO 8601 date or date-time string" })
   .transform((value, ctx) => {
@@ -56,7 +67,8 @@ export const isoDateField = z
       return z.NEVER;
     }
     return ms;
-  });
+  })
+  .meta({ format: "date-time", description: "ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC)." });
 
 export function truncate(value: string, max = 60): string {
   return value.length > max ? `${value.slice(0, max)}…` : value;

@@ -40,6 +40,14 @@ export interface ImportedOrder {
   grandTotal: number;
   items: ImportedOrderItem[];
   /**
+   * Optional (decisions 12): the packages the marketplace knows of this order, whoever made them
+   * (a fulfilment made in its own admin, or its record of one the hub delivered). Left out, the
+   * hub keeps the packages it knows. The importer adds a package it does not know yet (matched
+   * by sourceShipmentId against the marketplace's id of each known package, else by tracking
+   * number) when its lines fit what is left of them; it never queues anything back.
+   */
+  shipments?: ImportedShipment[];
+  /**
    * Small facts of the marketplace's own that later deliveries of this order need (eBay's
    * legacyOrderId, Amazon's fulfillment channel, a GraphQL id). Kept with the order, never shown
    * to clients, handed back in DeliveryOrder.sourceData. At most a few hundred bytes.
@@ -62,6 +70,31 @@ export interface ImportedOrderItem {
   saleTaxCost: number;
   /** A decimal amount as a string, as the interface reports it. */
   discount: string;
+  /**
+   * Optional (decisions 12): units of this line the marketplace counts as shipped, in total and
+   * whoever shipped them. Left out, the hub keeps what it knows (and, when `shipments` is given,
+   * counts what those packages hold of the line). The hub's count only grows: a lower number
+   * (a package of the hub's not delivered yet) changes nothing.
+   */
+  quantityShipped?: number;
+  /**
+   * Optional (decisions 12): units of this line the marketplace counts as cancelled, in total (a
+   * buyer's cancellation granted, a line cancelled for non-payment or a stock-out). The units the
+   * hub did not know cancelled are cancelled at the next import and give their stock back once.
+   */
+  quantityCancelled?: number;
+}
+
+/** A package as the marketplace reports it (ImportedOrder.shipments). */
+export interface ImportedShipment {
+  /** The marketplace's own id of the package (a fulfillment id), or null when it has none. */
+  sourceShipmentId: string | null;
+  trackingNumber: string | null;
+  carrier: string | null;
+  shippingMethod: string | null;
+  shippedAt: Date | null;
+  /** The lines (ImportedOrderItem.sourceLineId) and units the package holds. */
+  lines: { sourceLineId: string; quantity: number }[];
 }
 
 /** An order the connector could not turn into an ImportedOrder: set aside, not retried forever. */
@@ -104,16 +137,37 @@ export interface DeliveryOrder {
 export interface DeliveryLine {
   sourceLineId: string;
   sku: string;
+  /** Units ordered. */
+  quantity: number;
+  /** Units shipped and cancelled so far as the hub knows them (decisions 12), this delivery's included. */
+  quantityShipped?: number;
+  quantityCancelled?: number;
+}
+
+/** A line and a number of its units, as a package or a line cancellation names them. */
+export interface LineQuantity {
+  sourceLineId: string;
   quantity: number;
 }
 
+/**
+ * One package (decisions 12): what a ship delivery asks the marketplace to record. A package
+ * that covers every unit of the order is the whole order's shipment; a marketplace without
+ * `shipLines` is only handed those (the others are NotApplicable).
+ */
 export interface Shipment {
+  /**
+   * The hub's id of the package (the order's ShipmentId): the same on every delivery of this
+   * package, its tracking corrections included, so a marketplace call can be keyed on it. The
+   * hub always sets it; optional only so that deliveries built by hand (tests) need not.
+   */
+  shipmentId?: string;
   trackingNumber: string | null;
   carrier: string | null;
   shippingMethod: string | null;
   shippedAt: Date;
-  /** The lines and quantities this shipment covers (today every line of the order). */
-  lines: { sourceLineId: string; quantity: number }[];
+  /** The lines and units this package holds, and only those. */
+  lines: LineQuantity[];
 }
 
 /** An earlier delivery of the same order, as its outcome left it (oldest first). */
@@ -122,6 +176,8 @@ export interface EarlierDelivery {
   state: "delivered" | "notApplicable";
   /** The marketplace's reference of it (a fulfillment id, a feed id), when it gave one. */
   reference: string | null;
+  /** For a ship delivery: the package it carried (Shipment.shipmentId), so a correction finds its own package's reference. */
+  shipmentId?: string | null;
 }
 
 export type DeliveryKind = "acknowledge" | "ship" | "cancel";
@@ -141,7 +197,16 @@ interface DeliveryBase {
 export type Delivery =
   | (DeliveryBase & { kind: "acknowledge"; sellerOrderNumber: string | null })
   | (DeliveryBase & { kind: "ship"; shipment: Shipment })
-  | (DeliveryBase & { kind: "cancel"; reason: string });
+  | (DeliveryBase & {
+      kind: "cancel";
+      reason: string;
+      /**
+       * The lines and units to cancel (decisions 12), and only those; null or absent: the whole
+       * order (nothing of it was shipped or cancelled before). A marketplace without
+       * `cancelLines` is only handed whole-order cancellations (the others are NotApplicable).
+       */
+      lines?: LineQuantity[] | null;
+    });
 
 export type AcknowledgeDelivery = Extract<Delivery, { kind: "acknowledge" }>;
 export type ShipDelivery = Extract<Delivery, { kind: "ship" }>;
@@ -166,10 +231,17 @@ export type SubmissionStatus =
 export interface Capabilities {
   acknowledge: boolean;
   ship: boolean;
-  /** Ship only some lines of an order (or some of a line's quantity). */
+  /**
+   * Ship only some lines of an order (or some of a line's quantity): each package as its own
+   * call naming only its lines. Without it, a package that does not cover the whole order is
+   * NotApplicable, never sent as the whole order.
+   */
   shipLines: boolean;
   cancel: boolean;
-  /** Cancel only some lines of an order. */
+  /**
+   * Cancel only some lines of an order (or some of a line's quantity). Without it, a line
+   * cancellation is NotApplicable with the reason, never sent as the whole order's.
+   */
   cancelLines: boolean;
 }
 

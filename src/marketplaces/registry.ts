@@ -9,11 +9,15 @@ import { createEbayConnector } from "./ebay/ebay.connector";
 import { ebaySettingsSchema } from "./ebay/ebay.settings";
 import { createEtsyConnector } from "./etsy/etsy.connector";
 import { etsySettingsSchema } from "./etsy/etsy.settings";
+import { createMiraklConnector } from "./mirakl/mirakl.connector";
+import { miraklSettingsSchema } from "./mirakl/mirakl.settings";
 import { createShopifyConnector } from "./shopify/shopify.connector";
 import { shopifySettingsSchema } from "./shopify/shopify.settings";
 import { createSimulatedConnector, receivedWire } from "./simulated/simulated.connector";
 import { simulatedSettingsSchema } from "./simulated/simulated.settings";
 import type { SourceStorage } from "./storage";
+import { createTiktokConnector } from "./tiktok/tiktok.connector";
+import { tiktokSettingsSchema } from "./tiktok/tiktok.settings";
 import { createWalmartConnector } from "./walmart/walmart.connector";
 import { walmartSettingsSchema } from "./walmart/walmart.settings";
 
@@ -70,6 +74,8 @@ export const CONNECTORS = {
     create: (ctx, storage) => createEtsyConnector(ctx, storage),
     pushesListings: true,
   },
+  mirakl: { settingsSchema: miraklSettingsSchema.extend(coreSettings), secretFields: ["apiKey"], endpointFields: ["baseUrl"], create: createMiraklConnector, pushesListings: true },
+  tiktok: { settingsSchema: tiktokSettingsSchema.extend(coreSettings), secretFields: ["appSecret", "refreshToken"], endpointFields: ["baseUrl", "authUrl"], create: createTiktokConnector, pushesListings: true },
 } satisfies Record<string, ConnectorEntry>;
 
 export type SourceType = keyof typeof CONNECTORS;

@@ -1,6 +1,8 @@
 // /admin/v1/stores/:storeId/orders[/:orderId]: the operator's view of a store's orders (the
 // console's orders page): search by number, filter by status and date, page through; one order
-// with its items, its deliveries and its returns. Mounted under /admin/v1; reads through orders.queries.ts.
+// with its items, packages, deliveries and returns; and the operator's UpdateStatus (ship or cancel
+// the whole order or chosen lines, decisions 12) through the same order-move service as /v1.
+// Mounted under /admin/v1; reads through orders.queries.ts.
 import { z } from "zod";
 import { requireStore } from "../stores/stores.queries";
 import { storeDb } from "../db/shards";
@@ -10,11 +12,13 @@ import { createRouter } from "../app-env";
 import { documented, envelope } from "../http/openapi";
 import { validate } from "../http/validate";
 import { isoDateField, toWireDate } from "../lib/dates";
-import { MAX_PAGE_SIZE, pagingAnswer, positiveInt } from "../http/query-schemas";
+import { MAX_PAGE_SIZE, pagingAnswer, pagingQuery } from "../http/query-schemas";
 import { entriesOfOrder } from "../outbox/outbox.queries";
 import type { Db } from "../db/client";
 import { findOrder, findOrdersByNumber, listOrders, type OrderListPage } from "./orders.queries";
-import { statusFilter } from "./orders.schemas";
+import { statusFilter, updateStatusBody } from "./orders.schemas";
+import { moveOrder, updateStatusRequest } from "./order-move.service";
+import { wakeLater } from "../webhooks/wake";
 import { refundsOfOrders } from "../refunds/refunds.queries";
 import { returnsOfOrder } from "../returns/returns.queries";
 import { wireReturnsOf } from "../returns/returns.service";
@@ -26,8 +30,8 @@ const adminOrderQuery = z.object({
   status: statusFilter.optional(),
   fromDate: isoDateField.optional(),
   toDate: isoDateField.optional(),
-  page: positiveInt("pages start at 1"),
-  pageSize: positiveInt(`at most ${MAX_PAGE_SIZE}; larger sizes are clamped`),
+  page: pagingQuery.page.transform((n) => n ?? 1).describe("The page to answer, from 1; page 1 when left out."),
+  pageSize: pagingQuery.pageSize,
 });
 
 const storeParam = z.object({ storeId: z.string() });
@@ -100,7 +104,7 @@ export const ordersAdminRoutes = createRouter()
       const deliveries = await entriesOfOrder(db, store.id, found.order.id);
       const returns = await wireReturnsOf(db, await returnsOfOrder(db, store.id, found.order.id));
       return ok(c, {
-        Order: toWireOrder(found.order, found.items, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled, refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [] }),
+        Order: toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled, refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [] }),
         Deliveries: deliveries.map((d) => ({
           DeliveryId: String(d.id),
           SourceId: d.sourceId,
@@ -112,6 +116,28 @@ export const ordersAdminRoutes = createRouter()
           DateDelivered: toWireDate(d.deliveredAt),
         })),
         Returns: returns,
+      });
+    },
+  )
+  .put(
+    "/stores/:storeId/orders/:orderId/status",
+    documented("admin", {
+      summary: "Ship or cancel an order, whole or chosen lines (UpdateStatus's body), as the seller's system would",
+      tags: ["Orders (operator)"],
+      answer: envelope({ Order: wireOrder }),
+    }),
+    validate("param", orderParam),
+    validate("json", updateStatusBody),
+    async (c) => {
+      const { storeId, orderId } = c.req.valid("param");
+      const store = await requireStore(c.env, storeId);
+      const db = storeDb(c.env, store);
+      const { webhooks } = await moveOrder(db, store.id, orderId, updateStatusRequest(c.req.valid("json")));
+      wakeLater(c, store.id, webhooks);
+      const found = await findOrder(db, store.id, orderId);
+      if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
+      return ok(c, {
+        Order: toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled, refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [] }),
       });
     },
   );

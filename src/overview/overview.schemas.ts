@@ -2,9 +2,9 @@
 // and one store's (orders per day per source, statuses, each source's last cycles, backlog with
 // its open returns, feeds). The OpenAPI document shows these; overview.ts builds answers typed by them.
 import { z } from "zod";
+import { wireDate as wireDateValue, wireDateOrNull as wireDate } from "../lib/dates";
 import { ORDER_STATUSES } from "../orders/orders.schemas";
 
-const wireDate = z.string().nullable();
 const day = z.string().describe("A UTC day, YYYY-MM-DD.");
 const count = z.number().int();
 
@@ -43,7 +43,7 @@ export const feedHealth = z
     Name: z.string(),
     Status: z.string(),
     StatusMessage: z.string(),
-    Score: z.number(),
+    Score: z.number().int(),
     DateLastCompiled: wireDate,
     CompilationTotalCount: count,
     CompilationValidCount: count,
@@ -76,6 +76,7 @@ export const hubStore = z
     Name: z.string(),
     OrdersToday: count,
     OrdersLast7Days: count.describe("Today and the 6 days before (UTC), by creation at the marketplace."),
+    OrdersNew: count.describe("Orders waiting to be acknowledged (OrderStatus New), whenever they were created."),
     DeliveriesPending: count,
     DeliveriesFailed: count,
     SetAside: count,
@@ -87,7 +88,7 @@ export const hubStore = z
 
 export const hubOverview = z
   .object({
-    DateGenerated: z.string(),
+    DateGenerated: wireDateValue,
     Today: day,
     Attention: attention,
     Stores: z.array(hubStore),
@@ -98,7 +99,7 @@ export const storeOverview = z
   .object({
     StoreId: z.string(),
     Name: z.string(),
-    DateGenerated: z.string(),
+    DateGenerated: wireDateValue,
     Today: day,
     OrdersToday: count,
     OrdersLast7Days: count,

@@ -138,17 +138,19 @@ export async function hubOverview(env: Env, now: number): Promise<HubOverview> {
   const perStore = stores.map((store) => {
     const sources = sourceRows.filter((s) => s.storeId === store.id).map((s) => sourceHealthOf(s, outbox.get(s.id), setAside.get(s.id), returnsSetAside.get(s.id)));
     const feeds = feedRows.filter((f) => f.storeId === store.id).map(feedHealthOf);
-    return { store, sources, feeds, today: orders.get(store.id)?.today ?? 0, week: orders.get(store.id)?.week ?? 0 };
+    const counts = orders.get(store.id);
+    return { store, sources, feeds, today: counts?.today ?? 0, week: counts?.week ?? 0, waiting: counts?.waiting ?? 0 };
   });
   return {
     DateGenerated: new Date(now).toISOString(),
     Today: isoDay(today),
     Attention: attentionOf(perStore),
-    Stores: perStore.map(({ store, sources, feeds, today: ordersToday, week }) => ({
+    Stores: perStore.map(({ store, sources, feeds, today: ordersToday, week, waiting }) => ({
       StoreId: store.id,
       Name: store.name,
       OrdersToday: ordersToday,
       OrdersLast7Days: week,
+      OrdersNew: waiting,
       DeliveriesPending: sources.reduce((n, s) => n + s.DeliveriesPending, 0),
       DeliveriesFailed: sources.reduce((n, s) => n + s.DeliveriesFailed, 0),
       SetAside: sources.reduce((n, s) => n + s.SetAside, 0),

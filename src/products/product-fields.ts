@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { ProductRow } from "../db/schema";
 import { describeIssues, loneSurrogatePath } from "../http/validate";
-import { toWireDate } from "../lib/dates";
+import { toWireDate, wireDate } from "../lib/dates";
 
 export interface FeedColumn {
   header: string;
@@ -201,7 +201,7 @@ export const adminProduct = z.object({
   Gtin: z.string().nullable(),
   Quantity: z.number().int().nullable().describe("Units on the shelf; null: not tracked (decisions 11)."),
   Attributes: z.record(z.string(), z.string()).nullable(),
-  DateUpdated: z.string(),
+  DateUpdated: wireDate,
 });
 
 export function toAdminProduct(p: ProductRow): z.infer<typeof adminProduct> {

@@ -1,9 +1,9 @@
 // The answer of GET .../sources/:sourceId/listings (decisions 11), shared by its route and the
 // console's source page, which reads it.
 import { z } from "zod";
+import { wireDateOrNull as wireDate } from "../lib/dates";
 import { LISTING_STATES } from "../db/schema";
 
-const wireDate = z.string().nullable();
 const listingAnswer = z.object({
   Sku: z.string(),
   Status: z.enum(LISTING_STATES).describe("pending: to send; submitted: sent in a marketplace's feed whose outcome is not known yet (Submission names it); accepted: the marketplace shows the current values; unknownSku: it has no such listing; refused: it refused the values (not sent again until they change)."),

@@ -4,11 +4,11 @@
 // connector Settings; secrets marked writeOnly). The routes validate the same body in two steps:
 // the envelope here, then Settings by the Type's connector (sources.routes.ts).
 import { z } from "zod";
+import { wireDateOrNull as wireDate } from "../lib/dates";
 import { OUTBOX_STATES } from "../db/schema";
 import { DELIVERY_KINDS } from "../outbox/outbox.queries";
 import { CONNECTORS, SOURCE_TYPES } from "../marketplaces/registry";
 
-const wireDate = z.string().nullable();
 
 export const cycleAnswer = z
   .object({

@@ -5,7 +5,10 @@
 // (written once, in src/db/schema.ts), rows travel as one JSON parameter per table, and an upsert
 // on the primary key makes every step safe to run twice. What each table's owner knows (limits,
 // usage, day counts) the destination's own triggers rebuild as the rows arrive, so store_usage and
-// the day counts are never copied. Why this shape, and its limits: docs/sharding.md.
+// the day counts are never copied. Work is bounded by bytes as well as rows: a batch reads the
+// sizes of the rows it may take first and takes as many as fit its bytes (at least one), and a
+// table's rows are written in statements whose JSON parameter stays under VALUE_BYTES (production
+// D1 takes at most 2 MB a value). Why this shape, and its limits: docs/sharding.md.
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "../db/schema";
@@ -17,6 +20,7 @@ const TABLES = {
   feeds: { table: schema.feeds, key: ["id"], numeric: false },
   orders: { table: schema.orders, key: ["id"], numeric: true },
   order_items: { table: schema.orderItems, key: ["id"], numeric: true },
+  line_changes: { table: schema.lineChanges, key: ["id"], numeric: true },
   outbox: { table: schema.outbox, key: ["id"], numeric: true },
   // Returns and refunds (decisions 13) go with their orders: a return names an order and its
   // lines, a refund an order, its lines and maybe a return.
@@ -90,7 +94,35 @@ function parkings(to: D1Database, name: TableName, json: string): D1PreparedStat
   ];
 }
 
+/** The most a statement's JSON parameter holds: half of production D1's 2 MB a value. */
+export const VALUE_BYTES = 1_000_000;
+
+const encoder = new TextEncoder();
+
+/** Rows in groups whose JSON stays under VALUE_BYTES (a row larger alone is a group of its own). */
+function chunks(rows: Row[]): Row[][] {
+  const out: Row[][] = [];
+  let current: Row[] = [];
+  let size = 2;
+  for (const row of rows) {
+    const bytes = encoder.encode(JSON.stringify(row)).byteLength + 1;
+    if (current.length > 0 && size + bytes > VALUE_BYTES) {
+      out.push(current);
+      current = [];
+      size = 2;
+    }
+    current.push(row);
+    size += bytes;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
 function upsert(to: D1Database, name: TableName, rows: Row[]): D1PreparedStatement[] {
+  return chunks(rows).flatMap((chunk) => upsertChunk(to, name, chunk));
+}
+
+function upsertChunk(to: D1Database, name: TableName, rows: Row[]): D1PreparedStatement[] {
   if (rows.length === 0) return [];
   const json = JSON.stringify(rows);
   const statements = [...parkings(to, name, json), to.prepare(upsertSql(name)).bind(json)];
@@ -100,10 +132,37 @@ function upsert(to: D1Database, name: TableName, rows: Row[]): D1PreparedStateme
     statements.push(
       to
         .prepare("update products set stock_seq = json_extract(j.value, '$.stock_seq') from json_each(?1) j where products.store_id = json_extract(j.value, '$.store_id') and products.sku = json_extract(j.value, '$.sku')")
-        .bind(JSON.stringify(rows)),
+        .bind(json),
     );
   }
   return statements;
+}
+
+/**
+ * A row's size as a JSON object, estimated in SQL from its columns (UTF-8 bytes of each value, its
+ * name and punctuation), so a batch can choose how many rows to read before reading them.
+ */
+const sizeSql = memo((name: TableName) => (alias: string) => {
+  const columns = columnsOf(name);
+  const names = columns.reduce((n, c) => n + c.length + 6, 2);
+  // A balanced sum: SQLite refuses an expression tree deeper than 100, and a chain of one `+` per column of orders is.
+  return `(${balancedSum(columns.map((c) => `coalesce(length(cast(${alias}.${c} as blob)), 4)`))} + ${names})`;
+});
+
+function balancedSum(terms: string[]): string {
+  if (terms.length === 1) return terms[0]!;
+  const half = Math.ceil(terms.length / 2);
+  return `(${balancedSum(terms.slice(0, half))} + ${balancedSum(terms.slice(half))})`;
+}
+
+/** How many of the sized rows (in key order) a batch of `bytes` takes: as many as fit, at least one. */
+function fitting(sizes: Row[], bytes: number): number {
+  let used = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    used += Number(sizes[i]!.bytes);
+    if (i > 0 && used > bytes) return i;
+  }
+  return sizes.length;
 }
 
 async function all(d1: D1Database, query: string, ...binds: unknown[]): Promise<Row[]> {
@@ -133,8 +192,10 @@ const NEXT: Record<CopyCursor["phase"], CopyCursor["phase"]> = {
 };
 
 export interface CopyLimits {
-  /** Orders (each with its lines and outbox rows) or other rows per batch. */
+  /** Orders (each with its lines, line changes and outbox rows) or other rows per batch. */
   rows: number;
+  /** Bytes a batch takes at most (one order with its lines, or one row, larger alone is a batch of its own). */
+  bytes: number;
 }
 
 const next = (cursor: CopyCursor): CopyCursor => ({ phase: NEXT[cursor.phase], item: 0, after: null });
@@ -155,11 +216,27 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
       return { cursor: next(cursor), rows: sources!.length + webhooks!.length + feeds!.length };
     }
     case "orders": {
-      const orders = await all(from, "select * from orders where store_id = ?1 and id > ?2 order by id limit ?3", storeId, cursor.after ?? -1, n);
-      if (orders.length === 0) return { cursor: next(cursor), rows: 0 };
+      // The next orders by id, as many as fit the batch's bytes with their lines, line changes and outbox rows.
+      const after = cursor.after ?? -1;
+      const sizes = await all(
+        from,
+        `select o.id as k, ${sizeSql("orders")("o")}
+           + coalesce((select sum(${sizeSql("order_items")("i")}) from order_items i where i.order_id = o.id), 0)
+           + coalesce((select sum(${sizeSql("line_changes")("c")}) from line_changes c where c.order_id = o.id), 0)
+           + coalesce((select sum(${sizeSql("outbox")("x")}) from outbox x where x.order_id = o.id), 0) as bytes
+         from orders o where o.store_id = ?1 and o.id > ?2 order by o.id limit ?3`,
+        storeId,
+        after,
+        n,
+      );
+      if (sizes.length === 0) return { cursor: next(cursor), rows: 0 };
+      const taken = fitting(sizes, limits.bytes);
+      const last = sizes[taken - 1]!.k as number;
+      const orders = await all(from, "select * from orders where store_id = ?1 and id > ?2 and id <= ?3 order by id", storeId, after, last);
       const ids = JSON.stringify(orders.map((o) => o.id));
       const ofOrders = (table: string) => all(from, `select * from ${table} where order_id in (select value from json_each(?1)) order by id`, ids);
-      const [items, outbox, returns, refunds] = await Promise.all([ofOrders("order_items"), ofOrders("outbox"), ofOrders("returns"), ofOrders("refunds")]);
+      const [items, changes, outbox, returns, refunds] = await Promise.all([ofOrders("order_items"), ofOrders("line_changes"), ofOrders("outbox"), ofOrders("returns"), ofOrders("refunds")]);
+      // Returns and refunds (decisions 13) go with their orders; their size is not in the byte bound.
       const [returnLines, refundLines] = await Promise.all([
         returns.length ? all(from, "select * from return_lines where return_id in (select value from json_each(?1)) order by id", JSON.stringify(returns.map((r) => r.id))) : [],
         refunds.length ? all(from, "select * from refund_lines where refund_id in (select value from json_each(?1)) order by id", JSON.stringify(refunds.map((r) => r.id))) : [],
@@ -167,20 +244,22 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
       await write(to, [
         ...upsert(to, "orders", orders),
         ...upsert(to, "order_items", items),
+        ...upsert(to, "line_changes", changes),
         ...upsert(to, "outbox", outbox),
         ...upsert(to, "returns", returns),
         ...upsert(to, "return_lines", returnLines),
         ...upsert(to, "refunds", refunds),
         ...upsert(to, "refund_lines", refundLines),
       ]);
-      const rows = orders.length + items.length + outbox.length + returns.length + returnLines.length + refunds.length + refundLines.length;
-      return { cursor: orders.length < n ? next(cursor) : { ...cursor, after: orders.at(-1)!.id as number }, rows };
+      const ended = sizes.length < n && taken === sizes.length;
+      return {
+        cursor: ended ? next(cursor) : { ...cursor, after: last },
+        rows: orders.length + items.length + changes.length + outbox.length + returns.length + returnLines.length + refunds.length + refundLines.length,
+      };
     }
     case "products": {
-      const rows = await all(from, "select * from products where store_id = ?1 and sku > ?2 order by sku limit ?3", storeId, cursor.after ?? "", n);
-      if (rows.length === 0) return { cursor: next(cursor), rows: 0 };
-      await write(to, upsert(to, "products", rows));
-      return { cursor: rows.length < n ? next(cursor) : { ...cursor, after: rows.at(-1)!.sku as string }, rows: rows.length };
+      const result = await copyRange(from, to, "products", "store_id", storeId, "sku", cursor.after ?? "", limits);
+      return { cursor: result.ended ? next(cursor) : { ...cursor, after: result.last }, rows: result.rows };
     }
     case "listings":
     case "setAside":
@@ -189,26 +268,21 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
       const sources = await all(from, "select id from sources where store_id = ?1 order by id", storeId);
       const source = sources[cursor.item]?.id;
       if (source === undefined) return { cursor: next(cursor), rows: 0 };
-      const [table, column] = (
-        {
-          listings: ["listings", "sku"],
-          setAside: ["set_aside_orders", "order_source_order_number"],
-          setAsideReturns: ["set_aside_returns", "source_return_number"],
-        } as const
-      )[cursor.phase];
-      const rows = await all(from, `select * from ${table} where source_id = ?1 and ${column} > ?2 order by ${column} limit ?3`, source, cursor.after ?? "", n);
-      if (rows.length === 0) return { cursor: { ...cursor, item: cursor.item + 1, after: null }, rows: 0 };
-      await write(to, upsert(to, table, rows));
-      return { cursor: rows.length < n ? { ...cursor, item: cursor.item + 1, after: null } : { ...cursor, after: rows.at(-1)![column] as string }, rows: rows.length };
+      const [table, column] =
+        cursor.phase === "listings"
+          ? (["listings", "sku"] as const)
+          : cursor.phase === "setAside"
+            ? (["set_aside_orders", "order_source_order_number"] as const)
+            : (["set_aside_returns", "source_return_number"] as const);
+      const result = await copyRange(from, to, table, "source_id", source, column, cursor.after ?? "", limits);
+      return { cursor: result.ended ? { ...cursor, item: cursor.item + 1, after: null } : { ...cursor, after: result.last }, rows: result.rows };
     }
     case "deliveries": {
       const webhooks = await all(from, "select id from webhooks where store_id = ?1 order by id", storeId);
       const webhook = webhooks[cursor.item]?.id;
       if (webhook === undefined) return { cursor: next(cursor), rows: 0 };
-      const rows = await all(from, "select * from webhook_deliveries where webhook_id = ?1 and id > ?2 order by id limit ?3", webhook, cursor.after ?? -1, n);
-      if (rows.length === 0) return { cursor: { ...cursor, item: cursor.item + 1, after: null }, rows: 0 };
-      await write(to, upsert(to, "webhook_deliveries", rows));
-      return { cursor: rows.length < n ? { ...cursor, item: cursor.item + 1, after: null } : { ...cursor, after: rows.at(-1)!.id as number }, rows: rows.length };
+      const result = await copyRange(from, to, "webhook_deliveries", "webhook_id", webhook, "id", cursor.after ?? -1, limits);
+      return { cursor: result.ended ? { ...cursor, item: cursor.item + 1, after: null } : { ...cursor, after: result.last }, rows: result.rows };
     }
     case "stockClock": {
       const rows = await all(from, "select * from stock_clock where store_id = ?1", storeId);
@@ -218,6 +292,31 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
     case "done":
       return { cursor, rows: 0 };
   }
+}
+
+/**
+ * Copies the next rows of `table` whose `scope` column is `owner`, in `key` order after `after`:
+ * as many as the batch's rows and bytes allow (at least one). Answers the last key copied and
+ * whether the range ended.
+ */
+async function copyRange(
+  from: D1Database,
+  to: D1Database,
+  name: TableName,
+  scope: string,
+  owner: unknown,
+  key: string,
+  after: string | number,
+  limits: CopyLimits,
+): Promise<{ rows: number; last: string | number; ended: boolean }> {
+  const table = getTableName(TABLES[name].table);
+  const sizes = await all(from, `select t.${key} as k, ${sizeSql(name)("t")} as bytes from ${table} t where t.${scope} = ?1 and t.${key} > ?2 order by t.${key} limit ?3`, owner, after, limits.rows);
+  if (sizes.length === 0) return { rows: 0, last: after, ended: true };
+  const taken = fitting(sizes, limits.bytes);
+  const last = sizes[taken - 1]!.k as string | number;
+  const rows = await all(from, `select * from ${table} where ${scope} = ?1 and ${key} > ?2 and ${key} <= ?3 order by ${key}`, owner, after, last);
+  await write(to, upsert(to, name, rows));
+  return { rows: rows.length, last, ended: sizes.length < limits.rows && taken === sizes.length };
 }
 
 async function write(to: D1Database, statements: D1PreparedStatement[]): Promise<void> {
@@ -237,52 +336,94 @@ interface Change {
 const keyOf = (c: { tbl: string; k1: string; k2: string | null }) => `${c.tbl}\u0000${c.k1}\u0000${c.k2 ?? ""}`;
 
 /**
- * Replays up to `limit` logged changes of the store, oldest first: each changed row is read as it
- * is now in `from` and written to `to`, or removed from `to` if it is gone. Deletes go first,
- * children before parents, then writes, parents before children, so foreign keys hold at every
- * statement and a key removed and added again (a re-created source name) does not collide.
- * Answers how many log entries it consumed (removed from the log once applied) and whether more wait.
+ * Replays logged changes of the store, oldest first: up to `limits.changes` of them, and no more
+ * than fit `limits.bytes` (the sizes of the changed rows are read first; at least one change).
+ * Each changed row is read as it is now in `from` and written to `to`, or removed from `to` if it
+ * is gone. Deletes go first, children before parents, then writes, parents before children, so
+ * foreign keys hold at every statement and a key removed and added again (a re-created source
+ * name) does not collide. Answers how many log entries it consumed (removed from the log once
+ * applied) and whether more wait.
  */
-export async function applyChanges(from: D1Database, to: D1Database, storeId: string, limit: number): Promise<{ applied: number; more: boolean }> {
-  const log = await all(from, "select seq, tbl, k1, k2 from move_log where store_id = ?1 order by seq limit ?2", storeId, limit);
+export async function applyChanges(from: D1Database, to: D1Database, storeId: string, limits: { changes: number; bytes: number }): Promise<{ applied: number; more: boolean }> {
+  const log = (await all(from, "select seq, tbl, k1, k2 from move_log where store_id = ?1 order by seq limit ?2", storeId, limits.changes)) as unknown as (Change & { seq: number })[];
   if (log.length === 0) return { applied: 0, more: false };
-  const changes = new Map<string, Change>();
-  for (const entry of log as unknown as (Change & { seq: number })[]) {
-    if (entry.tbl in TABLES && !changes.has(keyOf(entry))) changes.set(keyOf(entry), { tbl: entry.tbl, k1: entry.k1, k2: entry.k2 });
+  // The sizes of the rows changed, then as many changes, in log order, as fit the bytes.
+  const sizes = new Map<string, number>();
+  for (const [name, keys] of byTable(distinct(log))) {
+    for (const row of await readRows(from, storeId, name, keys, `${keyColumns(name)}, ${sizeSql(name)(getTableName(TABLES[name].table))} as bytes`)) {
+      sizes.set(`${name}\u0000${rowKey(name, row)}`, Number(row.bytes));
+    }
   }
-  const byTable = new Map<TableName, Change[]>();
-  for (const change of changes.values()) byTable.set(change.tbl, [...(byTable.get(change.tbl) ?? []), change]);
+  let used = 0;
+  let taken = log.length;
+  const seen = new Set<string>();
+  for (let i = 0; i < log.length; i++) {
+    const entry = log[i]!;
+    if (seen.has(keyOf(entry))) continue;
+    seen.add(keyOf(entry));
+    used += sizes.get(`${entry.tbl}\u0000${changeKey(entry.tbl as TableName, entry)}`) ?? 0;
+    if (i > 0 && used > limits.bytes) {
+      taken = i;
+      break;
+    }
+  }
+  const kept = log.slice(0, taken);
   const deletes: D1PreparedStatement[][] = [];
   const writes: D1PreparedStatement[][] = [];
+  const changed = byTable(distinct(kept));
   for (const name of PARENTS_FIRST) {
-    const keys = byTable.get(name);
+    const keys = changed.get(name);
     if (!keys) continue;
     const { present, gone } = await readCurrent(from, storeId, name, keys);
     writes.push(upsert(to, name, present));
     if (gone.length > 0) deletes.unshift([deleteByKeys(to, storeId, name, gone)]);
   }
-  const lastSeq = (log.at(-1) as { seq: number }).seq;
+  const lastSeq = kept.at(-1)!.seq;
   await write(to, [...deletes.flat(), ...writes.flat()]);
   await from.prepare("delete from move_log where store_id = ?1 and seq <= ?2").bind(storeId, lastSeq).run();
-  return { applied: log.length, more: log.length === limit };
+  return { applied: kept.length, more: taken < log.length || log.length === limits.changes };
+}
+
+/** The distinct changes of a log, first occurrence kept. */
+function distinct(log: Change[]): Change[] {
+  const changes = new Map<string, Change>();
+  for (const entry of log) if (entry.tbl in TABLES && !changes.has(keyOf(entry))) changes.set(keyOf(entry), { tbl: entry.tbl, k1: entry.k1, k2: entry.k2 });
+  return [...changes.values()];
+}
+
+function byTable(changes: Change[]): Map<TableName, Change[]> {
+  const out = new Map<TableName, Change[]>();
+  for (const change of changes) out.set(change.tbl, [...(out.get(change.tbl) ?? []), change]);
+  return out;
+}
+
+/** The columns a row of the table is known by in the log. */
+function keyColumns(name: TableName): string {
+  if (name === "products") return "sku";
+  if (name === "listings") return "source_id, sku";
+  return TABLES[name].key[0]!;
 }
 
 /** The rows of these keys as they are now in `from`; the keys with no row there. */
 async function readCurrent(from: D1Database, storeId: string, name: TableName, keys: Change[]): Promise<{ present: Row[]; gone: Change[] }> {
-  const spec = TABLES[name];
-  const table = getTableName(spec.table);
-  let rows: Row[];
-  if (name === "products") {
-    // Logged by Sku: the store is the moving one.
-    rows = await all(from, `select * from products where store_id = ?2 and sku in (select value from json_each(?1))`, JSON.stringify(keys.map((k) => k.k1)), storeId);
-  } else if (name === "listings") {
-    rows = await all(from, `select * from listings where (source_id, sku) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?1))`, JSON.stringify(keys.map((k) => [k.k1, k.k2])));
-  } else {
-    const ids = JSON.stringify(keys.map((k) => (spec.numeric ? Number(k.k1) : k.k1)));
-    rows = await all(from, `select * from ${table} where ${spec.key[0]} in (select value from json_each(?1))`, ids);
-  }
+  const rows = await readRows(from, storeId, name, keys, "*");
   const found = new Set(rows.map((r) => rowKey(name, r)));
   return { present: rows, gone: keys.filter((k) => !found.has(changeKey(name, k))) };
+}
+
+/** `columns` of the rows of these keys in `from`. */
+async function readRows(from: D1Database, storeId: string, name: TableName, keys: Change[], columns: string): Promise<Row[]> {
+  const spec = TABLES[name];
+  const table = getTableName(spec.table);
+  if (name === "products") {
+    // Logged by Sku: the store is the moving one.
+    return all(from, `select ${columns} from products where store_id = ?2 and sku in (select value from json_each(?1))`, JSON.stringify(keys.map((k) => k.k1)), storeId);
+  }
+  if (name === "listings") {
+    return all(from, `select ${columns} from listings where (source_id, sku) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?1))`, JSON.stringify(keys.map((k) => [k.k1, k.k2])));
+  }
+  const ids = JSON.stringify(keys.map((k) => (spec.numeric ? Number(k.k1) : k.k1)));
+  return all(from, `select ${columns} from ${table} where ${spec.key[0]} in (select value from json_each(?1))`, ids);
 }
 
 function rowKey(name: TableName, row: Row): string {
@@ -317,6 +458,7 @@ const REMOVE_STEPS = [
   "return_lines",
   "returns",
   "order_items",
+  "line_changes",
   "outbox",
   "orders",
   "webhook_deliveries",
@@ -332,22 +474,22 @@ const REMOVE_STEPS = [
 export type RemoveCursor = { step: number };
 export const REMOVE_START: RemoveCursor = { step: 0 };
 
-/** Deletes up to `limit` rows of the current step from the old shard; the step ends when it deletes fewer. */
-export async function removeBatch(from: D1Database, storeId: string, cursor: RemoveCursor, limit: number): Promise<{ cursor: RemoveCursor | null; rows: number }> {
+/**
+ * Deletes up to `limit` rows of the current step from `from` (an order's lines and outbox rows
+ * count with it); the step ends when it deletes fewer. `keepStoreRow`: the store's row and usage
+ * there stay (the directory's own, when a store from before sharding leaves it).
+ */
+export async function removeBatch(from: D1Database, storeId: string, cursor: RemoveCursor, limit: number, keepStoreRow: boolean): Promise<{ cursor: RemoveCursor | null; rows: number }> {
   const step = REMOVE_STEPS[cursor.step];
   if (step === undefined) return { cursor: null, rows: 0 };
-  const ofOrders = `(select id from orders where store_id = ?1 order by id limit ?2)`;
   const bySource = `(select id from sources where store_id = ?1)`;
   const byWebhook = `(select id from webhooks where store_id = ?1)`;
-  const statement: Record<Exclude<(typeof REMOVE_STEPS)[number], "derived">, string> = {
-    // The orders step takes the lines, outbox rows, returns and refunds of its orders in the same batch.
-    refund_lines: `delete from refund_lines where refund_id in (select id from refunds where order_id in ${ofOrders})`,
-    refunds: `delete from refunds where order_id in ${ofOrders}`,
-    return_lines: `delete from return_lines where return_id in (select id from returns where order_id in ${ofOrders})`,
-    returns: `delete from returns where order_id in ${ofOrders}`,
-    order_items: `delete from order_items where order_id in ${ofOrders}`,
-    outbox: `delete from outbox where order_id in ${ofOrders}`,
-    orders: `delete from orders where id in ${ofOrders}`,
+  const statement: Record<Exclude<(typeof REMOVE_STEPS)[number], "derived" | "order_items" | "line_changes" | "outbox" | "orders">, string> = {
+    // Refunds name returns, and both name order lines: they go in the steps before the orders'.
+    refund_lines: `delete from refund_lines where id in (select l.id from refund_lines l join refunds r on r.id = l.refund_id where r.store_id = ?1 limit ?2)`,
+    refunds: `delete from refunds where id in (select id from refunds where store_id = ?1 limit ?2)`,
+    return_lines: `delete from return_lines where id in (select l.id from return_lines l join returns r on r.id = l.return_id where r.store_id = ?1 limit ?2)`,
+    returns: `delete from returns where id in (select id from returns where store_id = ?1 limit ?2)`,
     webhook_deliveries: `delete from webhook_deliveries where id in (select id from webhook_deliveries where webhook_id in ${byWebhook} limit ?2)`,
     listings: `delete from listings where rowid in (select rowid from listings where source_id in ${bySource} limit ?2)`,
     set_aside_orders: `delete from set_aside_orders where id in (select id from set_aside_orders where source_id in ${bySource} limit ?2)`,
@@ -358,21 +500,33 @@ export async function removeBatch(from: D1Database, storeId: string, cursor: Rem
     sources: `delete from sources where id in (select id from sources where store_id = ?1 limit ?2)`,
   };
   if (step === "derived") {
-    await from.batch(
-      ["stock_clock", "order_day_counts", "order_source_day_counts", "store_usage", "move_log", "move_capture", "store_fences"].map((t) =>
-        from.prepare(`delete from ${t} where store_id = ?1`).bind(storeId),
-      ),
-    );
-    await from.prepare("delete from stores where id = ?1").bind(storeId).run();
+    const derived = ["stock_clock", "order_day_counts", "order_source_day_counts", "move_log", "move_capture", "store_fences", ...(keepStoreRow ? [] : ["store_usage"])];
+    await from.batch(derived.map((t) => from.prepare(`delete from ${t} where store_id = ?1`).bind(storeId)));
+    if (!keepStoreRow) await from.prepare("delete from stores where id = ?1").bind(storeId).run();
     return { cursor: null, rows: 0 };
   }
   // Counted from RETURNING: meta.changes would count the rows the tables' triggers touch too.
-  const ofOrdersSteps = ["refund_lines", "refunds", "return_lines", "returns", "order_items", "outbox", "orders"] as const;
-  if ((ofOrdersSteps as readonly string[]).includes(step)) {
-    const results = await from.batch(ofOrdersSteps.map((t) => from.prepare(`${statement[t]} returning 1 as gone`).bind(storeId, limit)));
+  if (step === "order_items" || step === "line_changes" || step === "outbox" || step === "orders") {
+    // The next orders with their lines, line changes and outbox rows, as many as make `limit` rows (at least one order).
+    const sizes = await all(
+      from,
+      `select o.id as k, 1 + (select count(*) from order_items i where i.order_id = o.id) + (select count(*) from line_changes c where c.order_id = o.id)
+         + (select count(*) from outbox x where x.order_id = o.id) as bytes
+       from orders o where o.store_id = ?1 order by o.id limit ?2`,
+      storeId,
+      limit,
+    );
+    if (sizes.length === 0) return { cursor: { step: REMOVE_STEPS.indexOf("webhook_deliveries") }, rows: 0 };
+    const taken = fitting(sizes, limit);
+    const ids = JSON.stringify(sizes.slice(0, taken).map((r) => r.k));
+    const results = await from.batch(
+      ["order_items", "line_changes", "outbox", "orders"].map((t) =>
+        from.prepare(`delete from ${t} where ${t === "orders" ? "id" : "order_id"} in (select value from json_each(?1)) returning 1 as gone`).bind(ids),
+      ),
+    );
     const rows = results.reduce((n, r) => n + r.results.length, 0);
-    const orders = results.at(-1)!.results.length;
-    return { cursor: orders < limit ? { step: REMOVE_STEPS.indexOf("webhook_deliveries") } : cursor, rows };
+    const ended = sizes.length < limit && taken === sizes.length;
+    return { cursor: ended ? { step: REMOVE_STEPS.indexOf("webhook_deliveries") } : cursor, rows };
   }
   const rows = (await from.prepare(`${statement[step]} returning 1 as gone`).bind(storeId, limit).all()).results.length;
   return { cursor: rows < limit ? { step: cursor.step + 1 } : cursor, rows };

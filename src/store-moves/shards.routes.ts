@@ -1,6 +1,7 @@
 // GET /admin/v1/shards: every shard with the stores living in it and what they hold, and whether
 // new stores may be placed on it; POST and GET /admin/v1/stores/:storeId/move: a store's move to
-// another shard and its progress (decisions 10; how a move runs: move.ts).
+// another shard and its progress, DELETE of it: the move given up before it switches (decisions 10;
+// how a move runs: move.ts).
 import { z } from "zod";
 import { createRouter } from "../app-env";
 import { ok } from "../http/envelope";
@@ -13,7 +14,7 @@ import { requireStore } from "../stores/stores.queries";
 import { storeParam } from "../stores/stores.schemas";
 import { shardViews } from "../stores/placement";
 import { moveAnswer, moveBody, shardAnswer } from "./shards.schemas";
-import { startStoreMove } from "./move-start";
+import { giveUpStoreMove, startStoreMove } from "./move-start";
 import { findMove, type MoveRow } from "./store-moves.queries";
 
 
@@ -43,12 +44,32 @@ function wireMove(m: MoveRow): z.input<typeof moveAnswer> {
 export const shardsRoutes = createRouter()
   .post(
     "/stores/:storeId/move",
-    documented("admin", { summary: "Move a store to another shard (answered at once; progress on GET)", tags: ["Shards"], answer: envelope({ Move: moveAnswer }), errors: [409] }),
+    documented("admin", {
+      summary: "Move a store to another shard (answered at once; progress on GET). A store over its limits moves like any other; two requests at once start one move, the other answers 409.",
+      tags: ["Shards"],
+      answer: envelope({ Move: moveAnswer }),
+      errors: [409],
+    }),
     validate("param", storeParam),
     validate("json", moveBody),
     async (c) => {
       const store = await requireStore(c.env, c.req.valid("param").storeId);
       return ok(c, { Move: wireMove(await startStoreMove(c.env, store, c.req.valid("json").Shard, Date.now())) });
+    },
+  )
+  .delete(
+    "/stores/:storeId/move",
+    documented("admin", {
+      summary:
+        "Give up the store's move before it switches: the store stays where it was, the partial copy and the old shard's change log are removed (the move ends failed, Phase abandon until then). 409 once the move has switched or when none is under way.",
+      tags: ["Shards"],
+      answer: envelope({ Move: moveAnswer }),
+      errors: [404, 409],
+    }),
+    validate("param", storeParam),
+    async (c) => {
+      const store = await requireStore(c.env, c.req.valid("param").storeId);
+      return ok(c, { Move: wireMove(await giveUpStoreMove(c.env, store.id, Date.now())) });
     },
   )
   .get(

@@ -1,6 +1,7 @@
 // A shard and a store's move on the wire: the zod descriptions the OpenAPI document shows, which
 // shards.routes.ts answers and the console reads.
 import { z } from "zod";
+import { wireDateOrNull } from "../lib/dates";
 import { STORE_MOVE_STATES } from "../db/schema";
 
 export const shardAnswer = z
@@ -26,9 +27,9 @@ export const moveAnswer = z
     RowsRemoved: z.number().int().describe("Rows removed from the old shard once switched (or of the new one's copy, if abandoned)."),
     WritesHeld: z.boolean().describe("Writes answer 503 with Retry-After now (the switch)."),
     WriteHoldMs: z.number().int().nullable().describe("How long writes were held, once the switch is over."),
-    DateStarted: z.string().nullable(),
-    DateSwitched: z.string().nullable(),
-    DateFinished: z.string().nullable(),
+    DateStarted: wireDateOrNull,
+    DateSwitched: wireDateOrNull,
+    DateFinished: wireDateOrNull,
     Error: z.string().nullable().describe("The last step's failure (it is tried again), or why the move was given up."),
   })
   .meta({ id: "StoreMove" });

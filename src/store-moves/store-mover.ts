@@ -2,14 +2,21 @@
 // in its alarm, a budget of time per alarm, until the move is completed. It holds nothing the move
 // needs to go on: every step's result is in the directory's store_moves row, so an object (or a
 // whole service) restarted mid-move continues from there, and the cron wakes movers whose alarm
-// was lost. The class only loads, calls and stores.
+// was lost. The class only loads, calls and stores (and keeps what each run asked of the
+// per-invocation limits, src/store-moves/invocation.ts).
 import { DurableObject } from "cloudflare:workers";
-import { MOVE_LIMITS, runMove, type MoveLimits } from "./move";
+import type { InvocationCount } from "./invocation";
+import { MOVE_LIMITS, runMove, type MoveLimits, type StepOutcome } from "./move";
 import type { MoveRow } from "./store-moves.queries";
 
 const STORE_ID = "storeId";
 const LIMITS = "limits";
 const FAILURES = "failures";
+/** Tests that drive a move step by step themselves: no alarm runs it meanwhile. */
+const MANUAL = "manual";
+/** What the latest runs asked of D1 and of other objects (the last RUNS_KEPT), for tests and the benchmark. */
+const RUNS = "runs";
+const RUNS_KEPT = 100;
 /** Wall time one alarm spends on steps before handing over to the next alarm. */
 const ALARM_BUDGET_MS = 20_000;
 
@@ -18,13 +25,19 @@ export class StoreMover extends DurableObject<Env> {
   async start(storeId: string): Promise<void> {
     this.ctx.storage.kv.put(STORE_ID, storeId);
     this.ctx.storage.kv.delete(FAILURES);
+    if (this.ctx.storage.kv.get<boolean>(MANUAL)) return;
     const alarm = await this.ctx.storage.getAlarm();
     if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
   }
 
-  /** Smaller batches, a shorter grace, for tests and the benchmark; kept in storage. */
-  async configure(limits: Partial<MoveLimits>): Promise<void> {
-    this.ctx.storage.kv.put(LIMITS, { ...this.limits(), ...limits });
+  /**
+   * Smaller batches, a shorter grace, for tests and the benchmark; kept in storage. `manual`: the
+   * move runs only when advance() is called (a test holding a step must be the only runner).
+   */
+  async configure(limits: Partial<MoveLimits> & { manual?: boolean }): Promise<void> {
+    const { manual, ...rest } = limits;
+    this.ctx.storage.kv.put(LIMITS, { ...this.limits(), ...rest });
+    if (manual !== undefined) this.ctx.storage.kv.put(MANUAL, manual);
   }
 
   /**
@@ -33,7 +46,18 @@ export class StoreMover extends DurableObject<Env> {
    */
   async advance(storeId: string, budgetMs: number): Promise<MoveRow | undefined> {
     this.ctx.storage.kv.put(STORE_ID, storeId);
-    return (await runMove(this.env, storeId, this.limits(), budgetMs)).move;
+    return this.noted(await runMove(this.env, storeId, this.limits(), budgetMs)).move;
+  }
+
+  /** What each of the latest runs (an alarm, an advance) asked: D1 queries, subrequests, the largest value bound. */
+  async runs(): Promise<InvocationCount[]> {
+    return this.ctx.storage.kv.get<InvocationCount[]>(RUNS) ?? [];
+  }
+
+  private noted(outcome: StepOutcome): StepOutcome {
+    const runs = this.ctx.storage.kv.get<InvocationCount[]>(RUNS) ?? [];
+    this.ctx.storage.kv.put(RUNS, [...runs, outcome.spent].slice(-RUNS_KEPT));
+    return outcome;
   }
 
   override async alarm(): Promise<void> {
@@ -41,7 +65,7 @@ export class StoreMover extends DurableObject<Env> {
     const storeId = kv.get<string>(STORE_ID);
     if (!storeId) return;
     try {
-      const outcome = await runMove(this.env, storeId, this.limits(), ALARM_BUDGET_MS);
+      const outcome = this.noted(await runMove(this.env, storeId, this.limits(), ALARM_BUDGET_MS));
       kv.delete(FAILURES);
       if (outcome.nextAt !== null) await this.ctx.storage.setAlarm(outcome.nextAt);
     } catch (error) {
@@ -54,6 +78,6 @@ export class StoreMover extends DurableObject<Env> {
   }
 
   private limits(): MoveLimits {
-    return this.ctx.storage.kv.get<MoveLimits>(LIMITS) ?? MOVE_LIMITS;
+    return { ...MOVE_LIMITS, ...this.ctx.storage.kv.get<Partial<MoveLimits>>(LIMITS) };
   }
 }

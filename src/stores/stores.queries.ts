@@ -1,10 +1,11 @@
 // Every statement on stores and store_usage. A store's row carries its limits and its shard; it
 // is in the directory (where a request finds the store) and, as a copy, in its shard (which its
-// orders' foreign keys and limit triggers read): every change here writes both. store_usage, what
+// orders' foreign keys and limit triggers read): every change here writes the directory, then
+// the copy, which takes only a newer revision of the row. store_usage, what
 // the store holds, is kept by each database's triggers (migrations/0004_orders_scale.sql): its
 // consumer keys in the directory, the rest in the shard. A trigger's refusal is turned into its
 // answer here too, since that answer reads the limit's value.
-import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { directoryDb, locateStore, storeDb } from "../db/shards";
 import { stores, storeUsage } from "../db/schema";
@@ -42,15 +43,34 @@ export async function insertStore(
   return row!;
 }
 
-/** A store's row as a copy in another shard (a move's first step, and its flip): `shard` says where it lives. */
-export function copyStoreRow(db: Db, store: StoreRow) {
+/**
+ * Writes the directory's row of a store into a shard's copy, only if it is newer than the copy
+ * (its revision): a write built from an earlier read (a move's step, a PATCH that raced a move's
+ * switch) never undoes a later one, whatever order they land in.
+ */
+export function upsertStoreCopy(db: Db, store: StoreRow) {
   const { id: _, ...columns } = store;
-  return db.insert(stores).values(store).onConflictDoUpdate({ target: stores.id, set: columns });
+  return db.insert(stores).values(store).onConflictDoUpdate({ target: stores.id, set: columns, setWhere: sql`excluded.revision > ${stores.revision}` });
 }
 
-/** Where a store lives, written in the directory and in a shard's copy (a move's switch). */
-export function setStoreShard(db: Db, storeId: string, shard: string) {
-  return db.update(stores).set({ shard }).where(eq(stores.id, storeId));
+/**
+ * A move's switch: the directory's row names `to`, in one statement, only while `while` holds
+ * (the move is still at its switch, not given up: a condition on the directory's store_moves,
+ * given by the module that owns it) and the store lives in `from`. The row as written, or
+ * undefined when nothing was switched.
+ */
+export async function switchStoreShard(directory: Db, storeId: string, from: string, to: string, condition: SQL): Promise<StoreRow | undefined> {
+  const [row] = await directory
+    .update(stores)
+    .set({ shard: to, revision: sql`${stores.revision} + 1` })
+    .where(and(eq(stores.id, storeId), isNull(stores.deletedAt), eq(stores.shard, from), condition))
+    .returning();
+  return row;
+}
+
+/** The directory's row of a store, deleted or not (a move reads what it copies). */
+export function directoryRow(directory: Db, storeId: string): Promise<StoreRow | undefined> {
+  return directory.select().from(stores).where(eq(stores.id, storeId)).get();
 }
 
 /** Stores whose data lives in `shard` (directory rows, with their shard). */
@@ -114,7 +134,12 @@ export async function requireStore(env: Env, storeId: string): Promise<StoreRow>
   return store;
 }
 
-/** Changes a store's settings in its shard's copy (what its triggers and order reads use), then in the directory. */
+/**
+ * Changes a store's settings in the directory, then in the copy of the shard the directory names
+ * after that change. A move switching the store meanwhile either read this change (it copies the
+ * directory's row) or is already switched (this change then names the new shard): the new shard's
+ * copy never misses it (upsertStoreCopy keeps the newest).
+ */
 export async function updateStore(
   env: Env,
   store: StoreRow,
@@ -125,15 +150,15 @@ export async function updateStore(
   if (changes.maskBuyerPii !== undefined) set.maskBuyerPii = changes.maskBuyerPii;
   if (Object.keys(set).length === 0) return findStore(directoryDb(env), store.id);
   const live = and(eq(stores.id, store.id), isNull(stores.deletedAt));
-  await storeDb(env, store).update(stores).set(set).where(live);
-  const [row] = await directoryDb(env).update(stores).set(set).where(live).returning();
+  const [row] = await directoryDb(env).update(stores).set({ ...set, revision: sql`${stores.revision} + 1` }).where(live).returning();
+  if (row) await upsertStoreCopy(storeDb(env, row), row);
   return row;
 }
 
-/** Deleted in the directory first: from then on no request finds it; the shard's copy stops its sync. */
+/** Deleted in the directory first: from then on no request finds it; the shard's copy (where the directory says) stops its sync. */
 export async function markStoreDeleted(env: Env, store: StoreRow, at: number): Promise<void> {
-  await directoryDb(env).update(stores).set({ deletedAt: at }).where(eq(stores.id, store.id));
-  await storeDb(env, store).update(stores).set({ deletedAt: at }).where(eq(stores.id, store.id));
+  const [row] = await directoryDb(env).update(stores).set({ deletedAt: at, revision: sql`${stores.revision} + 1` }).where(eq(stores.id, store.id)).returning();
+  if (row) await upsertStoreCopy(storeDb(env, row), row);
 }
 
 /** Deleted stores still to purge (directory rows: id and shard), longest deleted first. */

@@ -18,7 +18,7 @@ import { publishGrant } from "../throttle/rate-limiter";
 import { findKey, insertKey, keysOfStore, markKeyRevoked, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { LIMIT_NAMES, type LimitName } from "./limits";
 import { keyAnswer, storeAnswer, storeParam } from "./stores.schemas";
-import { findStore, insertStore, limitsOf, listStores, requireStore, updateStore, usageOf, type StoreRow } from "./stores.queries";
+import { directoryRow, findStore, insertStore, limitsOf, listStores, requireStore, updateStore, usageOf, type StoreRow } from "./stores.queries";
 
 /** Each limit a whole number from 0 (nothing more may be stored) to a billion; bytes to a trillion (1 TB). */
 const limitMax = (name: LimitName) => (name === "StoredBytes" ? 1_000_000_000_000 : 1_000_000_000);
@@ -116,8 +116,11 @@ export const storesRoutes = createRouter()
       revokedAt: null,
     };
     await insertKey(directoryDb(c.env), key);
-    // If the limiter cannot be told now it reads the grant from D1 on the key's first call.
-    await publishGrant(c.env, key, { deleted: false, shard: store.shard }).catch(() => undefined);
+    // The store as the directory has it now that the key exists, not as read before: a move that
+    // switched the store in between told every key it found, and this one may not have been
+    // among them. If the limiter cannot be told now it reads the grant from D1 on the key's first call.
+    const now = await directoryRow(directoryDb(c.env), store.id);
+    await publishGrant(c.env, key, { deleted: now === undefined || now.deletedAt !== null, shard: now?.shard ?? store.shard, revision: now?.revision ?? store.revision }).catch(() => undefined);
     // The key itself is shown here once; only its hash is kept.
     return ok(c, { ConsumerKey: { ...wireKey(key), Key: secret } });
   })
@@ -135,7 +138,7 @@ export const storesRoutes = createRouter()
     // The limiter first: it is what refuses the key's tokens. D1 second, for token exchange and
     // for a limiter that ever has to reload the grant.
     const store = await findStore(db, key.storeId);
-    await publishGrant(c.env, revoked, { deleted: store === undefined, shard: store?.shard ?? "DB" });
+    await publishGrant(c.env, revoked, { deleted: store === undefined, shard: store?.shard ?? "DB", ...(store ? { revision: store.revision } : {}) });
     await markKeyRevoked(db, key.id, revoked.revokedAt);
     return ok(c, { ConsumerKey: wireKey(revoked) });
   });

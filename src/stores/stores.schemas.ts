@@ -1,6 +1,7 @@
 // A store and a consumer key on the wire: the zod descriptions the OpenAPI document shows, which
 // stores.routes.ts answers and the console reads.
 import { z } from "zod";
+import { wireDateOrNull } from "../lib/dates";
 import { LIFESPANS } from "../auth/tokens";
 import { SCOPES } from "../auth/scopes";
 import { LIMIT_NAMES, type LimitName } from "./limits";
@@ -13,7 +14,7 @@ export const storeAnswer = z
     StoreId: z.string(),
     Name: z.string(),
     MaskBuyerPii: z.boolean(),
-    DateCreated: z.string().nullable(),
+    DateCreated: wireDateOrNull,
     Shard: z.string().describe("The shard database holding the store's data (GET /admin/v1/shards)."),
     Limits: limitsAnswer.describe("The most the store may hold of each; a write beyond one is refused."),
     Usage: limitsAnswer.optional().describe("What the store holds of each (on one store's answers, not in the list)."),
@@ -28,8 +29,8 @@ export const keyAnswer = z
     Lifespan: z.enum(LIFESPANS),
     BucketSize: z.number().int().nullable().describe("null: the default (50)."),
     LeakRatePerSecond: z.number().nullable().describe("null: the default (2)."),
-    DateCreated: z.string().nullable(),
-    DateRevoked: z.string().nullable(),
+    DateCreated: wireDateOrNull,
+    DateRevoked: wireDateOrNull,
   })
   .meta({ id: "ConsumerKey" });
 

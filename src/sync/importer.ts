@@ -29,6 +29,8 @@ export interface ImportProgress {
 export interface ImportResult {
   fetched: number;
   imported: number;
+  /** Orders whose lines the marketplace's report moved (decisions 12). */
+  linesMoved: number;
   setAside: number;
   pages: number;
   /** Set when the page budget ran out first: the next cycle resumes from here. */
@@ -58,6 +60,8 @@ export interface ImportOptions {
   onProgress?: (progress: ImportProgress | null) => void;
   /** Called with each page's count of new orders (they count even if a later page fails). */
   onImported?: (count: number) => void;
+  /** Called with each page's count of orders whose lines the marketplace's report moved (decisions 12). */
+  onLinesMoved?: (count: number) => void;
   maxPages?: number;
 }
 
@@ -76,8 +80,8 @@ export async function importOrders(
 ): Promise<ImportResult> {
   return importWindow$(source.cursorAt, now - (connector.settleMs ?? 0), options, async (window, cursor) => {
     const page: OrderPage = await connector.fetchOrders(window, cursor);
-    const imported = await writePage(db, source, page, now);
-    return { fetched: page.orders.length, setAside: page.setAside.length, imported, nextCursor: page.nextCursor };
+    const { imported, linesMoved } = await writePage(db, source, page, now);
+    return { fetched: page.orders.length, setAside: page.setAside.length, imported, linesMoved, nextCursor: page.nextCursor };
   });
 }
 
@@ -96,7 +100,7 @@ export async function importReturns(
   return importWindow$(source.returnsCursorAt, now - settleMs, options, async (window, cursor) => {
     const page: ReturnPage = await reader.fetchReturns(window, cursor);
     const written = await writeReturnsPage(db, source, page, now);
-    return { fetched: page.returns.length, setAside: written.setAside, imported: written.imported, nextCursor: page.nextCursor };
+    return { fetched: page.returns.length, setAside: written.setAside, imported: written.imported, linesMoved: 0, nextCursor: page.nextCursor };
   });
 }
 
@@ -105,6 +109,8 @@ interface PageRead {
   fetched: number;
   setAside: number;
   imported: number;
+  /** Orders whose lines the marketplace's report moved (decisions 12); none for returns. */
+  linesMoved: number;
   nextCursor: string | null;
 }
 
@@ -118,7 +124,7 @@ async function importWindow$(
   const resume = options.resume ?? null;
   const window = resume ? { since: resume.since, until: resume.until } : importWindow(cursorAt, until);
   const fromCursor = resume ? resume.fromCursor : cursorAt;
-  const result: ImportResult = { fetched: 0, imported: 0, setAside: 0, pages: 0, unfinished: null, endedEarly: null, cursorAt: window.until };
+  const result: ImportResult = { fetched: 0, imported: 0, linesMoved: 0, setAside: 0, pages: 0, unfinished: null, endedEarly: null, cursorAt: window.until };
   let cursor: string | null = resume ? resume.cursor : null;
   // The tokens of this run (at most the page budget): one sent again would go round for ever.
   const seen = new Set<string>(cursor === null ? [] : [cursor]);
@@ -134,7 +140,9 @@ async function importWindow$(
     result.fetched += page.fetched;
     result.setAside += page.setAside;
     result.imported += page.imported;
+    result.linesMoved += page.linesMoved;
     if (page.imported > 0) options.onImported?.(page.imported);
+    if (page.linesMoved > 0) options.onLinesMoved?.(page.linesMoved);
     cursor = page.nextCursor;
     if (cursor !== null && seen.has(cursor)) {
       // What was read stays; the window is read again from its start next cycle.

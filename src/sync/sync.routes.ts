@@ -9,7 +9,7 @@ import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { cycleAnswer } from "../sources/sources.schemas";
-import { toWireDate } from "../lib/dates";
+import { toWireDate, wireDateOrNull } from "../lib/dates";
 import { runSync } from "./run-sync";
 import { sourceById } from "../sources/sources.queries";
 import { toWireCycle } from "../sources/sources.wire";
@@ -23,7 +23,7 @@ export const syncRoutes = createRouter().post(
     tags: ["Sync"],
     answer: envelope({
       Sync: z.object({
-        DateStarted: z.string().nullable(),
+        DateStarted: wireDateOrNull,
         OrdersImported: z.number().int(),
         Delivered: z.number().int(),
         DeliveriesFailed: z.number().int(),

@@ -15,6 +15,7 @@ import { directoryDb } from "../db/shards";
 import { findKeyWithStore, type KeyRow } from "../consumer-keys/consumer-keys.queries";
 import { type BucketConfig, DEFAULT_BUCKET, decide, rebase, remainingAt, sameBucket } from "./gcra";
 import { laterBookmark } from "./bookmark";
+import { mergeGrant } from "./grants";
 import { type BucketState, expireUnreturned, LEASE_MS, type LeaseTerms, peek, revoke, revokedUntil, settle, trip } from "./lease";
 import { type LeaseGrant, releaseEverywhere, reportAt, type WireReport } from "./lease-book";
 import { ApiError } from "../http/errors";
@@ -28,6 +29,8 @@ export interface KeyGrant {
   scopes: string[];
   revoked: boolean;
   bucket: BucketConfig;
+  /** The revision of the store's directory row the store part was read at (src/throttle/grants.ts). */
+  storeRevision?: number;
 }
 
 /** What every answer's rate-limit fields show (decisions 5): bucket size, calls left, time until empty, drain time of a full bucket. */
@@ -238,15 +241,18 @@ export class RateLimiter extends DurableObject<Env> {
   }
 
   /**
-   * Written by the admin API when a key is created or changed; revocation takes effect at once
-   * for the object's own admissions, and the call answers once every lease issued before it has
-   * been reported (`reports`: the caller's own isolate's, handed back with the change) or has
-   * expired, so no admission anywhere follows the old grant after the answer.
-   * A new BucketSize or LeakRatePerSecond keeps the calls the bucket already holds.
+   * Written by the admin API when a key is created or changed, and by a store's move; revocation
+   * takes effect at once for the object's own admissions and is never undone by a grant built
+   * earlier, and an older store part never replaces a newer one (src/throttle/grants.ts). The call
+   * answers once every lease issued before it has been reported (`reports`: the caller's own
+   * isolate's, handed back with the change) or has expired, so no admission anywhere follows the
+   * old grant after the answer. A new BucketSize or LeakRatePerSecond keeps the calls the bucket
+   * already holds.
    */
-  async setGrant(grant: KeyGrant, reports: WireReport[] = []): Promise<void> {
+  async setGrant(told: KeyGrant, reports: WireReport[] = []): Promise<void> {
     const kv = this.ctx.storage.kv;
     const previous = kv.get<KeyGrant>(GRANT);
+    const grant = mergeGrant(previous, told);
     const now = Date.now();
     const bucket = previous?.bucket ?? grant.bucket;
     let state = expireUnreturned(this.state(), now, bucket);
@@ -375,6 +381,8 @@ export interface GrantStore {
   deleted: boolean;
   shard: string;
   writesHeldUntil?: number;
+  /** The revision of the store's directory row this was read at. */
+  revision?: number;
 }
 
 export function grantOf(key: KeyRow, store: GrantStore): KeyGrant {
@@ -388,6 +396,7 @@ export function grantOf(key: KeyRow, store: GrantStore): KeyGrant {
       capacity: key.bucketSize ?? DEFAULT_BUCKET.capacity,
       ratePerSecond: key.leakRatePerSecond ?? DEFAULT_BUCKET.ratePerSecond,
     },
+    ...(store.revision !== undefined ? { storeRevision: store.revision } : {}),
   };
 }
 

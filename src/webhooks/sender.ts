@@ -7,8 +7,11 @@
 // attempts; a longer Retry-After (up to an hour) is waited out; a 410 disables the endpoint at
 // once; an event failed for good disables it when the endpoint's last 5 events all failed.
 // Redirects are not followed (a 3xx is a failure) and an attempt is cut off after 15 seconds.
+// LastError is a short description: a redirect's Location without its query or credentials, a
+// failure's text with every URL in it cut the same way, never a body (receiver-url.ts).
 import type { Db } from "../db/client";
 import { retryAfterMs, scheduledDelay, WEBHOOK_SCHEDULE_MS } from "../lib/retry";
+import { safeErrorText, safeUrl } from "./receiver-url";
 import { signedHeaders, signingSecrets } from "./signing";
 import {
   dueDeliveries,
@@ -142,7 +145,7 @@ async function attempt(url: string, secrets: string[], row: DeliveryRow, deps: P
     await response.body?.cancel().catch(() => undefined);
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    return failure(null, timedOut ? `No answer within ${TIMEOUT_MS / 1000} seconds.` : `The request failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`);
+    return failure(null, timedOut ? `No answer within ${TIMEOUT_MS / 1000} seconds.` : `The request failed: ${safeErrorText(String((error as Error)?.message ?? error))}`);
   } finally {
     clearTimeout(timer);
   }
@@ -150,7 +153,9 @@ async function attempt(url: string, secrets: string[], row: DeliveryRow, deps: P
   if (status >= 200 && status < 300) return { state: "delivered", statusCode: status };
   if (status >= 300 && status < 400) {
     const location = response.headers.get("location");
-    return failure(status, `Redirect to ${location ? location.slice(0, 300) : "(no Location)"} not followed: give the endpoint's final URL.`);
+    // The Location as scheme, host and path only: its query or credentials may hold a session or a token.
+    const target = location === null ? "(no Location)" : (safeUrl(location, url) ?? "(an unreadable Location)");
+    return failure(status, `Redirect to ${target} not followed: give the endpoint's final URL.`);
   }
   if (status === 410) return failure(status, "410 Gone: the endpoint is disabled.");
   return failure(status, `The receiver answered ${status}.`, retryAfterMs(response.headers.get("retry-after"), new Date(deps.wallClock())));

@@ -1,7 +1,9 @@
 // The single description of the webhook routes' bodies and answers (decisions 9), and the event
 // names every writer and the sender share.
 import { z } from "zod";
+import { wireDateOrNull } from "../lib/dates";
 import { WEBHOOK_DELIVERY_STATES } from "../db/schema";
+import { receiverUrlProblem } from "./receiver-url";
 
 export const EVENT_TYPES = [
   "order.created",
@@ -9,6 +11,9 @@ export const EVENT_TYPES = [
   "order.shipped",
   "order.cancelled",
   "order.sync_failed",
+  // Decisions 12: a package made (data adds ShipmentId and Items), quantities cancelled (data adds Items).
+  "order.shipment_created",
+  "order.items_cancelled",
   "order.refunded",
   "return.created",
   "return.updated",
@@ -19,25 +24,15 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 const MAX_URL_LENGTH = 2048;
 
-/** Receivers on the machine itself may use http: local development and tests run one there. */
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
+/** https only, no credentials, no private or obfuscated IP host (receiver-url.ts says why). */
 const url = z
   .string()
   .max(MAX_URL_LENGTH, { error: `must be at most ${MAX_URL_LENGTH} characters` })
   .superRefine((value, ctx) => {
-    let parsed: URL;
-    try {
-      parsed = new URL(value);
-    } catch {
-      ctx.addIssue({ code: "custom", message: "must be an absolute https:// URL" });
-      return;
-    }
-    if (parsed.protocol === "https:") return;
-    if (parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname)) return;
-    ctx.addIssue({ code: "custom", message: "must be an https:// URL (http:// only for localhost or 127.0.0.1)" });
+    const problem = receiverUrlProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
-  .refine((value) => !/^[a-z]+:\/\/[^/]*@/i.test(value), { message: "must not carry a user name or password" });
+  .describe("The receiver: https:// only, no user name or password, no IP address in a private, link-local or unique-local range, no numeric host written other than as four decimal numbers; https on the machine itself (localhost, 127.0.0.1, [::1]) is allowed for local work.");
 
 const events = z
   .array(z.enum([...EVENT_TYPES, "*"]))
@@ -65,9 +60,9 @@ export const webhookAnswer = z
     Description: z.string(),
     Enabled: z.boolean(),
     DisabledReason: z.string().nullable().describe("Why the hub disabled the endpoint (a 410, or its last 5 events failed); null otherwise."),
-    PreviousSecretExpiresAt: z.string().nullable().describe("Until when the secret before the last rotation still signs beside the new one."),
-    DateCreated: z.string().nullable(),
-    DateUpdated: z.string().nullable(),
+    PreviousSecretExpiresAt: wireDateOrNull.describe("Until when the secret before the last rotation still signs beside the new one."),
+    DateCreated: wireDateOrNull,
+    DateUpdated: wireDateOrNull,
   })
   .meta({ id: "Webhook" });
 
@@ -84,8 +79,8 @@ export const deliveryAnswer = z
     Attempts: z.number().int(),
     LastStatusCode: z.number().int().nullable(),
     LastError: z.string().nullable(),
-    NextAttemptAt: z.string().nullable().describe("When a pending event is tried next; null once delivered or failed."),
-    DateCreated: z.string().nullable(),
-    DateFinished: z.string().nullable(),
+    NextAttemptAt: wireDateOrNull.describe("When a pending event is tried next; null once delivered or failed."),
+    DateCreated: wireDateOrNull,
+    DateFinished: wireDateOrNull,
   })
   .meta({ id: "WebhookDelivery" });

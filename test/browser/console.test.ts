@@ -108,13 +108,18 @@ it("runs an operator's day from sign-in to sign-out", async () => {
 
   // A simulated source, from the form built out of its connector's Settings; then sync now.
   await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Sources" }).click();
-  const form = page.locator("form", { has: page.getByRole("button", { name: "Add simulated source" }) });
-  await form.getByLabel("Name").fill("Browser market");
-  await form.getByLabel("ordersPerHour").fill("12");
-  await form.getByLabel("startAt").fill(new Date(Date.now() - 60 * 60_000).toISOString());
-  await form.getByLabel("endAt").fill(new Date(Date.now() - 60_000).toISOString());
+  // One "Add a source" section: every marketplace's form closed until its name is clicked.
+  expect(await page.locator("details.add-source[open]").count()).toBe(0);
+  expect(await page.locator("details.add-source summary").allTextContents()).toEqual(expect.arrayContaining(["Add an eBay source", "Add a Walmart source"]));
+  const form = page.locator("form", { has: page.getByRole("button", { name: "Add a simulated marketplace source" }) });
+  expect(await form.isVisible()).toBe(false);
+  await page.getByText("Add a simulated marketplace source", { exact: true }).first().click();
+  await form.getByLabel("Name", { exact: true }).fill("Browser market");
+  await form.getByLabel("Orders per hour").fill("12");
+  await form.getByLabel("Start at").fill(new Date(Date.now() - 60 * 60_000).toISOString());
+  await form.getByLabel("End at").fill(new Date(Date.now() - 60_000).toISOString());
   await check("sources");
-  await form.getByRole("button", { name: "Add simulated source" }).click();
+  await form.getByRole("button", { name: "Add a simulated marketplace source" }).click();
   await page.getByRole("heading", { level: 1, name: "Source: Browser market" }).waitFor();
   await page.getByRole("button", { name: "Sync now" }).click();
   await expect.poll(() => flash().textContent()).toMatch(/^Sync done: \d+ orders fetched, \d+ imported/);
@@ -175,7 +180,7 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Catalog" }).click();
   const products = page.getByRole("table", { name: "Products" });
   expect(await products.locator("tbody tr").count()).toBe(30);
-  expect(await products.locator("tbody tr").nth(1).locator("td").allTextContents()).toEqual(["SKU-002", "Mug 2", "6", "—", "7", "in stock"]);
+  expect(await products.locator("tbody tr").nth(1).locator("td").allTextContents()).toEqual(["SKU-002", "Mug 2", "6.00", "7", "in stock"]);
   await page.getByLabel("Sku", { exact: true }).fill("SKU-002");
   await page.getByRole("button", { name: "Look up" }).click();
   await page.getByRole("heading", { level: 2, name: "Product SKU-002" }).waitFor();
@@ -193,7 +198,7 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   expect(await page.getByLabel("URL", { exact: true }).getAttribute("aria-invalid")).toBe("true");
   expect(await page.getByLabel("URL", { exact: true }).inputValue()).toBe("http://erp.example/hooks");
   await check("webhook-refused");
-  const hookUrl = "http://127.0.0.1:9/browser-hooks";
+  const hookUrl = "https://127.0.0.1:9/browser-hooks";
   await page.getByLabel("URL", { exact: true }).fill(hookUrl);
   await page.getByLabel("order.shipped", { exact: true }).check();
   await page.getByLabel("All events (*)").uncheck();

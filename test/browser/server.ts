@@ -1,7 +1,7 @@
 // A real local server for the tests that run in Node (browser, OpenAPI validity, typed client
-// freshness): `wrangler dev --local-protocol https` on its own port and its own state directory,
-// migrations applied, started once per file, ready when it answers, killed (its whole process
-// group) at the end. Ports come from BROWSER_TEST_PORT (default 8821; the inspector uses the next).
+// freshness, a generated client's calls through loopbackFetch): `wrangler dev --local-protocol
+// https` on its own port and its own state directory, migrations applied, started once per file,
+// ready when it answers, killed (its whole process group) at the end. Ports come from BROWSER_TEST_PORT (default 8821; the inspector uses the next).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import https from "node:https";
@@ -57,6 +57,33 @@ export function request(base: string, method: string, pathname: string, init: { 
     req.on("timeout", () => req.destroy(new Error(`${method} ${pathname}: no answer within 30 s`)));
     req.on("error", reject);
     req.end(payload);
+  });
+}
+
+/**
+ * fetch() for a generated client: the same request, sent to the local server with its own
+ * certificate trusted (loopback only), answered as a standard Response.
+ */
+export async function loopbackFetch(input: Request): Promise<Response> {
+  const body = input.body ? Buffer.from(await input.arrayBuffer()) : undefined;
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      input.url,
+      { method: input.method, headers: Object.fromEntries(input.headers), rejectUnauthorized: false, timeout: 30_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) for (const v of [value ?? []].flat()) headers.append(name, v);
+          const status = res.statusCode ?? 0;
+          resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers }));
+        });
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`${input.method} ${input.url}: no answer within 30 s`)));
+    req.on("error", reject);
+    req.end(body);
   });
 }
 

@@ -7,6 +7,7 @@ import { env, exports } from "cloudflare:workers";
 import worker from "../../src/index";
 import { describe, expect, it } from "vitest";
 import { admin, ADMIN_KEY, BASE, createStore } from "../helpers/api";
+import { collect, definitionLists } from "./helpers";
 
 async function send(method: string, path: string, init: { form?: Record<string, string>; cookie?: string; origin?: string | null; headers?: Record<string, string> } = {}) {
   const headers = new Headers(init.headers);
@@ -169,22 +170,55 @@ describe("console session", () => {
 });
 
 describe("console sources", () => {
-  it("offers a form for every Type, secrets as password fields", async () => {
+  it("offers one closed form per marketplace, named in words, secrets as password fields", async () => {
     const { cookie } = await signIn();
     const storeId = await createStore("Console sources");
     const res = await send("GET", `/console/stores/${storeId}/sources`, { cookie });
     expect(res.status).toBe(200);
+    // One "Add a source" section: each marketplace's form closed inside its <details>, its
+    // summary in words with the right article.
+    expect(await collect(res.text, "h2#add-source-h")).toEqual(["Add a source"]);
+    const summaries = await collect(res.text, "details.add-source summary");
+    expect(summaries).toEqual(expect.arrayContaining(["Add a simulated marketplace source", "Add a Walmart source", "Add an eBay source", "Add a Shopify source", "Add an Amazon source", "Add an Etsy source", "Add a Mirakl source", "Add a TikTok Shop source"]));
+    expect(await collect(res.text, "details.add-source[open]")).toEqual([]);
+    expect(await collect(res.text, "details.add-source", "data-type")).toEqual(expect.arrayContaining(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy", "mirakl", "tiktok"]));
     for (const type of ["simulated", "walmart", "ebay", "shopify", "amazon"]) {
-      expect(res.text, type).toContain(`<input type="hidden" name="Type" value="${type}"/>`);
-      expect(res.text, type).toContain(`Add ${type} source</button>`);
+      expect(await collect(res.text, `details[data-type="${type}"] input[name="Type"]`, "value"), type).toEqual([type]);
     }
-    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret"];
+    expect(await collect(res.text, 'details[data-type="ebay"] button[type="submit"]')).toEqual(["Add an eBay source"]);
+    // Settings labelled in words, not in their API spelling (which the hint still names).
+    const labels = await collect(res.text, 'details[data-type="simulated"] label');
+    expect(labels).toEqual(expect.arrayContaining(["Orders per hour (optional)", "Start at (optional)", "Unknown SKUs (optional)", "Push stock (optional)"]));
+    expect(labels.filter((l) => /[a-z][A-Z]/.test(l))).toEqual([]);
+    expect(await collect(res.text, 'details[data-type="walmart"] label')).toEqual(expect.arrayContaining(["Client ID", "Client secret", "Base URL (optional)"]));
+    expect(await collect(res.text, "#add-simulated-Settings-ordersPerHour-hint")).toEqual([expect.stringContaining("(ordersPerHour in the API.)")]);
+    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret", "mirakl:apiKey", "tiktok:appSecret", "tiktok:refreshToken"];
     for (const secret of secrets) {
       const [type, name] = secret.split(":");
-      expect(res.text, secret).toContain(`<input id="add-${type}-Settings-${name}" name="Settings.${name}" type="password"`);
+      expect(await collect(res.text, `#add-${type}-Settings-${name}`, "type"), secret).toEqual(["password"]);
     }
     // Not a secret: shown as text.
-    expect(res.text).toContain('<input id="add-shopify-Settings-shopDomain" name="Settings.shopDomain" type="text"');
+    expect(await collect(res.text, "#add-shopify-Settings-shopDomain", "type")).toEqual(["text"]);
+    expect(await collect(res.text, "#add-tiktok-Settings-appKey", "type")).toEqual(["text"]);
+  });
+
+  it("reopens the refused marketplace's form with the API's words at the field, and shows a source's settings in words", async () => {
+    const { cookie, csrf } = await signIn();
+    const storeId = await createStore("Console source form");
+    const refused = await send("POST", `/console/stores/${storeId}/sources`, { cookie, form: { _csrf: csrf, Type: "simulated", Name: "Sim", "Settings.ordersPerHour": "0" } });
+    expect(refused.status).toBe(400);
+    expect(await collect(refused.text, "details.add-source[open]", "data-type")).toEqual(["simulated"]);
+    expect((await collect(refused.text, "#add-simulated-Settings-ordersPerHour-error"))[0]).toContain("'Settings.ordersPerHour'");
+    expect((await admin("GET", `/stores/${storeId}/sources`)).json.Sources).toEqual([]);
+
+    const added = await send("POST", `/console/stores/${storeId}/sources`, { cookie, form: { _csrf: csrf, Type: "simulated", Name: "Sim", "Settings.ordersPerHour": "2.5", "Settings.unknownSkus": '["X-1"]', "Settings.pushStock": "false" } });
+    expect(added.status).toBe(303);
+    const page = await send("GET", added.headers.get("location")!, { cookie });
+    const [facts] = await definitionLists(page.text, "dl.facts");
+    expect(facts!.Marketplace).toBe("simulated marketplace");
+    const [settings] = await definitionLists(page.text, "#source-settings");
+    expect(settings).toEqual({ "Orders per hour": "2.5", "Unknown SKUs": '["X-1"]', "Push stock": "false" });
+    expect(Object.keys(settings!).filter((k) => /[a-z][A-Z]/.test(k))).toEqual([]);
   });
 
   it("lists a source's set-aside orders as the admin API answers them", async () => {

@@ -244,3 +244,28 @@ describe("choosing a Template", () => {
     expect(still.json.Feed).toMatchObject({ Template: "tiktok-catalog" });
   });
 });
+
+describe("a gtin's check digit (Google, and Microsoft which follows it)", () => {
+  it("warns when the last digit is not the GS1 check digit of the others; the row is still written", async () => {
+    // Valid GTIN-8, -12, -13 and -14 (check digits worked by hand: 3 x odd positions from the
+    // right + even positions, rounded up to the next ten), then each with its last digit changed.
+    const valid = ["96385074", "036000291452", "4006381333931", "10614141000415"];
+    const wrong = ["96385075", "036000291453", "4006381333932", "10614141000416"];
+    const catalog = [...valid.map((g, i) => product(`V${i}`, { Gtin: g })), ...wrong.map((g, i) => product(`W${i}`, { Gtin: g })), product("L0", { Gtin: "4006381" })];
+    const checkDigit = "gtin's check digit is wrong (its last digit does not match the others, so Google refuses it as an identifier)";
+    for (const [template, format] of [["google-shopping", "csv"], ["microsoft-merchant-center", "tsv"]] as const) {
+      const { feed, text } = await compiled(catalog, { Name: template, Format: format, Template: template });
+      expect(feed, template).toMatchObject({ CompilationTotalCount: 9, CompilationValidCount: 9, CompilationWarningCount: 5, CompilationErrorCount: 0 });
+      expect(issuesBySku(feed), template).toEqual({
+        W0: { errors: [], warnings: [checkDigit] },
+        W1: { errors: [], warnings: [checkDigit] },
+        W2: { errors: [], warnings: [checkDigit] },
+        W3: { errors: [], warnings: [checkDigit] },
+        L0: { errors: [], warnings: ["gtin should be 8, 12, 13 or 14 digits"] },
+      });
+      const rows = format === "csv" ? parseCsv(text) : parseTsv(text);
+      // Sku order: L0, V0-V3, W0-W3; every row written with its gtin as given.
+      expect(rows.slice(1).map((r) => [r[0], r[r.length - 1]]), template).toEqual([["L0", "4006381"], ...valid.map((g, i) => [`V${i}`, g]), ...wrong.map((g, i) => [`W${i}`, g])]);
+    }
+  });
+});

@@ -158,7 +158,7 @@ const STATUS_FILTERS: [string, Status][] = [
 const SORT_FIELDS = ["DateCreatedInOrderSource", "OrderId", "GrandTotal", "OrderStatus"] as const;
 type SortField = (typeof SORT_FIELDS)[number];
 
-/** page and pageSize (decisions 3): 1 or more; missing, zero, negative or not an integer is 400. */
+/** page and pageSize (decisions 3): 1 or more; zero, negative or not an integer is 400; missing is page 1, pages of 100. */
 const BAD_NUMBERS = ["0", "-1", "1.5", "abc", "", "1e3"];
 
 /** A query parameter: its canonical name, the value as sent, and whether it is allowed. */
@@ -201,10 +201,10 @@ function pagingParams(f: Fuzzer): { params: Param[]; page: number; pageSize: num
   const params: Param[] = [];
   let pageValue = { name: "page", value: page as string | undefined, valid: true };
   let sizeValue = { name: "pageSize", value: size as string | undefined, valid: true };
-  if (f.chance(0.07)) pageValue = f.chance(0.8) ? { name: "page", value: f.pick(BAD_NUMBERS), valid: false } : { name: "page", value: undefined, valid: false };
-  if (f.chance(0.07)) sizeValue = f.chance(0.8) ? { name: "pageSize", value: f.pick(BAD_NUMBERS), valid: false } : { name: "pageSize", value: undefined, valid: false };
+  if (f.chance(0.07)) pageValue = f.chance(0.8) ? { name: "page", value: f.pick(BAD_NUMBERS), valid: false } : { name: "page", value: undefined, valid: true };
+  if (f.chance(0.07)) sizeValue = f.chance(0.8) ? { name: "pageSize", value: f.pick(BAD_NUMBERS), valid: false } : { name: "pageSize", value: undefined, valid: true };
   params.push(pageValue, sizeValue);
-  return { params, page: Number(page), pageSize: Math.min(Number(size), 100) };
+  return { params, page: pageValue.value === undefined ? 1 : Number(page), pageSize: sizeValue.value === undefined ? 100 : Math.min(Number(size), 100) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -62,13 +62,66 @@ describe("secrets too short to protect anything", () => {
         const body = (await res.json()) as { Success: boolean; Message: string };
         expect(body).toEqual({
           Success: false,
-          Message: "The service is not configured: a secret it needs is missing or shorter than 32 bytes. Its operator must set it (see docs/security.md).",
+          Message: "The service is not configured: a secret it needs is missing, short or unusable. Its operator must set it (see docs/security.md).",
         });
         expect(body.Message).not.toContain(name);
       }
-      expect(logged.some((line) => line.includes(name) && /32 bytes/.test(line))).toBe(true);
+      expect(logged.some((line) => line.includes(name) && /32 (random )?bytes/.test(line))).toBe(true);
     });
   }
+
+  it("a SOURCE_SETTINGS_KEY the cipher cannot use (35 bytes, 24 bytes) is refused at start-up, never a 500 at source creation", async () => {
+    // 35 bytes: what the old example file's placeholder decoded to. The check took it (>= 32), AES-GCM did not.
+    for (const bytes of [35, 24, 33, 64]) {
+      const logged: string[] = [];
+      vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
+      const { storeId } = await storeWithToken();
+      const res = await fetchWith(
+        { SOURCE_SETTINGS_KEY: base64(bytes) },
+        new Request(`${BASE}/admin/v1/stores/${storeId}/sources`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+          body: JSON.stringify({ Type: "simulated", Name: `Sim ${bytes}`, Settings: {} }),
+        }),
+      );
+      expect(res.status, `${bytes} bytes`).toBe(503);
+      expect(logged.some((line) => line.includes("SOURCE_SETTINGS_KEY") && line.includes(`${bytes} bytes`) && line.includes("exactly 32"))).toBe(true);
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("a SOURCE_SETTINGS_KEY of 32 bytes with the newline `openssl rand -base64 32` prints is the key the cipher uses: sources are created and read", async () => {
+    const key = `${base64(32)}\n`;
+    const { storeId } = await storeWithToken();
+    const created = await fetchWith(
+      { SOURCE_SETTINGS_KEY: key },
+      new Request(`${BASE}/admin/v1/stores/${storeId}/sources`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ Type: "simulated", Name: "Sim newline", Settings: {} }),
+      }),
+    );
+    expect(created.status, await created.clone().text()).toBe(200);
+    const sourceId = ((await created.json()) as { Source: { SourceId: string } }).Source.SourceId;
+    const read = await fetchWith({ SOURCE_SETTINGS_KEY: key }, new Request(`${BASE}/admin/v1/stores/${storeId}/sources/${sourceId}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }));
+    expect(read.status, await read.clone().text()).toBe(200);
+  });
+
+  it("the placeholders of .dev.vars.example run nothing: each is refused with a message saying it is the example's placeholder", async () => {
+    const example = Object.fromEntries(
+      env.TEST_DEV_VARS_EXAMPLE.split("\n")
+        .filter((line) => /^[A-Z_]+=/.test(line))
+        .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+    ) as Record<string, string>;
+    expect(Object.keys(example).sort()).toEqual(["ADMIN_API_KEY", "SOURCE_SETTINGS_KEY", "TOKEN_SIGNING_SECRET"]);
+    const logged: string[] = [];
+    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(" ")));
+    const res = await fetchWith(example, new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: `Bearer ${example.ADMIN_API_KEY}` } }));
+    expect(res.status).toBe(503);
+    for (const name of ["ADMIN_API_KEY", "TOKEN_SIGNING_SECRET", "SOURCE_SETTINGS_KEY"]) {
+      expect(logged.some((line) => line.includes(`${name} is the placeholder of .dev.vars.example`)), name).toBe(true);
+    }
+  });
 
   it("32 bytes are enough", async () => {
     const res = await fetchWith(

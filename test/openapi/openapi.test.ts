@@ -111,9 +111,9 @@ describe("GET /openapi.json", () => {
   it("request schemas are the validators' own", async () => {
     const doc = await getDocument();
     const list = doc.paths["/v1/{token}/orders"]!.get!.parameters!;
-    expect(list.filter((p) => p.in === "query" && p.required).map((p) => p.name).sort()).toEqual(["fromDate", "pageSize", "toDate"]);
-    // page or cursor, one of them: both optional in the schema, the rule refines it.
-    expect(list.filter((p) => p.in === "query" && !p.required).map((p) => p.name).sort()).toEqual(["cursor", "dateField", "page", "sortBy", "sortDirection", "status"]);
+    expect(list.filter((p) => p.in === "query" && p.required).map((p) => p.name).sort()).toEqual(["fromDate", "toDate"]);
+    // Paging is optional with defaults (decisions 3): page 1, pages of 100; a cursor instead of page.
+    expect(list.filter((p) => p.in === "query" && !p.required).map((p) => p.name).sort()).toEqual(["cursor", "dateField", "page", "pageSize", "sortBy", "sortDirection", "status"]);
     const store = doc.paths["/admin/v1/stores"]!.post!.requestBody!.content["application/json"]!.schema as {
       properties: Record<string, Record<string, unknown>>;
       required: string[];
@@ -141,8 +141,8 @@ describe("GET /openapi.json", () => {
     const source = doc.paths["/admin/v1/stores/{storeId}/sources"]!.post!.requestBody!.content["application/json"]!.schema as {
       oneOf: { properties: { Type: { const: string } } }[];
     };
-    expect(source.oneOf.map((v) => v.properties.Type.const)).toEqual(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy"]);
-    for (const [name, secrets] of [["EbaySettings", ["clientId", "clientSecret", "refreshToken"]], ["ShopifySettings", ["accessToken"]], ["AmazonSettings", ["refreshToken", "clientId", "clientSecret"]]] as const) {
+    expect(source.oneOf.map((v) => v.properties.Type.const)).toEqual(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy", "mirakl", "tiktok"]);
+    for (const [name, secrets] of [["EbaySettings", ["clientId", "clientSecret", "refreshToken"]], ["ShopifySettings", ["accessToken"]], ["AmazonSettings", ["refreshToken", "clientId", "clientSecret"]], ["MiraklSettings", ["apiKey"]], ["TiktokSettings", ["appSecret", "refreshToken"]]] as const) {
       const settings = doc.components.schemas[name] as { properties: Record<string, { writeOnly?: boolean }> };
       for (const secret of secrets) expect(settings.properties[secret]!.writeOnly, `${name}.${secret}`).toBe(true);
     }
@@ -169,6 +169,75 @@ describe("GET /openapi.json", () => {
     const download = doc.paths["/v1/{token}/feeds/{feedId}/download"]!.get!;
     expect(Object.keys(download.responses["200"]!.content!)).toEqual(["text/csv", "text/tab-separated-values"]);
     expect(Object.keys(download.responses)).toEqual(expect.arrayContaining(["206", "304", "416"]));
+  });
+
+  it("says what a generated client needs: text files as text, integers as integers, dates as date-times, enums", async () => {
+    const doc = await getDocument();
+    // Both downloads answer text in their media types: a string, never `format: binary` (bytes).
+    for (const path of ["/v1/{token}/feeds/{feedId}/download", "/admin/v1/feeds/{feedId}/download"]) {
+      const content = doc.paths[path]!.get!.responses["200"]!.content!;
+      for (const type of ["text/csv", "text/tab-separated-values"]) {
+        expect(content[type]!.schema.type, `${path} ${type}`).toBe("string");
+        expect(content[type]!.schema.format, `${path} ${type}`).toBeUndefined();
+      }
+    }
+    // Every page, pageSize and limit of every operation is an optional integer of 1 or more.
+    const counted: string[] = [];
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        for (const p of op.parameters ?? []) {
+          if (p.in !== "query" || !["page", "pageSize", "limit"].includes(p.name)) continue;
+          counted.push(`${method} ${path} ${p.name}`);
+          expect(p.schema, `${method} ${path} ${p.name}`).toMatchObject({ type: "integer", minimum: 1 });
+          expect(p.required, `${method} ${path} ${p.name}`).toBeUndefined();
+        }
+      }
+    }
+    expect(counted).toEqual(
+      expect.arrayContaining([
+        "get /v1/{token}/orders page",
+        "get /v1/{token}/orders pageSize",
+        "get /v1/{token}/feeds page",
+        "get /v1/{token}/feeds pageSize",
+        "get /api/v1/orders pageSize",
+        "get /admin/v1/stores/{storeId}/orders page",
+        "get /admin/v1/stores/{storeId}/orders pageSize",
+        "get /admin/v1/stores/{storeId}/products limit",
+        "get /admin/v1/stores/{storeId}/sources/{sourceId}/listings limit",
+      ]),
+    );
+    const orders = doc.paths["/v1/{token}/orders"]!.get!.parameters!;
+    // No `default` in the schema: generators that fill defaults in would send page=1 beside a cursor.
+    expect(orders.find((p) => p.name === "page")!.schema!.default).toBeUndefined();
+    expect(orders.find((p) => p.name === "fromDate")!.schema).toEqual({ type: "string", format: "date-time" });
+    expect(orders.find((p) => p.name === "status")!.schema).toEqual({ type: "string", enum: ["NEW", "PROCESSING", "SHIPPED", "CANCELED"] });
+    expect(orders.find((p) => p.name === "sortDirection")!.schema).toMatchObject({ type: "string", enum: ["asc", "desc"] });
+
+    // Every property named as an instant (DateX, XDate, XAt) of every schema is a date-time,
+    // in answers and in bodies alike; a count is an integer.
+    const dates: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) {
+        node.forEach((n, i) => walk(n, `${where}[${i}]`));
+        return;
+      }
+      if (!node || typeof node !== "object") return;
+      const o = node as Record<string, unknown>;
+      for (const [name, schema] of Object.entries((o.properties as Record<string, Record<string, unknown>> | undefined) ?? {})) {
+        if (/^Date[A-Z]|[a-z]Date$|[a-z]At$/.test(name) && !("$ref" in schema)) {
+          dates.push(name);
+          const variants = (schema.anyOf as Record<string, unknown>[] | undefined) ?? [schema];
+          const text = variants.find((v) => v.type === "string" || (Array.isArray(v.type) && v.type.includes("string")));
+          expect(text?.format, `${where}.${name}: ${JSON.stringify(schema)}`).toBe("date-time");
+        }
+        if (/Count$|^Score$|^Page(Size)?$|^MaxPageSize$/.test(name)) expect(schema.type, `${where}.${name}`).toBe("integer");
+      }
+      for (const [key, value] of Object.entries(o)) walk(value, `${where}.${key}`);
+    };
+    walk(doc, "#");
+    expect([...new Set(dates)]).toEqual(
+      expect.arrayContaining(["DateCreatedInOrderSource", "DateShipped", "DateUpdated", "DateLastCompiled", "DateLastPulled", "TokenExpirationDate", "DateGenerated", "NextAttemptAt", "DateRevoked"]),
+    );
   });
 });
 

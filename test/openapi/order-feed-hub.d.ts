@@ -119,131 +119,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/{token}/orders/{orderId}/refund": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Refund lines, shipping or a return of an order
-         * @description Each Item's Amount defaults to the line's paid amount (UnitPrice × Quantity − Discount + SaleTaxCost) per unit times Quantity; the refunds of a line never add up to more than was paid for it nor to more units than were ordered, and the shipping's never to more than ShippingTotal + ShippingTaxTotal. With ReturnId and no Items, the return's lines are refunded. The same call again answers the refund it recorded and records nothing new.
-         */
-        put: operations["putV1ByTokenOrdersByOrderIdRefund"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/{token}/returns/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Count returns */
-        get: operations["getV1ByTokenReturnsCount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/{token}/returns": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List returns */
-        get: operations["getV1ByTokenReturns"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/{token}/returns/{returnId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get one return */
-        get: operations["getV1ByTokenReturnsByReturnId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/{token}/returns/{returnId}/receive": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Record what came back of a return, and put it back in stock
-         * @description Items give, per order line of the return, how many units came back in all so far: a repeated call changes nothing. With Restock true, the units this call adds go back in the Skus' stock, once each (and so to every channel's next stock push). The marketplace is told where it takes receipts.
-         */
-        put: operations["putV1ByTokenReturnsByReturnIdReceive"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/{token}/returns/{returnId}/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Approve a requested return (where the marketplace lets the seller decide) */
-        put: operations["putV1ByTokenReturnsByReturnIdApprove"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/{token}/returns/{returnId}/reject": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Reject a requested return (where the marketplace lets the seller decide) */
-        put: operations["putV1ByTokenReturnsByReturnIdReject"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/{token}/feeds/count": {
         parameters: {
             query?: never;
@@ -500,7 +375,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Orders the connector could not map, and returns it could not map or whose order the hub does not hold, set aside (oldest 1,000 of each) */
+        /** Orders the connector could not map, set aside (oldest 1,000) */
         get: operations["getAdminV1StoresByStoreIdSourcesBySourceIdSetAside"];
         put?: never;
         post?: never;
@@ -522,23 +397,6 @@ export interface paths {
         /** Map set-aside orders again (all, or those named) and import those that map */
         post: operations["postAdminV1StoresByStoreIdSourcesBySourceIdSetAsideRetry"];
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/stores/{storeId}/sources/{sourceId}/set-aside/returns/{returnNumber}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Dismiss a set-aside return */
-        delete: operations["deleteAdminV1StoresByStoreIdSourcesBySourceIdSetAsideReturnsByReturnNumber"];
         options?: never;
         head?: never;
         patch?: never;
@@ -754,7 +612,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/stores/{storeId}/orders/{orderId}/refund": {
+    "/admin/v1/stores/{storeId}/orders/{orderId}/status": {
         parameters: {
             query?: never;
             header?: never;
@@ -762,76 +620,8 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Refund lines, shipping or a return of an order (the console's refund form) */
-        put: operations["putAdminV1StoresByStoreIdOrdersByOrderIdRefund"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/stores/{storeId}/returns": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Page through a store's returns, newest first, by status */
-        get: operations["getAdminV1StoresByStoreIdReturns"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/stores/{storeId}/returns/{returnId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One return with its lines and the deliveries of its receipts, decisions and refunds */
-        get: operations["getAdminV1StoresByStoreIdReturnsByReturnId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/stores/{storeId}/returns/{returnId}/receive": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Record what came back of a return (the console's Receive), with Restock */
-        put: operations["putAdminV1StoresByStoreIdReturnsByReturnIdReceive"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/stores/{storeId}/returns/{returnId}/{decision}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Approve or reject a requested return */
-        put: operations["putAdminV1StoresByStoreIdReturnsByReturnIdByDecision"];
+        /** Ship or cancel an order, whole or chosen lines (UpdateStatus's body), as the seller's system would */
+        put: operations["putAdminV1StoresByStoreIdOrdersByOrderIdStatus"];
         post?: never;
         delete?: never;
         options?: never;
@@ -994,9 +784,10 @@ export interface paths {
         /** The store's latest move and its progress */
         get: operations["getAdminV1StoresByStoreIdMove"];
         put?: never;
-        /** Move a store to another shard (answered at once; progress on GET) */
+        /** Move a store to another shard (answered at once; progress on GET). A store over its limits moves like any other; two requests at once start one move, the other answers 409. */
         post: operations["postAdminV1StoresByStoreIdMove"];
-        delete?: never;
+        /** Give up the store's move before it switches: the store stays where it was, the partial copy and the old shard's change log are removed (the move ends failed, Phase abandon until then). 409 once the move has switched or when none is under way. */
+        delete: operations["deleteAdminV1StoresByStoreIdMove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1132,68 +923,27 @@ export interface components {
                 SaleTaxCost: number;
                 /** @description A decimal amount, e.g. "1.50". */
                 Discount: string;
+                /** @description Units of the line shipped so far, in any package (decisions 12). */
+                QuantityShipped: number;
+                /** @description Units of the line cancelled so far, by the seller or the marketplace. */
+                QuantityCancelled: number;
             }[];
-            /** @description Money paid back on the order, oldest first: through PUT .../Refund, or in the marketplace (decisions 13). */
-            Refunds: components["schemas"]["Refund"][];
-            /** @description What the Refunds add up to. */
-            RefundTotal: number;
-        };
-        Refund: {
-            RefundId: string;
-            /**
-             * @description Pending until the marketplace takes it; NotApplicable when there is no marketplace to tell or it takes no refunds (the seller refunds there).
-             * @enum {string}
-             */
-            Status: "Pending" | "Refunded" | "Failed" | "NotApplicable";
-            /**
-             * @description Hub: made through PUT .../Refund. Marketplace: made in the marketplace and imported.
-             * @enum {string}
-             */
-            Origin: "Hub" | "Marketplace";
-            Reason: string;
-            /** @description The return the refund settles, if any. */
-            ReturnId: string | null;
-            /** @description The marketplace's id of the refund, once it has one. */
-            SourceRefundId: string | null;
-            Items: {
-                OrderItemId: string;
-                Quantity: number;
-                Amount: number;
-            }[];
-            ShippingAmount: number;
-            /** @description Items' amounts plus ShippingAmount. */
-            Total: number;
-            /** @description The marketplace's currency when it said one; null: the order's. */
-            Currency: string | null;
-            DateCreated: string | null;
-        };
-        Return: {
-            ReturnId: string;
-            OrderId: string;
-            OrderSource: string;
-            OrderSourceOrderNumber: string;
-            /** @description The marketplace's own id of the return. */
-            ReturnSourceNumber: string;
+            /** @description The order's packages, in the order they were made (decisions 12). */
+            Shipments: components["schemas"]["Shipment"][];
             /** @enum {string} */
-            Status: "Requested" | "Approved" | "Received" | "Refunded" | "Closed" | "Rejected";
-            /** @description The marketplace's own word for the return's state. */
-            SourceStatus: string;
-            DateRequested: string | null;
-            DateUpdated: string | null;
-            Reason: string | null;
+            FulfillmentStatus: "Unshipped" | "PartiallyShipped" | "Shipped" | "Canceled";
+        };
+        Shipment: {
+            /** @description The package's id: UpdateStatus SHIPPED with this ShipmentId corrects its tracking. */
+            ShipmentId: string;
+            ShipmentTrackingNumber: string | null;
+            DestinationShippingCarrier: string | null;
+            ShippingMethod: string | null;
+            DateShipped: string | null;
             Items: {
                 OrderItemId: string;
-                Sku: string;
-                /** @description How many of the line the buyer sends back. */
                 Quantity: number;
-                /** @description How many came back, as the seller recorded them (PUT .../Receive). */
-                QuantityReceived: number;
-                /** @description Of those, how many went back in stock. */
-                QuantityRestocked: number;
-                Reason: string | null;
             }[];
-            /** @description What the refunds naming this return add up to. */
-            RefundTotal: number;
         };
         Feed: {
             FeedId: string;
@@ -1236,7 +986,7 @@ export interface components {
             ConsumerKeyId: string;
             StoreId: string;
             Name: string;
-            Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate" | "ReturnsRead" | "ReturnsUpdate")[];
+            Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
             /** @enum {string} */
             Lifespan: "NeverExpires" | "7Days" | "14Days" | "30Days";
             /** @description null: the default (50). */
@@ -1250,7 +1000,7 @@ export interface components {
             SourceId: string;
             StoreId: string;
             /** @enum {string} */
-            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon" | "etsy";
+            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon" | "etsy" | "mirakl" | "tiktok";
             Name: string;
             Enabled: boolean;
             /** @description Secret fields are answered as ********. */
@@ -1268,12 +1018,8 @@ export interface components {
                 DeliveriesSubmitted: number;
                 DeliveriesFailed: number;
                 SetAside: number;
-                /** @description Returns set aside (decisions 13): unmappable, or their order not held. */
-                ReturnsSetAside: number;
                 LastError: string | null;
                 Cursor: string | null;
-                /** @description Where the next returns import starts (less an overlap); null before the first. */
-                ReturnsCursor: string | null;
                 /** @description The last 20 cycles, newest first. */
                 RecentCycles: components["schemas"]["Cycle"][];
             };
@@ -1299,12 +1045,6 @@ export interface components {
             DeliveriesPending: number;
             DeliveriesSubmittedTotal: number;
             DeliveriesFailedTotal: number;
-            /** @description Returns read from the marketplace (decisions 13). */
-            ReturnsFetched: number;
-            /** @description Of those, new to the hub. */
-            ReturnsImported: number;
-            /** @description Returns set aside: unmappable, or their order not held (GET .../set-aside). */
-            ReturnsSetAside: number;
             D1Statements: number;
             Error: string | null;
         };
@@ -1329,14 +1069,10 @@ export interface components {
                  *       "ship",
                  *       "cancel",
                  *       "checkSubmitted",
-                 *       "pushListings",
-                 *       "fetchReturns",
-                 *       "refund",
-                 *       "receiveReturn",
-                 *       "decideReturn"
+                 *       "pushListings"
                  *     ]
                  */
-                operations: ("fetchOrders" | "acknowledge" | "ship" | "cancel" | "checkSubmitted" | "pushListings" | "fetchReturns" | "refund" | "receiveReturn" | "decideReturn")[];
+                operations: ("fetchOrders" | "acknowledge" | "ship" | "cancel" | "checkSubmitted" | "pushListings")[];
             };
             /** @default [] */
             rejectOrderNumbers: string[];
@@ -1346,29 +1082,32 @@ export interface components {
                  * @default [
                  *       "acknowledge",
                  *       "ship",
-                 *       "cancel",
-                 *       "refund",
-                 *       "receiveReturn",
-                 *       "decideReturn"
+                 *       "cancel"
                  *     ]
                  */
-                operations: ("acknowledge" | "ship" | "cancel" | "refund" | "receiveReturn" | "decideReturn")[];
+                operations: ("acknowledge" | "ship" | "cancel")[];
                 /** @default 1 */
                 checksBeforeResult: number;
             };
             /** @default [] */
-            unsupportedOperations: ("acknowledge" | "ship" | "shipLines" | "cancel" | "cancelLines" | "refund" | "receiveReturn" | "decideReturn")[];
+            unsupportedOperations: ("acknowledge" | "ship" | "shipLines" | "cancel" | "cancelLines")[];
+            /** @default {} */
+            lineChanges: {
+                [key: string]: {
+                    shipped?: {
+                        [key: string]: number;
+                    };
+                    cancelled?: {
+                        [key: string]: number;
+                    };
+                };
+            };
             /** @default [] */
             unknownSkus: string[];
             /** @default 1000 */
             listingBatchSize: number;
             /** @default [] */
             cancelledOrderNumbers: string[];
-            returnsEvery?: number;
-            /** @default false */
-            marketplaceRefundsReturns: boolean;
-            /** @default [] */
-            refundedOrderNumbers: string[];
             pushStock?: boolean;
         };
         WalmartSettings: {
@@ -1460,11 +1199,68 @@ export interface components {
             tokenUrl?: string;
             pushStock?: boolean;
         };
+        MiraklSettings: {
+            /**
+             * Format: uri
+             * @description The marketplace's Mirakl instance, e.g. https://marketplace.example.mirakl.net (no default: each operator has its own). https only: the shop key travels with every call.
+             */
+            baseUrl: string;
+            /** @description The shop's API key (the operator's back office, My user settings > API key). Sent as it is in Authorization. */
+            apiKey: string;
+            /** @description The shop to act for, when the key reaches several shops; the key's default shop otherwise. */
+            shopId?: number;
+            /**
+             * @description auto: the hub accepts an order waiting for acceptance by stock and refuses the lines it cannot fill; manual: the seller decides, AcknowledgeOrder accepts every line. Until the hub takes orders by line, both accept on AcknowledgeOrder.
+             * @default auto
+             * @enum {string}
+             */
+            acceptance: "auto" | "manual";
+            /**
+             * @description The shop's carriers as the marketplace knows them: {"UPS Ground": "UPS", ...}, a shipment's carrier name (ignoring case, spaces and punctuation) to the operator's carrier_code.
+             * @default {}
+             */
+            carriers: {
+                [key: string]: string;
+            };
+            /** @description The carrier_code sent when a shipment names no carrier. A carrier named but not mapped goes as carrier_name with the tracking number. */
+            defaultCarrierCode?: string;
+            pushStock?: boolean;
+        };
+        TiktokSettings: {
+            /** @description The app's key from TikTok Shop Partner Center (app_key on every call). */
+            appKey: string;
+            /** @description The app's secret: it signs every call and renews the seller's access. */
+            appSecret: string;
+            /** @description The seller's refresh token from the app's authorisation. TikTok issues a new one with each renewal; the source keeps it, sealed. */
+            refreshToken: string;
+            /** @description The shop's cipher (GetAuthorizedShops' `cipher`), sent as shop_cipher. Give it or shopId. */
+            shopCipher?: string;
+            /** @description The shop's id: the source looks its cipher up among the shops the seller authorised. Give it or shopCipher. */
+            shopId?: string;
+            /** Format: uri */
+            baseUrl?: string;
+            /** Format: uri */
+            authUrl?: string;
+            /** @description TikTok's shipping_provider_id of the carrier a shipment names when shippingProviders has none for it. */
+            shippingProviderId?: string;
+            /** @description Carrier names as the seller's system sends them, each with TikTok's shipping_provider_id, e.g. {"UPS": "6617675021119438849"}. */
+            shippingProviders?: {
+                [key: string]: string;
+            };
+            /** @description The TikTok warehouse whose quantity the hub sets for a SKU stocked in several warehouses (the others keep theirs). */
+            warehouseId?: string;
+            /**
+             * @description The cancel_reason of a seller cancellation.
+             * @default seller_cancel_reason_out_of_stock
+             */
+            cancelReason: string;
+            pushStock?: boolean;
+        };
         Delivery: {
             DeliveryId: string;
             OrderId: string;
             /** @enum {string} */
-            Kind: "acknowledge" | "ship" | "cancel" | "refund" | "receiveReturn" | "approveReturn" | "rejectReturn";
+            Kind: "acknowledge" | "ship" | "cancel";
             /** @enum {string} */
             Status: "pending" | "submitted" | "delivered" | "notApplicable" | "failed";
             Attempts: number;
@@ -1479,17 +1275,6 @@ export interface components {
         };
         SetAsideOrder: {
             OrderSourceOrderNumber: string;
-            Reason: string;
-            /** @description The marketplace's record (JSON), or the start of it as text when it was over 64 KiB. */
-            Record: unknown;
-            RecordTruncated: boolean;
-            DateFirstSeen: string | null;
-            DateLastSeen: string | null;
-        };
-        SetAsideReturn: {
-            ReturnSourceNumber: string;
-            /** @description The order the return names, when that much could be read. */
-            OrderSourceOrderNumber: string | null;
             Reason: string;
             /** @description The marketplace's record (JSON), or the start of it as text when it was over 64 KiB. */
             Record: unknown;
@@ -1531,6 +1316,7 @@ export interface components {
             }[];
         };
         HubOverview: {
+            /** Format: date-time */
             DateGenerated: string;
             /** @description A UTC day, YYYY-MM-DD. */
             Today: string;
@@ -1560,11 +1346,11 @@ export interface components {
             OrdersToday: number;
             /** @description Today and the 6 days before (UTC), by creation at the marketplace. */
             OrdersLast7Days: number;
+            /** @description Orders waiting to be acknowledged (OrderStatus New), whenever they were created. */
+            OrdersNew: number;
             DeliveriesPending: number;
             DeliveriesFailed: number;
             SetAside: number;
-            /** @description Returns Requested, Approved or Received: the seller still has to act (receive, refund). */
-            OpenReturns: number;
             Sources: components["schemas"]["SourceHealth"][];
             Feeds: components["schemas"]["FeedHealth"][];
         };
@@ -1583,8 +1369,6 @@ export interface components {
             DeliveriesSubmitted: number;
             DeliveriesFailed: number;
             SetAside: number;
-            /** @description Returns set aside: unmappable, or their order not held (decisions 13). */
-            ReturnsSetAside: number;
         };
         CycleOutcome: {
             DateStarted: string | null;
@@ -1611,6 +1395,7 @@ export interface components {
         StoreOverview: {
             StoreId: string;
             Name: string;
+            /** Format: date-time */
             DateGenerated: string;
             /** @description A UTC day, YYYY-MM-DD. */
             Today: string;
@@ -1641,9 +1426,6 @@ export interface components {
                 Failed: number;
             };
             SetAside: number;
-            /** @description Returns Requested, Approved or Received: the seller still has to act (receive, refund). */
-            OpenReturns: number;
-            ReturnsSetAside: number;
             Sources: {
                 SourceId: string;
                 Name: string;
@@ -1659,8 +1441,6 @@ export interface components {
                 DeliveriesSubmitted: number;
                 DeliveriesFailed: number;
                 SetAside: number;
-                /** @description Returns set aside: unmappable, or their order not held (decisions 13). */
-                ReturnsSetAside: number;
                 /** @description The last 20 cycles, oldest first. */
                 Cycles: components["schemas"]["CycleOutcome"][];
             }[];
@@ -1702,7 +1482,7 @@ export interface components {
             /** @description The webhook-id header the receiver saw, the same on every attempt. */
             EventId: string;
             /** @enum {string} */
-            Type: "order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "order.refunded" | "return.created" | "return.updated" | "feed.compiled" | "feed.failed";
+            Type: "order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "order.shipment_created" | "order.items_cancelled" | "feed.compiled" | "feed.failed";
             /** @enum {string} */
             Status: "pending" | "delivered" | "failed";
             Attempts: number;
@@ -1910,10 +1690,13 @@ export interface operations {
     getV1ByTokenOrdersCount: {
         parameters: {
             query: {
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 fromDate: string;
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
-                status?: string;
-                dateField?: string;
+                status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                fulfillmentStatus?: "UNSHIPPED" | "PARTIALLYSHIPPED" | "SHIPPED" | "CANCELED";
+                dateField?: "created" | "updated";
             };
             header?: never;
             path: {
@@ -2080,7 +1863,12 @@ export interface operations {
                     OrderSourceOrderNumber: string;
                     OrderSourceCustomerOrderNumber?: string | null;
                     OrderDestinationOrderNumber?: string | null;
-                    OrderStatus?: string;
+                    /** @enum {string} */
+                    OrderStatus?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC).
+                     */
                     DateCreatedInOrderSource: string;
                     DateCreatedInDestination?: string | null;
                     DateShipped?: string | null;
@@ -2259,15 +2047,20 @@ export interface operations {
     getV1ByTokenOrders: {
         parameters: {
             query: {
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 fromDate: string;
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
-                status?: string;
-                dateField?: string;
-                page?: string;
-                pageSize: string;
+                status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                fulfillmentStatus?: "UNSHIPPED" | "PARTIALLYSHIPPED" | "SHIPPED" | "CANCELED";
+                dateField?: "created" | "updated";
+                /** @description The page to answer, from 1; page 1 when neither page nor cursor is sent. */
+                page?: number;
+                /** @description Orders or feeds a page, 1 to 100 (larger sizes are clamped); 100 when left out. */
+                pageSize?: number;
                 cursor?: string;
-                sortBy?: string;
-                sortDirection?: string;
+                sortBy?: "DateCreatedInOrderSource" | "DateUpdated" | "OrderId" | "GrandTotal" | "OrderStatus";
+                sortDirection?: "asc" | "desc";
             };
             header?: never;
             path: {
@@ -2736,170 +2529,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    OrderStatus: string;
+                    /** @enum {string} */
+                    OrderStatus: "SHIPPED" | "CANCELED" | "CANCELLED";
                     ShipmentTrackingNumber?: string | null;
                     DateShipped?: string | null;
                     DestinationShippingCarrier?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The token is invalid, expired or revoked, or lacks the scope ('Authorization has been denied for this request.'). */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    putV1ByTokenOrdersByOrderIdRefund: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Access token from PUT /v1/Authorization (the path form of authentication). */
-                token: string;
-                orderId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
+                    /** @description Decisions 12: SHIPPED ships exactly these units as one package; CANCELED cancels exactly these. Left out: every unit not yet shipped (or cancelled). */
                     Items?: {
                         OrderItemId: string | number;
                         Quantity: number;
-                        Amount?: number;
                     }[];
-                    ShippingAmount?: number;
-                    Reason: string;
-                    ReturnId?: string | number;
+                    /** @description SHIPPED without Items: correct this package's tracking, carrier and date (default: the newest package, when nothing is left to ship). */
+                    ShipmentId?: string | number;
                 };
             };
         };
@@ -2919,944 +2560,6 @@ export interface operations {
                         /** @constant */
                         Success: true;
                         Message: string;
-                        Refund: components["schemas"]["Refund"];
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The token is invalid, expired or revoked, or lacks the scope ('Authorization has been denied for this request.'). */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    getV1ByTokenReturnsCount: {
-        parameters: {
-            query: {
-                fromDate: string;
-                toDate: string;
-                status?: string;
-                dateField?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Access token from PUT /v1/Authorization (the path form of authentication). */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                        Count: number;
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The token is invalid, expired or revoked, or lacks the scope ('Authorization has been denied for this request.'). */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    getV1ByTokenReturns: {
-        parameters: {
-            query: {
-                fromDate: string;
-                toDate: string;
-                status?: string;
-                dateField?: string;
-                page?: string;
-                pageSize: string;
-                cursor?: string;
-                sortBy?: string;
-                sortDirection?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Access token from PUT /v1/Authorization (the path form of authentication). */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                        Returns: components["schemas"]["Return"][];
-                        Paging: {
-                            Page: number;
-                            PageSize: number;
-                            MaxPageSize: number;
-                            /** @description Send as `cursor` for the next page; null on the last page. */
-                            NextCursor: string | null;
-                        };
-                        Sorting: {
-                            SortBy: string;
-                            /** @enum {string} */
-                            SortDirection: "asc" | "desc";
-                        };
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The token is invalid, expired or revoked, or lacks the scope ('Authorization has been denied for this request.'). */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    getV1ByTokenReturnsByReturnId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Access token from PUT /v1/Authorization (the path form of authentication). */
-                token: string;
-                returnId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                        Returns: components["schemas"]["Return"][];
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The token is invalid, expired or revoked, or lacks the scope ('Authorization has been denied for this request.'). */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    putV1ByTokenReturnsByReturnIdReceive: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Access token from PUT /v1/Authorization (the path form of authentication). */
-                token: string;
-                returnId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    Items: {
-                        OrderItemId: string | number;
-                        /** @description How many of the line have come back so far, in all (not this delivery's count): a repeated call changes nothing. */
-                        Quantity: number;
-                    }[];
-                    /** @description true: the units this call adds to what was received go back in stock (once each). */
-                    Restock?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                        Return: components["schemas"]["Return"];
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The token is invalid, expired or revoked, or lacks the scope ('Authorization has been denied for this request.'). */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    putV1ByTokenReturnsByReturnIdApprove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Access token from PUT /v1/Authorization (the path form of authentication). */
-                token: string;
-                returnId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    Reason?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                        Return: components["schemas"]["Return"];
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The token is invalid, expired or revoked, or lacks the scope ('Authorization has been denied for this request.'). */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    putV1ByTokenReturnsByReturnIdReject: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Access token from PUT /v1/Authorization (the path form of authentication). */
-                token: string;
-                returnId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    Reason?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                        Return: components["schemas"]["Return"];
                     };
                 };
             };
@@ -4127,13 +2830,15 @@ export interface operations {
     };
     getV1ByTokenFeeds: {
         parameters: {
-            query: {
+            query?: {
                 filterQuery?: string;
-                page?: string;
-                pageSize: string;
+                /** @description The page to answer, from 1; page 1 when neither page nor cursor is sent. */
+                page?: number;
+                /** @description Orders or feeds a page, 1 to 100 (larger sizes are clamped); 100 when left out. */
+                pageSize?: number;
                 cursor?: string;
-                sortBy?: string;
-                sortDirection?: string;
+                sortBy?: "Name" | "DateLastCompiled";
+                sortDirection?: "asc" | "desc";
             };
             header?: never;
             path: {
@@ -5380,7 +4085,7 @@ export interface operations {
             content: {
                 "application/json": {
                     Name: string;
-                    Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate" | "ReturnsRead" | "ReturnsUpdate")[];
+                    Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
                     /** @enum {string} */
                     Lifespan: "NeverExpires" | "7Days" | "14Days" | "30Days";
                     BucketSize?: number;
@@ -5403,7 +4108,7 @@ export interface operations {
                             ConsumerKeyId: string;
                             StoreId: string;
                             Name: string;
-                            Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate" | "ReturnsRead" | "ReturnsUpdate")[];
+                            Scopes: ("FeedsRead" | "InventoryUpdate" | "OrdersCreate" | "OrdersRead" | "OrdersUpdate")[];
                             /** @enum {string} */
                             Lifespan: "NeverExpires" | "7Days" | "14Days" | "30Days";
                             /** @description null: the default (50). */
@@ -5909,6 +4614,18 @@ export interface operations {
                     Name: string;
                     Settings?: components["schemas"]["EtsySettings"];
                     Enabled?: boolean;
+                } | {
+                    /** @constant */
+                    Type: "mirakl";
+                    Name: string;
+                    Settings?: components["schemas"]["MiraklSettings"];
+                    Enabled?: boolean;
+                } | {
+                    /** @constant */
+                    Type: "tiktok";
+                    Name: string;
+                    Settings?: components["schemas"]["TiktokSettings"];
+                    Enabled?: boolean;
                 };
             };
         };
@@ -6197,6 +4914,10 @@ export interface operations {
                     Settings?: {
                         [key: string]: unknown;
                     };
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC).
+                     */
                     ImportFrom?: string;
                 };
             };
@@ -6495,7 +5216,6 @@ export interface operations {
                         Success: true;
                         Message: string;
                         SetAside: components["schemas"]["SetAsideOrder"][];
-                        SetAsideReturns: components["schemas"]["SetAsideReturn"][];
                     };
                 };
             };
@@ -6580,7 +5300,6 @@ export interface operations {
             content: {
                 "application/json": {
                     OrderSourceOrderNumbers?: string[];
-                    ReturnSourceNumbers?: string[];
                 };
             };
         };
@@ -6599,103 +5318,6 @@ export interface operations {
                         Imported: number;
                         StillSetAside: number;
                         SetAside: components["schemas"]["SetAsideOrder"][];
-                        ReturnsRetried: number;
-                        ReturnsImported: number;
-                        ReturnsStillSetAside: number;
-                        SetAsideReturns: components["schemas"]["SetAsideReturn"][];
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    deleteAdminV1StoresByStoreIdSourcesBySourceIdSetAsideReturnsByReturnNumber: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                storeId: string;
-                sourceId: string;
-                returnNumber: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
                     };
                 };
             };
@@ -7066,7 +5688,7 @@ export interface operations {
                 /** @description Skus after this one, in Sku order: the NextAfterSku of the previous page. Left out: from the first Sku. */
                 afterSku?: string;
                 /** @description Products a page, 1 to 200; 50 when left out. */
-                limit?: string;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -7102,6 +5724,7 @@ export interface operations {
                             Attributes: {
                                 [key: string]: string;
                             } | null;
+                            /** Format: date-time */
                             DateUpdated: string;
                         }[];
                         /** @description Send as afterSku for the next page; null on the last page. */
@@ -7413,6 +6036,7 @@ export interface operations {
                             Attributes: {
                                 [key: string]: string;
                             } | null;
+                            /** Format: date-time */
                             DateUpdated: string;
                         };
                     };
@@ -7682,13 +6306,17 @@ export interface operations {
             content: {
                 "application/json": {
                     Name: string;
-                    Format: string;
+                    /** @enum {string} */
+                    Format: "csv" | "tsv";
                     Columns?: {
                         Header: string;
                         Field: string;
                     }[];
-                    /** @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written. */
-                    Template?: string;
+                    /**
+                     * @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written.
+                     * @enum {string}
+                     */
+                    Template?: "google-shopping" | "meta-catalog" | "microsoft-merchant-center" | "tiktok-catalog" | "none";
                     CompileIntervalMinutes?: number | null;
                     /** @description For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly. */
                     EscapeFormulas?: boolean;
@@ -7977,8 +6605,11 @@ export interface operations {
                         Header: string;
                         Field: string;
                     }[] | null;
-                    /** @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written. */
-                    Template?: string;
+                    /**
+                     * @description The channel whose columns and rules the feed follows: google-shopping, meta-catalog, microsoft-merchant-center, tiktok-catalog, none (any case). Default google-shopping. Columns, when given, replace the template's columns; its rules still decide which products are written.
+                     * @enum {string}
+                     */
+                    Template?: "google-shopping" | "meta-catalog" | "microsoft-merchant-center" | "tiktok-catalog" | "none";
                     CompileIntervalMinutes?: number | null;
                     /** @description For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly. */
                     EscapeFormulas?: boolean;
@@ -8350,14 +6981,18 @@ export interface operations {
     };
     getAdminV1StoresByStoreIdOrders: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Exact marketplace number, seller number or OrderId. */
                 orderNumber?: string;
-                status?: string;
+                status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 fromDate?: string;
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate?: string;
-                page: string;
-                pageSize: string;
+                /** @description The page to answer, from 1; page 1 when left out. */
+                page?: number;
+                /** @description Orders or feeds a page, 1 to 100 (larger sizes are clamped); 100 when left out. */
+                pageSize?: number;
             };
             header?: never;
             path: {
@@ -8481,7 +7116,7 @@ export interface operations {
                             DeliveryId: string;
                             SourceId: string;
                             /** @enum {string} */
-                            Kind: "acknowledge" | "ship" | "cancel" | "refund" | "receiveReturn" | "approveReturn" | "rejectReturn";
+                            Kind: "acknowledge" | "ship" | "cancel";
                             /** @enum {string} */
                             Status: "pending" | "submitted" | "delivered" | "notApplicable" | "failed";
                             Attempts: number;
@@ -8489,8 +7124,6 @@ export interface operations {
                             DateCreated: string | null;
                             DateDelivered: string | null;
                         }[];
-                        /** @description The order's returns (decisions 13), oldest first. */
-                        Returns: components["schemas"]["Return"][];
                     };
                 };
             };
@@ -8561,7 +7194,7 @@ export interface operations {
             };
         };
     };
-    putAdminV1StoresByStoreIdOrdersByOrderIdRefund: {
+    putAdminV1StoresByStoreIdOrdersByOrderIdStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -8574,14 +7207,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @enum {string} */
+                    OrderStatus: "SHIPPED" | "CANCELED" | "CANCELLED";
+                    ShipmentTrackingNumber?: string | null;
+                    DateShipped?: string | null;
+                    DestinationShippingCarrier?: string | null;
+                    /** @description Decisions 12: SHIPPED ships exactly these units as one package; CANCELED cancels exactly these. Left out: every unit not yet shipped (or cancelled). */
                     Items?: {
                         OrderItemId: string | number;
                         Quantity: number;
-                        Amount?: number;
                     }[];
-                    ShippingAmount?: number;
-                    Reason: string;
-                    ReturnId?: string | number;
+                    /** @description SHIPPED without Items: correct this package's tracking, carrier and date (default: the newest package, when nothing is left to ship). */
+                    ShipmentId?: string | number;
                 };
             };
         };
@@ -8596,417 +7233,7 @@ export interface operations {
                         /** @constant */
                         Success: true;
                         Message: string;
-                        Refund: components["schemas"]["Refund"];
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    getAdminV1StoresByStoreIdReturns: {
-        parameters: {
-            query: {
-                status?: string;
-                page: string;
-                pageSize: string;
-            };
-            header?: never;
-            path: {
-                storeId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                        Returns: components["schemas"]["Return"][];
-                        /** @description Pages by number only: an operator's view. */
-                        Paging: {
-                            Page: number;
-                            PageSize: number;
-                            MaxPageSize: number;
-                        };
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    getAdminV1StoresByStoreIdReturnsByReturnId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                storeId: string;
-                returnId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                        Return: components["schemas"]["Return"];
-                        Deliveries: {
-                            DeliveryId: string;
-                            Kind: string;
-                            Status: string;
-                            Attempts: number;
-                            LastError: string | null;
-                            Warning: string | null;
-                            DateCreated: string | null;
-                            DateDelivered: string | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    putAdminV1StoresByStoreIdReturnsByReturnIdReceive: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                storeId: string;
-                returnId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    Items: {
-                        OrderItemId: string | number;
-                        /** @description How many of the line have come back so far, in all (not this delivery's count): a repeated call changes nothing. */
-                        Quantity: number;
-                    }[];
-                    /** @description true: the units this call adds to what was received go back in stock (once each). */
-                    Restock?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                        Return: components["schemas"]["Return"];
-                    };
-                };
-            };
-            /** @description Bad request: the Message names the field and what is allowed. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Nothing with that id here. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The Accept header admits no media type this route answers. */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
-            503: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    putAdminV1StoresByStoreIdReturnsByReturnIdByDecision: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                storeId: string;
-                returnId: string;
-                decision: "approve" | "reject";
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    Reason?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        Success: true;
-                        Message: string;
-                        Return: components["schemas"]["Return"];
+                        Order: components["schemas"]["Order"];
                     };
                 };
             };
@@ -9495,8 +7722,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The receiver: https:// only, no user name or password, no IP address in a private, link-local or unique-local range, no numeric host written other than as four decimal numbers; https on the machine itself (localhost, 127.0.0.1, [::1]) is allowed for local work. */
                     Url: string;
-                    Events: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "order.refunded" | "return.created" | "return.updated" | "feed.compiled" | "feed.failed" | "*")[];
+                    Events: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "order.shipment_created" | "order.items_cancelled" | "feed.compiled" | "feed.failed" | "*")[];
                     Description?: string;
                 };
             };
@@ -9781,8 +8009,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The receiver: https:// only, no user name or password, no IP address in a private, link-local or unique-local range, no numeric host written other than as four decimal numbers; https on the machine itself (localhost, 127.0.0.1, [::1]) is allowed for local work. */
                     Url?: string;
-                    Events?: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "order.refunded" | "return.created" | "return.updated" | "feed.compiled" | "feed.failed" | "*")[];
+                    Events?: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "order.shipment_created" | "order.items_cancelled" | "feed.compiled" | "feed.failed" | "*")[];
                     Description?: string;
                     Enabled?: boolean;
                 };
@@ -10351,6 +8580,107 @@ export interface operations {
             };
         };
     };
+    deleteAdminV1StoresByStoreIdMove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Move: components["schemas"]["StoreMove"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getAdminV1Shards: {
         parameters: {
             query?: never;
@@ -10444,10 +8774,13 @@ export interface operations {
     getV1ByTokenOrdersCountBearer: {
         parameters: {
             query: {
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 fromDate: string;
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
-                status?: string;
-                dateField?: string;
+                status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                fulfillmentStatus?: "UNSHIPPED" | "PARTIALLYSHIPPED" | "SHIPPED" | "CANCELED";
+                dateField?: "created" | "updated";
             };
             header?: never;
             path?: never;
@@ -10593,15 +8926,20 @@ export interface operations {
     getV1ByTokenOrdersBearer: {
         parameters: {
             query: {
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 fromDate: string;
+                /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
-                status?: string;
-                dateField?: string;
-                page?: string;
-                pageSize: string;
+                status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                fulfillmentStatus?: "UNSHIPPED" | "PARTIALLYSHIPPED" | "SHIPPED" | "CANCELED";
+                dateField?: "created" | "updated";
+                /** @description The page to answer, from 1; page 1 when neither page nor cursor is sent. */
+                page?: number;
+                /** @description Orders or feeds a page, 1 to 100 (larger sizes are clamped); 100 when left out. */
+                pageSize?: number;
                 cursor?: string;
-                sortBy?: string;
-                sortDirection?: string;
+                sortBy?: "DateCreatedInOrderSource" | "DateUpdated" | "OrderId" | "GrandTotal" | "OrderStatus";
+                sortDirection?: "asc" | "desc";
             };
             header?: never;
             path?: never;

@@ -54,10 +54,13 @@ it("drives the service end to end with the generated client", async () => {
   const orderId = inserted.data!.OrderId;
 
   const list = await client.GET("/v1/{token}/orders", {
-    params: { path: { token }, query: { fromDate: "2026-05-01", toDate: "2026-05-02", page: "1", pageSize: "10" } },
+    params: { path: { token }, query: { fromDate: "2026-05-01", toDate: "2026-05-02", page: 1, pageSize: 10 } },
   });
   expect(list.data!.Orders.map((o) => [o.OrderId, o.OrderStatus, o.OrderItems.length])).toEqual([[orderId, "New", 1]]);
   expect(list.data!.Paging).toEqual({ Page: 1, PageSize: 10, MaxPageSize: 100, NextCursor: null });
+  // Paging left out: page 1 of 100 (decisions 3).
+  const defaults = await client.GET("/v1/{token}/orders", { params: { path: { token }, query: { fromDate: "2026-05-01", toDate: "2026-05-02" } } });
+  expect(defaults.data!.Paging).toEqual({ Page: 1, PageSize: 100, MaxPageSize: 100, NextCursor: null });
 
   const ack = await client.PUT("/v1/{token}/orders/{orderId}/acknowledgeorder", {
     params: { path: { token, orderId }, query: { orderDestinationOrderNumber: "ERP-1" } },

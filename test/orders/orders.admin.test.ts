@@ -40,9 +40,9 @@ describe("GET /admin/v1/stores/{storeId}/orders", () => {
     const bad = await admin("GET", `/stores/${storeId}/orders?page=1&pageSize=25&status=lost`);
     expect(bad.status).toBe(400);
     expect(bad.json.Message).toBe("'status': 'lost' is not allowed; use one of NEW, PROCESSING, SHIPPED, CANCELED");
-    const noPage = await admin("GET", `/stores/${storeId}/orders?pageSize=25`);
-    expect(noPage.status).toBe(400);
-    expect(noPage.json.Message).toBe("'page': is required");
+    const zeroPage = await admin("GET", `/stores/${storeId}/orders?page=0&pageSize=25`);
+    expect(zeroPage.status).toBe(400);
+    expect(zeroPage.json.Message).toBe("'page': must be a whole number of 1 or more (pages start at 1); got '0'");
     const unknown = await admin("GET", "/stores/st_nope/orders?page=1&pageSize=25");
     expect(unknown.status).toBe(404);
   });

@@ -183,11 +183,21 @@ describe("GET /admin/v1/overview", () => {
     await seedOrders(a, "One", 3, today);
     await seedOrders(a, "One", 4, today - 6 * DAY);
     await seedOrders(a, "One", 5, today - 7 * DAY);
+    await seedOrders(a, "One", 6, today - 40 * DAY, "Processing");
     await seedOrders(b, "Two", 2, today - DAY);
-    const hub = (await admin("GET", "/overview")).json.Overview as { Today: string; Stores: { StoreId: string; OrdersToday: number; OrdersLast7Days: number }[] };
+    await seedOrders(b, "Two", 1, today - DAY + 60_000, "Shipped");
+    const hub = (await admin("GET", "/overview")).json.Overview as { Today: string; Stores: { StoreId: string; OrdersToday: number; OrdersLast7Days: number; OrdersNew: number }[] };
     expect(hub.Today).toBe(isoDay(today));
-    expect(hub.Stores.find((s) => s.StoreId === a)).toMatchObject({ OrdersToday: 3, OrdersLast7Days: 7 });
-    expect(hub.Stores.find((s) => s.StoreId === b)).toMatchObject({ OrdersToday: 0, OrdersLast7Days: 2 });
+    // OrdersNew: waiting to be acknowledged, whatever the day (the 5 of a week ago and more too).
+    expect(hub.Stores.find((s) => s.StoreId === a)).toMatchObject({ OrdersToday: 3, OrdersLast7Days: 7, OrdersNew: 12 });
+    expect(hub.Stores.find((s) => s.StoreId === b)).toMatchObject({ OrdersToday: 0, OrdersLast7Days: 3, OrdersNew: 2 });
+    // Acknowledging one leaves one fewer waiting.
+    const { token } = await tokenFor(a);
+    const listed = await call("GET", `/v1/${token}/Orders?fromDate=2000-01-01&toDate=2100-01-01&status=NEW&pageSize=1`);
+    const first = (listed.json.Orders as { OrderId: string }[])[0]!.OrderId;
+    expect((await call("PUT", `/v1/${token}/Orders/${first}/AcknowledgeOrder?orderDestinationOrderNumber=ERP-1`)).status).toBe(200);
+    const again = (await admin("GET", "/overview")).json.Overview as { Stores: { StoreId: string; OrdersNew: number }[] };
+    expect(again.Stores.find((s) => s.StoreId === a)!.OrdersNew).toBe(11);
     // A deleted store leaves the overview.
     expect((await admin("DELETE", `/stores/${b}`)).status).toBe(200);
     const after = (await admin("GET", "/overview")).json.Overview as { Stores: { StoreId: string }[] };

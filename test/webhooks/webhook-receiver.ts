@@ -6,7 +6,7 @@
 import { Webhook } from "standardwebhooks";
 import { vi } from "vitest";
 
-export const RECEIVER_BASE = "http://127.0.0.1:4010/hooks/";
+export const RECEIVER_BASE = "https://127.0.0.1:4010/hooks/";
 
 export interface ReceivedWebhook {
   /** The receiver's path after RECEIVER_BASE: which endpoint this was sent to. */

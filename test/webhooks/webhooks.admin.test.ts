@@ -109,7 +109,7 @@ describe("rotation", () => {
 
 describe("bad input", () => {
   const cases: [string, unknown, RegExp][] = [
-    ["an http URL", { Url: "http://erp.example/hooks", Events: ["*"] }, /^'Url': must be an https:\/\/ URL \(http:\/\/ only for localhost or 127\.0\.0\.1\)$/],
+    ["an http URL", { Url: "http://erp.example/hooks", Events: ["*"] }, /^'Url': must be an https:\/\/ URL$/],
     ["a URL that is not one", { Url: "erp.example/hooks", Events: ["*"] }, /^'Url': must be an absolute https:\/\/ URL$/],
     ["a URL over 2,048 characters", { Url: `https://erp.example/${"a".repeat(2029)}`, Events: ["*"] }, /^'Url': must be at most 2048 characters$/],
     ["an unknown event", { Url: "https://erp.example/hooks", Events: ["order.created", "order.deleted"] }, /^'Events\[1\]': .*"order\.created".*"feed\.failed".*"\*"/],
@@ -127,13 +127,56 @@ describe("bad input", () => {
     });
   }
 
-  it("accepts a URL of exactly 2,048 characters, and http on localhost and 127.0.0.1", async () => {
+  it("accepts a URL of exactly 2,048 characters, and https on the machine itself (localhost, 127.0.0.1, [::1]) for local work", async () => {
     const { storeId } = await storeWithToken();
-    for (const url of [`https://erp.example/${"a".repeat(2028)}`, "http://localhost:3000/hooks", "http://127.0.0.1/hooks"]) {
-      expect((await admin("POST", `/stores/${storeId}/webhooks`, { Url: url, Events: ["*"] })).status).toBe(200);
+    for (const url of [`https://erp.example/${"a".repeat(2028)}`, "https://localhost:3000/hooks", "https://127.0.0.1/hooks", "https://[::1]:8443/hooks", "https://93.184.215.14/hooks"]) {
+      const res = await admin("POST", `/stores/${storeId}/webhooks`, { Url: url, Events: ["*"] });
+      expect(res.status, `${url}: ${res.text}`).toBe(200);
     }
-    expect(await webhookRows(storeId)).toBe(3);
+    expect(await webhookRows(storeId)).toBe(5);
   });
+
+  // Decisions 9 (updated): receivers a hostile operator or a stolen admin key could aim at the
+  // hub's own network, at a cloud metadata service or at a credential-carrying URL.
+  const refused: [string, string, RegExp][] = [
+    ["http:// on loopback", "http://127.0.0.1/hooks", /must be an https:\/\/ URL/],
+    ["http:// on localhost", "http://localhost:3000/hooks", /must be an https:\/\/ URL/],
+    ["a user and password", "https://user:secret@erp.example/hooks", /must not carry a user name or password/],
+    ["a user name alone", "https://user@erp.example/hooks", /must not carry a user name or password/],
+    ["an empty user part", "https://@erp.example/hooks", /must not carry a user name or password/],
+    ["the metadata address", "https://169.254.169.254/latest/meta-data", /private, link-local or unique-local/],
+    ["10/8", "https://10.0.0.8/hooks", /private, link-local or unique-local/],
+    ["172.16/12", "https://172.31.255.1/hooks", /private, link-local or unique-local/],
+    ["192.168/16", "https://192.168.1.10/hooks", /private, link-local or unique-local/],
+    ["fc00::/7", "https://[fd12:3456::1]/hooks", /private, link-local or unique-local/],
+    ["fe80::/10", "https://[fe80::1]/hooks", /private, link-local or unique-local/],
+    ["an IPv4-mapped private address", "https://[::ffff:10.0.0.1]/hooks", /private, link-local or unique-local/],
+    ["an IPv4-mapped metadata address", "https://[::ffff:a9fe:a9fe]/hooks", /private, link-local or unique-local/],
+    ["the unspecified address", "https://0.0.0.0/hooks", /private, link-local or unique-local/],
+    ["a hexadecimal host", "https://0x7f000001/hooks", /numeric host written other than as four decimal numbers/],
+    ["a decimal host", "https://2130706433/hooks", /numeric host written other than as four decimal numbers/],
+    ["an octal host", "https://0177.0.0.1/hooks", /numeric host written other than as four decimal numbers/],
+    ["a short host", "https://127.1/hooks", /numeric host written other than as four decimal numbers/],
+    ["a mixed host", "https://0xa9.254.0251.254/hooks", /numeric host written other than as four decimal numbers/],
+    ["a percent-encoded host", "https://%31%32%37.0.0.1/hooks", /numeric host written other than as four decimal numbers/],
+    ["a host with a trailing dot", "https://127.0.0.1./hooks", /numeric host written other than as four decimal numbers/],
+    ["a tab inside", "https://12\t7.0.0.1/hooks", /must not contain spaces or control characters/],
+  ];
+  for (const [what, url, message] of refused) {
+    it(`refuses a receiver URL with ${what}: 400 naming Url, nothing stored, on create and on PATCH`, async () => {
+      const { storeId } = await storeWithToken();
+      const created = await admin("POST", `/stores/${storeId}/webhooks`, { Url: url, Events: ["*"] });
+      expect(created.status, created.text).toBe(400);
+      expect(created.json.Message).toMatch(/^'Url': /);
+      expect(created.json.Message).toMatch(message);
+      expect(await webhookRows(storeId)).toBe(0);
+      const hook = await createWebhook(storeId, "https://erp.example/hooks");
+      const patched = await admin("PATCH", `/stores/${storeId}/webhooks/${hook.WebhookId}`, { Url: url });
+      expect(patched.status, patched.text).toBe(400);
+      expect(patched.json.Message).toMatch(/^'Url': /);
+      expect((await admin("GET", `/stores/${storeId}/webhooks/${hook.WebhookId}`)).json.Webhook).toMatchObject({ Url: "https://erp.example/hooks" });
+    });
+  }
 
   it("a PATCH with bad input changes nothing", async () => {
     const { storeId } = await storeWithToken();

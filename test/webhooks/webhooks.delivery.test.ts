@@ -182,6 +182,29 @@ describe("retries", () => {
     expect(hook.all[0]!.redirect).toBe("manual");
     expect((await list())[0]).toMatchObject({ Status: "pending", LastStatusCode: 302, LastError: "Redirect to https://elsewhere.example/hook not followed: give the endpoint's final URL." });
   });
+
+  it("LastError keeps a short description: a redirect's Location without its query or credentials, no body, no request URL", async () => {
+    const { token, hook, created: endpoint, list } = await setup();
+    hook.answer((_, i) => {
+      if (i === 0) return new Response(null, { status: 307, headers: { location: "https://sso:pw@login.example/callback?session=s3cr3t&token=abc#frag" } });
+      if (i === 1) return new Response("stack trace with api_key=LEAKED", { status: 500 });
+      // A failure whose message quotes a URL with its query, as some network errors do.
+      throw new TypeError(`connect ECONNREFUSED for https://erp.example/hooks?api_key=LEAKED ${"x".repeat(400)}`);
+    });
+    await insert(token);
+    await attemptsReached(list, 1, 1);
+    expect((await list())[0]).toMatchObject({ LastStatusCode: 307, LastError: "Redirect to https://login.example/callback not followed: give the endpoint's final URL." });
+    const created = (await list())[0]!;
+    expect(created.LastError).not.toMatch(/s3cr3t|token=|sso|pw@|frag/);
+    await deliverAt(endpoint.WebhookId, Date.now() + 10 * MINUTE);
+    expect((await list())[0]).toMatchObject({ Attempts: 2, LastStatusCode: 500, LastError: "The receiver answered 500." });
+    await deliverAt(endpoint.WebhookId, Date.now() + 2 * HOUR);
+    const third = (await list())[0]!;
+    expect(third.Attempts).toBe(3);
+    expect(third.LastError!.length).toBeLessThanOrEqual(200);
+    expect(third.LastError).not.toContain("LEAKED");
+    expect(third.LastError).toContain("https://erp.example/hooks");
+  });
 });
 
 describe("outages and order", () => {

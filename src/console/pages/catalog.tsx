@@ -2,7 +2,7 @@
 // GET /admin/v1/stores/:storeId/products answers them, paged by NextAfterSku, and one product
 // looked up by Sku (GET .../products/:sku). Mounted at /console/stores/:storeId/catalog; the
 // catalog upload stays on the Feeds tab, beside the feeds compiled from it.
-import { Field, FormError, ReadError, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
+import { Field, FormError, ReadError, StoreNav, Table, money, storeBase, storeCrumbs, when } from "../components";
 import { consoleRouter, enc, withStore, type C } from "../context";
 import type { Product, ProductPage } from "../wire";
 
@@ -51,9 +51,7 @@ async function catalogPage(c: C) {
             <dt>Quantity</dt>
             <dd>{product.Quantity === null ? "not tracked" : String(product.Quantity)}</dd>
             <dt>Price</dt>
-            <dd>{shown(product.Price)}</dd>
-            <dt>Currency</dt>
-            <dd>{shown(product.Currency)}</dd>
+            <dd>{money(product.Price, product.Currency)}</dd>
             <dt>Availability</dt>
             <dd>{shown(product.Availability)}</dd>
             <dt>Brand</dt>
@@ -81,12 +79,11 @@ async function catalogPage(c: C) {
       <Table
         caption={afterSku ? `Products after Sku ${afterSku}` : "Products"}
         id="products"
-        headers={["Sku", "Title", "Price", "Currency", "Quantity", "Availability"]}
+        headers={["Sku", "Title", "Price", "Quantity", "Availability"]}
         rows={products.map((p) => [
           <a href={`${base}?sku=${enc(p.Sku)}#product-h`}>{p.Sku}</a>,
           shown(p.Title),
-          shown(p.Price),
-          shown(p.Currency),
+          money(p.Price, p.Currency),
           p.Quantity === null ? "" : String(p.Quantity),
           shown(p.Availability),
         ])}

@@ -1,7 +1,7 @@
 // Console pages: a store's feeds and its catalog upload; one feed (counts, Score, compile with a
 // live progress bar, download). Mounted at /console/stores/:storeId/feeds.
 import { failureOf } from "../admin-api";
-import { ReadError, Field, PostForm, Select, StoreNav, Table, TextArea, storeBase, storeCrumbs, when } from "../components";
+import { ReadError, Field, PostForm, ProblemsLink, Select, StoreNav, Table, TextArea, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, countParam, doneNotice, enc, failed, formOf, notFound, text, withStore, type C } from "../context";
 import { DEFAULT_TEMPLATE, TEMPLATE_CHOICES } from "../../feeds/templates";
 import type { CompileProgress, Feed, ImportSummary } from "../wire";
@@ -33,8 +33,8 @@ async function feedsPage(c: C, uploaded?: ImportSummary) {
           f.Status,
           String(f.Score),
           String(f.CompilationValidCount),
-          String(f.CompilationWarningCount),
-          String(f.CompilationErrorCount),
+          <ProblemsLink href={`${base}/feeds/${enc(f.FeedId)}`} count={f.CompilationWarningCount} what="warnings" feed={f.Name} />,
+          <ProblemsLink href={`${base}/feeds/${enc(f.FeedId)}`} count={f.CompilationErrorCount} what="errors" feed={f.Name} />,
           when(f.DateLastCompiled),
         ])}
         empty="no feed yet."
@@ -130,8 +130,14 @@ async function feedPage(c: C) {
         </div>
         <p class="error" role="alert" id="compile-error" hidden></p>
       </section>
+      <h2 id="problems">What the last compile found</h2>
+      <p class="hint">
+        A product with errors is left out of the file (the channel would refuse it); one with warnings is written, and the channel takes it with a
+        complaint. The first products with either, in Sku order:
+      </p>
       <Table
         caption="First problems of the last compile"
+        id="problems-table"
         headers={["Sku", "Errors", "Warnings"]}
         rows={f.Issues.map((i) => [i.Sku, i.Errors.join("; ") || "—", i.Warnings.join("; ") || "—"])}
         empty="none."

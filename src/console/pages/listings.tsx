@@ -4,7 +4,7 @@
 import type { FC } from "hono/jsx";
 import { LISTING_STATES } from "../../db/schema";
 import type { ApiResult } from "../admin-api";
-import { Field, FormError, Select, Table, when } from "../components";
+import { Field, FormError, Select, Table, money, when } from "../components";
 import type { C } from "../context";
 import type { Listing, Listings } from "../wire";
 
@@ -66,17 +66,16 @@ export const ListingsSection: FC<{ res: ApiResult<Listings>; filter: ListingsFil
       <Table
         caption="Listings"
         id="listings"
-        headers={["Sku", "Status", "Accepted quantity", "Accepted price", "Accepted", "Pending quantity", "Pending price", "Currency", "Attempts", "Last error"]}
+        headers={["Sku", "Status", "Accepted quantity", "Accepted price", "Accepted", "Pending quantity", "Pending price", "Attempts", "Last error"]}
         rows={(data?.Listings ?? []).map((l) => [
           l.Sku,
           // A submitted Sku names the marketplace's feed, so the operator can look it up there.
           l.Status === "submitted" && l.Submission ? `${STATUS_WORDS.submitted} (${l.Submission})` : STATUS_WORDS[l.Status],
           num(l.AcceptedQuantity),
-          num(l.AcceptedPrice),
+          money(l.AcceptedPrice, l.Currency),
           when(l.DateAccepted),
           num(l.PendingQuantity),
-          num(l.PendingPrice),
-          l.Currency ?? "—",
+          money(l.PendingPrice, l.Currency),
           String(l.Attempts),
           l.LastError || "—",
         ])}

@@ -2,7 +2,7 @@
 // order with its items, deliveries, returns and refunds, and a form to refund lines and shipping
 // (decisions 13). Mounted at /console/stores/:storeId/orders.
 import { ORDER_STATUSES } from "../../orders/orders.schemas";
-import { Field, FormError, PostForm, Select, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
+import { Field, FormError, PostForm, Select, StoreNav, Table, money, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, doneNotice, enc, failed, fieldOf, formOf, notFound, text, withStore, type C } from "../context";
 import type { Order, OrderDelivery, Return } from "../wire";
 
@@ -47,7 +47,7 @@ async function ordersPage(c: C) {
           o.OrderSource,
           o.OrderStatus,
           when(o.DateCreatedInOrderSource),
-          String(o.GrandTotal),
+          money(o.GrandTotal),
           `${o.FirstName} ${o.LastName}`,
         ])}
         empty="no order matches."
@@ -86,7 +86,7 @@ async function orderPage(c: C) {
     ["Buyer", `${o.FirstName} ${o.LastName}, ${o.BuyerEmailAddress}, ${o.BuyerPhoneNumber}`],
     ["Ship to", [o.ShipToCompanyName, o.Street1, o.Street2, o.City, o.StateOrProvince, o.PostalCode, o.Country].filter((v) => v).join(", ")],
     ["Shipping", `${o.ShippingMethod} ${o.ShippingServiceName}`],
-    ["Totals", `Grand ${o.GrandTotal}, sub ${o.SubTotal}, shipping ${o.ShippingTotal}`],
+    ["Totals", `Grand total ${money(o.GrandTotal)}, subtotal ${money(o.SubTotal)}, shipping ${money(o.ShippingTotal)} (in the marketplace's currency)`],
     ["Sync", `${o.SyncStatus}${o.SyncUserErrorMessage ? `: ${o.SyncUserErrorMessage}` : ""}`],
     ["Refunded", o.RefundTotal.toFixed(2)],
   ];
@@ -106,7 +106,7 @@ async function orderPage(c: C) {
       <Table
         caption="Items"
         headers={["Sku", "Name", "Quantity", "Unit price", "Tax", "Discount"]}
-        rows={o.OrderItems.map((i) => [i.Sku, i.Name, String(i.Quantity), String(i.UnitPrice), String(i.SaleTaxCost), i.Discount])}
+        rows={o.OrderItems.map((i) => [i.Sku, i.Name, String(i.Quantity), money(i.UnitPrice), money(i.SaleTaxCost), money(i.Discount)])}
       />
       <Table
         caption="Deliveries to the marketplace"

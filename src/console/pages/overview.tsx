@@ -3,7 +3,7 @@
 // overview routes. Every chart has the table of its numbers beside it.
 import type { FC } from "hono/jsx";
 import { HBars, Legend, StackedBars } from "../charts";
-import { ReadError, Checkbox, Field, PostForm, StoreNav, Table, storeBase, when } from "../components";
+import { ReadError, Checkbox, Field, PostForm, ProblemsLink, StoreNav, Table, storeBase, when } from "../components";
 import { doneNotice, enc, type C } from "../context";
 import type { AttentionItem, HubOverview, StoreOverview } from "../wire";
 
@@ -80,14 +80,32 @@ const SourcesHealth: FC<{ store: HubOverview["Stores"][number]; now: string }> =
     </ul>
   );
 
+/** A store's orders waiting to be acknowledged, linked to its order list filtered to them. */
+const NewOrders: FC<{ store: HubOverview["Stores"][number] }> = ({ store }) =>
+  store.OrdersNew > 0 ? <a href={`/console/stores/${enc(store.StoreId)}/orders?status=New`}>{String(store.OrdersNew)}</a> : <>0</>;
+
 export async function hubPage(c: C) {
   const res = await c.var.api.call<{ Overview: HubOverview }>("GET", "/overview");
   const o = res.ok ? res.data.Overview : null;
   const stores = o?.Stores ?? [];
   const now = o?.DateGenerated ?? new Date().toISOString();
+  const waiting = stores.reduce((n, s) => n + s.OrdersNew, 0);
   return c.render(
     <>
       <ReadError res={res} />
+      {o ? (
+        <ul class="stats" aria-label="At a glance">
+          <li id="hub-waiting">
+            <strong>{waiting}</strong> {waiting === 1 ? "order waits" : "orders wait"} to be acknowledged (New)
+          </li>
+          <li>
+            <strong>{stores.reduce((n, s) => n + s.OrdersToday, 0)}</strong> orders today
+          </li>
+          <li>
+            <strong>{stores.reduce((n, s) => n + s.DeliveriesFailed, 0)}</strong> deliveries failed
+          </li>
+        </ul>
+      ) : null}
       {o ? <Attention items={o.Attention} now={o.DateGenerated} withStore /> : null}
       {stores.length ? (
         <section aria-labelledby="week-h">
@@ -96,15 +114,22 @@ export async function hubPage(c: C) {
             <div class="figure">
               <HBars id="hub-week" title="Orders in the last 7 days, by store" rows={stores.map((s) => ({ label: s.Name, value: s.OrdersLast7Days }))} />
             </div>
-            <Table caption="Orders by store" id="hub-week-table" headers={["Store", "Today", "Last 7 days"]} rows={stores.map((s) => [s.Name, String(s.OrdersToday), String(s.OrdersLast7Days)])} />
+            <Table
+              caption="Orders by store"
+              id="hub-week-table"
+              headers={["Store", "Today", "Last 7 days", "New (to acknowledge)"]}
+              rows={stores.map((s) => [s.Name, String(s.OrdersToday), String(s.OrdersLast7Days), <NewOrders store={s} />])}
+            />
           </div>
         </section>
       ) : null}
       <Table
         caption="Stores"
-        headers={["Name", "Orders today", "Last 7 days", "Sources", "Deliveries pending", "Deliveries failed", "Set aside", "Open returns", "Feeds"]}
+        id="hub-stores"
+        headers={["Name", "New (to acknowledge)", "Orders today", "Last 7 days", "Sources", "Deliveries pending", "Deliveries failed", "Set aside", "Open returns", "Feeds"]}
         rows={stores.map((s) => [
           <a href={`/console/stores/${enc(s.StoreId)}`}>{s.Name}</a>,
+          <NewOrders store={s} />,
           String(s.OrdersToday),
           String(s.OrdersLast7Days),
           <SourcesHealth store={s} now={now} />,
@@ -130,6 +155,21 @@ export async function hubPage(c: C) {
 }
 
 const shortDay = (day: string) => day.slice(5);
+
+/**
+ * A label for each cycle's bar that no other bar of the chart shares: its start's hour and minute
+ * (UTC), with the seconds when two cycles started in the same minute, and a number after it when
+ * they started in the same second.
+ */
+export function cycleLabels(starts: (string | null)[]): string[] {
+  const minute = starts.map((d) => (d ? d.slice(11, 16) : "—"));
+  const second = starts.map((d, i) => (d && minute.filter((m) => m === minute[i]).length > 1 ? d.slice(11, 19) : minute[i]!));
+  return second.map((label, i) => {
+    const same = second.filter((l) => l === label).length;
+    return same > 1 ? `${label} #${second.slice(0, i + 1).filter((l) => l === label).length}` : label;
+  });
+}
+
 
 export async function storeOverviewPage(c: C) {
   const store = c.var.store;
@@ -217,6 +257,7 @@ export async function storeOverviewPage(c: C) {
         {o.Sources.map((s, n) => {
           const chart = `cycles-${n + 1}`;
           const kinds = ["Imported", "Set aside", "Delivered", "Failed deliveries"];
+          const labels = cycleLabels(s.Cycles.map((y) => y.DateStarted));
           return (
             <div class="source-health" role="group" aria-labelledby={`${chart}-h`}>
               <h3 id={`${chart}-h`}>
@@ -245,14 +286,14 @@ export async function storeOverviewPage(c: C) {
                         { name: kinds[3]!, values: s.Cycles.map((y) => y.DeliveriesFailed) },
                       ]}
                       labelEvery={5}
-                      labelOf={(d) => d.slice(11, 16)}
+                      labelOf={(_, i) => labels[i] ?? ""}
                       marks={s.Cycles.map((y) => (y.Error ? "✕" : null))}
                     />
                   </div>
                   <Table
                     caption={`${s.Name}: last cycles`}
                     headers={["Started", ...kinds, "Outcome"]}
-                    rows={s.Cycles.map((y) => [when(y.DateStarted), String(y.OrdersImported), String(y.OrdersSetAside), String(y.Delivered), String(y.DeliveriesFailed), y.Error ? `Failed: ${y.Error.slice(0, 200)}` : "Went through"])}
+                    rows={s.Cycles.map((y) => [when(y.DateStarted), String(y.OrdersImported), String(y.OrdersSetAside), String(y.Delivered), String(y.DeliveriesFailed), <span class="wrap">{y.Error ? `Failed: ${y.Error.slice(0, 200)}` : "Went through"}</span>])}
                   />
                 </div>
               ) : null}
@@ -296,8 +337,8 @@ export async function storeOverviewPage(c: C) {
                 f.Status,
                 String(f.Score),
                 String(f.CompilationValidCount),
-                String(f.CompilationWarningCount),
-                String(f.CompilationErrorCount),
+                <ProblemsLink href={`${base}/feeds/${enc(f.FeedId)}`} count={f.CompilationWarningCount} what="warnings" feed={f.Name} />,
+                <ProblemsLink href={`${base}/feeds/${enc(f.FeedId)}`} count={f.CompilationErrorCount} what="errors" feed={f.Name} />,
                 when(f.DateLastCompiled),
               ])}
             />

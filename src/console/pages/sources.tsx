@@ -1,12 +1,13 @@
-// Console pages: a store's marketplace sources: list, add one of each Type (a form built from its
-// connector's Settings in the OpenAPI document), status with the recent cycles, deliveries with
-// retry, stock and price per Sku (./listings.tsx), set-aside orders (mapped again on demand, or
-// dismissed one by one), enable or disable, sync now. Mounted at /console/stores/:storeId/sources.
+// Console pages: a store's marketplace sources: list, add one (a closed form per marketplace,
+// opened by its name, built from its connector's Settings in the OpenAPI document), status with
+// the recent cycles and the settings in words, deliveries with retry, stock and price per Sku
+// (./listings.tsx), set-aside orders (mapped again on demand, or dismissed one by one), enable or
+// disable, sync now. Mounted at /console/stores/:storeId/sources.
 import type { AdminApi } from "../admin-api";
 import { ReadError, Field, FormError, PostForm, StoreNav, Table, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, countParam, doneNotice, enc, failed, fieldOf, formOf, notFound, text, withStore, type C } from "../context";
 import { ListingsSection, listingsFilter, loadListings } from "./listings";
-import { SettingsFields, settingsFromForm, settingsSpecs, type SettingsSpec } from "../settings-form";
+import { marketplaceName, SettingsFields, settingLabel, settingsFromForm, settingsSpecs, withArticle, type SettingsSpec } from "../settings-form";
 import type { Delivery, SetAsideOrder, SetAsideRetry, Source } from "../wire";
 
 let specs: Promise<SettingsSpec[]> | null = null;
@@ -37,10 +38,10 @@ async function sourcesPage(c: C) {
       <ReadError res={res} />
       <Table
         caption="Sources"
-        headers={["Name", "Type", "Enabled", "Last cycle", "Imported", "Pending", "Failed", "Last error"]}
+        headers={["Name", "Marketplace", "Enabled", "Last cycle", "Imported", "Pending", "Failed", "Last error"]}
         rows={sources.map((s) => [
           <a href={`${base}/sources/${enc(s.SourceId)}`}>{s.Name}</a>,
-          s.Type,
+          marketplaceName(s.Type),
           s.Enabled ? "Yes" : "No",
           when(s.Status.DateLastCycleEnded),
           String(s.Status.ImportedTotal),
@@ -50,23 +51,30 @@ async function sourcesPage(c: C) {
         ])}
         empty="no source yet."
       />
-      {types.map((spec) => {
-        const formName = `add-${spec.type}`;
-        return (
-          <section class="card" aria-labelledby={`${formName}-h`}>
-            <h2 id={`${formName}-h`}>Add a {spec.type} source</h2>
-            <PostForm action={`${base}/sources`} name={formName} fields={["Name", ...Object.keys(spec.schema.properties ?? {}).map((k) => `Settings.${k}`)]}>
-              <input type="hidden" name="Type" value={spec.type} />
-              <Field form={formName} name="Name" label="Name" required hint="Orders it imports carry this as their OrderSource." attrs={{ maxlength: 200 }} />
-              <fieldset>
-                <legend>Settings</legend>
-                <SettingsFields form={formName} spec={spec} />
-              </fieldset>
-              <button type="submit">Add {spec.type} source</button>
-            </PostForm>
-          </section>
-        );
-      })}
+      <section aria-labelledby="add-source-h">
+        <h2 id="add-source-h">Add a source</h2>
+        <p class="hint">Choose the marketplace: its form opens below it.</p>
+        {types.map((spec) => {
+          const formName = `add-${spec.type}`;
+          const name = marketplaceName(spec.type);
+          // A form the API refused stays open, its error at the field.
+          const open = c.var.notice.form === formName;
+          return (
+            <details class="card add-source" data-type={spec.type} open={open}>
+              <summary id={`${formName}-h`}>{`Add ${withArticle(name)} source`}</summary>
+              <PostForm action={`${base}/sources`} name={formName} fields={["Name", ...Object.keys(spec.schema.properties ?? {}).map((k) => `Settings.${k}`)]}>
+                <input type="hidden" name="Type" value={spec.type} />
+                <Field form={formName} name="Name" label="Name" required hint="Orders it imports carry this as their OrderSource." attrs={{ maxlength: 200 }} />
+                <fieldset>
+                  <legend>{`${name.charAt(0).toUpperCase()}${name.slice(1)} settings`}</legend>
+                  <SettingsFields form={formName} spec={spec} />
+                </fieldset>
+                <button type="submit">{`Add ${withArticle(name)} source`}</button>
+              </PostForm>
+            </details>
+          );
+        })}
+      </section>
     </>,
     { title: "Marketplace sources", crumbs: storeCrumbs(store) },
   );
@@ -78,17 +86,19 @@ async function sourcePage(c: C) {
   const path = sourceApi(c);
   const base = sourceUrl(c);
   const filter = listingsFilter(c);
-  const [res, pending, failedRows, setAside, listings] = await Promise.all([
+  const [res, pending, failedRows, setAside, listings, types] = await Promise.all([
     api.call<{ Source: Source }>("GET", path),
     api.call<{ Deliveries: Delivery[] }>("GET", `${path}/deliveries?status=pending`),
     api.call<{ Deliveries: Delivery[] }>("GET", `${path}/deliveries?status=failed`),
     api.call<{ SetAside: SetAsideOrder[] }>("GET", `${path}/set-aside`),
     loadListings(c, path, filter),
+    loadSpecs(api).catch(() => [] as SettingsSpec[]),
   ]);
   const crumbs = storeCrumbs(store, ["Sources", `${storeBase(store)}/sources`]);
   if (!res.ok) return notFound(c, "Source not found", res, undefined, storeCrumbs(store));
   const s = res.data.Source;
   const st = s.Status;
+  const spec = types.find((t) => t.type === s.Type);
   // The API's refusal of a filter value is shown under that field of the filter form.
   if (!listings.ok && !c.var.notice.error) c.set("notice", { form: "listings", error: listings.message, field: fieldOf(listings.message) });
   const last = st.RecentCycles[0];
@@ -116,13 +126,20 @@ async function sourcePage(c: C) {
     <>
       <StoreNav store={store} current="Sources" />
       <dl class="facts">
-        <dt>Type</dt>
-        <dd>{s.Type}</dd>
+        <dt>Marketplace</dt>
+        <dd>{marketplaceName(s.Type)}</dd>
         <dt>Enabled</dt>
         <dd>{s.Enabled ? "Yes" : "No"}</dd>
         <dt>Settings</dt>
         <dd>
-          <code>{JSON.stringify(s.Settings)}</code>
+          <dl class="settings" id="source-settings">
+            {Object.entries(s.Settings).map(([name, value]) => (
+              <>
+                <dt>{settingLabel(name, spec?.schema.properties?.[name])}</dt>
+                <dd>{typeof value === "string" ? value : <code>{JSON.stringify(value)}</code>}</dd>
+              </>
+            ))}
+          </dl>
         </dd>
         <dt>Last cycle</dt>
         <dd>

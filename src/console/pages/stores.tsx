@@ -1,6 +1,6 @@
 // Console pages: the hub overview (home) with creating a store, a store's overview (its first
-// tab), one store's settings (rename, PII masking, its shard and a move to another, delete with
-// confirmation).
+// tab), one store's settings (rename, PII masking, its shard, a move to another and giving it up
+// before it switches, delete with confirmation).
 import { Field, PostForm, Select, StoreNav, storeBase, storeCrumbs, when } from "../components";
 import { back, consoleRouter, doneNotice, enc, failed, formOf, text, withStore, type C } from "../context";
 import type { ShardView, Store, StoreMove } from "../wire";
@@ -13,6 +13,7 @@ async function storePage(c: C) {
     renamed: () => "Name saved.",
     masking: () => `Buyer PII masking is ${store.MaskBuyerPii ? "on" : "off"}.`,
     moving: () => "The move has started; this page shows how far it is.",
+    "move-given-up": () => "The move is being given up: the store stays where it is and the partial copy is removed.",
   });
   const [shards, move] = await Promise.all([
     c.var.api.call<{ Shards: ShardView[] }>("GET", "/shards"),
@@ -21,6 +22,8 @@ async function storePage(c: C) {
   const targets = shards.ok ? shards.data.Shards.filter((s) => !s.Draining && s.Shard !== store.Shard) : [];
   const last = move.ok ? move.data.Move : null;
   const moving = last !== null && (last.Status === "copying" || last.Status === "switching");
+  // Switched once the directory names the new shard (DELETE .../move then answers 409).
+  const switched = last !== null && last.DateSwitched !== null;
   return c.render(
     <>
       <StoreNav store={store} current="Settings" />
@@ -59,6 +62,14 @@ async function storePage(c: C) {
             {moving ? "Moving" : "Last move"} from <strong>{last.FromShard}</strong> to <strong>{last.ToShard}</strong>: {last.Status} ({last.Phase}), {last.RowsCopied} rows copied,{" "}
             {last.ChangesApplied} changes replayed, {last.RowsRemoved} removed{last.WriteHoldMs !== null ? `, writes held ${last.WriteHoldMs} ms` : ""}.{last.Error ? ` Last error: ${last.Error}` : ""}
           </p>
+        )}
+        {moving && !switched && last.Phase !== "abandon" && (
+          <PostForm action={`${base}/move/give-up`} name="give-up-move">
+            <p class="hint">The move has not switched yet: giving it up keeps the store where it is and removes the partial copy.</p>
+            <button type="submit" class="danger">
+              Give up the move
+            </button>
+          </PostForm>
         )}
         {!moving && targets.length > 0 && (
           <PostForm action={`${base}/move`} name="move" fields={["Shard"]}>
@@ -125,6 +136,11 @@ export const storePages = consoleRouter()
     const res = await c.var.api.call<{ Move: StoreMove }>("POST", `${storeApi(c)}/move`, { Shard: text((await formOf(c)).Shard) });
     if (!res.ok) return failed(c, storePage, "move", res);
     return back(c, `${storeBase(c.var.store)}/settings`, "moving");
+  })
+  .post("/stores/:storeId/move/give-up", withStore, async (c) => {
+    const res = await c.var.api.call<{ Move: StoreMove }>("DELETE", `${storeApi(c)}/move`);
+    if (!res.ok) return failed(c, storePage, "give-up-move", res);
+    return back(c, `${storeBase(c.var.store)}/settings`, "move-given-up");
   })
   .get("/stores/:storeId/delete", withStore, (c) => deleteStorePage(c))
   .post("/stores/:storeId/delete", withStore, async (c) => {

@@ -124,7 +124,7 @@ async function webhooksPage(c: C, add: AddForm = { Url: "", Events: ["*"], Descr
         <h2 id="add-webhook-h">Add an endpoint</h2>
         {/* Events has no field of its own to show an error under: its refusal shows at the form's top. */}
         <PostForm action={base} name="add-webhook" fields={["Url", "Description"]}>
-          <Field form="add-webhook" name="Url" label="URL" required type="url" value={add.Url} hint="https:// (http:// only for localhost or 127.0.0.1)." attrs={{ maxlength: 2048 }} />
+          <Field form="add-webhook" name="Url" label="URL" required type="url" value={add.Url} hint="https:// only; no user or password, no private or link-local IP address (https://localhost works for local tests)." attrs={{ maxlength: 2048 }} />
           <fieldset>
             <legend>Events</legend>
             <Checkbox form="add-webhook" name="Events" value="*" label="All events (*)" checked={add.Events.includes("*")} />

@@ -12,7 +12,7 @@
 // inventory feeds), and availability and condition are optional there, so neither is a default
 // column; a feed's own Columns may add them.
 import {
-  GTIN_DIGITS,
+  gtinProblem,
   HTML_TAG,
   longerThan,
   requireText,
@@ -50,7 +50,10 @@ export const microsoftMerchantCenter: FeedTemplate = {
     requireUrl(errors, "image_link", p.imageLink);
     if (!p.brand) warnings.push("brand is recommended");
     if (!p.gtin) warnings.push("gtin is recommended");
-    else if (!GTIN_DIGITS.test(p.gtin)) warnings.push("gtin should be 8, 12, 13 or 14 digits");
+    else {
+      const problem = gtinProblem(p.gtin);
+      if (problem) warnings.push(problem);
+    }
     return { errors, warnings };
   },
 };

@@ -1,6 +1,7 @@
 // What a channel template is (the columns a feed emits when it names none, the rules that decide
 // which products the channel would refuse or accept with a complaint, and how the channel spells
-// a value), and the checks several channels' published field lists share.
+// a value), and the checks several channels' published field lists share (a gtin's check digit too).
+import { isValid as isValidGtin } from "gtin";
 import type { ProductRow } from "../../db/schema";
 import { productValue, type FeedColumn } from "../../products/product-fields";
 
@@ -115,6 +116,17 @@ export function requireOneOf(errors: string[], name: string, value: string, allo
 }
 
 export const GTIN_DIGITS = /^(\d{8}|\d{12,14})$/;
+
+/**
+ * Google's check of a gtin (and so Microsoft's, which follows it): 8, 12, 13 or 14 digits whose
+ * last is the GS1 check digit of the others (the `gtin` package computes it); a typo in any digit
+ * fails it. Null when the gtin passes.
+ */
+export function gtinProblem(gtin: string): string | null {
+  if (!GTIN_DIGITS.test(gtin)) return "gtin should be 8, 12, 13 or 14 digits";
+  if (!isValidGtin(gtin)) return "gtin's check digit is wrong (its last digit does not match the others, so Google refuses it as an identifier)";
+  return null;
+}
 
 /** Markup in a text the channels take as plain text only. */
 export const HTML_TAG = /<\/?[a-z][^>]*>/i;

@@ -1,6 +1,6 @@
 // The shape check the fakes hold requests and their own answers to: a walk over a compacted
 // OpenAPI schema (refs resolved, only type, format, enum, required, properties, items, and where
-// a description gives them nullable, minimum, maximum). An object schema without properties takes
+// a description gives them nullable, minimum, maximum, maxItems). An object schema without properties takes
 // any keys; one with properties takes only those.
 export interface Schema {
   type?: string;
@@ -12,6 +12,7 @@ export interface Schema {
   nullable?: boolean;
   minimum?: number;
   maximum?: number;
+  maxItems?: number;
 }
 
 export function schemaProblems(value: unknown, schema: Schema, path: string, problems: string[] = []): string[] {
@@ -34,7 +35,10 @@ export function schemaProblems(value: unknown, schema: Schema, path: string, pro
     }
   } else if (schema.type === "array") {
     if (!Array.isArray(value)) problems.push(`${path}: expected an array, got ${JSON.stringify(value)}`);
-    else value.forEach((v, i) => schemaProblems(v, schema.items ?? {}, `${path}[${i}]`, problems));
+    else {
+      if (schema.maxItems !== undefined && value.length > schema.maxItems) problems.push(`${path}: ${value.length} items, more than the maximum ${schema.maxItems}`);
+      value.forEach((v, i) => schemaProblems(v, schema.items ?? {}, `${path}[${i}]`, problems));
+    }
   } else if (schema.type === "string" && typeof value !== "string") {
     problems.push(`${path}: expected a string, got ${JSON.stringify(value)}`);
   } else if (schema.type === "integer" && !(Number.isInteger(value) && (schema.format !== "int32" || Math.abs(value as number) < 2 ** 31))) {

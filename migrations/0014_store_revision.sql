@@ -1,0 +1,1 @@
+ALTER TABLE `stores` ADD `revision` integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,223 @@
+// Mirakl's seller (shop) API wire shapes, from Mirakl's published MMP seller description
+// (mirakl-mmp-seller-openapi.json, OpenAPI 3.1): the parts the connector reads and sends. Every
+// field a marketplace sends is optional here, since Mirakl adds fields and enum values over time
+// and its general notes ask integrations to tolerate both; the mapping checks what it needs.
+
+/** OR11's order_state and order_line_state values the description lists (others may come). */
+export const MIRAKL_ORDER_STATES = [
+  "STAGING",
+  "WAITING_ACCEPTANCE",
+  "WAITING_DEBIT",
+  "WAITING_DEBIT_PAYMENT",
+  "SHIPPING",
+  "SHIPPED",
+  "TO_COLLECT",
+  "RECEIVED",
+  "CLOSED",
+  "REFUSED",
+  "CANCELED",
+] as const;
+
+export interface MiraklTax {
+  amount?: number;
+  code?: string;
+  rate?: number;
+}
+
+export interface MiraklPromotion {
+  id?: string;
+  deduced_amount?: number;
+}
+
+export interface MiraklAddress {
+  civility?: string | null;
+  firstname?: string | null;
+  lastname?: string | null;
+  company?: string | null;
+  company_2?: string | null;
+  street_1?: string | null;
+  street_2?: string | null;
+  city?: string | null;
+  state?: string | null;
+  zip_code?: string | null;
+  country?: string | null;
+  country_iso_code?: string | null;
+  phone?: string | null;
+  phone_secondary?: string | null;
+  additional_info?: string | null;
+}
+
+export interface MiraklCustomer {
+  customer_id?: string;
+  firstname?: string | null;
+  lastname?: string | null;
+  civility?: string | null;
+  locale?: string | null;
+  /** Null before shipping (or acceptance, depending on the operator's setting). */
+  shipping_address?: MiraklAddress | null;
+  billing_address?: MiraklAddress | null;
+}
+
+export interface MiraklOrderLine {
+  order_line_id?: string;
+  order_line_index?: number;
+  order_line_state?: string;
+  offer_sku?: string;
+  offer_id?: number;
+  product_sku?: string;
+  product_title?: string;
+  quantity?: number;
+  /** The line's price without shipping (in the tax mode asked for). */
+  price?: number;
+  price_unit?: number;
+  origin_unit_price?: number;
+  shipping_price?: number;
+  taxes?: MiraklTax[];
+  shipping_taxes?: MiraklTax[];
+  fees?: { amount?: number; code?: string }[];
+  promotions?: MiraklPromotion[];
+  total_price?: number;
+  cancelations?: { id?: string; quantity?: number; amount?: number; reason_code?: string }[];
+  refunds?: { id?: string; quantity?: number; amount?: number; reason_code?: string }[];
+}
+
+export interface MiraklOrder {
+  order_id?: string;
+  commercial_id?: string;
+  order_state?: string;
+  order_state_reason_code?: string | null;
+  created_date?: string;
+  last_updated_date?: string;
+  acceptance_decision_date?: string | null;
+  currency_iso_code?: string;
+  order_tax_mode?: string;
+  customer?: MiraklCustomer | null;
+  customer_notification_email?: string | null;
+  order_lines?: MiraklOrderLine[];
+  order_taxes?: { code?: string; rate?: number; total_amount?: number }[];
+  price?: number;
+  shipping_price?: number;
+  total_price?: number;
+  shipping_type_code?: string | null;
+  shipping_type_label?: string | null;
+  shipping_type_standard_code?: string | null;
+  shipping_carrier_code?: string | null;
+  shipping_tracking?: string | null;
+  payment_type?: string | null;
+  /** Replaced by payment_type, "will be removed soon" (the description). */
+  paymentType?: string | null;
+  transaction_number?: string | null;
+  can_cancel?: boolean;
+}
+
+/** OR11's answer. */
+export interface MiraklOrderList {
+  orders?: unknown;
+  total_count?: unknown;
+}
+
+/** OR21's body: a decision for every line of the order. */
+export interface MiraklAcceptRequest {
+  order_lines: { id: string; accepted: boolean }[];
+}
+
+/** OR23's body: carrier_code for a registered carrier, carrier_name (and carrier_url) otherwise. */
+export interface MiraklTrackingRequest {
+  carrier_code?: string;
+  carrier_name?: string;
+  carrier_standard_code?: string;
+  carrier_url?: string;
+  tracking_number?: string;
+}
+
+/** One offer as OF21 answers it (the fields OF24 takes back). */
+export interface MiraklOffer {
+  offer_id?: number;
+  shop_sku?: string;
+  product_sku?: string;
+  product_references?: { reference?: string; reference_type?: string }[];
+  price?: number;
+  quantity?: number;
+  state_code?: string;
+  currency_iso_code?: string;
+  description?: string | null;
+  internal_description?: string | null;
+  price_additional_info?: string | null;
+  leadtime_to_ship?: number | null;
+  logistic_class?: { code?: string; label?: string } | null;
+  max_order_quantity?: number | null;
+  min_order_quantity?: number | null;
+  min_quantity_alert?: number | null;
+  package_quantity?: number | null;
+  available_start_date?: string | null;
+  available_end_date?: string | null;
+  allow_quote_requests?: boolean | null;
+  product_tax_code?: string | null;
+  msrp?: number | null;
+  discount?: {
+    discount_price?: number | null;
+    origin_price?: number | null;
+    start_date?: string | null;
+    end_date?: string | null;
+    ranges?: { price?: number; quantity_threshold?: number }[] | null;
+  } | null;
+  all_prices?: {
+    channel_code?: string | null;
+    discount_start_date?: string | null;
+    discount_end_date?: string | null;
+    price?: number;
+    unit_discount_price?: number | null;
+    unit_origin_price?: number;
+    volume_prices?: { quantity_threshold?: number; unit_discount_price?: number | null; unit_origin_price?: number }[];
+  }[];
+  offer_additional_fields?: { code?: string; type?: string; value?: unknown }[];
+  eco_contributions?: { eco_contribution_amount?: number; epr_category_code?: string; producer_id?: string }[];
+  /** Dropship offers only. */
+  retail_prices?: { discount_start_date?: string | null; discount_end_date?: string | null; price?: number; unit_discount_price?: number | null; unit_origin_price?: number }[];
+  warehouses?: { code?: string; quantity?: number }[];
+}
+
+/** One offer of OF24's body (required: shop_sku, product_id, product_id_type, price, state_code, update_delete). */
+export interface MiraklOfferUpdate {
+  shop_sku: string;
+  product_id: string;
+  product_id_type: string;
+  price: number;
+  quantity: number;
+  state_code: string;
+  update_delete: "update";
+  description?: string;
+  internal_description?: string;
+  price_additional_info?: string;
+  leadtime_to_ship?: number;
+  logistic_class?: string;
+  max_order_quantity?: number;
+  min_order_quantity?: number;
+  min_quantity_alert?: number;
+  package_quantity?: number;
+  available_started?: string;
+  available_ended?: string;
+  allow_quote_requests?: boolean;
+  product_tax_code?: string;
+  msrp?: number;
+  discount?: {
+    price?: number;
+    start_date?: string;
+    end_date?: string;
+    ranges?: { price: number; quantity_threshold: number }[];
+  };
+  all_prices?: {
+    channel_code: string | null;
+    discount_start_date: string | null;
+    discount_end_date: string | null;
+    unit_discount_price?: number;
+    unit_origin_price?: number;
+    volume_prices?: { quantity_threshold: number; unit_discount_price?: number; unit_origin_price: number }[];
+  }[];
+  offer_additional_fields?: { code: string; type?: string; value?: unknown }[];
+  eco_contributions?: { eco_contribution_amount?: number; epr_category_code: string; producer_id?: string }[];
+  retail_prices?: { discount_start_date: string | null; discount_end_date: string | null; unit_discount_price?: number; unit_origin_price?: number }[];
+}
+
+/** OF02's (offer import) and STO02's (stock import) status words. */
+export const MIRAKL_IMPORT_STATES = ["WAITING_SYNCHRONIZATION_PRODUCT", "WAITING", "RUNNING", "COMPLETE", "FAILED"] as const;
