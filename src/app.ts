@@ -11,6 +11,8 @@ import { acceptJson, httpsOnly, limitBody, limitStreamedBody, MiB } from "./http
 import { authorizationRoutes } from "./auth/authorization.routes";
 import { rateLimitHeaders } from "./auth/authorize";
 import { ordersRoutes } from "./orders/orders.routes";
+import { orderRefundRoutes } from "./orders/order-refund.routes";
+import { returnsRoutes } from "./returns/returns.routes";
 import { adminRoutes } from "./admin/admin.routes";
 import { maintenanceSwitch } from "./maintenance/maintenance";
 import { feedsRoutes } from "./feeds/feeds.routes";
@@ -33,6 +35,8 @@ app.use("/admin/*", limitStreamedBody(100 * MiB));
 
 app.route("/v1/authorization", authorizationRoutes);
 app.route("/v1/:token/orders", ordersRoutes);
+app.route("/v1/:token/orders", orderRefundRoutes);
+app.route("/v1/:token/returns", returnsRoutes);
 app.route("/v1/:token/feeds", feedsRoutes);
 app.route("/v1/:token/inventory", inventoryRoutes);
 app.route("/admin/v1", adminRoutes);

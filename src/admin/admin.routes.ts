@@ -8,6 +8,8 @@ import { sourcesRoutes } from "../sources/sources.routes";
 import { syncRoutes } from "../sync/sync.routes";
 import { feedsAdminRoutes } from "../feeds/feeds.admin.routes";
 import { ordersAdminRoutes } from "../orders/orders.admin.routes";
+import { orderRefundAdminRoutes } from "../orders/order-refund.routes";
+import { returnsAdminRoutes } from "../returns/returns.admin.routes";
 import { listingsRoutes } from "../sources/listings.routes";
 import { overviewRoutes } from "../overview/overview.routes";
 import { webhooksRoutes } from "../webhooks/webhooks.routes";
@@ -22,6 +24,8 @@ export const adminRoutes = createRouter()
   .route("/", syncRoutes)
   .route("/", feedsAdminRoutes)
   .route("/", ordersAdminRoutes)
+  .route("/", orderRefundAdminRoutes)
+  .route("/", returnsAdminRoutes)
   .route("/", listingsRoutes)
   .route("/", overviewRoutes)
   .route("/", webhooksRoutes)

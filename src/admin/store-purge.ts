@@ -1,5 +1,5 @@
 // The purge of deleted stores (issue 20). Deleting a store stops its keys and feed schedules at
-// once (src/stores/stores.routes.ts); what it held (orders with their buyer data and lines,
+// once (src/stores/stores.routes.ts); what it held (orders with their buyer data, lines, returns and refunds,
 // deliveries, set-aside marketplace records, products, feeds and their files in R2, sources with
 // their encrypted credentials and per-source state, keys, webhook endpoints and their events)
 // goes here, in bounded batches.
@@ -67,7 +67,7 @@ async function purgeStore(env: Env, db: Db, storeId: string, budget: { left: num
   for (;;) {
     if (!take(COST.orders, true)) return false;
     const results = await db.batch(purgeOrdersStatements(db, storeId, BATCH));
-    if (results[3].length < BATCH) break;
+    if ((results.at(-1) as { id: number }[]).length < BATCH) break;
   }
   for (;;) {
     if (!take(COST.list, true)) return false;

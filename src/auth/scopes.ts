@@ -1,2 +1,2 @@
-export const SCOPES = ["FeedsRead", "InventoryUpdate", "OrdersCreate", "OrdersRead", "OrdersUpdate"] as const;
+export const SCOPES = ["FeedsRead", "InventoryUpdate", "OrdersCreate", "OrdersRead", "OrdersUpdate", "ReturnsRead", "ReturnsUpdate"] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -178,6 +178,7 @@ export const StoreNav: FC<{ store: Store; current: string }> = ({ store, current
     ["Consumer keys", `${base}/keys`],
     ["Sources", `${base}/sources`],
     ["Orders", `${base}/orders`],
+    ["Returns", `${base}/returns`],
     ["Catalog", `${base}/catalog`],
     ["Feeds", `${base}/feeds`],
     ["Webhooks", `${base}/webhooks`],

@@ -15,6 +15,7 @@ import { feedPages } from "./pages/feeds";
 import { keyPages } from "./pages/keys";
 import { maintenancePages } from "./pages/maintenance";
 import { orderPages } from "./pages/orders";
+import { returnPages } from "./pages/returns";
 import { sourcePages } from "./pages/sources";
 import { storePages } from "./pages/stores";
 import { webhookPages } from "./pages/webhooks";
@@ -123,6 +124,7 @@ export function consoleRoutes(appFetch: AppFetch) {
   router.route("/stores/:storeId/keys", keyPages);
   router.route("/stores/:storeId/sources", sourcePages);
   router.route("/stores/:storeId/orders", orderPages);
+  router.route("/stores/:storeId/returns", returnPages);
   router.route("/stores/:storeId/catalog", catalogPages);
   router.route("/stores/:storeId/feeds", feedPages);
   router.route("/stores/:storeId/webhooks", webhookPages);

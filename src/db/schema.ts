@@ -107,6 +107,8 @@ export const sources = sqliteTable(
     settingsCiphertext: text("settings_ciphertext").notNull(),
     /** Import cursor: orders changed at or after this time (minus an overlap) are fetched. */
     cursorAt: ms("cursor_at"),
+    /** The returns import's own cursor (decisions 13), kept like cursorAt. */
+    returnsCursorAt: ms("returns_cursor_at"),
     /** The last cycle (src/sync/cycle.ts), for the status view. */
     lastCycleStartedAt: ms("last_cycle_started_at"),
     lastCycleEndedAt: ms("last_cycle_ended_at"),
@@ -298,6 +300,8 @@ export const lineChanges = sqliteTable(
 export type LineChangeRow = typeof lineChanges.$inferSelect;
 
 export const OUTBOX_STATES = ["pending", "submitted", "delivered", "notApplicable", "failed"] as const;
+/** What an outbox row tells the marketplace: an order move, or a return's or refund's (decisions 13). */
+export const OUTBOX_KINDS = ["acknowledge", "ship", "cancel", "refund", "receiveReturn", "approveReturn", "rejectReturn"] as const;
 
 /**
  * What must reach a marketplace: written in the same batch as the order change that causes it,
@@ -312,7 +316,7 @@ export const outbox = sqliteTable(
     orderId: integer("order_id")
       .notNull()
       .references(() => orders.id),
-    kind: text("kind", { enum: ["acknowledge", "ship", "cancel"] }).notNull(),
+    kind: text("kind", { enum: OUTBOX_KINDS }).notNull(),
     /** JSON of the kind's payload; read only through src/outbox/outbox.queries.ts, which validates it. */
     payload: text("payload").notNull(),
     state: text("state", { enum: OUTBOX_STATES }).notNull().default("pending"),
@@ -638,3 +642,159 @@ export const storeFences = sqliteTable("store_fences", {
   storeId: text("store_id").primaryKey(),
   purging: integer("purging", { mode: "boolean" }).notNull().default(false),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Returns and refunds (decisions 13). Each table has one owner: src/returns/returns.queries.ts
+// (returns, return_lines), src/refunds/refunds.queries.ts (refunds, refund_lines),
+// src/sources/set-aside-returns.queries.ts (set_aside_returns).
+
+export const RETURN_STATUSES = ["Requested", "Approved", "Received", "Refunded", "Closed", "Rejected"] as const;
+
+/**
+ * A buyer's return of lines of an order, as its marketplace reports it and as the seller receives
+ * it. One per (source, marketplace return number); ReturnId is the id.
+ */
+export const returns = sqliteTable(
+  "returns",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    storeId: text("store_id")
+      .notNull()
+      .references(() => stores.id),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id),
+    /** The source it came from, and the one its receipt and decisions are delivered to. */
+    sourceId: text("source_id").notNull(),
+    sourceReturnNumber: text("source_return_number").notNull(),
+    status: text("status", { enum: RETURN_STATUSES }).notNull(),
+    /** The marketplace's own word for the return's state. */
+    sourceStatus: text("source_status").notNull().default(""),
+    reason: text("reason"),
+    /** ImportedReturn.sourceData as JSON: what later deliveries of the return need; never shown. */
+    sourceData: text("source_data"),
+    dateRequested: ms("date_requested").notNull(),
+    dateUpdated: ms("date_updated").notNull(),
+    createdAt: ms("created_at").notNull(),
+    /** The write that last inserted or changed the row: its batch finds its own rows by it (webhook events). */
+    lastWrite: text("last_write"),
+  },
+  (t) => [
+    uniqueIndex("returns_source_number").on(t.storeId, t.sourceId, t.sourceReturnNumber),
+    // The list's filter shapes, as orders have them; id last so the tie-break needs no sort.
+    index("returns_store_requested").on(t.storeId, t.dateRequested, t.id),
+    index("returns_store_status_requested").on(t.storeId, t.status, t.dateRequested, t.id),
+    index("returns_store_updated").on(t.storeId, t.dateUpdated, t.id),
+    index("returns_store_status_updated").on(t.storeId, t.status, t.dateUpdated, t.id),
+    index("returns_store_id").on(t.storeId, t.id),
+    index("returns_store_status_id").on(t.storeId, t.status, t.id),
+    index("returns_order").on(t.orderId, t.id),
+  ],
+);
+
+/** A line of a return: an order line and how many of it come back, and how many came back. */
+export const returnLines = sqliteTable(
+  "return_lines",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    returnId: integer("return_id")
+      .notNull()
+      .references(() => returns.id),
+    orderItemId: integer("order_item_id")
+      .notNull()
+      .references(() => orderItems.id),
+    /** The marketplace's id of the return line (or of the order line when it has none). */
+    sourceReturnLineId: text("source_return_line_id").notNull(),
+    quantity: integer("quantity").notNull(),
+    /** What the seller recorded as received (PUT .../Receive): never more than quantity. */
+    quantityReceived: integer("quantity_received").notNull().default(0),
+    /** Of those, put back in stock: each unit once (Restock). */
+    quantityRestocked: integer("quantity_restocked").notNull().default(0),
+    reason: text("reason"),
+  },
+  (t) => [uniqueIndex("return_lines_return_line").on(t.returnId, t.sourceReturnLineId), index("return_lines_item").on(t.orderItemId)],
+);
+
+export const REFUND_STATUSES = ["Pending", "Refunded", "Failed", "NotApplicable"] as const;
+
+/**
+ * Money paid back on an order: made by the seller through the hub (delivered to the marketplace
+ * through the outbox) or made in the marketplace and imported. Immutable once written, except its
+ * status (kept by triggers on the outbox: migrations/0016_returns.sql) and reference.
+ */
+export const refunds = sqliteTable(
+  "refunds",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    storeId: text("store_id")
+      .notNull()
+      .references(() => stores.id),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id),
+    returnId: integer("return_id").references(() => returns.id),
+    /** 'hub': PUT .../Refund; 'marketplace': imported. */
+    origin: text("origin", { enum: ["hub", "marketplace"] }).notNull(),
+    /** The marketplace's refund id: an imported refund's, or the reference a delivered one was given. */
+    sourceRefundId: text("source_refund_id"),
+    /** A hub refund's request, canonical and hashed: the same call again finds it and records nothing. */
+    requestKey: text("request_key"),
+    status: text("status", { enum: REFUND_STATUSES }).notNull(),
+    reason: text("reason").notNull(),
+    shippingAmount: real("shipping_amount").notNull().default(0),
+    total: real("total").notNull(),
+    currency: text("currency"),
+    dateCreated: ms("date_created").notNull(),
+    /** The write that inserted the row (see returns.lastWrite). */
+    lastWrite: text("last_write"),
+  },
+  (t) => [
+    index("refunds_order").on(t.orderId, t.id),
+    index("refunds_return").on(t.returnId),
+    uniqueIndex("refunds_order_request").on(t.orderId, t.requestKey),
+    uniqueIndex("refunds_order_source_refund").on(t.orderId, t.sourceRefundId),
+  ],
+);
+
+export const refundLines = sqliteTable(
+  "refund_lines",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    refundId: integer("refund_id")
+      .notNull()
+      .references(() => refunds.id),
+    orderItemId: integer("order_item_id")
+      .notNull()
+      .references(() => orderItems.id),
+    /** Units refunded; 0 for an amount-only refund of the line. */
+    quantity: integer("quantity").notNull(),
+    amount: real("amount").notNull(),
+  },
+  (t) => [index("refund_lines_refund").on(t.refundId, t.id), index("refund_lines_item").on(t.orderItemId)],
+);
+
+/**
+ * Returns set aside (decisions 6 and 13): one the connector could not map, or whose order the hub
+ * does not hold, kept with the reason and the marketplace's record until retried or dismissed.
+ */
+export const setAsideReturns = sqliteTable(
+  "set_aside_returns",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    storeId: text("store_id").notNull(),
+    sourceId: text("source_id").notNull(),
+    sourceReturnNumber: text("source_return_number").notNull(),
+    orderSourceOrderNumber: text("order_source_order_number"),
+    reason: text("reason").notNull(),
+    record: text("record").notNull(),
+    recordTruncated: integer("record_truncated", { mode: "boolean" }).notNull().default(false),
+    firstSeenAt: ms("first_seen_at").notNull(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+  },
+  (t) => [uniqueIndex("set_aside_returns_source_number").on(t.sourceId, t.sourceReturnNumber)],
+);
+
+export type ReturnRow = typeof returns.$inferSelect;
+export type ReturnLineRow = typeof returnLines.$inferSelect;
+export type RefundRow = typeof refunds.$inferSelect;
+export type RefundLineRow = typeof refundLines.$inferSelect;

@@ -18,6 +18,11 @@ const FIXED_SEGMENTS = new Set([
   "feeds",
   "download",
   "inventory",
+  "returns",
+  "receive",
+  "approve",
+  "reject",
+  "refund",
 ]);
 
 /** Canonical spellings of every query parameter the service reads. */

@@ -53,6 +53,11 @@ export interface ImportedOrder {
    * to clients, handed back in DeliveryOrder.sourceData. At most a few hundred bytes.
    */
   sourceData?: Record<string, string>;
+  /**
+   * Refunds the marketplace reports on the order (decisions 13), made in the marketplace or by the
+   * hub: one the hub sent is recognised by the reference its delivery was answered with.
+   */
+  refunds?: ImportedRefund[];
 }
 
 export interface ImportedOrderItem {
@@ -167,7 +172,7 @@ export interface Shipment {
 
 /** An earlier delivery of the same order, as its outcome left it (oldest first). */
 export interface EarlierDelivery {
-  kind: DeliveryKind;
+  kind: DeliveryKind | ReturnDeliveryKind;
   state: "delivered" | "notApplicable";
   /** The marketplace's reference of it (a fulfillment id, a feed id), when it gave one. */
   reference: string | null;
@@ -270,9 +275,21 @@ export interface Connector {
     deliver(deliveries: Delivery[]): Promise<Map<number, DeliveryOutcome | MarketplaceError>>;
   };
   /** Asks for the result of a submitted delivery. Required when the connector answers `submitted`. */
-  checkSubmitted?(delivery: Delivery, reference: string): Promise<SubmissionStatus>;
+  checkSubmitted?(delivery: Delivery | ReturnDelivery, reference: string): Promise<SubmissionStatus>;
   /** Optional: the marketplace takes each Sku's quantity and price (decisions 11; src/sync/listings-push.ts). */
   readonly listings?: ListingsPush;
+  /**
+   * Returns in (decisions 13): imported each cycle after the orders, on a cursor of their own. A
+   * marketplace that reports none, or whose description does not say how, answers NotApplicable
+   * with the reason; absent means the same, without one.
+   */
+  readonly returns?: ReturnsImport | NotApplicable;
+  /** A refund out. Absent: refund deliveries are NotApplicable (the seller refunds in the marketplace). */
+  refund?(delivery: RefundDelivery): Promise<DeliveryOutcome>;
+  /** What came back of a return. Absent: NotApplicable. */
+  receiveReturn?(delivery: ReceiveReturnDelivery): Promise<DeliveryOutcome>;
+  /** The seller's approval or rejection of a requested return, where the seller decides. Absent: NotApplicable. */
+  decideReturn?(delivery: ReturnDecisionDelivery): Promise<DeliveryOutcome>;
 }
 
 /**
@@ -374,3 +391,133 @@ export interface SecretSealer {
   /** Throws when the value was not sealed with this key. */
   open(sealed: string): Promise<string>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Returns and refunds (decisions 13). Additive and optional: a connector that has none of it
+// compiles as before, and its deliveries of these kinds complete as NotApplicable.
+
+/** Section 13's return states: a connector maps its marketplace's words to one of these. */
+export const RETURN_STATES = ["Requested", "Approved", "Received", "Refunded", "Closed", "Rejected"] as const;
+export type ReturnState = (typeof RETURN_STATES)[number];
+
+/** A return as a connector hands it to the importer, in the service's own vocabulary. */
+export interface ImportedReturn {
+  /** The marketplace's own return id (ReturnSourceNumber). */
+  sourceReturnNumber: string;
+  /** The order it returns lines of: its OrderSourceOrderNumber at this marketplace. */
+  sourceOrderNumber: string;
+  state: ReturnState;
+  /** The marketplace's own word for the return's state, kept beside it. */
+  sourceStatus: string;
+  requestedAt: Date;
+  reason: string | null;
+  lines: ImportedReturnLine[];
+  /** Refunds the marketplace made against this return (the same shape as an order's). */
+  refunds?: ImportedRefund[];
+  /** Small facts of the marketplace's own that later deliveries of this return need; never shown. */
+  sourceData?: Record<string, string>;
+  /**
+   * The marketplace's own record of the return, as `remap` reads it: kept if the return is set
+   * aside after mapping (its order, or a line it names, is not held by the hub), so the
+   * operator's retry maps it again once the order is there.
+   */
+  record: unknown;
+}
+
+export interface ImportedReturnLine {
+  /** The marketplace's id of the return line, or the order line's when it has none: unique within the return. */
+  sourceReturnLineId: string;
+  /** The order line it returns (ImportedOrderItem.sourceLineId). */
+  sourceLineId: string;
+  quantity: number;
+  reason: string | null;
+}
+
+/** A refund the marketplace reports (with an order, or with a return). */
+export interface ImportedRefund {
+  /** The marketplace's refund id; a refund the hub sent is recognised by its delivery's reference. */
+  sourceRefundId: string;
+  createdAt: Date;
+  reason: string | null;
+  /** Order lines by the marketplace's line id; quantity 0 for an amount-only refund of a line. */
+  lines: { sourceLineId: string; quantity: number; amount: number }[];
+  shippingAmount: number;
+  currency: string | null;
+}
+
+/** A return the connector could not turn into an ImportedReturn, or whose order the hub does not hold. */
+export interface SetAsideReturn {
+  sourceReturnNumber: string;
+  /** The order it names, when that much could be read. */
+  sourceOrderNumber: string | null;
+  reason: string;
+  record: unknown;
+}
+
+export interface ReturnPage {
+  returns: ImportedReturn[];
+  setAside: SetAsideReturn[];
+  nextCursor: string | null;
+}
+
+/** Returns in: the same paging and window rules as orders (ImportWindow: changed at or after since, before until). */
+export interface ReturnsImport {
+  fetchReturns(window: ImportWindow, cursor: string | null): Promise<ReturnPage>;
+  /** Maps a set-aside record again (the operator's retry). A SetAsideReturn has no `lines`. */
+  remap(record: unknown): ImportedReturn | SetAsideReturn;
+}
+
+/** An operation the marketplace lacks, and why (its published description has none, ...). */
+export interface NotApplicable {
+  notApplicable: string;
+}
+
+/**
+ * The deliveries of returns and refunds: beside the order deliveries (`Delivery`), not in their
+ * union, so a connector's batch and its order-delivery code see no new kind. They share the
+ * order's sequence: an order's rows of every kind go out one after the other.
+ */
+export type ReturnDeliveryKind = "refund" | "receiveReturn" | "approveReturn" | "rejectReturn";
+
+/** The return a delivery concerns, as the marketplace knows it. */
+export interface DeliveryReturn {
+  sourceReturnNumber: string;
+  /** ImportedReturn.sourceData as it was stored. */
+  sourceData: Record<string, string>;
+}
+
+export interface RefundLine {
+  sourceLineId: string;
+  sku: string;
+  /** Units refunded; 0 for an amount-only refund of the line. */
+  quantity: number;
+  /** What is refunded for the line, in the order's currency. */
+  amount: number;
+}
+
+export type ReturnDelivery =
+  | (DeliveryBase & {
+      kind: "refund";
+      lines: RefundLine[];
+      shippingAmount: number;
+      /** Lines plus shipping. */
+      total: number;
+      /** The order's currency when the hub knows it (null: the marketplace's own). */
+      currency: string | null;
+      reason: string;
+      /** The return it settles, when it names one the marketplace knows. */
+      return: DeliveryReturn | null;
+    })
+  | (DeliveryBase & {
+      kind: "receiveReturn";
+      return: DeliveryReturn;
+      /** What this receipt adds, per return line. */
+      lines: { sourceReturnLineId: string; sourceLineId: string; quantity: number }[];
+      /** The seller put the units back on the shelf. */
+      restock: boolean;
+    })
+  | (DeliveryBase & { kind: "approveReturn" | "rejectReturn"; return: DeliveryReturn; reason: string | null });
+
+export type RefundDelivery = Extract<ReturnDelivery, { kind: "refund" }>;
+export type ReceiveReturnDelivery = Extract<ReturnDelivery, { kind: "receiveReturn" }>;
+export type ReturnDecisionDelivery = Extract<ReturnDelivery, { kind: "approveReturn" | "rejectReturn" }>;

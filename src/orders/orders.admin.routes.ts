@@ -1,7 +1,7 @@
 // /admin/v1/stores/:storeId/orders[/:orderId]: the operator's view of a store's orders (the
 // console's orders page): search by number, filter by status and date, page through; one order
-// with its items, packages and deliveries; and the operator's UpdateStatus (ship or cancel the
-// whole order or chosen lines, decisions 12) through the same order-move service as /v1.
+// with its items, packages, deliveries and returns; and the operator's UpdateStatus (ship or cancel
+// the whole order or chosen lines, decisions 12) through the same order-move service as /v1.
 // Mounted under /admin/v1; reads through orders.queries.ts.
 import { z } from "zod";
 import { requireStore } from "../stores/stores.queries";
@@ -19,6 +19,10 @@ import { findOrder, findOrdersByNumber, listOrders, type OrderListPage } from ".
 import { statusFilter, updateStatusBody } from "./orders.schemas";
 import { moveOrder, updateStatusRequest } from "./order-move.service";
 import { wakeLater } from "../webhooks/wake";
+import { refundsOfOrders } from "../refunds/refunds.queries";
+import { returnsOfOrder } from "../returns/returns.queries";
+import { wireReturnsOf } from "../returns/returns.service";
+import { wireReturn } from "../returns/returns.wire";
 import { orderDelivery, toWireOrder, wireOrder, wireOrders, type WireOrder } from "./orders.wire";
 
 const adminOrderQuery = z.object({
@@ -88,7 +92,7 @@ export const ordersAdminRoutes = createRouter()
     documented("admin", {
       summary: "One order with its items and its deliveries to the marketplace",
       tags: ["Orders (operator)"],
-      answer: envelope({ Order: wireOrder, Deliveries: z.array(orderDelivery) }),
+      answer: envelope({ Order: wireOrder, Deliveries: z.array(orderDelivery), Returns: z.array(wireReturn).describe("The order's returns (decisions 13), oldest first.") }),
     }),
     validate("param", orderParam),
     async (c) => {
@@ -98,8 +102,9 @@ export const ordersAdminRoutes = createRouter()
       const found = await findOrder(db, store.id, orderId);
       if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
       const deliveries = await entriesOfOrder(db, store.id, found.order.id);
+      const returns = await wireReturnsOf(db, await returnsOfOrder(db, store.id, found.order.id));
       return ok(c, {
-        Order: toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled }),
+        Order: toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled, refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [] }),
         Deliveries: deliveries.map((d) => ({
           DeliveryId: String(d.id),
           SourceId: d.sourceId,
@@ -110,6 +115,7 @@ export const ordersAdminRoutes = createRouter()
           DateCreated: toWireDate(d.createdAt),
           DateDelivered: toWireDate(d.deliveredAt),
         })),
+        Returns: returns,
       });
     },
   )
@@ -130,6 +136,8 @@ export const ordersAdminRoutes = createRouter()
       wakeLater(c, store.id, webhooks);
       const found = await findOrder(db, store.id, orderId);
       if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
-      return ok(c, { Order: toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled }) });
+      return ok(c, {
+        Order: toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled, refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [] }),
+      });
     },
   );

@@ -5,6 +5,7 @@ import { and, asc, count, desc, eq, getTableColumns, sql, type SQL } from "drizz
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
+import { keysetPageStatement } from "../db/keyset";
 import type { PageStart } from "../lib/cursor";
 import { lineChanges, orderItems, orders, sources, type LineChangeRow, type OrderItemRow, type OrderRow } from "../db/schema";
 import { maskSettingOf, ordersStoredOf } from "../stores/stores.queries";
@@ -83,12 +84,10 @@ const sortColumn = (sortBy: OrderSortField): string => orders[SORTS[sortBy].key]
 
 
 /**
- * The ids of one page, walked in sort order along the sort's own index, so a page reads about
- * pageSize rows whatever the store's size. After a cursor the walk is two index seeks (rows that
- * tie with the last one and have a greater id, then rows with a greater sort value) merged:
- * SQLite seeks a row value `(x, id) > (?, ?)` on x alone and would step through every tie.
- * INDEXED BY pins the index: without statistics the planner would rather read the whole date
- * range and sort it (test/orders/orders.query-plan.test.ts).
+ * The ids of one page, walked in sort order along the sort's own index (src/db/keyset.ts), so a
+ * page reads about pageSize rows whatever the store's size. INDEXED BY pins the index: without
+ * statistics the planner would rather read the whole date range and sort it
+ * (test/orders/orders.query-plan.test.ts).
  */
 export function listStatement(
   storeId: string,
@@ -97,58 +96,33 @@ export function listStatement(
   start: PageStart,
   plan: "sort index" | "date index" = "sort index",
 ): { sql: string; params: unknown[] } {
-  const column = sortColumn(query.sortBy);
-  const dateColumn = DATE_COLUMN[query.dateField];
-  // By fulfillment (decisions 12): its (store, fulfillment, date) index, walked in order for a sort
-  // by that date, read over the range and sorted for any other sort (planFor).
-  const index = query.fulfillmentStatus
-    ? `orders_store_fulfillment_${query.dateField}`
-    : plan === "date index"
-      ? indexOf(query.status, query.dateField)
-      : SORTS[query.sortBy].index(query);
-  const desc = query.sortDirection === "desc";
-  const dir = desc ? "desc" : "asc";
-  const order = column === "id" ? `o.id ${dir}` : `o.${column} ${dir}, o.id ${dir}`;
-  const params: unknown[] = [];
-  const filter = (from: number, to: number) => {
-    params.push(storeId, ...(query.fulfillmentStatus ? [query.fulfillmentStatus] : []), ...(query.status ? [query.status] : []), from, to);
-    return `o.store_id = ?${query.fulfillmentStatus ? " and o.fulfillment_status = ?" : ""}${query.status ? " and o.status = ?" : ""} and o.${dateColumn} between ? and ?`;
-  };
-  const select = (where: string, tail: string) =>
-    `select o.id as id, o.${column} as sk from orders o indexed by ${index} where ${where} order by ${order} ${tail}`;
-  let ids: string;
-  if ("offset" in start) {
-    const where = filter(query.fromDate, query.toDate);
-    params.push(limit, start.offset);
-    ids = select(where, "limit ? offset ?");
-  } else if (column === "id") {
-    const where = `${filter(query.fromDate, query.toDate)} and o.id ${desc ? "<" : ">"} ?`;
-    params.push(start.after.id, limit);
-    ids = select(where, "limit ?");
-  } else {
-    const { value, id } = start.after;
-    const tieWhere = `${filter(query.fromDate, query.toDate)} and o.${column} = ? and o.id ${desc ? "<" : ">"} ?`;
-    params.push(value, id, limit);
-    const ties = select(tieWhere, "limit ?");
-    let beyondWhere: string;
-    if (column === dateColumn && typeof value === "number") {
-      // The sort is the filtered (integer) date: narrow the range itself, so the seek starts at
-      // the cursor rather than at fromDate.
-      beyondWhere = desc ? filter(query.fromDate, Math.min(query.toDate, value - 1)) : filter(Math.max(query.fromDate, value + 1), query.toDate);
-    } else {
-      beyondWhere = `${filter(query.fromDate, query.toDate)} and o.${column} ${desc ? "<" : ">"} ?`;
-      params.push(value);
-    }
-    params.push(limit);
-    const beyond = select(beyondWhere, "limit ?");
-    params.push(limit);
-    ids = `select id, sk from (${ties}) union all select id, sk from (${beyond}) order by sk ${dir}, id ${dir} limit ?`;
-  }
-  return {
-    sql: `with page as (${ids}) select o.*, s.enabled as source_enabled from page join orders o on o.id = page.id
+  return keysetPageStatement(
+    {
+      table: "orders",
+      alias: "o",
+      // By fulfillment (decisions 12): its (store, fulfillment, date) index, walked in order for a
+      // sort by that date, read over the range and sorted for any other sort (planFor).
+      index: query.fulfillmentStatus
+        ? `orders_store_fulfillment_${query.dateField}`
+        : plan === "date index"
+          ? indexOf(query.status, query.dateField)
+          : SORTS[query.sortBy].index(query),
+      storeId,
+      equals: [
+        ...(query.fulfillmentStatus ? [["fulfillment_status", query.fulfillmentStatus] as [string, string]] : []),
+        ...(query.status ? [["status", query.status] as [string, string]] : []),
+      ],
+      dateColumn: DATE_COLUMN[query.dateField],
+      fromDate: query.fromDate,
+      toDate: query.toDate,
+      sortColumn: sortColumn(query.sortBy),
+      direction: query.sortDirection,
+      project: (dir) => `select o.*, s.enabled as source_enabled from page join orders o on o.id = page.id
       left join sources s on s.id = o.source_id order by page.sk ${dir}, page.id ${dir}`,
-    params,
-  };
+    },
+    limit,
+    start,
+  );
 }
 
 const ORDER_COLUMNS = Object.entries(getTableColumns(orders));
@@ -479,4 +453,27 @@ export async function ordersPerStatus(db: Db, storeId: string): Promise<{ status
     .bind(storeId)
     .all<{ status: string; n: number }>();
   return results;
+}
+
+/**
+ * The lines (marketplace line ids) of the source's orders of these numbers, per number: what an
+ * imported page of returns checks its returns against. One statement along the orders' unique
+ * index; numbers the source has no order for are absent.
+ */
+export async function heldOrderLines(db: Db, source: { id: string; storeId: string }, numbers: string[]): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  if (numbers.length === 0) return out;
+  const { results } = await db.$client
+    .prepare(
+      `select o.order_source_order_number as number, i.source_line_id as line from orders as o left join order_items as i on i.order_id = o.id
+      where o.store_id = ?1 and o.order_source = (select name from sources where id = ?2) and o.order_source_order_number in (select value from json_each(?3))`,
+    )
+    .bind(source.storeId, source.id, JSON.stringify([...new Set(numbers)]))
+    .all<{ number: string; line: string | null }>();
+  for (const row of results) {
+    const lines = out.get(row.number) ?? new Set<string>();
+    if (row.line !== null) lines.add(row.line);
+    out.set(row.number, lines);
+  }
+  return out;
 }

@@ -20,6 +20,7 @@ import {
   orderListQuery,
   updateStatusBody,
 } from "./orders.schemas";
+import { refundsOfOrders } from "../refunds/refunds.queries";
 import { toWireOrder, wireOrder, wireOrders } from "./orders.wire";
 import { wakeLater } from "../webhooks/wake";
 
@@ -93,7 +94,7 @@ export const ordersRoutes = createRouter()
     const found = await findOrder(c.get("db"), c.get("caller").storeId, orderId);
     if (!found) throw orderNotFound(orderId);
     return ok(c, {
-      Orders: [toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled })],
+      Orders: [toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled, refunds: (await refundsOfOrders(c.get("db"), [found.order.id])).get(found.order.id) ?? [] })],
     });
   })
   .put(

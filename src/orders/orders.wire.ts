@@ -2,13 +2,16 @@
 // row, both ways: orderWriteOf builds the row of a new order (a client's InsertOrder, and a
 // marketplace's order once src/sources/imported-page.ts has put it in the interface's words),
 // toWireOrder answers a row. Also the zod description of the Order, which the OpenAPI document
-// shows and toWireOrder is typed by, and a page of them with their items, read a slice at a time.
+// shows and toWireOrder is typed by, and a page of them with their items, read a slice at a time,
+// and their refunds (decisions 13).
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { FULFILLMENT_STATUSES, OUTBOX_STATES, type LineChangeRow, type OrderItemRow, type OrderRow } from "../db/schema";
 import { DELIVERY_KINDS } from "../outbox/outbox.queries";
 import { toWireDate, wireDateOrNull as wireDate } from "../lib/dates";
 import { orderItemsOf, type OrderListPage } from "./orders.queries";
+import { refundsOfOrders, type RefundView } from "../refunds/refunds.queries";
+import { refundTotal, toWireRefund, wireRefund } from "../refunds/refunds.wire";
 import { ORDER_STATUSES, type InsertOrderBody } from "./orders.schemas";
 
 /** An ISO 8601 instant in UTC (`...Z`), or null when the event has not happened. */
@@ -83,6 +86,8 @@ export const wireOrder = z
     OrderItems: z.array(wireOrderItem),
     Shipments: z.array(wireShipment).describe("The order's packages, in the order they were made (decisions 12)."),
     FulfillmentStatus: z.enum(FULFILLMENT_STATUSES),
+    Refunds: z.array(wireRefund).describe("Money paid back on the order, oldest first: through PUT .../Refund, or in the marketplace (decisions 13)."),
+    RefundTotal: z.number().describe("What the Refunds add up to."),
   })
   .meta({ id: "Order" });
 export type WireOrder = z.input<typeof wireOrder>;
@@ -103,6 +108,8 @@ export interface WireOptions {
   maskBuyerPii: boolean;
   /** Whether the order's source is enabled; null when no source syncs it. */
   sourceEnabled: boolean | null;
+  /** The order's refunds with their lines (refundsOfOrders). */
+  refunds: RefundView[];
 }
 
 export function toWireOrder(order: OrderRow, items: OrderItemRow[], packages: LineChangeRow[], options: WireOptions): WireOrder {
@@ -166,6 +173,8 @@ export function toWireOrder(order: OrderRow, items: OrderItemRow[], packages: Li
       Items: p.lines.map(([id, n]) => ({ OrderItemId: String(id), Quantity: n })),
     })),
     FulfillmentStatus: order.fulfillmentStatus,
+    Refunds: options.refunds.map(toWireRefund),
+    RefundTotal: refundTotal(options.refunds),
   };
 }
 
@@ -269,10 +278,11 @@ const ITEMS_PER_READ = 5_000;
 /** A page's orders as wire Orders with their items, in page order. */
 export async function* wireOrders(db: Db, page: OrderListPage): AsyncGenerator<WireOrder> {
   const byId = new Map(page.rows.map((r) => [r.order.id, r]));
+  const refunds = await refundsOfOrders(db, [...byId.keys()]);
   for await (const slice of orderItemsOf(db, [...byId.keys()], ITEMS_PER_READ)) {
     for (const id of slice.ids) {
       const { order, sourceEnabled } = byId.get(id)!;
-      yield toWireOrder(order, slice.items.get(id) ?? [], slice.packages.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled });
+      yield toWireOrder(order, slice.items.get(id) ?? [], slice.packages.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled, refunds: refunds.get(id) ?? [] });
     }
   }
 }

@@ -19,6 +19,8 @@ import { deleteRowsOfOrders, enqueueStatements, lastRowError, type Enqueued } fr
 import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy, type MovedEvent } from "../webhooks/webhook-deliveries.queries";
 import { cancelledAtMarketplace, stockBackStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../products/products.queries";
 import type { Move, OrderSet, OrderState } from "./order-moves";
+import { deleteRefundsOfOrders } from "../refunds/refunds.queries";
+import { deleteReturnsOfOrders } from "../returns/returns.queries";
 import type { InsertOrderBody } from "./orders.schemas";
 import { orderWriteOf, type ItemValues, type OrderValues, type OrderWrite } from "./orders.wire";
 
@@ -386,13 +388,16 @@ export function renameOrderSource(db: Db, sourceId: string, name: string) {
 }
 
 /**
- * One batch of a deleted store's purge: its first `limit` orders with their lines, line changes
- * and outbox rows, in one transaction (those first: they reference the orders). The last
+ * One batch of a deleted store's purge: its first `limit` orders with their lines, line changes,
+ * outbox rows, refunds and returns, in one transaction (those first: they reference the orders). The last
  * statement answers the orders that went (D1's `changes` also counts what triggers wrote).
  */
 export function purgeOrdersStatements(db: Db, storeId: string, limit: number) {
   const batch = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} order by ${orders.id} limit ${limit})`;
   return [
+    // Refunds name returns, and both name lines: they go first.
+    ...deleteRefundsOfOrders(db, batch),
+    ...deleteReturnsOfOrders(db, batch),
     deleteRowsOfOrders(db, batch),
     db.delete(lineChanges).where(sql`${lineChanges.orderId} in ${batch}`),
     db.delete(orderItems).where(sql`${orderItems.orderId} in ${batch}`),
@@ -429,4 +434,23 @@ export function markProcessingForBench(db: Db, sourceId: string, count: number, 
            where id in (select id from orders where source_id = ?2 and status = 'New' order by id limit ?3)`,
     )
     .bind(now, sourceId, count);
+}
+
+/**
+ * The order changed in a way its answer shows (a refund recorded: its Refunds), so a client polling
+ * by DateUpdated sees it: DateUpdated moves, when `guard` holds in the batch.
+ */
+export function touchOrderWhen(db: Db, orderId: number, guard: ReturnType<typeof sql>, now: number) {
+  return db
+    .update(orders)
+    .set({ dateUpdated: sql`max(${orders.dateUpdated} + 1, ${now})` })
+    .where(and(eq(orders.id, orderId), guard));
+}
+
+/** The same for the orders of a subquery (an import's refunds). */
+export function touchOrdersIn(db: Db, orderIds: ReturnType<typeof sql>, now: number) {
+  return db
+    .update(orders)
+    .set({ dateUpdated: sql`max(${orders.dateUpdated} + 1, ${now})` })
+    .where(sql`${orders.id} in ${orderIds}`);
 }

@@ -1,5 +1,5 @@
-// The outbox: what must reach a marketplace, one row per acknowledgement, shipment or
-// cancellation. This module holds every statement on the table and the one description of a
+// The outbox: what must reach a marketplace, one row per acknowledgement, shipment,
+// cancellation, refund or return receipt or decision. This module holds every statement on the table and the one description of a
 // row's payload (a zod union on the row's kind, validated whenever a row is read), so the order
 // moves that write rows, the sync that delivers them and the admin routes that show and retry
 // them all speak one typed vocabulary.
@@ -8,9 +8,9 @@ import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
-import { type OUTBOX_STATES, outbox, sources } from "../db/schema";
+import { OUTBOX_KINDS, type OUTBOX_STATES, outbox, sources } from "../db/schema";
 
-export const DELIVERY_KINDS = ["acknowledge", "ship", "cancel"] as const;
+export const DELIVERY_KINDS = OUTBOX_KINDS;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 export type OutboxState = (typeof OUTBOX_STATES)[number];
 
@@ -43,6 +43,18 @@ export const outboxPayload = z.discriminatedUnion("kind", [
     /** [[orderItemId, units], ...] to cancel; null: the whole order (and on rows written before line cancellations). */
     lines: lineUnits.nullable().default(null),
   }),
+  // Returns and refunds (decisions 13): the row names its refund or return, whose own rows hold
+  // what is delivered (immutable once written: a refund's lines, a return's marketplace number).
+  z.object({ kind: z.literal("refund"), refundId: z.number().int() }),
+  z.object({
+    kind: z.literal("receiveReturn"),
+    returnId: z.number().int(),
+    /** What this receipt added, per return line (by the line's id in the hub). */
+    lines: z.array(z.object({ returnLineId: z.number().int(), quantity: z.number().int() })),
+    restock: z.boolean().default(false),
+  }),
+  z.object({ kind: z.literal("approveReturn"), returnId: z.number().int(), reason: nullableText }),
+  z.object({ kind: z.literal("rejectReturn"), returnId: z.number().int(), reason: nullableText }),
 ]);
 export type OutboxPayload = z.output<typeof outboxPayload>;
 
@@ -139,6 +151,25 @@ export function enqueueStatements(db: Db, storeId: string, rows: Enqueued[], gua
 /** What an order's update sets its SyncUserErrorMessage to after enqueueStatements: the new row's error (null unless its source is gone). */
 export function lastRowError(orderId: SQL): SQL {
   return sql`(select ${outbox.lastError} from ${outbox} where ${outbox.orderId} = ${orderId} order by ${outbox.id} desc limit 1)`;
+}
+
+/**
+ * The outbox row of a return's or a refund's change (decisions 13), for the change's batch: it
+ * is inserted when `guard` holds there (the change applies), and replaces no other row (two
+ * refunds of one order are two deliveries). `payload` is SQL yielding the payload's JSON without
+ * its kind (a refund's id is only known inside the batch). Failed at once when the source is gone.
+ */
+export function enqueueWhen(
+  db: Db,
+  row: { storeId: string; sourceId: string; orderId: number; kind: Exclude<DeliveryKind, "acknowledge" | "ship" | "cancel">; payload: SQL; at: number },
+  guard: SQL,
+): D1PreparedStatement {
+  const live = sql`exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId})`;
+  const insert = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
+    select ${row.storeId}, ${row.sourceId}, ${row.orderId}, ${row.kind}, ${row.payload},
+      case when ${live} then 'pending' else 'failed' end, 0, ${row.at}, case when ${live} then null else ${SOURCE_DELETED} end, ${row.at}
+    where ${guard}`);
+  return db.$client.prepare(insert.sql).bind(...insert.params);
 }
 
 export const SOURCE_DELETED = "The order's marketplace source was deleted; nothing can be delivered to it.";

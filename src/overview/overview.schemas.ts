@@ -1,6 +1,6 @@
 // The overviews on the wire: the hub's (every store at a glance, what needs the operator first)
-// and one store's (orders per day per source, statuses, each source's last cycles, backlog,
-// feeds). The OpenAPI document shows these; overview.ts builds answers typed by them.
+// and one store's (orders per day per source, statuses, each source's last cycles, backlog with
+// its open returns, feeds). The OpenAPI document shows these; overview.ts builds answers typed by them.
 import { z } from "zod";
 import { wireDate as wireDateValue, wireDateOrNull as wireDate } from "../lib/dates";
 import { ORDER_STATUSES } from "../orders/orders.schemas";
@@ -33,6 +33,7 @@ export const sourceHealth = z
     DeliveriesSubmitted: count,
     DeliveriesFailed: count,
     SetAside: count,
+    ReturnsSetAside: count.describe("Returns set aside: unmappable, or their order not held (decisions 13)."),
   })
   .meta({ id: "SourceHealth" });
 
@@ -79,6 +80,7 @@ export const hubStore = z
     DeliveriesPending: count,
     DeliveriesFailed: count,
     SetAside: count,
+    OpenReturns: count.describe("Returns Requested, Approved or Received: the seller still has to act (receive, refund)."),
     Sources: z.array(sourceHealth),
     Feeds: z.array(feedHealth),
   })
@@ -111,6 +113,8 @@ export const storeOverview = z
     OrderStatuses: z.array(z.object({ Status: z.enum(ORDER_STATUSES), Count: count })).describe("Every order the store holds, by status now."),
     Deliveries: z.object({ Pending: count, Submitted: count, Failed: count }).describe("The delivery backlog of all the store's sources."),
     SetAside: count,
+    OpenReturns: count.describe("Returns Requested, Approved or Received: the seller still has to act (receive, refund)."),
+    ReturnsSetAside: count,
     Sources: z.array(sourceHealth.extend({ Cycles: z.array(cycleOutcome).describe("The last 20 cycles, oldest first.") })),
     Feeds: z.array(feedHealth),
     Attention: attention,

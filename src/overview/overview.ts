@@ -1,8 +1,9 @@
 // The overviews, read in a fixed number of D1 statements whatever a store holds: orders come
 // from the day-count tables the orders triggers keep (never from orders), sources' health from the
 // 20 cycle summaries each keeps, the backlog from outbox counts by state, feeds from their rows.
-// The hub: one statement in the directory and five in each shard (at once), for any number of
-// stores; a store: 7, in its shard (src/db/shards.ts). Each table's statement lives with
+// The hub: one statement in the directory and seven in each shard (at once), for any number of
+// stores; a store: 9, in its shard (src/db/shards.ts). Open returns are counted along the returns'
+// (store, status) index: the returns the seller still has to act on, not the store's history. Each table's statement lives with
 // its owner; this module only asks and assembles.
 import type { Db } from "../db/client";
 import { directoryDb, shardDb, shardNames } from "../db/shards";
@@ -13,6 +14,8 @@ import { feedsForOverview } from "../feeds/feeds.queries";
 import { listStores, type StoreRow } from "../stores/stores.queries";
 import { readCycles, type CycleSummary } from "../sources/cycle-summary";
 import { countSetAside } from "../sources/set-aside.queries";
+import { countSetAsideReturns } from "../sources/set-aside-returns.queries";
+import { openReturnsOf } from "../returns/returns.queries";
 import { sourcesForOverview } from "../sources/sources.queries";
 import { toWireDate } from "../lib/dates";
 import type { AttentionItem, FeedHealth, HubOverview, SourceHealth, StoreOverview } from "./overview.schemas";
@@ -37,7 +40,7 @@ const outcomeOf = (c: CycleSummary) => ({
 });
 
 /** A source's health from its kept cycles (newest first) and its outbox and set-aside counts. */
-export function sourceHealthOf(row: SourceRow, outbox: OutboxCounts | undefined, setAside: number | undefined): SourceHealth & { cycles: CycleSummary[] } {
+export function sourceHealthOf(row: SourceRow, outbox: OutboxCounts | undefined, setAside: number | undefined, returnsSetAside = 0): SourceHealth & { cycles: CycleSummary[] } {
   const cycles = readCycles(row.recentCycles);
   const streak = cycles.findIndex((c) => c.error === null);
   const failed = streak === -1 ? cycles.length : streak;
@@ -53,6 +56,7 @@ export function sourceHealthOf(row: SourceRow, outbox: OutboxCounts | undefined,
     DeliveriesSubmitted: outbox?.submitted ?? 0,
     DeliveriesFailed: outbox?.failed ?? 0,
     SetAside: setAside ?? 0,
+    ReturnsSetAside: returnsSetAside,
     cycles,
   };
 }
@@ -94,10 +98,15 @@ function attentionOf(stores: { store: Pick<StoreRow, "id" | "name">; sources: So
   return [...failing, ...deliveries, ...compiles];
 }
 
-/** Outbox and set-aside counts of these sources: two statements, whatever their number. */
-async function backlogOf(db: Db, sourceIds: string[]) {
-  const [outbox, setAside] = await Promise.all([countsBySource(db, sourceIds), countSetAside(db, sourceIds)]);
-  return { outbox, setAside };
+/** Outbox and set-aside counts of these sources, and the open returns of their stores: four statements, whatever their number. */
+async function backlogOf(db: Db, sourceIds: string[], storeIds: string[]) {
+  const [outbox, setAside, returnsSetAside, openReturns] = await Promise.all([
+    countsBySource(db, sourceIds),
+    countSetAside(db, sourceIds),
+    countSetAsideReturns(db, sourceIds),
+    openReturnsOf(db, storeIds),
+  ]);
+  return { outbox, setAside, returnsSetAside, openReturns };
 }
 
 /**
@@ -115,7 +124,8 @@ export async function hubOverview(env: Env, now: number): Promise<HubOverview> {
       const lives = (row: { storeId: string }) => home.get(row.storeId) === shard;
       const [counts, sourceRows, feedRows] = await Promise.all([ordersTodayAndWeek(db, today, weekStart), sourcesForOverview(db, null), feedsForOverview(db, null)]);
       const sources = sourceRows.filter(lives);
-      return { counts: counts.filter(lives), sourceRows: sources, feedRows: feedRows.filter(lives), ...(await backlogOf(db, sources.map((s) => s.id))) };
+      const living = stores.filter((store) => store.shard === shard).map((store) => store.id);
+      return { counts: counts.filter(lives), sourceRows: sources, feedRows: feedRows.filter(lives), ...(await backlogOf(db, sources.map((s) => s.id), living)) };
     }),
   );
   const orders = new Map(parts.flatMap((p) => p.counts).map((c) => [c.storeId, c]));
@@ -123,8 +133,10 @@ export async function hubOverview(env: Env, now: number): Promise<HubOverview> {
   const feedRows = parts.flatMap((p) => p.feedRows);
   const outbox = new Map(parts.flatMap((p) => [...p.outbox]));
   const setAside = new Map(parts.flatMap((p) => [...p.setAside]));
+  const returnsSetAside = new Map(parts.flatMap((p) => [...p.returnsSetAside]));
+  const openReturns = new Map(parts.flatMap((p) => [...p.openReturns]));
   const perStore = stores.map((store) => {
-    const sources = sourceRows.filter((s) => s.storeId === store.id).map((s) => sourceHealthOf(s, outbox.get(s.id), setAside.get(s.id)));
+    const sources = sourceRows.filter((s) => s.storeId === store.id).map((s) => sourceHealthOf(s, outbox.get(s.id), setAside.get(s.id), returnsSetAside.get(s.id)));
     const feeds = feedRows.filter((f) => f.storeId === store.id).map(feedHealthOf);
     const counts = orders.get(store.id);
     return { store, sources, feeds, today: counts?.today ?? 0, week: counts?.week ?? 0, waiting: counts?.waiting ?? 0 };
@@ -142,6 +154,7 @@ export async function hubOverview(env: Env, now: number): Promise<HubOverview> {
       DeliveriesPending: sources.reduce((n, s) => n + s.DeliveriesPending, 0),
       DeliveriesFailed: sources.reduce((n, s) => n + s.DeliveriesFailed, 0),
       SetAside: sources.reduce((n, s) => n + s.SetAside, 0),
+      OpenReturns: openReturns.get(store.id) ?? 0,
       Sources: sources.map(({ cycles: _, ...health }) => health),
       Feeds: feeds,
     })),
@@ -157,8 +170,8 @@ export async function storeOverview(db: Db, store: StoreRow, now: number): Promi
     sourcesForOverview(db, store.id),
     feedsForOverview(db, store.id),
   ]);
-  const { outbox, setAside } = await backlogOf(db, sourceRows.map((s) => s.id));
-  const sources = sourceRows.map((s) => sourceHealthOf(s, outbox.get(s.id), setAside.get(s.id)));
+  const { outbox, setAside, returnsSetAside, openReturns } = await backlogOf(db, sourceRows.map((s) => s.id), [store.id]);
+  const sources = sourceRows.map((s) => sourceHealthOf(s, outbox.get(s.id), setAside.get(s.id), returnsSetAside.get(s.id)));
   const feeds = feedRows.map(feedHealthOf);
   const days = Array.from({ length: CHART_DAYS }, (_, i) => first + i * DAY_MS);
   const names = [...new Set(perDay.map((r) => r.orderSource))].sort();
@@ -180,6 +193,8 @@ export async function storeOverview(db: Db, store: StoreRow, now: number): Promi
       Failed: sources.reduce((n, s) => n + s.DeliveriesFailed, 0),
     },
     SetAside: sources.reduce((n, s) => n + s.SetAside, 0),
+    OpenReturns: openReturns.get(store.id) ?? 0,
+    ReturnsSetAside: sources.reduce((n, s) => n + s.ReturnsSetAside, 0),
     Sources: sources.map(({ cycles, ...health }) => ({ ...health, Cycles: cycles.map(outcomeOf).reverse() })),
     Feeds: feeds,
     Attention: attentionOf([{ store, sources, feeds }]),

@@ -1,6 +1,6 @@
 // Every statement on products: upserts by (store, Sku), deletes, counts, the keyset pages the
-// feed compiler reads, and the stock statements (decisions 11) that orders and PUT Inventory run
-// inside their own batches. The import paths that feed them are catalog.ts.
+// feed compiler reads, and the stock statements (decisions 11) that orders, PUT Inventory and a
+// return's restock (decisions 13) run inside their own batches. The import paths that feed them are catalog.ts.
 import { and, count, eq, sql, type SQL } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
@@ -246,4 +246,19 @@ export function stockBackStatement(d1: D1Database, storeId: string, units: [numb
   const query = dialect.sqlToQuery(sql`update products set quantity = quantity + (select sum(u.value ->> 3) from json_each(${json}) as u where u.value ->> 2 = products.sku and ${held})
     where store_id = ${storeId} and quantity is not null and sku in (select u.value ->> 2 from json_each(${json}) as u where ${held})`);
   return d1.prepare(query.sql).bind(...query.params);
+}
+
+/**
+ * A return's received units go back on the shelf ([sku, quantity] of what this receipt adds), in
+ * the receipt's batch and under its guard (the return still as read), so each unit once. Untracked
+ * products stay untracked.
+ */
+export function stockRestockedStatement(d1: D1Database, storeId: string, lines: [string, number][], guard: { returnId: number; dateUpdated: number }): D1PreparedStatement {
+  return d1
+    .prepare(
+      `update products set quantity = quantity + (select sum(l.value ->> 1) from json_each(?2) as l where l.value ->> 0 = products.sku)
+      where store_id = ?1 and quantity is not null and sku in (select value ->> 0 from json_each(?2))
+        and exists (select 1 from returns where id = ?3 and date_updated = ?4)`,
+    )
+    .bind(storeId, JSON.stringify(lines), guard.returnId, guard.dateUpdated);
 }

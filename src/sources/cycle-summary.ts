@@ -32,6 +32,10 @@ export const cycleSummarySchema = z.object({
   /** Stock and price (decisions 11): Skus sent to the marketplace this cycle, and of them accepted. */
   listingsSent: z.number().default(0),
   listingsAccepted: z.number().default(0),
+  /** Returns (decisions 13): read from the marketplace, new to the hub, and set aside (their order not held, or unmappable). */
+  returnsFetched: z.number().default(0),
+  returnsImported: z.number().default(0),
+  returnsSetAside: z.number().default(0),
   /** D1 statements the cycle issued (in this invocation). */
   statements: z.number(),
   /** The cycle's work did not fit one invocation: it goes on at once in the source's next one. */

@@ -1,11 +1,17 @@
-// A source's imported page as one write: its orders (src/orders/orders.writes.ts) and the orders
-// the connector could not map (set aside, src/sources/set-aside.queries.ts) in one D1 batch, then
-// what the marketplace reports of the orders' lines (decisions 12), applied as moves. The
+// A source's imported page as one write: its orders (src/orders/orders.writes.ts), the refunds the
+// marketplace reports with them (decisions 13) and the orders the connector could not map (set
+// aside, src/sources/set-aside.queries.ts) in one D1 batch, then what the marketplace reports of
+// the orders' lines (decisions 12), applied as moves. The
 // sync engine's import writes each page through here, and so does the operator's retry of
 // set-aside orders, which maps the kept records again with the source's connector as it is now.
+import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { importPageStatements } from "../orders/orders.writes";
+import { orders, refunds } from "../db/schema";
+import { randomId } from "../lib/crypto";
+import { importPageStatements, touchOrdersIn } from "../orders/orders.writes";
 import { orderWriteOf, type NewWireOrder, type OrderWrite } from "../orders/orders.wire";
+import { importedRefundStatements, ordersRefundedBy, type ImportedRefundWrite } from "../refunds/refunds.queries";
+import { orderRefundedEvents, toD1 } from "../webhooks/webhook-deliveries.queries";
 import type { Connector, ImportedOrder, OrderPage, SetAsideOrder } from "../marketplaces/connector";
 import { listSetAside, setAsideStatements } from "./set-aside.queries";
 import { applyMarketplaceLines } from "../orders/order-move.service";
@@ -30,8 +36,22 @@ export interface PageWritten {
  * read and one batch more, only for a page that reports any (src/orders/order-move.service.ts).
  */
 export async function writePage(db: Db, source: ImportSource, page: Pick<OrderPage, "orders" | "setAside">, now: number): Promise<PageWritten> {
+  const refunded: ImportedRefundWrite[] = page.orders.flatMap((order) =>
+    (order.refunds ?? []).map((f) => ({
+      orderNumber: order.sourceOrderNumber,
+      returnNumber: null,
+      sourceRefundId: f.sourceRefundId,
+      createdAt: f.createdAt.getTime(),
+      reason: f.reason,
+      shippingAmount: f.shippingAmount,
+      currency: f.currency,
+      lines: f.lines,
+    })),
+  );
   const statements = [
     ...(page.orders.length > 0 ? importPageStatements(db, source, page.orders.map((order) => toWrite(order, now)), now) : []),
+    // After the orders and their lines: a refund names both.
+    ...importedRefundsStatements(db, source, refunded, randomId("rw"), now),
     ...setAsideStatements(db, source, page, now),
   ];
   if (statements.length === 0) return { imported: 0, linesMoved: 0 };
@@ -43,6 +63,22 @@ export async function writePage(db: Db, source: ImportSource, page: Pick<OrderPa
   }));
   const linesMoved = reports.size > 0 ? (await applyMarketplaceLines(db, source, reports, now)).moved : 0;
   return { imported, linesMoved };
+}
+
+/**
+ * The refunds a marketplace reports (with its orders or its returns), for the batch that holds
+ * their orders: the refunds, their order.refunded events, and their orders' DateUpdated.
+ */
+export function importedRefundsStatements(db: Db, source: ImportSource, rows: ImportedRefundWrite[], lastWrite: string, now: number): D1PreparedStatement[] {
+  if (rows.length === 0) return [];
+  const orderIds = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${source.storeId}
+    and ${orders.orderSource} = (select name from sources where id = ${source.id})
+    and ${orders.orderSourceOrderNumber} in (select value from json_each(${JSON.stringify([...new Set(rows.map((r) => r.orderNumber))])})))`;
+  return [
+    ...importedRefundStatements(db, source, rows, lastWrite),
+    toD1(db, orderRefundedEvents(db, now, sql`${refunds.orderId} in ${orderIds} and ${refunds.lastWrite} = ${lastWrite}`)),
+    toD1(db, touchOrdersIn(db, ordersRefundedBy(lastWrite, orderIds), now)),
+  ];
 }
 
 /** What the order reports of its lines (ImportedOrder's optional fields of decisions 12), or null when nothing. */

@@ -12,6 +12,7 @@ import { renameOrderSource, setSyncErrors } from "../orders/orders.writes";
 import { failOpenRows, openOrderIds, SOURCE_DELETED } from "../outbox/outbox.queries";
 import { ordersSyncFailedEvents, wokenBy } from "../webhooks/webhook-deliveries.queries";
 import { deleteSetAsideOf } from "./set-aside.queries";
+import { deleteSetAsideReturnsOf } from "./set-aside-returns.queries";
 
 export type SourceRow = typeof sources.$inferSelect;
 
@@ -70,11 +71,11 @@ export function enabledSources(db: Db, shard: string): Promise<{ id: string; sto
 export async function updateSource(
   db: Db,
   before: SourceRow,
-  next: Pick<SourceRow, "name" | "enabled" | "settingsCiphertext" | "updatedAt" | "cursorAt">,
+  next: Pick<SourceRow, "name" | "enabled" | "settingsCiphertext" | "updatedAt" | "cursorAt" | "returnsCursorAt">,
 ): Promise<void> {
   const update = db
     .update(sources)
-    .set({ name: next.name, enabled: next.enabled, settingsCiphertext: next.settingsCiphertext, updatedAt: next.updatedAt, cursorAt: next.cursorAt })
+    .set({ name: next.name, enabled: next.enabled, settingsCiphertext: next.settingsCiphertext, updatedAt: next.updatedAt, cursorAt: next.cursorAt, returnsCursorAt: next.returnsCursorAt })
     .where(eq(sources.id, before.id));
   if (next.name === before.name) await db.batch([update]);
   else await db.batch([update, renameOrderSource(db, before.id, next.name)]);
@@ -83,7 +84,7 @@ export async function updateSource(
 /**
  * Deletes a source. Its orders stay (SyncStatus Disabled from now on); what it still had to
  * deliver never will be, and those orders say so (and their order.sync_failed webhook events);
- * its set-aside orders and its listings (the stock and price it was sent) go with it. Answers
+ * its set-aside orders and returns and its listings (the stock and price it was sent) go with it. Answers
  * the webhook endpoints to wake.
  */
 export async function deleteSource(db: Db, sourceId: string, now: number): Promise<string[]> {
@@ -93,6 +94,7 @@ export async function deleteSource(db: Db, sourceId: string, now: number): Promi
     setSyncErrors(db, openOrderIds(sourceId), SOURCE_DELETED, now),
     failOpenRows(db, sourceId),
     deleteSetAsideOf(db, sourceId),
+    deleteSetAsideReturnsOf(db, sourceId),
     deleteListingsOf(db, sourceId),
     db.delete(sources).where(eq(sources.id, sourceId)),
   ]);
@@ -111,6 +113,14 @@ export function advanceCursor(db: Db, sourceId: string, from: number | null, to:
     .update(sources)
     .set({ cursorAt: to })
     .where(and(eq(sources.id, sourceId), from === null ? isNull(sources.cursorAt) : eq(sources.cursorAt, from)));
+}
+
+/** The returns import of a window completed: the returns cursor moves to its end, unless an operator moved it meanwhile. */
+export function advanceReturnsCursor(db: Db, sourceId: string, from: number | null, to: number) {
+  return db
+    .update(sources)
+    .set({ returnsCursorAt: to })
+    .where(and(eq(sources.id, sourceId), from === null ? isNull(sources.returnsCursorAt) : eq(sources.returnsCursorAt, from)));
 }
 
 export function addImported(db: Db, sourceId: string, count: number) {

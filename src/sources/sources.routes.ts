@@ -1,5 +1,5 @@
 // /admin/v1/stores/:storeId/sources[/:sourceId]: a store's marketplace connections, their
-// deliveries and their set-aside orders. Settings are validated by the Type's connector, stored
+// deliveries and their set-aside orders and returns. Settings are validated by the Type's connector, stored
 // only as AES-GCM ciphertext, and never answered with their secrets (decisions 8; issue 5). The
 // statements live with their tables' owners (src/sources/, src/stock/, src/outbox/), the wire forms in
 // sources.wire.ts. Building a connector and retrying set-aside orders are the sync engine's
@@ -24,11 +24,13 @@ import { connectorEntry, SOURCE_TYPES } from "../marketplaces/registry";
 import { memoryStorage } from "../marketplaces/storage";
 import { buildConnector } from "../marketplaces/registry";
 import { retrySetAside } from "./imported-page";
+import { retrySetAsideReturns } from "./imported-returns";
 import { countSetAside, dismissSetAside, listSetAside } from "./set-aside.queries";
+import { countSetAsideReturns, dismissSetAsideReturn, listSetAsideReturns } from "./set-aside-returns.queries";
 import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "./sources.queries";
 import { wakeLater } from "../webhooks/wake";
-import { wireDelivery, wireSetAside, wireSource, type SourceStatus } from "./sources.wire";
-import { createSourceDocument, deliveryAnswer, receivedAnswer, retrySetAsideAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
+import { wireDelivery, wireSetAside, wireSetAsideReturn, wireSource, type SourceStatus } from "./sources.wire";
+import { createSourceDocument, deliveryAnswer, receivedAnswer, retrySetAsideAnswer, setAsideAnswer, setAsideReturnAnswer, sourceAnswer } from "./sources.schemas";
 
 const settingsObject = z.record(z.string(), z.unknown());
 
@@ -52,7 +54,12 @@ const storeParam = z.object({ storeId: z.string() });
 const sourceParam = z.object({ storeId: z.string(), sourceId: z.string() });
 const setAsideParam = sourceParam.extend({ orderNumber: z.string().min(1).max(200) });
 const deliveriesQuery = z.object({ status: z.enum(OUTBOX_STATES).optional() });
-const retrySetAsideBody = z.object({ OrderSourceOrderNumbers: z.array(z.string().min(1).max(200)).min(1).max(1000).optional() });
+const retrySetAsideBody = z.object({
+  OrderSourceOrderNumbers: z.array(z.string().min(1).max(200)).min(1).max(1000).optional(),
+  /** Set-aside returns to map again (decisions 13); without a body, every set-aside order and return is. */
+  ReturnSourceNumbers: z.array(z.string().min(1).max(200)).min(1).max(1000).optional(),
+});
+const setAsideReturnParam = sourceParam.extend({ returnNumber: z.string().min(1).max(200) });
 
 const MAX_SETTINGS_BYTES = 64 * 1024;
 /** How far back ImportFrom may reach: no marketplace here serves older orders (Walmart: 180 days). */
@@ -107,8 +114,8 @@ async function visibleSettings(env: Env, row: SourceRow): Promise<Record<string,
 }
 
 async function statuses(db: Db, ids: string[]): Promise<Map<string, SourceStatus>> {
-  const [deliveries, setAside] = await Promise.all([countsBySource(db, ids), countSetAside(db, ids)]);
-  return new Map(ids.map((id) => [id, { deliveries: deliveries.get(id)!, setAside: setAside.get(id) ?? 0 }]));
+  const [deliveries, setAside, returnsSetAside] = await Promise.all([countsBySource(db, ids), countSetAside(db, ids), countSetAsideReturns(db, ids)]);
+  return new Map(ids.map((id) => [id, { deliveries: deliveries.get(id)!, setAside: setAside.get(id) ?? 0, returnsSetAside: returnsSetAside.get(id) ?? 0 }]));
 }
 
 async function answerSources(env: Env, db: Db, rows: SourceRow[]) {
@@ -147,6 +154,7 @@ export const sourcesRoutes = createRouter()
       enabled: body.Enabled ?? true,
       settingsCiphertext: await encryptJson(c.env.SOURCE_SETTINGS_KEY, settings),
       cursorAt: null,
+      returnsCursorAt: null,
       lastCycleStartedAt: null,
       lastCycleEndedAt: null,
       lastCycleImported: 0,
@@ -189,6 +197,8 @@ export const sourcesRoutes = createRouter()
       name: body.Name ?? row.name,
       enabled: body.Enabled ?? row.enabled,
       cursorAt: body.ImportFrom ?? row.cursorAt,
+      // Returns are imported again from the same date (decisions 13): their write is idempotent too.
+      returnsCursorAt: body.ImportFrom ?? row.returnsCursorAt,
       updatedAt: now,
     };
     if (body.Settings) {
@@ -230,12 +240,22 @@ export const sourcesRoutes = createRouter()
     const [source] = await answerSources(c.env, db, [row]);
     return ok(c, { Retried: retried.length, Source: source });
   })
-  .get("/stores/:storeId/sources/:sourceId/set-aside", documented("admin", { summary: "Orders the connector could not map, set aside (oldest 1,000)", tags: ["Sources"], answer: envelope({ SetAside: z.array(setAsideAnswer) }) }), validate("param", sourceParam), async (c) => {
-    const { storeId, sourceId } = c.req.valid("param");
-    const { row, db } = await requireSource(c.env, storeId, sourceId);
-    // The oldest 1,000; a source with more has a connector to fix first.
-    return ok(c, { SetAside: (await listSetAside(db, row.id, 1000)).map(wireSetAside) });
-  })
+  .get(
+    "/stores/:storeId/sources/:sourceId/set-aside",
+    documented("admin", {
+      summary: "Orders the connector could not map, and returns it could not map or whose order the hub does not hold, set aside (oldest 1,000 of each)",
+      tags: ["Sources"],
+      answer: envelope({ SetAside: z.array(setAsideAnswer), SetAsideReturns: z.array(setAsideReturnAnswer) }),
+    }),
+    validate("param", sourceParam),
+    async (c) => {
+      const { storeId, sourceId } = c.req.valid("param");
+      const { row, db } = await requireSource(c.env, storeId, sourceId);
+      // The oldest 1,000; a source with more has a connector to fix first.
+      const [orders, returns] = await Promise.all([listSetAside(db, row.id, 1000), listSetAsideReturns(db, row.id, 1000)]);
+      return ok(c, { SetAside: orders.map(wireSetAside), SetAsideReturns: returns.map(wireSetAsideReturn) });
+    },
+  )
   // Maps the set-aside orders again (all, or those named) with the source's connector as it is
   // now: those that map are imported and leave the list, the others stay with the new reason.
   .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), validate("json", retrySetAsideBody, { optional: true }), async (c) => {
@@ -250,13 +270,30 @@ export const sourcesRoutes = createRouter()
     } catch (error) {
       throw new ApiError(400, `The source's connector cannot be built: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const result = await retrySetAside(db, row, connector, now, body.OrderSourceOrderNumbers ?? null);
+    // Without a body, everything; with one, what it names (orders first: a return may wait for one).
+    const all = body.OrderSourceOrderNumbers === undefined && body.ReturnSourceNumbers === undefined;
+    const result = all || body.OrderSourceOrderNumbers ? await retrySetAside(db, row, connector, now, body.OrderSourceOrderNumbers ?? null) : { retried: 0, imported: 0, stillSetAside: 0 };
+    const reader = connector.returns && "fetchReturns" in connector.returns ? connector.returns : null;
+    const returns =
+      reader && (all || body.ReturnSourceNumbers) ? await retrySetAsideReturns(db, row, reader, now, body.ReturnSourceNumbers ?? null) : { retried: 0, imported: 0, stillSetAside: 0 };
     return ok(c, {
       Retried: result.retried,
       Imported: result.imported,
       StillSetAside: result.stillSetAside,
       SetAside: (await listSetAside(db, row.id, 1000)).map(wireSetAside),
+      ReturnsRetried: returns.retried,
+      ReturnsImported: returns.imported,
+      ReturnsStillSetAside: returns.stillSetAside,
+      SetAsideReturns: (await listSetAsideReturns(db, row.id, 1000)).map(wireSetAsideReturn),
     });
+  })
+  .delete("/stores/:storeId/sources/:sourceId/set-aside/returns/:returnNumber", documented("admin", { summary: "Dismiss a set-aside return", tags: ["Sources"], answer: envelope({}) }), validate("param", setAsideReturnParam), async (c) => {
+    const { storeId, sourceId, returnNumber } = c.req.valid("param");
+    const { row, db } = await requireSource(c.env, storeId, sourceId);
+    if (!(await dismissSetAsideReturn(db, row.id, returnNumber))) {
+      throw new ApiError(404, `Source '${row.id}' has no set-aside return '${returnNumber.slice(0, 60)}'.`);
+    }
+    return ok(c);
   })
   .delete("/stores/:storeId/sources/:sourceId/set-aside/:orderNumber", documented("admin", { summary: "Dismiss a set-aside order", tags: ["Sources"], answer: envelope({}) }), validate("param", setAsideParam), async (c) => {
     const { storeId, sourceId, orderNumber } = c.req.valid("param");

@@ -30,6 +30,9 @@ export const cycleAnswer = z
     DeliveriesPending: z.number().int(),
     DeliveriesSubmittedTotal: z.number().int(),
     DeliveriesFailedTotal: z.number().int(),
+    ReturnsFetched: z.number().int().describe("Returns read from the marketplace (decisions 13)."),
+    ReturnsImported: z.number().int().describe("Of those, new to the hub."),
+    ReturnsSetAside: z.number().int().describe("Returns set aside: unmappable, or their order not held (GET .../set-aside)."),
     D1Statements: z.number().int().describe("D1 statements this invocation of the cycle issued."),
     Continues: z
       .boolean()
@@ -57,8 +60,10 @@ export const sourceAnswer = z
       DeliveriesSubmitted: z.number().int(),
       DeliveriesFailed: z.number().int(),
       SetAside: z.number().int(),
+      ReturnsSetAside: z.number().int().describe("Returns set aside (decisions 13): unmappable, or their order not held."),
       LastError: z.string().nullable(),
       Cursor: wireDate,
+      ReturnsCursor: wireDate.describe("Where the next returns import starts (less an overlap); null before the first."),
       RecentCycles: z.array(cycleAnswer).describe("The last 20 cycles, newest first."),
     }),
   })
@@ -91,11 +96,27 @@ export const setAsideAnswer = z
   })
   .meta({ id: "SetAsideOrder" });
 
+export const setAsideReturnAnswer = z
+  .object({
+    ReturnSourceNumber: z.string(),
+    OrderSourceOrderNumber: z.string().nullable().describe("The order the return names, when that much could be read."),
+    Reason: z.string(),
+    Record: z.unknown().describe("The marketplace's record (JSON), or the start of it as text when it was over 64 KiB."),
+    RecordTruncated: z.boolean(),
+    DateFirstSeen: wireDate,
+    DateLastSeen: wireDate,
+  })
+  .meta({ id: "SetAsideReturn" });
+
 export const retrySetAsideAnswer = z.object({
   Retried: z.number().int(),
   Imported: z.number().int(),
   StillSetAside: z.number().int(),
   SetAside: z.array(setAsideAnswer),
+  ReturnsRetried: z.number().int(),
+  ReturnsImported: z.number().int(),
+  ReturnsStillSetAside: z.number().int(),
+  SetAsideReturns: z.array(setAsideReturnAnswer),
 });
 
 export const receivedAnswer = z.object({

@@ -1,5 +1,5 @@
 // A source's rows as the admin API answers them (PascalCase): sources with their status, cycle
-// summaries, deliveries and set-aside orders. The one place camelCase turns into the wire form.
+// summaries, deliveries and set-aside orders and returns. The one place camelCase turns into the wire form.
 import type { z } from "zod";
 import { toWireDate } from "../lib/dates";
 import type { OutboxCounts, OutboxEntry } from "../outbox/outbox.queries";
@@ -7,7 +7,8 @@ import { readCycles, type CycleSummary } from "./cycle-summary";
 import type { SetAsideRow } from "./set-aside.queries";
 import type { SourceType } from "../marketplaces/registry";
 import type { SourceRow } from "./sources.queries";
-import type { cycleAnswer, deliveryAnswer, setAsideAnswer, sourceAnswer } from "./sources.schemas";
+import type { SetAsideReturnRow } from "./set-aside-returns.queries";
+import type { cycleAnswer, deliveryAnswer, setAsideAnswer, setAsideReturnAnswer, sourceAnswer } from "./sources.schemas";
 
 export function toWireCycle(s: CycleSummary): z.input<typeof cycleAnswer> {
   return {
@@ -29,6 +30,9 @@ export function toWireCycle(s: CycleSummary): z.input<typeof cycleAnswer> {
     DeliveriesPending: s.pendingDeliveries,
     DeliveriesSubmittedTotal: s.submittedDeliveries,
     DeliveriesFailedTotal: s.failedDeliveries,
+    ReturnsFetched: s.returnsFetched,
+    ReturnsImported: s.returnsImported,
+    ReturnsSetAside: s.returnsSetAside,
     D1Statements: s.statements,
     Continues: s.continues,
     Error: s.error,
@@ -38,6 +42,7 @@ export function toWireCycle(s: CycleSummary): z.input<typeof cycleAnswer> {
 export interface SourceStatus {
   deliveries: OutboxCounts;
   setAside: number;
+  returnsSetAside: number;
 }
 
 export function wireSource(row: SourceRow, settings: Record<string, unknown>, status: SourceStatus): z.input<typeof sourceAnswer> {
@@ -60,8 +65,10 @@ export function wireSource(row: SourceRow, settings: Record<string, unknown>, st
       DeliveriesSubmitted: status.deliveries.submitted,
       DeliveriesFailed: status.deliveries.failed,
       SetAside: status.setAside,
+      ReturnsSetAside: status.returnsSetAside,
       LastError: row.lastError,
       Cursor: toWireDate(row.cursorAt),
+      ReturnsCursor: toWireDate(row.returnsCursorAt),
       /** The last 20 cycles, newest first: when a marketplace started failing, and how. */
       RecentCycles: readCycles(row.recentCycles).map(toWireCycle),
     },
@@ -99,6 +106,26 @@ export function wireSetAside(row: SetAsideRow): z.input<typeof setAsideAnswer> {
     OrderSourceOrderNumber: row.orderSourceOrderNumber,
     Reason: row.reason,
     /** The marketplace's record (JSON), or the start of it as text when it was over 64 KiB. */
+    Record: record,
+    RecordTruncated: row.recordTruncated,
+    DateFirstSeen: toWireDate(row.firstSeenAt),
+    DateLastSeen: toWireDate(row.lastSeenAt),
+  };
+}
+
+export function wireSetAsideReturn(row: SetAsideReturnRow): z.input<typeof setAsideReturnAnswer> {
+  let record: unknown = row.record;
+  if (!row.recordTruncated) {
+    try {
+      record = JSON.parse(row.record);
+    } catch {
+      // Kept as text: shown as it was stored.
+    }
+  }
+  return {
+    ReturnSourceNumber: row.sourceReturnNumber,
+    OrderSourceOrderNumber: row.orderSourceOrderNumber,
+    Reason: row.reason,
     Record: record,
     RecordTruncated: row.recordTruncated,
     DateFirstSeen: toWireDate(row.firstSeenAt),

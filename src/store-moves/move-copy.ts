@@ -22,7 +22,14 @@ const TABLES = {
   order_items: { table: schema.orderItems, key: ["id"], numeric: true },
   line_changes: { table: schema.lineChanges, key: ["id"], numeric: true },
   outbox: { table: schema.outbox, key: ["id"], numeric: true },
+  // Returns and refunds (decisions 13) go with their orders: a return names an order and its
+  // lines, a refund an order, its lines and maybe a return.
+  returns: { table: schema.returns, key: ["id"], numeric: true },
+  return_lines: { table: schema.returnLines, key: ["id"], numeric: true },
+  refunds: { table: schema.refunds, key: ["id"], numeric: true },
+  refund_lines: { table: schema.refundLines, key: ["id"], numeric: true },
   set_aside_orders: { table: schema.setAsideOrders, key: ["id"], numeric: true },
+  set_aside_returns: { table: schema.setAsideReturns, key: ["id"], numeric: true },
   products: { table: schema.products, key: ["store_id", "sku"], numeric: false },
   listings: { table: schema.listings, key: ["source_id", "sku"], numeric: false },
   webhook_deliveries: { table: schema.webhookDeliveries, key: ["id"], numeric: true },
@@ -67,6 +74,7 @@ function memo<T>(make: (name: TableName) => T): (name: TableName) => T {
 const UNIQUE: Partial<Record<TableName, { key: string[]; park: string }>> = {
   orders: { key: ["store_id", "order_source", "order_source_order_number"], park: "order_source_order_number" },
   set_aside_orders: { key: ["source_id", "order_source_order_number"], park: "order_source_order_number" },
+  set_aside_returns: { key: ["source_id", "source_return_number"], park: "source_return_number" },
   sources: { key: ["store_id", "name"], park: "name" },
 };
 
@@ -166,7 +174,7 @@ async function all(d1: D1Database, query: string, ...binds: unknown[]): Promise<
 
 /** Where the copy stands: the phase, which source or webhook of the store (by index), the last key copied. */
 export interface CopyCursor {
-  phase: "small" | "orders" | "products" | "listings" | "setAside" | "deliveries" | "stockClock" | "done";
+  phase: "small" | "orders" | "products" | "listings" | "setAside" | "setAsideReturns" | "deliveries" | "stockClock" | "done";
   item: number;
   after: string | number | null;
 }
@@ -176,7 +184,8 @@ const NEXT: Record<CopyCursor["phase"], CopyCursor["phase"]> = {
   orders: "products",
   products: "listings",
   listings: "setAside",
-  setAside: "deliveries",
+  setAside: "setAsideReturns",
+  setAsideReturns: "deliveries",
   deliveries: "stockClock",
   stockClock: "done",
   done: "done",
@@ -225,26 +234,46 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
       const last = sizes[taken - 1]!.k as number;
       const orders = await all(from, "select * from orders where store_id = ?1 and id > ?2 and id <= ?3 order by id", storeId, after, last);
       const ids = JSON.stringify(orders.map((o) => o.id));
-      const [items, changes, outbox] = await Promise.all([
-        all(from, "select * from order_items where order_id in (select value from json_each(?1)) order by id", ids),
-        all(from, "select * from line_changes where order_id in (select value from json_each(?1)) order by id", ids),
-        all(from, "select * from outbox where order_id in (select value from json_each(?1)) order by id", ids),
+      const ofOrders = (table: string) => all(from, `select * from ${table} where order_id in (select value from json_each(?1)) order by id`, ids);
+      const [items, changes, outbox, returns, refunds] = await Promise.all([ofOrders("order_items"), ofOrders("line_changes"), ofOrders("outbox"), ofOrders("returns"), ofOrders("refunds")]);
+      // Returns and refunds (decisions 13) go with their orders; their size is not in the byte bound.
+      const [returnLines, refundLines] = await Promise.all([
+        returns.length ? all(from, "select * from return_lines where return_id in (select value from json_each(?1)) order by id", JSON.stringify(returns.map((r) => r.id))) : [],
+        refunds.length ? all(from, "select * from refund_lines where refund_id in (select value from json_each(?1)) order by id", JSON.stringify(refunds.map((r) => r.id))) : [],
       ]);
-      await write(to, [...upsert(to, "orders", orders), ...upsert(to, "order_items", items), ...upsert(to, "line_changes", changes), ...upsert(to, "outbox", outbox)]);
+      await write(to, [
+        ...upsert(to, "orders", orders),
+        ...upsert(to, "order_items", items),
+        ...upsert(to, "line_changes", changes),
+        ...upsert(to, "outbox", outbox),
+        ...upsert(to, "returns", returns),
+        ...upsert(to, "return_lines", returnLines),
+        ...upsert(to, "refunds", refunds),
+        ...upsert(to, "refund_lines", refundLines),
+      ]);
       const ended = sizes.length < n && taken === sizes.length;
-      return { cursor: ended ? next(cursor) : { ...cursor, after: last }, rows: orders.length + items.length + changes.length + outbox.length };
+      return {
+        cursor: ended ? next(cursor) : { ...cursor, after: last },
+        rows: orders.length + items.length + changes.length + outbox.length + returns.length + returnLines.length + refunds.length + refundLines.length,
+      };
     }
     case "products": {
       const result = await copyRange(from, to, "products", "store_id", storeId, "sku", cursor.after ?? "", limits);
       return { cursor: result.ended ? next(cursor) : { ...cursor, after: result.last }, rows: result.rows };
     }
     case "listings":
-    case "setAside": {
-      // Per source, by the source's own index (listings by Sku, set-aside by order number).
+    case "setAside":
+    case "setAsideReturns": {
+      // Per source, by the source's own index (listings by Sku, set-aside by order or return number).
       const sources = await all(from, "select id from sources where store_id = ?1 order by id", storeId);
       const source = sources[cursor.item]?.id;
       if (source === undefined) return { cursor: next(cursor), rows: 0 };
-      const [table, column] = cursor.phase === "listings" ? (["listings", "sku"] as const) : (["set_aside_orders", "order_source_order_number"] as const);
+      const [table, column] =
+        cursor.phase === "listings"
+          ? (["listings", "sku"] as const)
+          : cursor.phase === "setAside"
+            ? (["set_aside_orders", "order_source_order_number"] as const)
+            : (["set_aside_returns", "source_return_number"] as const);
       const result = await copyRange(from, to, table, "source_id", source, column, cursor.after ?? "", limits);
       return { cursor: result.ended ? { ...cursor, item: cursor.item + 1, after: null } : { ...cursor, after: result.last }, rows: result.rows };
     }
@@ -424,6 +453,10 @@ function deleteByKeys(to: D1Database, storeId: string, name: TableName, keys: Ch
 
 /** Removal order: children before parents, the derived tables and the store's own row last. */
 const REMOVE_STEPS = [
+  "refund_lines",
+  "refunds",
+  "return_lines",
+  "returns",
   "order_items",
   "line_changes",
   "outbox",
@@ -431,6 +464,7 @@ const REMOVE_STEPS = [
   "webhook_deliveries",
   "listings",
   "set_aside_orders",
+  "set_aside_returns",
   "products",
   "feeds",
   "webhooks",
@@ -451,9 +485,15 @@ export async function removeBatch(from: D1Database, storeId: string, cursor: Rem
   const bySource = `(select id from sources where store_id = ?1)`;
   const byWebhook = `(select id from webhooks where store_id = ?1)`;
   const statement: Record<Exclude<(typeof REMOVE_STEPS)[number], "derived" | "order_items" | "line_changes" | "outbox" | "orders">, string> = {
+    // Refunds name returns, and both name order lines: they go in the steps before the orders'.
+    refund_lines: `delete from refund_lines where id in (select l.id from refund_lines l join refunds r on r.id = l.refund_id where r.store_id = ?1 limit ?2)`,
+    refunds: `delete from refunds where id in (select id from refunds where store_id = ?1 limit ?2)`,
+    return_lines: `delete from return_lines where id in (select l.id from return_lines l join returns r on r.id = l.return_id where r.store_id = ?1 limit ?2)`,
+    returns: `delete from returns where id in (select id from returns where store_id = ?1 limit ?2)`,
     webhook_deliveries: `delete from webhook_deliveries where id in (select id from webhook_deliveries where webhook_id in ${byWebhook} limit ?2)`,
     listings: `delete from listings where rowid in (select rowid from listings where source_id in ${bySource} limit ?2)`,
     set_aside_orders: `delete from set_aside_orders where id in (select id from set_aside_orders where source_id in ${bySource} limit ?2)`,
+    set_aside_returns: `delete from set_aside_returns where id in (select id from set_aside_returns where source_id in ${bySource} limit ?2)`,
     products: `delete from products where rowid in (select rowid from products where store_id = ?1 limit ?2)`,
     feeds: `delete from feeds where id in (select id from feeds where store_id = ?1 limit ?2)`,
     webhooks: `delete from webhooks where id in (select id from webhooks where store_id = ?1 limit ?2)`,

@@ -1,5 +1,5 @@
-// One sync cycle of one source: import what changed since the cursor, then deliver what is
-// pending, then push stock and price. Runs inside the source's SourceSync Durable Object, which
+// One sync cycle of one source: import what changed since the cursor (orders, then returns), then
+// deliver what is pending, then push stock and price. Runs inside the source's SourceSync Durable Object, which
 // keeps cycles of one source from overlapping; this module only needs a database, a clock and the
 // source's storage.
 //
@@ -22,13 +22,15 @@ import { readCycles, type CycleSummary } from "../sources/cycle-summary";
 import type { SourceStorage } from "../marketplaces/storage";
 import { CHECKS_PER_CYCLE, DELIVERIES_PER_CYCLE, deliverPending } from "./delivery";
 import { MAX_PLAN_STATEMENTS, pushListings } from "./listings-push";
-import { importOrders, MAX_PAGES_PER_WINDOW, type ImportProgress } from "./importer";
-import { addImported, advanceCursor, markCycleStarted, recordCycleEnd, sourceById } from "../sources/sources.queries";
+import { importOrders, importReturns, MAX_PAGES_PER_WINDOW, type ImportProgress } from "./importer";
+import { addImported, advanceCursor, advanceReturnsCursor, markCycleStarted, recordCycleEnd, sourceById } from "../sources/sources.queries";
 import { wakeStoreWebhooks } from "../webhooks/wake";
 import { storeOfRow } from "../stores/stores.queries";
 
 /** Where an import that did not fit one cycle stands. */
 const IMPORT_PROGRESS = "sync:importProgress";
+/** The same for the returns import (decisions 13), which has its own cursor. */
+const RETURNS_PROGRESS = "sync:returnsProgress";
 /**
  * Until when the marketplace asked not to be called (a 429's Retry-After), per source and per
  * stage: a throttled order list must not keep pending shipments from going out (decisions 6).
@@ -186,6 +188,38 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
       await addImported(db, sourceId, imported);
     }
   }
+  // Returns after the orders (decisions 13), so a return of an order imported this cycle finds
+  // it. Same rules as the orders' import, and the same pause: a marketplace that asked the order
+  // import to wait is not asked for returns either. Out of the invocation's share, it goes on from
+  // its saved page in the cycle's next invocation.
+  const returnsReader = connector?.returns && "fetchReturns" in connector.returns ? connector.returns : null;
+  if (connector && returnsReader && !outOfBudget && !paused("import")) {
+    let resume = storage.get<ImportProgress>(RETURNS_PROGRESS) ?? null;
+    if (resume && resume.fromCursor !== source.returnsCursorAt) {
+      storage.delete(RETURNS_PROGRESS);
+      resume = null;
+    }
+    try {
+      const result = await importReturns(db, source, returnsReader, connector.settleMs ?? 0, now, {
+        resume,
+        onProgress: (p) => (p ? storage.put(RETURNS_PROGRESS, p) : storage.delete(RETURNS_PROGRESS)),
+        onImported: (n) => (summary.returnsImported += n),
+        units: budget.units({ d1Queries: 6, subrequests: 8 }),
+      });
+      progress += result.pages;
+      summary.returnsFetched = result.fetched;
+      summary.returnsSetAside = result.setAside;
+      summary.more ||= result.unfinished !== null || result.outOfBudget;
+      if (result.outOfBudget) outOfBudget = true;
+      else if (result.endedEarly) errors.push(`returns import: ${result.endedEarly}`);
+      else if (!result.unfinished) await advanceReturnsCursor(db, sourceId, resume ? resume.fromCursor : source.returnsCursorAt, result.cursorAt);
+    } catch (error) {
+      if (resume && error instanceof MarketplaceError && !error.retryable) storage.delete(RETURNS_PROGRESS);
+      const message = error instanceof Error ? error.message : String(error);
+      errors.push(`returns import: ${message}`);
+      if (error instanceof MarketplaceError && error.retryAfterMs) storage.put(PAUSED_UNTIL.import, clock().getTime() + cappedWait(error.retryAfterMs));
+    }
+  }
   // Delivery does not depend on the import: an acknowledgement goes out while listing fails or
   // waits, unless the marketplace asked the deliveries themselves to wait.
   if (connector && (allowance.deliveries > 0 || allowance.checks > 0) && !paused("delivery")) {
@@ -242,9 +276,10 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   // Counted with the write that records it.
   summary.statements = budget.spent().d1Queries + 1;
   await recordCycleEnd(db, { id: sourceId, recentCycles: readCycles(source.recentCycles) }, summary);
-  // New orders, lines the marketplace moved and failed deliveries may have recorded webhook events
-  // (order.created, order.shipment_created, order.items_cancelled, order.sync_failed).
-  if (summary.imported > 0 || linesMoved > 0 || summary.failed > 0) {
+  // New orders, lines the marketplace moved, returns and failed deliveries may have recorded webhook
+  // events (order.created, order.shipment_created, order.items_cancelled, return.created,
+  // order.sync_failed; a changed return or an imported refund too).
+  if (summary.imported > 0 || linesMoved > 0 || summary.failed > 0 || summary.returnsFetched > 0) {
     // Missed wake-ups are the cron sweep's to catch; the cycle's summary stands either way.
     await wakeStoreWebhooks(deps.env, source.storeId).catch((error: unknown) => console.error("waking webhook senders failed", error));
   }
@@ -292,6 +327,9 @@ export function emptySummary(sourceId: string, at: number, error: string | null 
     failedDeliveries: 0,
     listingsSent: 0,
     listingsAccepted: 0,
+    returnsFetched: 0,
+    returnsImported: 0,
+    returnsSetAside: 0,
     statements: 0,
     continues: false,
     error,

@@ -1,5 +1,6 @@
-// Delivery: the outbox rows of one source, oldest first, each order's rows strictly in order. A
-// row is only due once every earlier row of its order is delivered or notApplicable, so a
+// Delivery: the outbox rows of one source, oldest first, each order's rows strictly in order
+// (its acknowledgement, shipments and cancellation, and its refunds and returns' receipts and
+// decisions, decisions 13, all in one sequence). A row is only due once every earlier row of its order is delivered or notApplicable, so a
 // shipment never overtakes the acknowledgement before it, nothing after a failed row goes out,
 // and nothing overtakes a row the marketplace still processes (submitted).
 //
@@ -37,10 +38,14 @@ import {
   type Delivery,
   type DeliveryOrder,
   type DeliveryOutcome,
+  type DeliveryReturn,
   type EarlierDelivery,
+  type ReturnDelivery,
   type LineQuantity,
 } from "../marketplaces/connector";
 import { exponentialDelay } from "../lib/retry";
+import { refundsForDelivery, type RefundForDelivery } from "../refunds/refunds.queries";
+import { returnsForDelivery, type ReturnForDelivery } from "../returns/returns.queries";
 
 export const MAX_ATTEMPTS = 8;
 /** Rows read per round trip. */
@@ -130,12 +135,13 @@ export async function deliverPending(
   if (connector.checkSubmitted && checks > 0 && room(ROUND_COST)) {
     const submitted = await submittedEntries(db, sourceId, result.checkedUpTo, checks);
     const targets = await deliveryTargets(db, submitted.map((e) => e.orderId));
+    const extras = await returnReads(db, submitted);
     for (const entry of submitted) {
       if (!room()) break;
       const started = units?.begin();
       try {
         result.checked += 1;
-        const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
+        const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId), extras);
         if (typeof delivery === "string" || entry.reference === null) {
           await record(entry, { state: "failed", error: typeof delivery === "string" ? delivery : "no marketplace reference was kept", called: false });
           continue;
@@ -179,6 +185,7 @@ export async function deliverPending(
     const entries = await dueEntries(db, sourceId, now, Math.min(ROUND, limit - attempted));
     if (entries.length === 0) break;
     const targets = await deliveryTargets(db, entries.map((e) => e.orderId));
+    const extras = await returnReads(db, entries);
     const done = new Set<number>();
     for (const entry of entries) {
       if (done.has(entry.id) || result.stoppedBy || result.outOfBudget) continue;
@@ -187,19 +194,21 @@ export async function deliverPending(
       try {
         done.add(entry.id);
         attempted += 1;
-        const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId));
+        const delivery = toDelivery(sourceId, entry, targets.get(entry.orderId), extras);
         if (typeof delivery === "string") {
           await record(entry, { state: "failed", error: delivery, called: false });
           continue;
         }
         // The connector's own reason first: it can say what the seller does instead (Etsy: cancel on Etsy).
-        const lacking = connector.notApplicable?.(delivery) ?? missingCapability(connector.capabilities, delivery);
+        const lacking = isOrderDelivery(delivery)
+          ? (connector.notApplicable?.(delivery) ?? missingCapability(connector.capabilities, delivery))
+          : missingReturnOperation(connector, delivery);
         if (lacking !== null) {
           await record(entry, { state: "notApplicable", reason: lacking, called: false });
           continue;
         }
         const batch = connector.batch;
-        if (batch?.kinds.includes(delivery.kind)) {
+        if (batch && isOrderDelivery(delivery) && batch.kinds.includes(delivery.kind)) {
           // Due rows of one kind, one per order (dueEntries never hands two of one order), up to the
           // batch size and to what the invocation can still record (up to three statements a row).
           const size = Math.min(batch.size, Math.max(1, Math.floor(((options.budget?.left().d1Queries ?? Infinity) - 1) / 3)));
@@ -207,8 +216,8 @@ export async function deliverPending(
           for (const other of entries) {
             if (group.length >= size) break;
             if (done.has(other.id) || other.kind !== delivery.kind) continue;
-            const otherDelivery = toDelivery(sourceId, other, targets.get(other.orderId));
-            if (typeof otherDelivery === "string") continue;
+            const otherDelivery = toDelivery(sourceId, other, targets.get(other.orderId), extras);
+            if (typeof otherDelivery === "string" || !isOrderDelivery(otherDelivery)) continue;
             if ((connector.notApplicable?.(otherDelivery) ?? missingCapability(connector.capabilities, otherDelivery)) !== null) continue;
             done.add(other.id);
             attempted += 1;
@@ -302,7 +311,12 @@ function asMarketplaceError(error: unknown): MarketplaceError {
   return new MarketplaceError(`unexpected error: ${error instanceof Error ? error.message : String(error)}`, null, true);
 }
 
-function send(connector: Connector, delivery: Delivery): Promise<DeliveryOutcome> {
+/** An order's own delivery (acknowledge, ship, cancel), which a connector's batch and notApplicable know. */
+function isOrderDelivery(delivery: Delivery | ReturnDelivery): delivery is Delivery {
+  return delivery.kind === "acknowledge" || delivery.kind === "ship" || delivery.kind === "cancel";
+}
+
+function send(connector: Connector, delivery: Delivery | ReturnDelivery): Promise<DeliveryOutcome> {
   switch (delivery.kind) {
     case "acknowledge":
       return connector.acknowledge(delivery);
@@ -310,6 +324,27 @@ function send(connector: Connector, delivery: Delivery): Promise<DeliveryOutcome
       return connector.ship(delivery);
     case "cancel":
       return connector.cancel(delivery);
+    // Checked present by missingReturnOperation before.
+    case "refund":
+      return connector.refund!(delivery);
+    case "receiveReturn":
+      return connector.receiveReturn!(delivery);
+    case "approveReturn":
+    case "rejectReturn":
+      return connector.decideReturn!(delivery);
+  }
+}
+
+/** Why the marketplace cannot take a return's or refund's delivery: the connector has no such operation. */
+export function missingReturnOperation(connector: Connector, delivery: ReturnDelivery): string | null {
+  switch (delivery.kind) {
+    case "refund":
+      return connector.refund ? null : "The marketplace takes no refund from the seller through its API: refund the buyer in the marketplace itself.";
+    case "receiveReturn":
+      return connector.receiveReturn ? null : "The marketplace takes no receipt of a return through its API.";
+    case "approveReturn":
+    case "rejectReturn":
+      return connector.decideReturn ? null : "The marketplace takes no decision on a return from the seller through its API.";
   }
 }
 
@@ -341,8 +376,31 @@ function coversEveryLine(order: DeliveryOrder, lines: { sourceLineId: string; qu
   return order.lines.every((l) => l.quantityShipped === l.quantity && (l.quantityCancelled ?? 0) === 0);
 }
 
+/** The refunds and returns a round's rows name (read only when it has such rows). */
+interface ReturnReads {
+  refunds: Map<number, RefundForDelivery>;
+  returns: Map<number, ReturnForDelivery>;
+}
+
+async function returnReads(db: Db, entries: OutboxEntry[]): Promise<ReturnReads> {
+  const refundIds: number[] = [];
+  const returnIds: number[] = [];
+  for (const entry of entries) {
+    const payload = entry.payload;
+    if (payload?.kind === "refund") refundIds.push(payload.refundId);
+    else if (payload && "returnId" in payload) returnIds.push(payload.returnId);
+  }
+  const refunds = await refundsForDelivery(db, refundIds);
+  for (const refund of refunds.values()) if (refund.returnId !== null) returnIds.push(refund.returnId);
+  return { refunds, returns: await returnsForDelivery(db, [...new Set(returnIds)]) };
+}
+
+function deliveryReturn(ret: ReturnForDelivery): DeliveryReturn {
+  return { sourceReturnNumber: ret.sourceReturnNumber, sourceData: sourceDataSchema(ret.sourceData) };
+}
+
 /** The delivery a row asks for, or why it cannot be made. */
-function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undefined): Delivery | string {
+function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undefined, extras: ReturnReads): Delivery | ReturnDelivery | string {
   if (!target) return "The order no longer exists.";
   if (entry.payload === null) return `Delivery ${entry.id} cannot be sent: ${entry.unreadable}.`;
   const base = {
@@ -376,6 +434,36 @@ function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undef
       const lines = payload.lines === null ? null : linesOf(target, payload.lines);
       if (typeof lines === "string") return lines;
       return { ...base, kind: "cancel", reason: payload.reason, lines };
+    }
+    case "refund": {
+      const refund = extras.refunds.get(payload.refundId);
+      if (!refund) return `Refund ${payload.refundId} no longer exists.`;
+      const ret = refund.returnId === null ? undefined : extras.returns.get(refund.returnId);
+      return {
+        ...base,
+        kind: "refund",
+        lines: refund.lines,
+        shippingAmount: refund.shippingAmount,
+        total: refund.total,
+        currency: refund.currency,
+        reason: refund.reason,
+        return: ret ? deliveryReturn(ret) : null,
+      };
+    }
+    case "receiveReturn": {
+      const ret = extras.returns.get(payload.returnId);
+      if (!ret) return `Return ${payload.returnId} no longer exists.`;
+      const lines = payload.lines.flatMap((l) => {
+        const line = ret.lines.get(l.returnLineId);
+        return line ? [{ ...line, quantity: l.quantity }] : [];
+      });
+      return { ...base, kind: "receiveReturn", return: deliveryReturn(ret), lines, restock: payload.restock };
+    }
+    case "approveReturn":
+    case "rejectReturn": {
+      const ret = extras.returns.get(payload.returnId);
+      if (!ret) return `Return ${payload.returnId} no longer exists.`;
+      return { ...base, kind: payload.kind, return: deliveryReturn(ret), reason: payload.reason };
     }
   }
 }

@@ -1,5 +1,5 @@
 // Import: one window of a source's orders (changed at or after `since`, before a fixed `until`),
-// page by page. Every page is written with one db.batch of a few statements, whatever its size:
+// page by page; its returns (decisions 13) the same way, on their own cursor. Every page is written with one db.batch of a few statements, whatever its size:
 // each statement takes the page as one JSON parameter (its orders, its lines or its numbers, as
 // arrays) that SQLite's json_each unpacks (D1 binds at most 100 parameters a statement). The upsert on the unique index orders_store_source_number
 // makes a page written twice (a re-run, a cycle cut off and started again) leave each order once.
@@ -7,8 +7,9 @@
 // rest of the page goes in; `until` becomes the source's cursor once every page is written.
 import type { Db } from "../db/client";
 import type { Units } from "../lib/invocation-budget";
-import type { Connector, OrderPage } from "../marketplaces/connector";
+import type { Connector, ImportWindow, OrderPage, ReturnPage, ReturnsImport } from "../marketplaces/connector";
 import { writePage, type ImportSource } from "../sources/imported-page";
+import { writeReturnsPage } from "../sources/imported-returns";
 
 /** How far before the cursor each fetch starts: marketplaces index late and clocks differ. */
 export const OVERLAP_MS = 10 * 60_000;
@@ -85,9 +86,52 @@ export async function importOrders(
   now: number,
   options: ImportOptions = {},
 ): Promise<ImportResult> {
+  return importWindow$(source.cursorAt, now - (connector.settleMs ?? 0), options, async (window, cursor) => {
+    const page: OrderPage = await connector.fetchOrders(window, cursor);
+    const { imported, linesMoved } = await writePage(db, source, page, now);
+    return { fetched: page.orders.length, setAside: page.setAside.length, imported, linesMoved, nextCursor: page.nextCursor };
+  });
+}
+
+/**
+ * The returns import (decisions 13): the same window rules as orders, on the source's own returns
+ * cursor. Returns whose order the hub does not hold are set aside by the page's write.
+ */
+export async function importReturns(
+  db: Db,
+  source: ImportSource & { returnsCursorAt: number | null },
+  reader: ReturnsImport,
+  settleMs: number,
+  now: number,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
+  return importWindow$(source.returnsCursorAt, now - settleMs, options, async (window, cursor) => {
+    const page: ReturnPage = await reader.fetchReturns(window, cursor);
+    const written = await writeReturnsPage(db, source, page, now);
+    return { fetched: page.returns.length, setAside: written.setAside, imported: written.imported, linesMoved: 0, nextCursor: page.nextCursor };
+  });
+}
+
+/** One page as the window loop sees it: what was read, set aside and new, and the next token. */
+interface PageRead {
+  fetched: number;
+  setAside: number;
+  imported: number;
+  /** Orders whose lines the marketplace's report moved (decisions 12); none for returns. */
+  linesMoved: number;
+  nextCursor: string | null;
+}
+
+/** The window loop orders and returns share: pages, budget, progress, a token seen twice. */
+async function importWindow$(
+  cursorAt: number | null,
+  until: number,
+  options: ImportOptions,
+  readPage: (window: ImportWindow, cursor: string | null) => Promise<PageRead>,
+): Promise<ImportResult> {
   const resume = options.resume ?? null;
-  const window = resume ? { since: resume.since, until: resume.until } : importWindow(source.cursorAt, now - (connector.settleMs ?? 0));
-  const fromCursor = resume ? resume.fromCursor : source.cursorAt;
+  const window = resume ? { since: resume.since, until: resume.until } : importWindow(cursorAt, until);
+  const fromCursor = resume ? resume.fromCursor : cursorAt;
   const result: ImportResult = { fetched: 0, imported: 0, linesMoved: 0, setAside: 0, pages: 0, unfinished: null, outOfBudget: false, endedEarly: null, cursorAt: window.until };
   let cursor: string | null = resume ? resume.cursor : null;
   // The tokens of this run (at most the page budget): one sent again would go round for ever.
@@ -107,19 +151,15 @@ export async function importOrders(
       result.outOfBudget = true;
       return result;
     }
-    const read = async () => {
-      const page = await connector.fetchOrders({ since: new Date(window.since), until: new Date(window.until) }, cursor);
-      return { page, written: await writePage(db, source, page, now) };
-    };
-    const { page, written }: { page: OrderPage; written: Awaited<ReturnType<typeof writePage>> } = units ? await units.measure(read) : await read();
-    const { imported: count, linesMoved } = written;
+    const read = () => readPage({ since: new Date(window.since), until: new Date(window.until) }, cursor);
+    const page = units ? await units.measure(read) : await read();
     result.pages += 1;
-    result.fetched += page.orders.length;
-    result.setAside += page.setAside.length;
-    result.imported += count;
-    result.linesMoved += linesMoved;
-    if (count > 0) options.onImported?.(count);
-    if (linesMoved > 0) options.onLinesMoved?.(linesMoved);
+    result.fetched += page.fetched;
+    result.setAside += page.setAside;
+    result.imported += page.imported;
+    result.linesMoved += page.linesMoved;
+    if (page.imported > 0) options.onImported?.(page.imported);
+    if (page.linesMoved > 0) options.onLinesMoved?.(page.linesMoved);
     cursor = page.nextCursor;
     if (cursor !== null && seen.has(cursor)) {
       // What was read stays; the window is read again from its start next cycle.
@@ -132,4 +172,3 @@ export async function importOrders(
   } while (cursor !== null);
   return result;
 }
-

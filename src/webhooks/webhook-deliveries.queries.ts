@@ -12,7 +12,7 @@
 import { and, asc, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
-import { feeds, orders, sources, webhookDeliveries as deliveries, webhooks, type WEBHOOK_DELIVERY_STATES } from "../db/schema";
+import { feeds, orders, refunds, returns, sources, webhookDeliveries as deliveries, webhooks, type WEBHOOK_DELIVERY_STATES } from "../db/schema";
 import { toWireDate } from "../lib/dates";
 import type { EventType } from "./webhooks.schemas";
 
@@ -187,6 +187,48 @@ export function ordersSyncFailedEvents(db: Db, orderIds: SQL, at: number) {
     where: sql`${orders.id} in ${orderIds}`,
     subject: sql`'order:' || ${orders.id}`,
     payload: body("order.sync_failed", at, orderData()),
+  });
+}
+
+/**
+ * order.refunded of the refunds `where` selects (over `refunds`, joined to their order), after
+ * the refunds are written in the same batch: a seller's refund, or those an import recorded.
+ * The data is the order's, with the refund's id and total.
+ */
+export function orderRefundedEvents(db: Db, at: number, where: SQL) {
+  return insertEvents(db, "order.refunded", at, {
+    from: sql`${refunds} join ${orders} on ${orders.id} = ${refunds.orderId}`,
+    join: subscribed("order.refunded", sql`${orders.storeId}`),
+    where,
+    subject: sql`'order:' || ${orders.id}`,
+    payload: body(
+      "order.refunded",
+      at,
+      sql`json_object('StoreId', ${orders.storeId}, 'OrderId', cast(${orders.id} as text), 'OrderSource', ${orders.orderSource},
+        'OrderSourceOrderNumber', ${orders.orderSourceOrderNumber}, 'OrderStatus', ${orders.status}, 'RefundId', cast(${refunds.id} as text), 'Total', ${refunds.total})`,
+    ),
+  });
+}
+
+/**
+ * return.created or return.updated of the returns `where` selects (over `returns`, joined to
+ * their order). `status` is the return's status as the event reports it when the statement runs
+ * before the change (a guarded move, as orderMovedEvents); by default the row's own. Subject: the
+ * order, so a return's events and its order's go out in the order they happened.
+ */
+export function returnEvents(db: Db, type: "return.created" | "return.updated", at: number, where: SQL, status?: string) {
+  return insertEvents(db, type, at, {
+    from: sql`${returns} join ${orders} on ${orders.id} = ${returns.orderId}`,
+    join: subscribed(type, sql`${returns.storeId}`),
+    where,
+    subject: sql`'order:' || ${orders.id}`,
+    payload: body(
+      type,
+      at,
+      sql`json_object('StoreId', ${returns.storeId}, 'ReturnId', cast(${returns.id} as text), 'OrderId', cast(${orders.id} as text),
+        'OrderSource', ${orders.orderSource}, 'OrderSourceOrderNumber', ${orders.orderSourceOrderNumber},
+        'ReturnSourceNumber', ${returns.sourceReturnNumber}, 'Status', ${status === undefined ? sql`${returns.status}` : sql`${status}`})`,
+    ),
   });
 }
 

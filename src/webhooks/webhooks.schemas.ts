@@ -14,6 +14,9 @@ export const EVENT_TYPES = [
   // Decisions 12: a package made (data adds ShipmentId and Items), quantities cancelled (data adds Items).
   "order.shipment_created",
   "order.items_cancelled",
+  "order.refunded",
+  "return.created",
+  "return.updated",
   "feed.compiled",
   "feed.failed",
 ] as const;

@@ -245,6 +245,39 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   const after = await request(server.base, "GET", "/admin/v1/maintenance", { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
   expect(after.json!.Maintenance).toEqual({ Enabled: false, Message: "" });
 
+  // Returns: a second simulated source whose orders were made 8 hours ago and more, every second
+  // one coming back (asked 6 hours after its order); one cycle imports orders, then returns.
+  const adminAuth = { authorization: `Bearer ${ADMIN_KEY}` };
+  const end = Date.now() - 8 * 3_600_000;
+  const returnsSource = await request(server.base, "POST", `/admin/v1/stores/${storeId}/sources`, {
+    headers: adminAuth,
+    body: { Type: "simulated", Name: "Returns market", Settings: { ordersPerHour: 12, startAt: new Date(end - 35 * 60_000).toISOString(), endAt: new Date(end).toISOString(), returnsEvery: 2 } },
+  });
+  expect(returnsSource.status).toBe(200);
+  const returnsSourceId = (returnsSource.json!.Source as { SourceId: string }).SourceId;
+  expect((await request(server.base, "POST", `/admin/v1/sync?sourceId=${returnsSourceId}`, { headers: adminAuth })).status).toBe(200);
+  await page.goto(`${server.base}/console/stores/${storeId}/returns`);
+  const returnsTable = page.getByRole("table", { name: /Returns, page 1/ });
+  await returnsTable.waitFor();
+  const returnRows = returnsTable.locator("tbody tr");
+  expect(await returnRows.count()).toBeGreaterThanOrEqual(3);
+  await check("returns");
+  await page.getByLabel("Status").selectOption("Received");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByText("Returns, page 1: no return matches.").waitFor();
+  await page.getByLabel("Status").selectOption("Requested");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await returnsTable.waitFor();
+  await returnRows.first().getByRole("link").first().click();
+  await page.getByRole("heading", { level: 1, name: /^Return \d+$/ }).waitFor();
+  await check("return");
+  await page.getByLabel(/\(line \d+\), of 1/).fill("1");
+  await page.getByRole("button", { name: "Record what came back" }).click();
+  await expect.poll(() => flash().textContent()).toBe("Receipt recorded.");
+  const line = page.getByRole("table", { name: "Lines coming back" }).locator("tbody td");
+  expect([await line.nth(3).textContent(), await line.nth(4).textContent()]).toEqual(["1", "1"]);
+  await check("return-received");
+
   // A phone's width: nothing sticks out sideways; the keyboard's first stop skips to the content.
   await page.setViewportSize({ width: 375, height: 740 });
   await page.goto(`${server.base}/console/stores/${storeId}/orders`);
@@ -261,7 +294,7 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   await page.goto(`${server.base}/console/maintenance`);
   await expect.poll(() => new URL(page.url()).pathname).toBe("/console/login");
 
-  expect(checked).toHaveLength(20);
+  expect(checked).toHaveLength(23);
 });
 
 it("renders the API reference at /docs from the Worker's own assets", async () => {

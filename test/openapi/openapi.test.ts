@@ -123,7 +123,19 @@ describe("GET /openapi.json", () => {
     const key = doc.paths["/admin/v1/stores/{storeId}/consumer-keys"]!.post!.requestBody!.content["application/json"]!.schema as {
       properties: Record<string, { items?: { enum?: string[] }; enum?: string[] }>;
     };
-    expect(key.properties.Scopes!.items!.enum).toEqual(["FeedsRead", "InventoryUpdate", "OrdersCreate", "OrdersRead", "OrdersUpdate"]);
+    expect(key.properties.Scopes!.items!.enum).toEqual(["FeedsRead", "InventoryUpdate", "OrdersCreate", "OrdersRead", "OrdersUpdate", "ReturnsRead", "ReturnsUpdate"]);
+    // Returns and the Refund (decisions 13): the Refund's body names its fields, Reason required.
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/v1/{token}/returns")).sort()).toEqual([
+      "/v1/{token}/returns",
+      "/v1/{token}/returns/count",
+      "/v1/{token}/returns/{returnId}",
+      "/v1/{token}/returns/{returnId}/approve",
+      "/v1/{token}/returns/{returnId}/receive",
+      "/v1/{token}/returns/{returnId}/reject",
+    ]);
+    const refund = doc.paths["/v1/{token}/orders/{orderId}/refund"]!.put!.requestBody!.content["application/json"]!.schema as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(refund.properties).sort()).toEqual(["Items", "Reason", "ReturnId", "ShippingAmount"]);
+    expect(refund.required).toEqual(["Reason"]);
     expect(key.properties.Lifespan!.enum).toEqual(["NeverExpires", "7Days", "14Days", "30Days"]);
     // A source's Settings: one variant per Type, from its connector; secrets are write-only.
     const source = doc.paths["/admin/v1/stores/{storeId}/sources"]!.post!.requestBody!.content["application/json"]!.schema as {

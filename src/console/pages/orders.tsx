@@ -1,9 +1,10 @@
 // Console pages: a store's orders (search by number, status and date filter, paging) and one
-// order with its items and deliveries. Mounted at /console/stores/:storeId/orders.
+// order with its items, deliveries, returns and refunds, and a form to refund lines and shipping
+// (decisions 13). Mounted at /console/stores/:storeId/orders.
 import { ORDER_STATUSES } from "../../orders/orders.schemas";
-import { Field, FormError, Select, StoreNav, Table, money, storeBase, storeCrumbs, when } from "../components";
-import { consoleRouter, enc, fieldOf, notFound, withStore, type C } from "../context";
-import type { Order, OrderDelivery } from "../wire";
+import { Field, FormError, PostForm, Select, StoreNav, Table, money, storeBase, storeCrumbs, when } from "../components";
+import { back, consoleRouter, doneNotice, enc, failed, fieldOf, formOf, notFound, text, withStore, type C } from "../context";
+import type { Order, OrderDelivery, Return } from "../wire";
 
 const ORDERS_PER_PAGE = 25;
 
@@ -70,7 +71,7 @@ async function ordersPage(c: C) {
 
 async function orderPage(c: C) {
   const store = c.var.store;
-  const res = await c.var.api.call<{ Order: Order; Deliveries: OrderDelivery[] }>("GET", `/stores/${enc(store.StoreId)}/orders/${enc(c.req.param("orderId") ?? "")}`);
+  const res = await c.var.api.call<{ Order: Order; Deliveries: OrderDelivery[]; Returns: Return[] }>("GET", `/stores/${enc(store.StoreId)}/orders/${enc(c.req.param("orderId") ?? "")}`);
   const crumbs = storeCrumbs(store, ["Orders", `${storeBase(store)}/orders`]);
   if (!res.ok) return notFound(c, "Order not found", res, undefined, crumbs);
   const o = res.data.Order;
@@ -87,7 +88,10 @@ async function orderPage(c: C) {
     ["Shipping", `${o.ShippingMethod} ${o.ShippingServiceName}`],
     ["Totals", `Grand total ${money(o.GrandTotal)}, subtotal ${money(o.SubTotal)}, shipping ${money(o.ShippingTotal)} (in the marketplace's currency)`],
     ["Sync", `${o.SyncStatus}${o.SyncUserErrorMessage ? `: ${o.SyncUserErrorMessage}` : ""}`],
+    ["Refunded", o.RefundTotal.toFixed(2)],
   ];
+  const base = storeBase(store);
+  const action = `${base}/orders/${enc(o.OrderId)}/refund`;
   return c.render(
     <>
       <StoreNav store={store} current="Orders" />
@@ -110,12 +114,68 @@ async function orderPage(c: C) {
         rows={res.data.Deliveries.map((d) => [d.Kind, d.Status, String(d.Attempts), when(d.DateCreated), when(d.DateDelivered), d.LastError || "—"])}
         empty="none."
       />
+      <Table
+        caption="Returns"
+        headers={["ReturnId", "Marketplace return", "Status", "Requested", "Units"]}
+        rows={res.data.Returns.map((r) => [
+          <a href={`${base}/returns/${enc(r.ReturnId)}`}>{r.ReturnId}</a>,
+          r.ReturnSourceNumber,
+          r.Status,
+          when(r.DateRequested),
+          r.Items.map((i) => `${i.Sku} × ${i.Quantity}`).join(", "),
+        ])}
+        empty="none."
+      />
+      <Table
+        caption="Refunds"
+        id="refunds"
+        headers={["RefundId", "Status", "Made in", "Reason", "Lines", "Shipping", "Total", "Created"]}
+        rows={o.Refunds.map((r) => [
+          r.RefundId,
+          r.Status,
+          r.Origin === "Hub" ? "the hub" : "the marketplace",
+          r.Reason,
+          r.Items.map((i) => `line ${i.OrderItemId} × ${i.Quantity}: ${i.Amount.toFixed(2)}`).join(", ") || "—",
+          r.ShippingAmount.toFixed(2),
+          r.Total.toFixed(2),
+          when(r.DateCreated),
+        ])}
+        empty="none."
+      />
+      <section class="card" aria-labelledby="refund-h">
+        <h2 id="refund-h">Refund</h2>
+        <p>Units of each line to pay back (0 leaves the line out); each unit is refunded at what the buyer paid for it.</p>
+        <PostForm action={action} name="refund" fields={["Reason", "ShippingAmount"]}>
+          {o.OrderItems.map((i) => (
+            <Field form="refund" name={`Quantity-${i.OrderItemId}`} label={`${i.Sku} (line ${i.OrderItemId}), of ${i.Quantity}`} type="number" value={0} attrs={{ min: 0, max: i.Quantity, step: 1 }} />
+          ))}
+          <Field form="refund" name="ShippingAmount" label="Shipping to pay back" type="number" attrs={{ min: 0, step: "0.01" }} />
+          {res.data.Returns.length ? (
+            <Select form="refund" name="ReturnId" label="Return it settles" value="" options={[["", "none"], ...res.data.Returns.map((r) => [r.ReturnId, `${r.ReturnId} (${r.ReturnSourceNumber})`] as const)]} />
+          ) : null}
+          <Field form="refund" name="Reason" label="Reason" required attrs={{ maxlength: 500 }} />
+          <button type="submit">Refund</button>
+        </PostForm>
+      </section>
     </>,
-    { title: `Order ${o.OrderId}`, crumbs },
+    { title: `Order ${o.OrderId}`, crumbs, done: doneNotice(c, { refunded: () => "Refund recorded." }) },
   );
 }
 
 export const orderPages = consoleRouter()
   .use("*", withStore)
   .get("/", (c) => ordersPage(c))
-  .get("/:orderId", (c) => orderPage(c));
+  .get("/:orderId", (c) => orderPage(c))
+  .post("/:orderId/refund", async (c) => {
+    const body = await formOf(c);
+    const Items = Object.entries(body)
+      .filter(([name, value]) => name.startsWith("Quantity-") && text(value).trim() !== "" && text(value).trim() !== "0")
+      .map(([name, value]) => ({ OrderItemId: name.slice("Quantity-".length), Quantity: Number(text(value)) }));
+    const payload: Record<string, unknown> = { Reason: text(body.Reason) };
+    if (Items.length) payload.Items = Items;
+    if (text(body.ShippingAmount).trim()) payload.ShippingAmount = Number(text(body.ShippingAmount));
+    if (text(body.ReturnId).trim()) payload.ReturnId = text(body.ReturnId).trim();
+    const res = await c.var.api.call("PUT", `/stores/${enc(c.var.store.StoreId)}/orders/${enc(c.req.param("orderId"))}/refund`, payload);
+    if (!res.ok) return failed(c, orderPage, "refund", res);
+    return back(c, `${storeBase(c.var.store)}/orders/${enc(c.req.param("orderId"))}`, "refunded");
+  });

@@ -126,7 +126,7 @@ export async function hubPage(c: C) {
       <Table
         caption="Stores"
         id="hub-stores"
-        headers={["Name", "New (to acknowledge)", "Orders today", "Last 7 days", "Sources", "Deliveries pending", "Deliveries failed", "Set aside", "Feeds"]}
+        headers={["Name", "New (to acknowledge)", "Orders today", "Last 7 days", "Sources", "Deliveries pending", "Deliveries failed", "Set aside", "Open returns", "Feeds"]}
         rows={stores.map((s) => [
           <a href={`/console/stores/${enc(s.StoreId)}`}>{s.Name}</a>,
           <NewOrders store={s} />,
@@ -136,6 +136,7 @@ export async function hubPage(c: C) {
           String(s.DeliveriesPending),
           String(s.DeliveriesFailed),
           String(s.SetAside),
+          String(s.OpenReturns),
           s.Feeds.length ? s.Feeds.map((f) => `${f.Name}: Score ${f.Score}, ${f.Status}${f.DateLastCompiled ? `, compiled ${when(f.DateLastCompiled)}` : ""}`).join("; ") : "none",
         ])}
         empty="no store yet; create one below."
@@ -204,6 +205,11 @@ export async function storeOverviewPage(c: C) {
         </li>
         <li>
           <strong>{o.SetAside}</strong> orders set aside
+        </li>
+        <li>
+          <a href={`${base}/returns`}>
+            <strong>{o.OpenReturns}</strong> open returns
+          </a>
         </li>
       </ul>
       <Attention items={o.Attention} now={o.DateGenerated} withStore={false} />

@@ -5,7 +5,8 @@
 // demand (HTTP 500, a timeout, 429 with Retry-After), refuses chosen orders, makes every Nth order
 // unmappable (set aside), takes chosen operations for later processing (submitted, then confirmed
 // or rejected when asked), lacks chosen operations (notApplicable), and takes a repeated
-// idempotency key without applying the call twice.
+// idempotency key without applying the call twice. Returns and refunds, both ways, are
+// simulated.returns.ts's (decisions 13).
 import {
   MarketplaceError,
   type Capabilities,
@@ -13,6 +14,8 @@ import {
   type ConnectorContext,
   type Delivery,
   type DeliveryOutcome,
+  type ImportedOrder,
+  type ReturnDelivery,
   type Shipment,
   type SubmissionStatus,
 } from "../connector";
@@ -23,6 +26,7 @@ import type { SourceStorage } from "../storage";
 import { indexOfOrderNumber, indexRange, makeRecord, simulatedOrderReader, type SimulatedRecord } from "./simulated.mapping";
 import { readOrder, splitPage } from "../kit/orders-page";
 import { simulatedListings } from "./simulated.listings";
+import { keepRefund, marketplaceRefund, refundsTaken, simulatedReturns, toImportedRefund } from "./simulated.returns";
 
 /** One call the marketplace received, as the source's status can show it. */
 export interface ReceivedCall {
@@ -122,7 +126,7 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
   }
 
   /** One delivery call: recorded, answered as Settings say. */
-  function receive(operation: (typeof DELIVERY_OPERATIONS)[number], delivery: Delivery, body: Record<string, unknown>): DeliveryOutcome {
+  function receive(operation: (typeof DELIVERY_OPERATIONS)[number], delivery: Delivery | ReturnDelivery, body: Record<string, unknown>): DeliveryOutcome {
     const orderNumber = delivery.order.sourceOrderNumber;
     const key = delivery.idempotencyKey;
     fault(operation, orderNumber, body, key);
@@ -181,6 +185,18 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
   const capabilities = Object.fromEntries(CAPABILITIES.map((c) => [c, !unsupported.has(c)])) as unknown as Capabilities;
 
   const cancelled = new Set(settings.cancelledOrderNumbers);
+  const refunded = new Set(settings.refundedOrderNumbers);
+
+  /** An order as the marketplace reports it now: with the refunds it made and those it took from the hub. */
+  function withRefunds(order: ImportedOrder): ImportedOrder {
+    const k = indexOfOrderNumber(ctx.sourceId, order.sourceOrderNumber);
+    const own = refunded.has(order.sourceOrderNumber) && k !== null ? [marketplaceRefund(ctx.sourceId, k, grid.intervalMs, order.createdAt.getTime() + 3_600_000, `${order.sourceOrderNumber}-REFUND`)] : [];
+    const all = [...own, ...refundsTaken(storage, order.sourceOrderNumber)];
+    return all.length > 0 ? { ...order, refunds: all.map(toImportedRefund) } : order;
+  }
+  const returnsImport = settings.returnsEvery
+    ? simulatedReturns({ sourceId: ctx.sourceId, grid, settings, fault: (body) => fault("fetchReturns", null, body), now: ctx.now })
+    : { notApplicable: "This simulated marketplace sells without returns: set Settings.returnsEvery to have every Nth order come back." };
 
   /** The lines the marketplace shipped or cancelled of its own (Settings.lineChanges), on its record. */
   function withLineChanges(record: SimulatedRecord, k: number): void {
@@ -222,7 +238,8 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
         withLineChanges(record, k);
         records.push(record);
       }
-      return { ...splitPage(simulatedOrderReader, records, "Simulated fetchOrders"), nextCursor: last < range.last ? String(last + 1) : null };
+      const page = splitPage(simulatedOrderReader, records, "Simulated fetchOrders");
+      return { ...page, orders: page.orders.map(withRefunds), nextCursor: last < range.last ? String(last + 1) : null };
     },
     // The marketplace's records are a function of the order number: asked again, it sends the
     // record as it would now (so turning malformedEvery off models the marketplace fixing its data).
@@ -230,8 +247,59 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
       const number = typeof record === "object" && record !== null && "sourceOrderNumber" in record ? String(record.sourceOrderNumber) : "";
       const k = indexOfOrderNumber(ctx.sourceId, number);
       if (k === null) return { sourceOrderNumber: number, reason: "the record names no order of this marketplace", record };
-      return readOrder(simulatedOrderReader, makeRecord(ctx.sourceId, k, grid.intervalMs, malformedEvery));
+      const mapped = readOrder(simulatedOrderReader, makeRecord(ctx.sourceId, k, grid.intervalMs, malformedEvery));
+      return "reason" in mapped ? mapped : withRefunds(mapped);
     },
+    returns: returnsImport,
+    ...(unsupported.has("refund")
+      ? {}
+      : {
+          async refund(delivery) {
+            const body = {
+              lines: delivery.lines.map((l) => ({ lineNumber: l.sourceLineId, sku: l.sku, quantity: l.quantity, amount: l.amount })),
+              shipping: delivery.shippingAmount,
+              total: delivery.total,
+              currency: delivery.currency,
+              reason: delivery.reason,
+              returnNumber: delivery.return?.sourceReturnNumber ?? null,
+            };
+            const outcome = receive("refund", delivery, body);
+            // The refund is the marketplace's now: it reports it with the order, under this id.
+            const number = delivery.order.sourceOrderNumber;
+            if (outcome.state === "delivered" && outcome.reference && !refundsTaken(storage, number).some((r) => r.refundId === outcome.reference)) {
+              keepRefund(storage, number, {
+                refundId: outcome.reference,
+                createdAt: ctx.now().toISOString(),
+                reason: delivery.reason,
+                lines: delivery.lines.map((l) => ({ orderLineNumber: l.sourceLineId, quantity: l.quantity, amount: l.amount })),
+                shipping: delivery.shippingAmount,
+              });
+            }
+            return outcome;
+          },
+        }),
+    ...(unsupported.has("receiveReturn")
+      ? {}
+      : {
+          async receiveReturn(delivery) {
+            return receive("receiveReturn", delivery, {
+              returnNumber: delivery.return.sourceReturnNumber,
+              restock: delivery.restock,
+              lines: delivery.lines.map((l) => ({ returnLineNumber: l.sourceReturnLineId, lineNumber: l.sourceLineId, quantity: l.quantity })),
+            });
+          },
+        }),
+    ...(unsupported.has("decideReturn")
+      ? {}
+      : {
+          async decideReturn(delivery) {
+            return receive("decideReturn", delivery, {
+              returnNumber: delivery.return.sourceReturnNumber,
+              decision: delivery.kind === "approveReturn" ? "approve" : "reject",
+              reason: delivery.reason,
+            });
+          },
+        }),
     async acknowledge(delivery) {
       return receive("acknowledge", delivery, { sellerOrderNumber: delivery.sellerOrderNumber, lines: linesOf(delivery) });
     },

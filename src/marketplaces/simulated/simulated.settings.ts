@@ -2,10 +2,12 @@
 // lacks or takes for later. The admin API validates them before a source is stored.
 import { z } from "zod";
 import { simulatedListingSettings } from "./simulated.listings";
+import { simulatedReturnSettings } from "./simulated.returns";
 
-export const OPERATIONS = ["fetchOrders", "acknowledge", "ship", "cancel", "checkSubmitted", "pushListings"] as const;
-export const DELIVERY_OPERATIONS = ["acknowledge", "ship", "cancel"] as const;
-export const CAPABILITIES = ["acknowledge", "ship", "shipLines", "cancel", "cancelLines"] as const;
+export const OPERATIONS = ["fetchOrders", "acknowledge", "ship", "cancel", "checkSubmitted", "pushListings", "fetchReturns", "refund", "receiveReturn", "decideReturn"] as const;
+export const DELIVERY_OPERATIONS = ["acknowledge", "ship", "cancel", "refund", "receiveReturn", "decideReturn"] as const;
+/** What unsupportedOperations may name: the order capabilities, and the returns' operations (decisions 13). */
+export const CAPABILITIES = ["acknowledge", "ship", "shipLines", "cancel", "cancelLines", "refund", "receiveReturn", "decideReturn"] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 const isoInstant = z.iso.datetime({ offset: true }).transform((value) => Date.parse(value));
@@ -61,5 +63,6 @@ export const simulatedSettingsSchema = z.strictObject({
     )
     .default({}),
   ...simulatedListingSettings,
+  ...simulatedReturnSettings,
 });
 export type SimulatedSettings = z.output<typeof simulatedSettingsSchema>;
