@@ -40,11 +40,24 @@ export interface ImportedOrder {
   grandTotal: number;
   items: ImportedOrderItem[];
   /**
+   * Optional (decisions 12): the packages the marketplace knows of this order, whoever made them
+   * (a fulfilment made in its own admin, or its record of one the hub delivered). Left out, the
+   * hub keeps the packages it knows. The importer adds a package it does not know yet (matched
+   * by sourceShipmentId against the marketplace's id of each known package, else by tracking
+   * number) when its lines fit what is left of them; it never queues anything back.
+   */
+  shipments?: ImportedShipment[];
+  /**
    * Small facts of the marketplace's own that later deliveries of this order need (eBay's
    * legacyOrderId, Amazon's fulfillment channel, a GraphQL id). Kept with the order, never shown
    * to clients, handed back in DeliveryOrder.sourceData. At most a few hundred bytes.
    */
   sourceData?: Record<string, string>;
+  /**
+   * Refunds the marketplace reports on the order (decisions 13), made in the marketplace or by the
+   * hub: one the hub sent is recognised by the reference its delivery was answered with.
+   */
+  refunds?: ImportedRefund[];
 }
 
 export interface ImportedOrderItem {
@@ -57,6 +70,31 @@ export interface ImportedOrderItem {
   saleTaxCost: number;
   /** A decimal amount as a string, as the interface reports it. */
   discount: string;
+  /**
+   * Optional (decisions 12): units of this line the marketplace counts as shipped, in total and
+   * whoever shipped them. Left out, the hub keeps what it knows (and, when `shipments` is given,
+   * counts what those packages hold of the line). The hub's count only grows: a lower number
+   * (a package of the hub's not delivered yet) changes nothing.
+   */
+  quantityShipped?: number;
+  /**
+   * Optional (decisions 12): units of this line the marketplace counts as cancelled, in total (a
+   * buyer's cancellation granted, a line cancelled for non-payment or a stock-out). The units the
+   * hub did not know cancelled are cancelled at the next import and give their stock back once.
+   */
+  quantityCancelled?: number;
+}
+
+/** A package as the marketplace reports it (ImportedOrder.shipments). */
+export interface ImportedShipment {
+  /** The marketplace's own id of the package (a fulfillment id), or null when it has none. */
+  sourceShipmentId: string | null;
+  trackingNumber: string | null;
+  carrier: string | null;
+  shippingMethod: string | null;
+  shippedAt: Date | null;
+  /** The lines (ImportedOrderItem.sourceLineId) and units the package holds. */
+  lines: { sourceLineId: string; quantity: number }[];
 }
 
 /** An order the connector could not turn into an ImportedOrder: set aside, not retried forever. */
@@ -99,24 +137,47 @@ export interface DeliveryOrder {
 export interface DeliveryLine {
   sourceLineId: string;
   sku: string;
+  /** Units ordered. */
+  quantity: number;
+  /** Units shipped and cancelled so far as the hub knows them (decisions 12), this delivery's included. */
+  quantityShipped?: number;
+  quantityCancelled?: number;
+}
+
+/** A line and a number of its units, as a package or a line cancellation names them. */
+export interface LineQuantity {
+  sourceLineId: string;
   quantity: number;
 }
 
+/**
+ * One package (decisions 12): what a ship delivery asks the marketplace to record. A package
+ * that covers every unit of the order is the whole order's shipment; a marketplace without
+ * `shipLines` is only handed those (the others are NotApplicable).
+ */
 export interface Shipment {
+  /**
+   * The hub's id of the package (the order's ShipmentId): the same on every delivery of this
+   * package, its tracking corrections included, so a marketplace call can be keyed on it. The
+   * hub always sets it; optional only so that deliveries built by hand (tests) need not.
+   */
+  shipmentId?: string;
   trackingNumber: string | null;
   carrier: string | null;
   shippingMethod: string | null;
   shippedAt: Date;
-  /** The lines and quantities this shipment covers (today every line of the order). */
-  lines: { sourceLineId: string; quantity: number }[];
+  /** The lines and units this package holds, and only those. */
+  lines: LineQuantity[];
 }
 
 /** An earlier delivery of the same order, as its outcome left it (oldest first). */
 export interface EarlierDelivery {
-  kind: DeliveryKind;
+  kind: DeliveryKind | ReturnDeliveryKind;
   state: "delivered" | "notApplicable";
   /** The marketplace's reference of it (a fulfillment id, a feed id), when it gave one. */
   reference: string | null;
+  /** For a ship delivery: the package it carried (Shipment.shipmentId), so a correction finds its own package's reference. */
+  shipmentId?: string | null;
 }
 
 export type DeliveryKind = "acknowledge" | "ship" | "cancel";
@@ -136,7 +197,16 @@ interface DeliveryBase {
 export type Delivery =
   | (DeliveryBase & { kind: "acknowledge"; sellerOrderNumber: string | null })
   | (DeliveryBase & { kind: "ship"; shipment: Shipment })
-  | (DeliveryBase & { kind: "cancel"; reason: string });
+  | (DeliveryBase & {
+      kind: "cancel";
+      reason: string;
+      /**
+       * The lines and units to cancel (decisions 12), and only those; null or absent: the whole
+       * order (nothing of it was shipped or cancelled before). A marketplace without
+       * `cancelLines` is only handed whole-order cancellations (the others are NotApplicable).
+       */
+      lines?: LineQuantity[] | null;
+    });
 
 export type AcknowledgeDelivery = Extract<Delivery, { kind: "acknowledge" }>;
 export type ShipDelivery = Extract<Delivery, { kind: "ship" }>;
@@ -161,10 +231,17 @@ export type SubmissionStatus =
 export interface Capabilities {
   acknowledge: boolean;
   ship: boolean;
-  /** Ship only some lines of an order (or some of a line's quantity). */
+  /**
+   * Ship only some lines of an order (or some of a line's quantity): each package as its own
+   * call naming only its lines. Without it, a package that does not cover the whole order is
+   * NotApplicable, never sent as the whole order.
+   */
   shipLines: boolean;
   cancel: boolean;
-  /** Cancel only some lines of an order. */
+  /**
+   * Cancel only some lines of an order (or some of a line's quantity). Without it, a line
+   * cancellation is NotApplicable with the reason, never sent as the whole order's.
+   */
   cancelLines: boolean;
 }
 
@@ -198,9 +275,21 @@ export interface Connector {
     deliver(deliveries: Delivery[]): Promise<Map<number, DeliveryOutcome | MarketplaceError>>;
   };
   /** Asks for the result of a submitted delivery. Required when the connector answers `submitted`. */
-  checkSubmitted?(delivery: Delivery, reference: string): Promise<SubmissionStatus>;
+  checkSubmitted?(delivery: Delivery | ReturnDelivery, reference: string): Promise<SubmissionStatus>;
   /** Optional: the marketplace takes each Sku's quantity and price (decisions 11; src/sync/listings-push.ts). */
   readonly listings?: ListingsPush;
+  /**
+   * Returns in (decisions 13): imported each cycle after the orders, on a cursor of their own. A
+   * marketplace that reports none, or whose description does not say how, answers NotApplicable
+   * with the reason; absent means the same, without one.
+   */
+  readonly returns?: ReturnsImport | NotApplicable;
+  /** A refund out. Absent: refund deliveries are NotApplicable (the seller refunds in the marketplace). */
+  refund?(delivery: RefundDelivery): Promise<DeliveryOutcome>;
+  /** What came back of a return. Absent: NotApplicable. */
+  receiveReturn?(delivery: ReceiveReturnDelivery): Promise<DeliveryOutcome>;
+  /** The seller's approval or rejection of a requested return, where the seller decides. Absent: NotApplicable. */
+  decideReturn?(delivery: ReturnDecisionDelivery): Promise<DeliveryOutcome>;
 }
 
 /**
@@ -302,3 +391,133 @@ export interface SecretSealer {
   /** Throws when the value was not sealed with this key. */
   open(sealed: string): Promise<string>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Returns and refunds (decisions 13). Additive and optional: a connector that has none of it
+// compiles as before, and its deliveries of these kinds complete as NotApplicable.
+
+/** Section 13's return states: a connector maps its marketplace's words to one of these. */
+export const RETURN_STATES = ["Requested", "Approved", "Received", "Refunded", "Closed", "Rejected"] as const;
+export type ReturnState = (typeof RETURN_STATES)[number];
+
+/** A return as a connector hands it to the importer, in the service's own vocabulary. */
+export interface ImportedReturn {
+  /** The marketplace's own return id (ReturnSourceNumber). */
+  sourceReturnNumber: string;
+  /** The order it returns lines of: its OrderSourceOrderNumber at this marketplace. */
+  sourceOrderNumber: string;
+  state: ReturnState;
+  /** The marketplace's own word for the return's state, kept beside it. */
+  sourceStatus: string;
+  requestedAt: Date;
+  reason: string | null;
+  lines: ImportedReturnLine[];
+  /** Refunds the marketplace made against this return (the same shape as an order's). */
+  refunds?: ImportedRefund[];
+  /** Small facts of the marketplace's own that later deliveries of this return need; never shown. */
+  sourceData?: Record<string, string>;
+  /**
+   * The marketplace's own record of the return, as `remap` reads it: kept if the return is set
+   * aside after mapping (its order, or a line it names, is not held by the hub), so the
+   * operator's retry maps it again once the order is there.
+   */
+  record: unknown;
+}
+
+export interface ImportedReturnLine {
+  /** The marketplace's id of the return line, or the order line's when it has none: unique within the return. */
+  sourceReturnLineId: string;
+  /** The order line it returns (ImportedOrderItem.sourceLineId). */
+  sourceLineId: string;
+  quantity: number;
+  reason: string | null;
+}
+
+/** A refund the marketplace reports (with an order, or with a return). */
+export interface ImportedRefund {
+  /** The marketplace's refund id; a refund the hub sent is recognised by its delivery's reference. */
+  sourceRefundId: string;
+  createdAt: Date;
+  reason: string | null;
+  /** Order lines by the marketplace's line id; quantity 0 for an amount-only refund of a line. */
+  lines: { sourceLineId: string; quantity: number; amount: number }[];
+  shippingAmount: number;
+  currency: string | null;
+}
+
+/** A return the connector could not turn into an ImportedReturn, or whose order the hub does not hold. */
+export interface SetAsideReturn {
+  sourceReturnNumber: string;
+  /** The order it names, when that much could be read. */
+  sourceOrderNumber: string | null;
+  reason: string;
+  record: unknown;
+}
+
+export interface ReturnPage {
+  returns: ImportedReturn[];
+  setAside: SetAsideReturn[];
+  nextCursor: string | null;
+}
+
+/** Returns in: the same paging and window rules as orders (ImportWindow: changed at or after since, before until). */
+export interface ReturnsImport {
+  fetchReturns(window: ImportWindow, cursor: string | null): Promise<ReturnPage>;
+  /** Maps a set-aside record again (the operator's retry). A SetAsideReturn has no `lines`. */
+  remap(record: unknown): ImportedReturn | SetAsideReturn;
+}
+
+/** An operation the marketplace lacks, and why (its published description has none, ...). */
+export interface NotApplicable {
+  notApplicable: string;
+}
+
+/**
+ * The deliveries of returns and refunds: beside the order deliveries (`Delivery`), not in their
+ * union, so a connector's batch and its order-delivery code see no new kind. They share the
+ * order's sequence: an order's rows of every kind go out one after the other.
+ */
+export type ReturnDeliveryKind = "refund" | "receiveReturn" | "approveReturn" | "rejectReturn";
+
+/** The return a delivery concerns, as the marketplace knows it. */
+export interface DeliveryReturn {
+  sourceReturnNumber: string;
+  /** ImportedReturn.sourceData as it was stored. */
+  sourceData: Record<string, string>;
+}
+
+export interface RefundLine {
+  sourceLineId: string;
+  sku: string;
+  /** Units refunded; 0 for an amount-only refund of the line. */
+  quantity: number;
+  /** What is refunded for the line, in the order's currency. */
+  amount: number;
+}
+
+export type ReturnDelivery =
+  | (DeliveryBase & {
+      kind: "refund";
+      lines: RefundLine[];
+      shippingAmount: number;
+      /** Lines plus shipping. */
+      total: number;
+      /** The order's currency when the hub knows it (null: the marketplace's own). */
+      currency: string | null;
+      reason: string;
+      /** The return it settles, when it names one the marketplace knows. */
+      return: DeliveryReturn | null;
+    })
+  | (DeliveryBase & {
+      kind: "receiveReturn";
+      return: DeliveryReturn;
+      /** What this receipt adds, per return line. */
+      lines: { sourceReturnLineId: string; sourceLineId: string; quantity: number }[];
+      /** The seller put the units back on the shelf. */
+      restock: boolean;
+    })
+  | (DeliveryBase & { kind: "approveReturn" | "rejectReturn"; return: DeliveryReturn; reason: string | null });
+
+export type RefundDelivery = Extract<ReturnDelivery, { kind: "refund" }>;
+export type ReceiveReturnDelivery = Extract<ReturnDelivery, { kind: "receiveReturn" }>;
+export type ReturnDecisionDelivery = Extract<ReturnDelivery, { kind: "approveReturn" | "rejectReturn" }>;
