@@ -491,3 +491,27 @@ describe("Mirakl line-level calls on a bad day", () => {
     expect(fake.violations).toEqual([]);
   });
 });
+
+describe("the fake Mirakl holds the line-level requests to the description", () => {
+  it("refuses a shipment line without quantity, a cancellation without reason_code, a refund without shipping_amount, and a returns parameter it does not list", async () => {
+    const { fake } = setup();
+    const send = (method: string, path: string, body?: unknown) =>
+      fake.fetch(`${MIRAKL_FAKE_URL}${path}`, {
+        method,
+        headers: { Authorization: MIRAKL_FAKE_KEY, Accept: "application/json", ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect((await send("POST", "/api/shipments", { shipments: [{ order_id: "X-1", shipment_lines: [{ order_line_id: "X-1-1" }] }] })).status).toBe(400);
+    expect((await send("PUT", "/api/orders/cancel", { cancelations: [{ order_line_id: "X-1-1", quantity: 1, amount: 1, shipping_amount: 0 }] })).status).toBe(400);
+    expect((await send("PUT", "/api/orders/refund", { refunds: [{ order_line_id: "X-1-1", amount: 1, reason_code: "17" }] })).status).toBe(400);
+    expect((await send("GET", "/api/returns?updated_since=2026-03-01T00:00:00Z")).status).toBe(400);
+    expect((await send("GET", "/api/returns?limit=500")).status).toBe(400);
+    expect(fake.violations).toEqual([
+      "POST /api/shipments: body.shipments[0].shipment_lines[0].quantity: required by the description, missing",
+      "PUT /api/orders/cancel: body.cancelations[0].reason_code: required by the description, missing",
+      "PUT /api/orders/refund: body.refunds[0].shipping_amount: required by the description, missing",
+      "GET /api/returns: query parameter updated_since is not in the description of RT11",
+      "GET /api/returns: limit=500 must be 1..100",
+    ]);
+  });
+});
