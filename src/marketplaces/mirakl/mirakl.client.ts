@@ -3,7 +3,7 @@
 // that reach several shops), the shop key raw in Authorization (the description's security
 // scheme: an apiKey in the Authorization header, no "Bearer"), JSON asked for, a deadline, no
 // redirect followed, and a failed answer turned into a MarketplaceError naming the operation.
-import type { MarketplaceError, ConnectorContext } from "../connector";
+import type { ConnectorContext, MarketplaceError } from "../connector";
 import { answerFailure, readJsonAnswer, sendToMarketplace } from "../kit/marketplace-http";
 import { describeMiraklError } from "./mirakl.mapping";
 import type { MiraklSettings } from "./mirakl.settings";
@@ -11,7 +11,7 @@ import type { MiraklSettings } from "./mirakl.settings";
 export const TIMEOUT_MS = 15_000;
 
 /** Mirakl's operation ids, as the description names them (and every message does). */
-export type MiraklOperation = "OR11" | "OR21" | "OR23" | "OR24" | "OR29" | "OF21" | "OF24" | "OF02" | "OF03" | "STO01" | "STO02" | "STO03";
+export type MiraklOperation = "OR11" | "OR21" | "OR23" | "OR24" | "OR29" | "OR30" | "OR28" | "ST01" | "ST11" | "ST23" | "RE01" | "RT11" | "OF21" | "OF24" | "OF02" | "OF03" | "STO01" | "STO02" | "STO03";
 
 export interface MiraklCall {
   query?: Record<string, string>;

@@ -1,11 +1,11 @@
 // Mirakl's order shapes to the service's vocabulary and back. Pure functions: no I/O, no clock.
 // An OR11 order becomes an ImportedOrder (or a set-aside reason); a shipment becomes OR23's
 // tracking body; an error answer becomes words.
-import type { DeliveryOrder, ImportedOrder, ImportedOrderItem, Shipment } from "../connector";
-import { refusal } from "../kit/marketplace-http";
+import type { DeliveryOrder, ImportedOrder, ImportedOrderItem, ImportedRefund, Shipment } from "../connector";
 import { cents as centsOf, fromCents, nameTable, splitName } from "../kit/mapping";
-import { Unmappable, type OrderReader } from "../kit/orders-page";
-import type { MiraklAddress, MiraklOrder, MiraklOrderLine, MiraklTax, MiraklTrackingRequest } from "./mirakl.types";
+import { refusal } from "../kit/marketplace-http";
+import { type OrderReader, Unmappable } from "../kit/orders-page";
+import type { MiraklAddress, MiraklOrder, MiraklOrderLine, MiraklShipmentTracking, MiraklTax, MiraklTrackingRequest } from "./mirakl.types";
 
 const unmappable = (message: string) => new Unmappable(message);
 
@@ -90,6 +90,60 @@ function shipTo(address: MiraklAddress | null | undefined, customer: MiraklOrder
   };
 }
 
+/**
+ * What Mirakl counts of a line as cancelled and shipped (decisions 12). Cancelled: the units of
+ * its `cancelations` (OR30's, the operator's, a customer's), or every unit of a line REFUSED or
+ * CANCELED. Shipped: every unit not cancelled once the line is SHIPPED or further; OR11 names no
+ * shipped count below that (a line in SHIPPING may have some of its units in a package: the
+ * hub keeps what it knows). The line's `quantity` is read as the units ordered (UNCONFIRMED:
+ * the description does not say whether a cancellation lowers it). Left out when there is nothing to say.
+ */
+function lineQuantities(line: MiraklOrderLine, quantity: number, where: string): Pick<ImportedOrderItem, "quantityShipped" | "quantityCancelled"> {
+  const state = text(line.order_line_state);
+  let cancelled = ENDED_STATES.has(state) ? quantity : 0;
+  if (!ENDED_STATES.has(state)) {
+    for (const [i, c] of (Array.isArray(line.cancelations) ? line.cancelations : []).entries()) {
+      const n = c?.quantity;
+      if (typeof n !== "number" || !Number.isInteger(n) || n < 0) throw unmappable(`${where}: cancelation ${c?.id ?? `#${i + 1}`} has no whole quantity`);
+      cancelled += n;
+    }
+  }
+  if (cancelled > quantity) throw unmappable(`${where}: its cancelations count ${cancelled} units of ${quantity}`);
+  const out: Pick<ImportedOrderItem, "quantityShipped" | "quantityCancelled"> = {};
+  if (cancelled > 0) out.quantityCancelled = cancelled;
+  if (SHIPPED_STATES.has(state)) out.quantityShipped = quantity - cancelled;
+  return out;
+}
+
+/**
+ * The refunds Mirakl reports on the order's lines, one per order_refund_id (OR28 makes one for
+ * all the lines of a call: the reference its delivery was answered with), each line's amount and
+ * the shipping with their taxes; a refund Mirakl refused is left out. Left out when there are none.
+ */
+function refundsOf(lines: MiraklOrderLine[], currency: string | null, where: string): { refunds?: ImportedRefund[] } {
+  const byId = new Map<string, ImportedRefund>();
+  for (const line of lines) {
+    for (const [i, r] of (Array.isArray(line.refunds) ? line.refunds : []).entries()) {
+      const state = text(r?.state) || text(r?.refund_state);
+      if (state === "REFUSED") continue;
+      const id = text(r?.order_refund_id) || text(r?.id);
+      const rWhere = `${where} line ${text(line.order_line_id)} refund ${id || `#${i + 1}`}`;
+      if (!id) throw unmappable(`${rWhere} has no id`);
+      const at = typeof r.created_date === "string" ? Date.parse(r.created_date) : Number.NaN;
+      if (!Number.isFinite(at)) throw unmappable(`${rWhere}: created_date ${JSON.stringify(r.created_date)} is not a date`);
+      const quantity = typeof r.quantity === "number" && Number.isInteger(r.quantity) && r.quantity >= 0 ? r.quantity : 0;
+      const refund = byId.get(id) ?? { sourceRefundId: id, createdAt: new Date(at), reason: text(r.reason_code) || null, lines: [], shippingAmount: 0, currency: text(r.currency_iso_code) || currency };
+      // What the buyer gets back: the amounts with their taxes (OR11 answers them apart in TAX_EXCLUDED).
+      const amount = centsOf(r.amount, `${rWhere} amount`) + taxCents(r.taxes, rWhere);
+      const shipping = centsOf(r.shipping_amount ?? 0, `${rWhere} shipping_amount`) + taxCents(r.shipping_taxes, `${rWhere} shipping`);
+      refund.lines.push({ sourceLineId: text(line.order_line_id), quantity, amount: fromCents(amount) });
+      refund.shippingAmount = fromCents(centsOf(refund.shippingAmount, rWhere) + shipping);
+      byId.set(id, refund);
+    }
+  }
+  return byId.size > 0 ? { refunds: [...byId.values()] } : {};
+}
+
 export function mapMiraklOrder(order: MiraklOrder): ImportedOrder {
   const id = text(order.order_id);
   if (!id) throw unmappable("sent an order without order_id");
@@ -121,11 +175,13 @@ export function mapMiraklOrder(order: MiraklOrder): ImportedOrder {
     shippingCents += m.shippingCents;
     shippingTaxCents += m.shippingTaxCents;
     feeCents += m.feeCents;
+    const done = lineQuantities(line, quantity, lineWhere);
     return {
       sourceLineId: lineId,
       sku,
       name: text(line.product_title),
       quantity,
+      ...done,
       // The line's price has its promotions deducted (it is what the buyer pays); the unit price
       // is before them, so unit price x quantity - discount is the line's price.
       unitPrice: Math.round((m.netCents + m.promotionCents) / quantity) / 100,
@@ -161,6 +217,7 @@ export function mapMiraklOrder(order: MiraklOrder): ImportedOrder {
     giftWrapTaxTotal: 0,
     grandTotal: fromCents(netCents + taxTotal + shippingCents + shippingTaxCents + feeCents + orderTaxCents),
     items,
+    ...refundsOf(lines, text(order.currency_iso_code) || null, where),
     // Read back by deliveries: whether the order still waits for acceptance, was shipped, ended.
     sourceData: { state },
   };
@@ -197,6 +254,12 @@ export function trackingRequest(
     throw refusal("Mirakl", `cannot send tracking number ${tracking} of order ${order.sourceOrderNumber} without a carrier: name the carrier, or set the source's defaultCarrierCode`);
   }
   return null;
+}
+
+/** The `tracking` of an ST01 shipment or an ST23 correction: OR23's body is the same shape. */
+export function shipmentTracking(order: DeliveryOrder, shipment: Shipment, carriers: Record<string, string>, defaultCarrierCode: string | undefined): { tracking: MiraklShipmentTracking | undefined; warning: string | null } {
+  const made = trackingRequest(order, shipment, carriers, defaultCarrierCode);
+  return { tracking: made ? { ...made.body } : undefined, warning: made?.warning ?? null };
 }
 
 /** "CODE: message" of a Mirakl error answer; null when the body is none of the shapes seen. */

@@ -77,8 +77,8 @@ export interface MiraklOrderLine {
   fees?: { amount?: number; code?: string }[];
   promotions?: MiraklPromotion[];
   total_price?: number;
-  cancelations?: { id?: string; quantity?: number; amount?: number; reason_code?: string }[];
-  refunds?: { id?: string; quantity?: number; amount?: number; reason_code?: string }[];
+  cancelations?: { id?: string; quantity?: number; amount?: number; reason_code?: string; created_date?: string }[];
+  refunds?: MiraklRefund[];
 }
 
 export interface MiraklOrder {
@@ -221,3 +221,117 @@ export interface MiraklOfferUpdate {
 
 /** OF02's (offer import) and STO02's (stock import) status words. */
 export const MIRAKL_IMPORT_STATES = ["WAITING_SYNCHRONIZATION_PRODUCT", "WAITING", "RUNNING", "COMPLETE", "FAILED"] as const;
+
+/** The tracking of one shipment (ST01, ST23). */
+export interface MiraklShipmentTracking {
+  carrier_code?: string;
+  carrier_name?: string;
+  carrier_standard_code?: string;
+  tracking_number?: string;
+  tracking_url?: string;
+}
+
+/** One shipment of ST01's body: a package of an order, its lines by order_line_id. */
+export interface MiraklShipmentRequest {
+  order_id: string;
+  shipment_lines: { order_line_id: string; quantity: number; package_reference?: string }[];
+  tracking?: MiraklShipmentTracking;
+  /** true: the package left (as OR24 does for a whole order); false: only prepared. */
+  shipped?: boolean;
+}
+
+/** A shipment as ST01 (shipment_success) and ST11 (data) answer it. */
+export interface MiraklShipment {
+  id?: string;
+  order_id?: string;
+  status?: string;
+  shipment_lines?: { order_line_id?: string; offer_sku?: string; quantity?: number; package_reference?: string }[];
+  tracking?: MiraklShipmentTracking | null;
+  shipped_date?: string | null;
+  created_date?: string;
+  last_updated_date?: string;
+}
+
+/** ST01's 201: a shipment's success and another's error in the same answer. */
+export interface MiraklShipmentsAnswer {
+  shipment_success?: MiraklShipment[];
+  shipment_errors?: { order_id?: string; message?: string }[];
+}
+
+/** ST23's 200. */
+export interface MiraklTrackingAnswer {
+  shipment_success?: { id?: string }[];
+  shipment_errors?: { id?: string; message?: string }[];
+}
+
+/** A seek page (ST11, RT11). */
+export interface MiraklSeekPage<T> {
+  data?: T[];
+  next_page_token?: string | null;
+  previous_page_token?: string | null;
+}
+
+/** One line of OR30's body (amounts in the order_tax_mode sent beside them). */
+export interface MiraklCancelation {
+  order_line_id: string;
+  quantity: number;
+  amount: number;
+  shipping_amount: number;
+  reason_code: string;
+  currency_iso_code?: string;
+  taxes?: { amount: number; code: string }[];
+  shipping_taxes?: { amount: number; code: string }[];
+}
+
+/** One line of OR28's body: the amounts drive the refund, the quantity is "informative only". */
+export interface MiraklRefundRequest {
+  order_line_id: string;
+  amount: number;
+  shipping_amount: number;
+  reason_code: string;
+  quantity?: number;
+  currency_iso_code?: string;
+}
+
+/** OR28's 200 (and a line refund as OR11 reports it). */
+export interface MiraklRefund {
+  id?: string;
+  refund_id?: string;
+  order_refund_id?: string;
+  order_line_id?: string;
+  amount?: number;
+  shipping_amount?: number;
+  quantity?: number;
+  reason_code?: string;
+  state?: string;
+  refund_state?: string;
+  created_date?: string;
+  currency_iso_code?: string;
+  taxes?: MiraklTax[];
+  shipping_taxes?: MiraklTax[];
+}
+
+/** RE01's reasons (cancellation, refund, incident, messaging), sorted by type then the operator's order. */
+export interface MiraklReason {
+  code?: string;
+  label?: string;
+  type?: string;
+  is_shop_right?: boolean;
+}
+
+/** RT11's return_state values (the description's enum, in words: others may come). */
+export const MIRAKL_RETURN_STATES = ["WAITING_ACCEPTANCE", "IN_PROGRESS", "REFUSED", "RECEIVED", "NO_RECEPTION", "CLOSED", "CANCELED"] as const;
+
+/** One return as RT11 answers it. */
+export interface MiraklReturn {
+  id?: string;
+  order_id?: string;
+  order_commercial_id?: string;
+  state?: string;
+  date_created?: string;
+  last_updated?: string;
+  reason_code?: string | null;
+  rejection_reason_code?: string | null;
+  rma?: string | null;
+  return_lines?: { order_line_id?: string; quantity?: number; reason_code?: string | null }[];
+}

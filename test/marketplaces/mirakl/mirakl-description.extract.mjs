@@ -16,9 +16,10 @@ const referenceDir = resolve(process.argv[2] ?? join(here, "../../../../shared/r
 const doc = JSON.parse(readFileSync(join(referenceDir, "mirakl-mmp-seller-openapi.json"), "utf8"));
 const defs = doc.components.schemas;
 
-// Stage 1 (orders in, acceptance, whole-order shipment and cancellation, stock and price out)
-// and what line-level fulfilment, refunds and returns will call.
-const WANTED = ["OR11", "OR21", "OR23", "OR24", "OR29", "OF21", "OF24", "OF02", "OF03", "STO01", "STO02", "STO03", "ST01", "OR30", "OR28", "RT11"];
+// Orders in, acceptance, shipment (whole orders, and packages by ST01 with their tracking
+// corrections by ST23 and look-ups by ST11), cancellation (whole, or by line through OR30 with a
+// reason from RE01), refunds (OR28), returns in (RT11), stock and price out.
+const WANTED = ["OR11", "OR21", "OR23", "OR24", "OR29", "OF21", "OF24", "OF02", "OF03", "STO01", "STO02", "STO03", "ST01", "ST11", "ST23", "OR30", "OR28", "RE01", "RT11"];
 
 const text = (html) => (html ?? "").replace(/<[^>]+>/g, " ").replace(/&nbsp;/g, " ").replace(/\s+/g, " ").trim();
 

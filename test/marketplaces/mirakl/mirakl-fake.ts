@@ -7,9 +7,10 @@
 // the Authorization header: no "Bearer"), `shop_id` when the shop is not the key's default,
 // JSON asked for, and a body that fits the operation's schema. A request that does not is
 // answered 400 and recorded in `violations`. It plays Mirakl's limits (429 with Retry-After for
-// an order poll within a minute of the last, or a stock or offer import within a minute), and
-// the bad days every fake plays (fake-kit/faults.ts). Orders live in mirakl-orders-fake.ts,
-// offers and imports in mirakl-offers-fake.ts.
+// an order poll within a minute of the last, or a stock or offer import within a minute, a
+// returns poll within 5 minutes), and the bad days every fake plays (fake-kit/faults.ts). Orders,
+// shipments, cancellations, refunds, reasons and returns live in mirakl-orders-fake.ts (its
+// line-level part in mirakl-lines-fake.ts), offers and imports in mirakl-offers-fake.ts.
 import { schemaProblems } from "../fake-kit/schema-check";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type FaultHelpers } from "../fake-kit/faults";
 import { receive, type ReceivedRequest } from "../fake-kit/received-request";
@@ -23,9 +24,13 @@ export const MIRAKL_FAKE_KEY = "9f1c2e7a-4b3d-4c8e-a1f0-5d6e7f809a1b";
 
 /** Offset paging: what Mirakl's reference page for OR11 sends (the description links elsewhere). */
 const OFFSET_PARAMS = ["max", "offset", "sort", "order"];
+/** Seek paging (ST11, RT11): `limit` and `page_token`, the names of Mirakl's paging notes (UNCONFIRMED: the description links elsewhere). */
+const SEEK_PARAMS = ["limit", "page_token", "sort", "order"];
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 /** What the limits allow: "Maximum usage" of OR11 (asynchronous), STO01 and OF24: once per minute. */
 const ONCE_A_MINUTE = new Set(["OR11 poll", "STO01", "OF24"]);
+/** RT11's maximum usage: every 5 minutes (a poll is a first page, without page_token). */
+const RT11_EVERY_MS = 5 * 60_000;
 
 export interface MiraklFakeOptions {
   apiKey?: string;
@@ -65,6 +70,11 @@ function queryProblems(op: Operation, url: URL): string[] {
       if (op.paging === "offset" && OFFSET_PARAMS.includes(name)) {
         if ((name === "max" || name === "offset") && !/^\d+$/.test(value)) problems.push(`${name}=${value} is not a whole number`);
         if (name === "max" && !(Number(value) >= 1 && Number(value) <= 100)) problems.push(`max=${value} must be 1..100`);
+        continue;
+      }
+      if (op.paging === "seek" && SEEK_PARAMS.includes(name)) {
+        if (name === "limit" && !(/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 100)) problems.push(`limit=${value} must be 1..100`);
+        if (name === "page_token" && value === "") problems.push("page_token is empty");
         continue;
       }
       problems.push(`query parameter ${name} is not in the description of ${op.operationId}`);
@@ -136,6 +146,15 @@ export function createMiraklFake(opts: MiraklFakeOptions = {}): MiraklFake {
     if (fault) return faultResponse(fault, (f) => (f.body === undefined ? miraklError(f.status, `fault ${f.status}`, f.headers) : json(f.status, f.body, f.headers)));
 
     // Mirakl's maximum call frequencies, answered as integrators report: 429 with Retry-After.
+    if (op.operationId === "RT11" && !url.searchParams.has("page_token")) {
+      const last = lastCall.get("RT11 poll");
+      const at = now().getTime();
+      if (last !== undefined && at - last < RT11_EVERY_MS) {
+        violations.push(`RT11: polled ${Math.round((at - last) / 1000)} s after the last poll; the description's maximum is every 5 minutes`);
+        return miraklError(429, "Too Many Requests", { "Retry-After": String(Math.ceil((RT11_EVERY_MS - (at - last)) / 1000)) });
+      }
+      lastCall.set("RT11 poll", at);
+    }
     const limited = op.operationId === "OR11" ? (url.searchParams.has("order_ids") || (url.searchParams.get("offset") ?? "0") !== "0" ? null : "OR11 poll") : op.operationId;
     if (ONCE_A_MINUTE.has(limited ?? "")) {
       const last = lastCall.get(limited!);
@@ -148,7 +167,8 @@ export function createMiraklFake(opts: MiraklFakeOptions = {}): MiraklFake {
     }
 
     const params = route.regex.exec(url.pathname)!.slice(1).map(decodeURIComponent);
-    if (op.operationId.startsWith("OR")) return orders.handle(op.operationId, params, url, body);
+    // Orders, their shipments, cancellations, refunds, reasons and returns live together.
+    if (/^(OR|ST\d|RE|RT)/.test(op.operationId)) return orders.handle(op.operationId, params, url, body);
     return offers.handle(op.operationId, params, url, body, request, rawBody, (problem) => refuse(recorded, [problem]));
   }
 

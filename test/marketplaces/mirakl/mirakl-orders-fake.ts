@@ -1,4 +1,5 @@
-// The fake Mirakl's orders (mirakl-fake.ts routes OR11, OR21, OR23, OR24, OR29 here, requests
+// The fake Mirakl's orders (mirakl-fake.ts routes OR11, OR21, OR23, OR24, OR29 here, and the
+// line-level operations it hands on to mirakl-lines-fake.ts; requests
 // already checked against the description). Orders are made from the description's documented
 // OR11 example and kept through their states: WAITING_ACCEPTANCE -> (OR21) SHIPPING, or
 // WAITING_DEBIT_PAYMENT until the test says the customer paid -> (OR23 tracking, OR24) SHIPPED;
@@ -10,6 +11,7 @@
 // orders it already has.
 import type { MiraklAddress, MiraklOrder, MiraklOrderLine } from "../../../src/marketplaces/mirakl/mirakl.types";
 import { description, json, miraklError } from "./mirakl-answers";
+import { miraklLinesFake, type LinesOptions, type MiraklLinesFake } from "./mirakl-lines-fake";
 
 export interface FakeLine {
   sku: string;
@@ -34,7 +36,7 @@ export interface FakeOrderSpec {
   email?: string;
 }
 
-export interface OrdersOptions {
+export interface OrdersOptions extends LinesOptions {
   /** Accepted orders wait in WAITING_DEBIT_PAYMENT until paid() (the customer's payment). */
   holdForPayment?: boolean;
   /** Registered carriers (OR23's carrier_code); others must go as carrier_name. */
@@ -62,6 +64,8 @@ export interface MiraklOrdersFake {
   edit(id: string, change: (order: MiraklOrder) => void): void;
   /** The customer paid: WAITING_DEBIT_PAYMENT orders go to SHIPPING. */
   paid(id: string): void;
+  /** Shipments, cancellations, refunds and returns (mirakl-lines-fake.ts). */
+  lines: MiraklLinesFake;
   handle(operationId: string, params: string[], url: URL, body: unknown): Response;
 }
 
@@ -73,6 +77,7 @@ export function miraklOrdersFake(now: () => Date, opts: OrdersOptions): MiraklOr
   const carriers = new Set(opts.carriers ?? ["UPS", "FEDEX", "DHL", "COLISSIMO"]);
   const delta = opts.updateDelayMs ?? 5 * 60_000;
   const iso = () => now().toISOString();
+  const lines = miraklLinesFake(now, (id) => kept.get(id), (k) => touch(k as Kept), carriers, opts);
 
   function touch(k: Kept, lineState?: string) {
     const at = iso();
@@ -242,8 +247,11 @@ export function miraklOrdersFake(now: () => Date, opts: OrdersOptions): MiraklOr
       const k = kept.get(id)!;
       if (k.order.order_state === "WAITING_DEBIT_PAYMENT") setState(k, "SHIPPING");
     },
+    lines,
     handle(operationId, params, url, body) {
       if (operationId === "OR11") return list(url);
+      const lineLevel = lines.handle(operationId, url, body);
+      if (lineLevel) return lineLevel;
       const k = kept.get(params[0] ?? "");
       if (!k) return miraklError(404, `ORDER_NOT_FOUND: the requested order ${params[0]} does not exist`);
       if (operationId === "OR21") return accept(k, body as { order_lines: { id: string; accepted: boolean }[] });

@@ -261,8 +261,8 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
     expect((error as Error).message).toBe("Mirakl order C-2 is REFUSED: it can no longer be accepted (Mirakl OR21 400 ORDER_INVALID_STATE: order C-2 is REFUSED, not in the expected state for OR21)");
   });
 
-  it("ships a whole order: OR23 with the mapped carrier code, then OR24", async () => {
-    const { fake, connector } = setup({ carriers: { "UPS Ground": "UPS", "Fed-Ex": "FEDEX" } }, {});
+  it("ships a whole order where the shop has no multiple shipments (ST01 refused): OR23 with the mapped carrier code, then OR24", async () => {
+    const { fake, connector } = setup({ carriers: { "UPS Ground": "UPS", "Fed-Ex": "FEDEX" } }, { orders: { multiShipment: false } });
     fake.orders.add(order("D-1", 30, { state: "SHIPPING" }));
     const o = deliveryOf(await imported(connector, "D-1"));
     expect(await connector.ship(shipOf(o, { carrier: "ups ground", trackingNumber: "1Z999AA1" }))).toEqual({ state: "delivered", warning: null });
@@ -275,7 +275,7 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
   });
 
   it("names a carrier the source does not map by carrier_name (with a warning), and uses the default code when none is named", async () => {
-    const { fake, connector } = setup({ carriers: { UPS: "UPS" }, defaultCarrierCode: "DHL" });
+    const { fake, connector } = setup({ carriers: { UPS: "UPS" }, defaultCarrierCode: "DHL" }, { orders: { multiShipment: false } });
     fake.orders.add(order("D-2", 30, { state: "SHIPPING" }));
     fake.orders.add(order("D-3", 29, { state: "SHIPPING" }));
     const page = await connector.fetchOrders(WINDOW, null);
@@ -289,7 +289,7 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
   });
 
   it("refuses a tracking number without any carrier; ships without tracking by OR24 alone", async () => {
-    const { fake, connector } = setup();
+    const { fake, connector } = setup({}, { orders: { multiShipment: false } });
     fake.orders.add(order("D-4", 30, { state: "SHIPPING" }));
     fake.orders.add(order("D-5", 29, { state: "SHIPPING" }));
     const [d4, d5] = (await connector.fetchOrders(WINDOW, null)).orders.map(deliveryOf);
@@ -303,7 +303,7 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
   });
 
   it("ships an order still waiting: accepts it first, waits for the customer's payment, and never repeats a call that went through", async () => {
-    const { fake, connector } = setup({}, { orders: { holdForPayment: true } });
+    const { fake, connector } = setup({}, { orders: { holdForPayment: true, multiShipment: false } });
     fake.orders.add(order("E-1", 30, { lines: [line("SKU-A"), line("SKU-B", 2)] }));
     const delivery = shipOf(deliveryOf(await imported(connector, "E-1")));
     const waiting = await connector.ship(delivery).catch((e: unknown) => e);
@@ -321,7 +321,7 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
   });
 
   it("a shipment Mirakl already has is delivered; a second one on a shipped order corrects the tracking only", async () => {
-    const { fake, connector, advance } = setup();
+    const { fake, connector, advance } = setup({}, { orders: { multiShipment: false } });
     fake.orders.add(order("F-1", 30, { state: "SHIPPING" }));
     const o = deliveryOf(await imported(connector, "F-1"));
     expect(await connector.ship(shipOf(o))).toEqual({ state: "delivered", warning: null });
@@ -356,7 +356,7 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
 
 describe("Mirakl on a bad day", () => {
   it("hands a 429's Retry-After on, retries 5xx and lost connections, and takes a refused key as final", async () => {
-    const { fake, connector, advance } = setup();
+    const { fake, connector, advance } = setup({}, { orders: { multiShipment: false } });
     fake.orders.add(order("H-1", 30, { state: "SHIPPING" }));
     fake.failNext({ status: 429, headers: { "Retry-After": "120" }, operation: "OR11" });
     await expect(connector.fetchOrders(WINDOW, null)).rejects.toMatchObject({ status: 429, retryable: true, retryAfterMs: 120_000 });
@@ -438,7 +438,14 @@ describe("the fake Mirakl holds every request to the description", () => {
     const page = await connector.fetchOrders(WINDOW, null);
     expect(page.setAside).toEqual([]);
     expect(page.orders[0]).toMatchObject({ sourceOrderNumber: "Order_00010-A", sourceCustomerOrderNumber: "Order_00010", sourceOrderStatus: "RECEIVED", buyerUserId: "Customer_id_001", paymentType: expect.any(String) });
-    expect(page.orders[0]!.items).toEqual([{ sourceLineId: "Order_00010-A-1", sku: "S2000", name: "Breville Cafe Roma Stainless Espresso/Cappuccino Machine - ESP8C", quantity: 3, unitPrice: 55, saleTaxCost: 20, discount: "0.00" }]);
+    // RECEIVED: every unit shipped; its cancellation and refund are amount-only (quantity 0).
+    expect(page.orders[0]!.items).toEqual([
+      { sourceLineId: "Order_00010-A-1", sku: "S2000", name: "Breville Cafe Roma Stainless Espresso/Cappuccino Machine - ESP8C", quantity: 3, quantityShipped: 3, unitPrice: 55, saleTaxCost: 20, discount: "0.00" },
+    ]);
+    // 6.82 + taxes 0.41 + 0.41; shipping 1.79 + 2.24 + 2.24.
+    expect(page.orders[0]!.refunds).toEqual([
+      { sourceRefundId: "f029dc92-e5ae-4b89-b342-cf254ddd4b4d", createdAt: new Date("2022-08-04T09:40:41Z"), reason: "19", lines: [{ sourceLineId: "Order_00010-A-1", quantity: 0, amount: 7.64 }], shippingAmount: 6.27, currency: "USD" },
+    ]);
     expect(page.orders[0]!.shipTo).toMatchObject({ street1: "113 MacDougal Street", city: "New York", postalCode: "NY 10012", country: "USA" });
   });
 });

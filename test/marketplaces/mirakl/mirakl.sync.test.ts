@@ -70,7 +70,22 @@ describe("a Mirakl source in sync cycles", () => {
     const shipped = await call("PUT", `/v1/${token}/Orders/${w1.OrderId}/UpdateStatus`, { body: { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "1Z999AA10123456784", DestinationShippingCarrier: "UPS Ground" } });
     expect(shipped.status).toBe(200);
     expect(await cycle(2)).toMatchObject({ delivered: 1, failed: 0 });
-    expect(fake.calls("OR23").map((r) => r.body)).toEqual([{ carrier_code: "UPS", tracking_number: "1Z999AA10123456784" }]);
+    // One package of every unit through ST01 (the fake's shop has multiple shipments), its reference made from the hub's package.
+    expect(fake.calls("ST01").map((r) => r.body)).toEqual([
+      {
+        shipments: [
+          {
+            order_id: "W-1",
+            shipment_lines: [
+              { order_line_id: "W-1-1", quantity: 2, package_reference: expect.stringMatching(/^hub-/) },
+              { order_line_id: "W-1-2", quantity: 1, package_reference: expect.stringMatching(/^hub-/) },
+            ],
+            tracking: { carrier_code: "UPS", tracking_number: "1Z999AA10123456784" },
+            shipped: true,
+          },
+        ],
+      },
+    ]);
     expect(fake.orders.get("W-1")!.order_state).toBe("SHIPPED");
     await cycle(2);
     expect((await byNumber(token)).get("W-1")!.SourceOrderStatus).toBe("SHIPPED");
@@ -113,7 +128,7 @@ describe("a Mirakl source in sync cycles", () => {
     const [row] = await deliveries(storeId, sourceId);
     // The import before the delivery read the order CANCELED: refused without a call.
     expect(row!.LastError).toBe("Mirakl order W-3 was CANCELED at the last import: it cannot be shipped");
-    expect([...fake.calls("OR21"), ...fake.calls("OR23"), ...fake.calls("OR24")]).toEqual([]);
+    expect([...fake.calls("OR21"), ...fake.calls("OR23"), ...fake.calls("OR24"), ...fake.calls("ST01")]).toEqual([]);
     expect((await byNumber(token)).get("W-3")!.SyncUserErrorMessage).toBe(row!.LastError);
   });
 
