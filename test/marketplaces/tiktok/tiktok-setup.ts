@@ -1,6 +1,7 @@
 // What the TikTok Shop connector tests share: a connector on the fake with an explicit clock, the
-// Settings of a source on the fake, orders numbered like TikTok's, and deliveries built from
-// imported orders as the sync engine builds them (fake-kit/connector-calls.ts's importAll and
+// Settings of a source on the fake, orders numbered like TikTok's, and deliveries (ship, cancel of
+// the whole order or of some lines, return decisions, receipts and refunds) built from imported
+// orders as the sync engine builds them (fake-kit/connector-calls.ts's importAll and
 // deliveryOrder).
 import type { CancelDelivery, Connector, ImportedOrder, ImportWindow, ReturnDelivery, SecretSealer, ShipDelivery } from "../../../src/marketplaces/connector";
 import { createTiktokConnector } from "../../../src/marketplaces/tiktok/tiktok.connector";
