@@ -4,7 +4,9 @@
 // GetOrderDetail (lines, buyer, address); shipments out as packages (ShipPackage with the seller's
 // tracking number and carrier, after SplitOrders when a package holds lines not shipped yet, or
 // MarkPackageAsShipped for lines in no package; UpdatePackageShippingInfo corrects a tracking
-// number); seller cancellations through CancelOrder; stock and price through tiktok.listings.ts.
+// number); seller cancellations through CancelOrder, of the whole order or of the line items a
+// line cancellation names; stock and price through tiktok.listings.ts; returns in, the seller's
+// decisions and refunds out through tiktok.returns.ts.
 // Every call is signed and carries the access token (tiktok.client.ts); the refresh token rotates
 // and is kept sealed (tiktok.tokens.ts). Each delivery reads the order first, so a repeated one
 // sends nothing twice.
@@ -26,10 +28,11 @@ import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
 import { tiktokClient, type TiktokClient } from "./tiktok.client";
 import { tiktokListings } from "./tiktok.listings";
+import { tiktokReturns } from "./tiktok.returns";
 import { idOf, isLeftOut, lineState, providerFor, shipmentPlan, shippedByTiktok, tiktokOrderReader, trackingOf } from "./tiktok.mapping";
 import { tiktokSettingsSchema } from "./tiktok.settings";
 import { tiktokAccessTokens } from "./tiktok.tokens";
-import type { TiktokCancelAnswer, TiktokCancelOrder, TiktokOrder, TiktokOrderDetail, TiktokOrderList, TiktokShipPackage, TiktokShippingInfoUpdate } from "./tiktok.types";
+import type { TiktokCancelAnswer, TiktokCancelOrder, TiktokLineItem, TiktokOrder, TiktokOrderDetail, TiktokOrderList, TiktokShipPackage, TiktokShippingInfoUpdate } from "./tiktok.types";
 
 const TIMEOUT_MS = 15_000;
 /** GetOrderDetail takes at most 50 ids: a page of 50 is one detail call. */
@@ -117,8 +120,9 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
       shipped.push(packageId);
     }
     for (const [i, group] of plan.split.entries()) {
-      // The group's id is the developer's own label; TikTok answers the new package's id under it.
-      const groupId = `${delivery.id}-${i + 1}`;
+      // The group's id is the developer's own label (the hub's package id, the same on every retry);
+      // TikTok answers the new package's id under it.
+      const groupId = `${delivery.shipment.shipmentId ?? delivery.id}-${i + 1}`;
       const answer = await post<{ packages?: { id?: string; splittable_group_id?: string }[] } | null>("SplitOrders", `/fulfillment/202309/orders/${orderId}/split`, {
         splittable_groups: [{ id: groupId, order_line_item_ids: group.lineIds }],
       });
@@ -145,20 +149,45 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
     const orderId = order.id!;
     if (order.status === "CANCELLED") return { state: "delivered", reference: null, warning: "TikTok already shows the order cancelled; nothing sent" };
     const lines = Array.isArray(order.line_items) ? order.line_items : [];
+    if (delivery.lines) return cancelLines(delivery, orderId, lines);
     const open = lines.filter((l) => lineState(l) === "open").map((l) => l.id!).filter((id) => idOf(id) !== null);
     if (open.length === 0) throw refusal("TikTok", `order ${orderId} has no line item left to cancel: every one is shipped or cancelled`);
+    // The whole order when nothing of it shipped; else the line items still open (what the hub's
+    // whole-order cancellation means once part of it is shipped).
+    return sendCancel(orderId, open.length < lines.length ? open : null, open.length < lines.length ? `only the line items not shipped were cancelled (${open.join(", ")})` : null);
+  }
+
+  /**
+   * A line cancellation (decisions 12): exactly the line items named, each a unit of its own on
+   * TikTok. One TikTok shows cancelled already is not sent again; a shipped or unknown one refuses
+   * the whole delivery, so nothing more or less than asked is ever cancelled.
+   */
+  async function cancelLines(delivery: CancelDelivery, orderId: string, lines: TiktokLineItem[]): Promise<DeliveryOutcome> {
+    const byId = new Map(lines.filter((l) => idOf(l?.id) !== null).map((l) => [l.id!, l] as const));
+    const named = [...new Set(delivery.lines!.filter((l) => l.quantity > 0).map((l) => l.sourceLineId))];
+    const unknown = named.filter((id) => !byId.has(id));
+    if (unknown.length > 0) throw refusal("TikTok", `order ${orderId} has no line items ${unknown.join(", ")}`);
+    const tooMany = delivery.lines!.filter((l) => l.quantity > 1).map((l) => l.sourceLineId);
+    if (tooMany.length > 0) throw refusal("TikTok", `order ${orderId}: a TikTok line item is one unit, and more than one was asked of ${tooMany.join(", ")}`);
+    const shipped = named.filter((id) => lineState(byId.get(id)!) === "shipped");
+    if (shipped.length > 0) throw refusal("TikTok", `order ${orderId}: line items ${shipped.join(", ")} are shipped on TikTok and cannot be cancelled`);
+    const open = named.filter((id) => lineState(byId.get(id)!) === "open");
+    if (open.length === 0) return { state: "delivered", reference: null, warning: "TikTok already shows these line items cancelled; nothing sent" };
+    const already = named.length - open.length;
+    return sendCancel(orderId, open, already > 0 ? `${already} line item(s) were cancelled on TikTok already` : null);
+  }
+
+  async function sendCancel(orderId: string, lineIds: string[] | null, note: string | null): Promise<DeliveryOutcome> {
     const body: TiktokCancelOrder = { order_id: orderId, cancel_reason: settings.cancelReason };
-    // The whole order when nothing of it shipped; else the line items still open (TikTok takes line
-    // cancellations in the US and UK).
-    if (open.length < lines.length) body.order_line_item_ids = open;
+    // TikTok takes line cancellations (order_line_item_ids) in the US and UK.
+    if (lineIds !== null) body.order_line_item_ids = lineIds;
     const answer = await post<TiktokCancelAnswer | null>("CancelOrder", "/return_refund/202309/cancellations", body);
     const status = typeof answer?.cancel_status === "string" ? answer.cancel_status : null;
     const pending = status === "CANCELLATION_REQUEST_PENDING";
-    const partial = body.order_line_item_ids ? `only the line items not shipped were cancelled (${open.join(", ")})` : null;
     return {
       state: "delivered",
       reference: typeof answer?.cancel_id === "string" ? answer.cancel_id : null,
-      warning: [partial, pending ? "TikTok holds the cancellation as pending (CANCELLATION_REQUEST_PENDING)" : null].filter(Boolean).join("; ") || null,
+      warning: [note, pending ? "TikTok holds the cancellation as pending (CANCELLATION_REQUEST_PENDING)" : null].filter(Boolean).join("; ") || null,
     };
   }
 
@@ -174,6 +203,8 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
     return null;
   }
 
+  const afterSale = tiktokReturns(client);
+
   return {
     capabilities: CAPABILITIES,
     fetchOrders,
@@ -185,5 +216,9 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
     ship,
     cancel,
     listings: tiktokListings({ client, storage, warehouseId: settings.warehouseId ?? null, now: () => ctx.now().getTime() }),
+    returns: afterSale.returns,
+    refund: afterSale.refund,
+    receiveReturn: afterSale.receiveReturn,
+    decideReturn: afterSale.decideReturn,
   };
 }

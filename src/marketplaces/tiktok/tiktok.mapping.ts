@@ -1,8 +1,10 @@
 // TikTok Shop orders to the service's orders (tiktokOrderReader), and a shipment to TikTok's
 // fulfilment steps (shipmentPlan). Pure functions: no I/O, no clock. An order becomes one order;
 // each of its line items one line of quantity 1 (TikTok's line items carry no quantity: a SKU
-// bought twice is two line items, kept as two lines, each with its own line item id).
-import type { ImportedOrder, ImportedOrderItem, Shipment } from "../connector";
+// bought twice is two line items, kept as two lines, each with its own line item id), counted
+// shipped or cancelled as the line item's state says, and its shipped packages (line items
+// grouped by package_id) the order's packages, whoever shipped them (decisions 12).
+import type { ImportedOrder, ImportedOrderItem, ImportedShipment, Shipment } from "../connector";
 import { CARRIER_ALIASES, cents, fromCents, nameTable, splitName } from "../kit/mapping";
 import { Unmappable, type OrderReader } from "../kit/orders-page";
 import type { TiktokLineItem, TiktokOrder } from "./tiktok.types";
@@ -71,6 +73,7 @@ function mapLine(line: TiktokLineItem, index: number, where: string, seen: Money
   const tax = taxes.reduce((sum, t, i) => sum + money(t?.tax_amount, `${at} item_tax #${i + 1}`), 0);
   const product = text(line.product_name);
   const variant = text(line.sku_name);
+  const state = lineState(line);
   return {
     sourceLineId: id,
     sku,
@@ -79,7 +82,33 @@ function mapLine(line: TiktokLineItem, index: number, where: string, seen: Money
     unitPrice: fromCents(unit),
     saleTaxCost: fromCents(tax),
     discount: fromCents(discount).toFixed(2),
+    quantityShipped: state === "shipped" ? 1 : 0,
+    quantityCancelled: state === "cancelled" ? 1 : 0,
   };
+}
+
+/**
+ * The order's shipped packages: its shipped line items grouped by package_id (a shipped line item
+ * without one is a package of its own tracking number), with the package's tracking number and
+ * provider name, shipped at the line items' rts_time when TikTok gives one.
+ */
+export function shippedPackages(lines: TiktokLineItem[]): ImportedShipment[] {
+  const packages = new Map<string, ImportedShipment>();
+  for (const line of lines) {
+    const id = idOf(line?.id);
+    if (id === null || lineState(line) !== "shipped") continue;
+    const packageId = idOf(line.package_id);
+    const tracking = text(line.tracking_number);
+    const key = packageId ?? `tracking:${tracking}`;
+    let pkg = packages.get(key);
+    if (!pkg) {
+      const rts = typeof line.rts_time === "number" && Number.isSafeInteger(line.rts_time) && line.rts_time >= EARLIEST_SECONDS ? new Date(line.rts_time * 1000) : null;
+      pkg = { sourceShipmentId: packageId, trackingNumber: tracking || null, carrier: text(line.shipping_provider_name) || null, shippingMethod: null, shippedAt: rts, lines: [] };
+      packages.set(key, pkg);
+    }
+    pkg.lines.push({ sourceLineId: id, quantity: 1 });
+  }
+  return [...packages.values()];
 }
 
 /** The district names by level (L0 the country, L1 the state, then county, city, ...). */
@@ -157,6 +186,7 @@ export function mapTiktokOrder(order: TiktokOrder): ImportedOrder {
     giftWrapTaxTotal: 0,
     grandTotal: fromCents(grandCents),
     items,
+    shipments: shippedPackages(lineItems),
     // What later deliveries decide on without a call (README: who ships the order).
     sourceData: {
       ...(shippingType !== "" && { shippingType: shippingType.slice(0, 40) }),

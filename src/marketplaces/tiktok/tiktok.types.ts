@@ -213,3 +213,59 @@ export interface TiktokCancelAnswer {
   cancel_id?: string;
   cancel_status?: string;
 }
+
+/** SearchReturns' money of a return or of one of its line items (decimal strings). */
+export interface TiktokRefundAmount {
+  currency?: string;
+  refund_subtotal?: string;
+  refund_shipping_fee?: string;
+  refund_tax?: string;
+  refund_total?: string;
+}
+
+/** SearchReturns: one return (or refund, or replacement) request. */
+export interface TiktokReturn {
+  return_id?: string;
+  order_id?: string;
+  /** REFUND (no goods back), RETURN_AND_REFUND, REPLACEMENT. */
+  return_type?: string;
+  /** RETURN_OR_REFUND_REQUEST_PENDING, AWAITING_BUYER_SHIP, BUYER_SHIPPED_ITEM, ... (tiktok.returns-mapping.ts). */
+  return_status?: string;
+  /** BUYER, SELLER, OPERATOR, SYSTEM. */
+  role?: string;
+  create_time?: number;
+  update_time?: number;
+  return_reason?: string;
+  return_reason_text?: string;
+  return_tracking_number?: string;
+  refund_amount?: TiktokRefundAmount;
+  return_line_items?: { return_line_item_id?: string; order_line_item_id?: string; seller_sku?: string; sku_id?: string; refund_amount?: TiktokRefundAmount }[];
+}
+
+export interface TiktokReturnList {
+  return_orders?: TiktokReturn[];
+  next_page_token?: string;
+  total_count?: number;
+}
+
+/** ApproveReturn's body: the seller's decision (APPROVE_REFUND, APPROVE_RETURN, APPROVE_RECEIVED_PACKAGE, APPROVE_REPLACEMENT, ...). */
+export interface TiktokApproveReturn {
+  decision: string;
+}
+
+/** RejectReturn's body: the decision (REJECT_REFUND, REJECT_RETURN, REJECT_RECEIVED_PACKAGE, REJECT_REPLACEMENT), a reason GetRejectReasons lists, a comment. */
+export interface TiktokRejectReturn {
+  decision: string;
+  reject_reason: string;
+  comment?: string;
+}
+
+/** CreateReturn's body for a seller's refund without a return (return_type REFUND). */
+export interface TiktokCreateReturn {
+  order_id: string;
+  order_line_item_ids: string[];
+  return_type: "REFUND";
+  refund_total: string;
+  currency?: string;
+  return_reason: string;
+}

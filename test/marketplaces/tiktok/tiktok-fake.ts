@@ -15,19 +15,21 @@
 // TikTok's behaviour as the README describes it: the refresh token rotates (each renewal issues a
 // new one, the used one is refused), `*_expire_in` are unix times, orders move through their
 // statuses and packages (split, shipped by the seller with tracking and carrier, cancelled by the
-// seller), stock and price per product (tiktok-products-fake.ts). Chosen where nothing says: the
+// seller), stock and price per product (tiktok-products-fake.ts), returns through their decisions
+// and the seller's refunds (tiktok-returns-fake.ts). Chosen where nothing says: the
 // refresh takes grant_type=refresh_token only (the SDK's authorized_code is refused, see the
 // connector README); a refused renewal is code 36004004; an expired access token 105002; page
 // tokens are base64 of an offset and the search they belong to; business refusals come as HTTP 200
 // with a code. A bad day is played with the fault helpers every fake shares (fake-kit/faults.ts).
 import { createHmac } from "node:crypto";
-import type { TiktokOrder } from "../../../src/marketplaces/tiktok/tiktok.types";
+import type { TiktokOrder, TiktokReturn } from "../../../src/marketplaces/tiktok/tiktok.types";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault } from "../fake-kit/faults";
 import { receive, type ReceivedRequest } from "../fake-kit/received-request";
 import { schemaProblems, type Schema } from "../fake-kit/schema-check";
 import extracted from "./tiktok-sdk.json";
 import { tiktokFulfilment } from "./tiktok-fulfilment-fake";
 import { tiktokProductsFake, type SampleProduct } from "./tiktok-products-fake";
+import { tiktokReturnsFake } from "./tiktok-returns-fake";
 
 interface QueryParam {
   name: string;
@@ -76,6 +78,7 @@ export interface RecordedRequest extends ReceivedRequest {
 
 export interface TiktokFakeOptions {
   orders?: TiktokOrder[];
+  returns?: TiktokReturn[];
   products?: SampleProduct[];
   /** The fake's clock (timestamps, token expiry, update_time of changes); share it with the connector's ctx.now. */
   now?: () => Date;
@@ -127,6 +130,9 @@ export function createTiktokFake(opts: TiktokFakeOptions = {}) {
   const refuse = (code: number, message: string, status = 200) => json(status, envelope(code, message, null));
   const orders = tiktokFulfilment({ orders: opts.orders ?? [], now, ok, refuse, providers: TIKTOK_FAKE_PROVIDERS, answerSchema: (id) => ROUTES.find((r) => r.op.operationId === id)!.op.answer! });
   const products = tiktokProductsFake({ products: opts.products ?? [], ok, refuse });
+  const answerOf = (id: string) => ROUTES.find((r) => r.op.operationId === id)!.op.answer!;
+  const afterSale = tiktokReturnsFake({ orders: orders.orders, now, ok, refuse, returnSchema: answerOf("SearchReturns").properties.data!.properties!.return_orders!.items! });
+  for (const record of opts.returns ?? []) afterSale.add(record);
 
   function violation(where: string, problems: string[]): Response {
     for (const p of problems) violations.push(`${where}: ${p}`);
@@ -272,6 +278,7 @@ export function createTiktokFake(opts: TiktokFakeOptions = {}) {
       });
     }
     if (products.handles(op.operationId)) return products.handle(op.operationId, pathValues, query, body);
+    if (afterSale.handles(op.operationId)) return afterSale.handle(op.operationId, pathValues, query, body);
     return orders.handle(op.operationId, pathValues, query, body);
   }
 
@@ -324,6 +331,12 @@ export function createTiktokFake(opts: TiktokFakeOptions = {}) {
     touch: orders.touch,
     /** Fulfilment calls that changed something: [operation, order id, what]. */
     fulfilled: orders.changes,
+    returns: afterSale.returns,
+    addReturn: afterSale.add,
+    /** Changes a return as TikTok would (its update_time becomes the fake's now). */
+    touchReturn: afterSale.touch,
+    /** Return calls that changed something: [operation, return id, what]. */
+    returned: afterSale.changes,
     products,
     failNext: faults.failNext,
     failNextWithError: faults.failNextWithError,

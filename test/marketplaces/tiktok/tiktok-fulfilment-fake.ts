@@ -23,7 +23,7 @@ const cancelled = (l: TiktokLineItem) => l.display_status === "CANCELLED";
 const open = (l: TiktokLineItem) => !shipped(l) && !cancelled(l);
 
 /** A short digest of a search, so a page token is only good for the search it came from. */
-function digest(text: string): string {
+export function digest(text: string): string {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
   return (h >>> 0).toString(16);

@@ -4,7 +4,8 @@
 // item per unit (line items carry no quantity), each line in the order's one package until it is
 // split. sub_total = original prices - seller and platform discounts; total_amount = sub_total +
 // shipping_fee + tax. The fake checks every order it serves against the SDK's answer schema.
-import type { TiktokLineItem, TiktokOrder } from "../../../src/marketplaces/tiktok/tiktok.types";
+// Returns likewise, in the shape of SearchReturns' model (sampleReturn).
+import type { TiktokLineItem, TiktokOrder, TiktokReturn } from "../../../src/marketplaces/tiktok/tiktok.types";
 
 export interface SampleLine {
   id: string;
@@ -111,5 +112,47 @@ export function sampleOrder(o: SampleOrder): TiktokOrder {
         { address_level: "L3", address_level_name: "City", address_name: "Los Angeles" },
       ],
     },
+  };
+}
+
+export interface SampleReturn {
+  id: string;
+  order: TiktokOrder;
+  /** The order's line items returned (all of them when left out). */
+  lineIds?: string[];
+  type?: "REFUND" | "RETURN_AND_REFUND" | "REPLACEMENT";
+  status?: string;
+  created: Date;
+  updated?: Date;
+  reason?: string;
+}
+
+/**
+ * A return in the shape of the SDK's SearchReturns model: each returned line item refunds its sale
+ * price and tax, the return its line items' total (no shipping fee).
+ */
+export function sampleReturn(r: SampleReturn): TiktokReturn {
+  const currency = r.order.payment?.currency ?? "USD";
+  const lines = (r.order.line_items ?? []).filter((l) => !r.lineIds || r.lineIds.includes(l.id!));
+  const cost = (l: TiktokLineItem) => Math.round(Number(l.sale_price) * 100) + (l.item_tax ?? []).reduce((s, t) => s + Math.round(Number(t.tax_amount) * 100), 0);
+  const total = lines.reduce((s, l) => s + cost(l), 0);
+  return {
+    return_id: r.id,
+    order_id: r.order.id,
+    return_type: r.type ?? "RETURN_AND_REFUND",
+    return_status: r.status ?? "RETURN_OR_REFUND_REQUEST_PENDING",
+    role: "BUYER",
+    create_time: seconds(r.created),
+    update_time: seconds(r.updated ?? r.created),
+    return_reason: "ecom_order_delivered_refund_and_return_reason_not_as_described",
+    return_reason_text: r.reason ?? "Item not as described",
+    refund_amount: { currency, refund_subtotal: decimal(total), refund_shipping_fee: "0.00", refund_tax: "0.00", refund_total: decimal(total) },
+    return_line_items: lines.map((l, i) => ({
+      return_line_item_id: `47${r.id.slice(2, 15)}${String(i + 1).padStart(3, "0")}`,
+      order_line_item_id: l.id,
+      seller_sku: l.seller_sku,
+      sku_id: l.sku_id,
+      refund_amount: { currency, refund_total: decimal(cost(l)) },
+    })),
   };
 }

@@ -29,7 +29,8 @@ const read = (...parts) => readFileSync(join(sdk, ...parts), "utf8");
  * package TikTok made, SplitOrders and MarkPackageAsShipped for some lines, UpdatePackageShippingInfo
  * for a corrected tracking number), seller cancellation (CancelOrder), stock and price
  * (SearchProducts for SKU ids, InventorySearch for a SKU's warehouses, UpdateInventory,
- * UpdatePrice), returns (SearchReturns, ApproveReturn, RejectReturn).
+ * UpdatePrice), returns and refunds (SearchReturns, ApproveReturn, RejectReturn with a reason
+ * from GetRejectReasons, CreateReturn for a seller's refund).
  */
 const USED = new Set([
   "GetAuthorizedShops",
@@ -47,6 +48,8 @@ const USED = new Set([
   "SearchReturns",
   "ApproveReturn",
   "RejectReturn",
+  "GetRejectReasons",
+  "CreateReturn",
 ]);
 
 const plain = (text) => text.replace(/&#x60;/g, "`").replace(/\\'/g, "'").replace(/\\"/g, '"').replace(/\s+/g, " ").trim();

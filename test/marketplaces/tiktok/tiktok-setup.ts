@@ -1,8 +1,9 @@
 // What the TikTok Shop connector tests share: a connector on the fake with an explicit clock, the
-// Settings of a source on the fake, orders numbered like TikTok's, and deliveries built from
-// imported orders as the sync engine builds them (fake-kit/connector-calls.ts's importAll and
+// Settings of a source on the fake, orders numbered like TikTok's, and deliveries (ship, cancel of
+// the whole order or of some lines, return decisions, receipts and refunds) built from imported
+// orders as the sync engine builds them (fake-kit/connector-calls.ts's importAll and
 // deliveryOrder).
-import type { CancelDelivery, Connector, ImportedOrder, ImportWindow, SecretSealer, ShipDelivery } from "../../../src/marketplaces/connector";
+import type { CancelDelivery, Connector, ImportedOrder, ImportWindow, ReturnDelivery, SecretSealer, ShipDelivery } from "../../../src/marketplaces/connector";
 import { createTiktokConnector } from "../../../src/marketplaces/tiktok/tiktok.connector";
 import { memoryStorage, type SourceStorage } from "../../../src/marketplaces/storage";
 import { decryptJson, encryptJson } from "../../../src/lib/crypto";
@@ -90,9 +91,27 @@ export function shipDelivery(order: ImportedOrder, shipment: { trackingNumber?: 
   };
 }
 
-export function cancelDelivery(order: ImportedOrder): CancelDelivery {
+export function cancelDelivery(order: ImportedOrder, lines?: string[]): CancelDelivery {
   const id = nextId++;
-  return { id, idempotencyKey: `source-1-${id}`, kind: "cancel", order: deliveryOrder(order), earlier: [], reason: "out of stock" };
+  return {
+    id,
+    idempotencyKey: `source-1-${id}`,
+    kind: "cancel",
+    order: deliveryOrder(order),
+    earlier: [],
+    reason: "out of stock",
+    ...(lines && { lines: lines.map((sourceLineId) => ({ sourceLineId, quantity: 1 })) }),
+  };
+}
+
+/** The member of ReturnDelivery that takes kind K (approve and reject share one), narrowed to K. */
+type Kinded<K extends ReturnDelivery["kind"]> = ReturnDelivery extends infer R ? (R extends { kind: infer RK } ? (K extends RK ? R & { kind: K } : never) : never) : never;
+type Own<K extends ReturnDelivery["kind"]> = Omit<Kinded<K>, "id" | "idempotencyKey" | "order" | "earlier" | "kind">;
+
+/** A return or refund delivery of an imported order, as the engine builds it. */
+export function returnDelivery<K extends ReturnDelivery["kind"]>(kind: K, order: ImportedOrder, own: Own<K>): Kinded<K> {
+  const id = nextId++;
+  return { id, idempotencyKey: `source-1-${id}`, kind, order: deliveryOrder(order), earlier: [], ...own } as unknown as Kinded<K>;
 }
 
 export async function importedOrders(connector: Connector): Promise<Map<string, ImportedOrder>> {

@@ -176,9 +176,10 @@ describe("TikTok Shop import", () => {
       giftWrapTaxTotal: 0,
       grandTotal: 26.45,
       items: [
-        { sourceLineId: lineId(1, 1), sku: "SKU-1-1", name: "Product 1001", quantity: 1, unitPrice: 10, saleTaxCost: 0.73, discount: "0.00" },
-        { sourceLineId: lineId(1, 2), sku: "SKU-1-2", name: "Product 1002", quantity: 1, unitPrice: 10, saleTaxCost: 0.73, discount: "0.00" },
+        { sourceLineId: lineId(1, 1), sku: "SKU-1-1", name: "Product 1001", quantity: 1, unitPrice: 10, saleTaxCost: 0.73, discount: "0.00", quantityShipped: 0, quantityCancelled: 0 },
+        { sourceLineId: lineId(1, 2), sku: "SKU-1-2", name: "Product 1002", quantity: 1, unitPrice: 10, saleTaxCost: 0.73, discount: "0.00", quantityShipped: 0, quantityCancelled: 0 },
       ],
+      shipments: [],
       sourceData: { shippingType: "SELLER", fulfillmentType: "FULFILLMENT_BY_SELLER" },
     });
     expect([fake.violations, fake.refusals]).toEqual([[], []]);

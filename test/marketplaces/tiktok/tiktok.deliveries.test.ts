@@ -7,7 +7,7 @@
 // NotApplicable with the reason.
 import { describe, expect, it } from "vitest";
 import { rejection } from "../../helpers/rejection";
-import { cancelDelivery, importedOrders, lineId, orderAt, orderId, packageIdOf, setup, shipDelivery, UPS, USPS } from "./tiktok-setup";
+import { cancelDelivery, HOUR, importAll, importedOrders, lineId, orderAt, orderId, packageIdOf, setup, shipDelivery, START, UPS, USPS } from "./tiktok-setup";
 
 describe("TikTok Shop shipments", () => {
   it("ships the order's package with self_shipment (tracking without spaces, the carrier's provider id), once", async () => {
@@ -149,6 +149,90 @@ describe("TikTok Shop cancellations", () => {
     expect(fake.orders.get(orderId(1))!.line_items!.map((l) => l.display_status)).toEqual(["AWAITING_COLLECTION", "CANCELLED"]);
     const nothing = await rejection(connector.cancel(cancelDelivery(order)));
     expect([nothing.retryable, nothing.message]).toEqual([false, `TikTok order ${orderId(1)} has no line item left to cancel: every one is shipped or cancelled`]);
+    expect([fake.violations, fake.refusals]).toEqual([[], []]);
+  });
+});
+
+describe("TikTok Shop lines (decisions 12)", () => {
+  it("cancels exactly the line items a line cancellation names; one TikTok shows cancelled is not sent again, a shipped or unknown one refuses the delivery", async () => {
+    const { fake, connector } = setup({ orders: [orderAt(1, {}, 3)] });
+    const order = (await importedOrders(connector)).get(orderId(1))!;
+    const second = cancelDelivery(order, [lineId(1, 2)]);
+    expect(await connector.cancel(second)).toEqual({ state: "delivered", reference: "410000000000000001", warning: null });
+    expect(fake.requestsOf("api", "CancelOrder").map((r) => r.body)).toEqual([{ order_id: orderId(1), cancel_reason: "seller_cancel_reason_out_of_stock", order_line_item_ids: [lineId(1, 2)] }]);
+    expect(fake.orders.get(orderId(1))!.line_items!.map((l) => l.display_status)).toEqual(["AWAITING_SHIPMENT", "CANCELLED", "AWAITING_SHIPMENT"]);
+    // The same delivery again (its answer lost): TikTok shows the line cancelled, nothing is sent.
+    expect(await connector.cancel(second)).toEqual({ state: "delivered", reference: null, warning: "TikTok already shows these line items cancelled; nothing sent" });
+
+    await connector.ship(shipDelivery(order, { lines: [lineId(1, 1)] }));
+    const shipped = await rejection(connector.cancel(cancelDelivery(order, [lineId(1, 1), lineId(1, 3)])));
+    expect([shipped.retryable, shipped.message]).toEqual([false, `TikTok order ${orderId(1)}: line items ${lineId(1, 1)} are shipped on TikTok and cannot be cancelled`]);
+    const unknown = await rejection(connector.cancel(cancelDelivery(order, ["576461413000009999"])));
+    expect([unknown.retryable, unknown.message]).toEqual([false, `TikTok order ${orderId(1)} has no line items 576461413000009999`]);
+    const two = cancelDelivery(order, [lineId(1, 3)]);
+    two.lines = [{ sourceLineId: lineId(1, 3), quantity: 2 }];
+    const tooMany = await rejection(connector.cancel(two));
+    expect(tooMany.message).toBe(`TikTok order ${orderId(1)}: a TikTok line item is one unit, and more than one was asked of ${lineId(1, 3)}`);
+
+    expect(await connector.cancel(cancelDelivery(order, [lineId(1, 2), lineId(1, 3)]))).toEqual({ state: "delivered", reference: "410000000000000002", warning: "1 line item(s) were cancelled on TikTok already" });
+    expect(fake.requestsOf("api", "CancelOrder").map((r) => (r.body as { order_line_item_ids: string[] }).order_line_item_ids)).toEqual([[lineId(1, 2)], [lineId(1, 3)]]);
+    expect(fake.orders.get(orderId(1))!.status).toBe("AWAITING_COLLECTION");
+    expect([fake.violations, fake.refusals]).toEqual([[], []]);
+  });
+
+  it("fails a line cancellation TikTok refuses (outside the US and UK, say) with TikTok's code and message, and retries a throttled one", async () => {
+    const { fake, connector } = setup({ orders: [orderAt(1, {}, 2)] });
+    const order = (await importedOrders(connector)).get(orderId(1))!;
+    fake.failNext({ status: 200, body: { code: 21011010, message: "Partial cancellation is not supported in this region.", request_id: "R7", data: null }, operation: "CancelOrder" });
+    const refused = await rejection(connector.cancel(cancelDelivery(order, [lineId(1, 1)])));
+    expect([refused.status, refused.retryable, refused.message]).toEqual([200, false, "TikTok 21011010 on CancelOrder: Partial cancellation is not supported in this region. (request_id R7)"]);
+    fake.failNext({ status: 429, headers: { "Retry-After": "12" }, operation: "CancelOrder" });
+    const throttled = await rejection(connector.cancel(cancelDelivery(order, [lineId(1, 1)])));
+    expect([throttled.status, throttled.retryable, throttled.retryAfterMs]).toEqual([429, true, 12_000]);
+    expect(fake.orders.get(orderId(1))!.line_items!.map((l) => l.display_status)).toEqual(["AWAITING_SHIPMENT", "AWAITING_SHIPMENT"]);
+  });
+
+  it("labels a package's split with the hub's package id, and a package whose answer was lost is not shipped twice", async () => {
+    const { fake, connector } = setup({ orders: [orderAt(1, {}, 3)] });
+    const order = (await importedOrders(connector)).get(orderId(1))!;
+    const delivery = shipDelivery(order, { trackingNumber: "1Z999AA10123456784", carrier: "UPS", lines: [lineId(1, 2)] });
+    delivery.shipment.shipmentId = "shp_7";
+    fake.loseNextAnswer("ShipPackage");
+    const lost = await rejection(connector.ship(delivery));
+    expect(lost.retryable).toBe(true);
+    expect(fake.requestsOf("api", "SplitOrders").map((r) => r.body)).toEqual([{ splittable_groups: [{ id: "shp_7-1", order_line_item_ids: [lineId(1, 2)] }] }]);
+    expect(await connector.ship(delivery)).toEqual({ state: "delivered", reference: null, warning: "TikTok already had this tracking number (an earlier attempt reached it); nothing sent again" });
+    expect(fake.fulfilled.map((c) => c.operation)).toEqual(["SplitOrders", "ShipPackage"]);
+    expect(fake.orders.get(orderId(1))!.line_items!.map((l) => l.tracking_number ?? null)).toEqual([null, "1Z999AA10123456784", null]);
+  });
+
+  it("imports each line item shipped or cancelled as TikTok has it, and the order's shipped packages, whoever shipped them", async () => {
+    const { fake, connector, advance } = setup({ orders: [orderAt(1, {}, 3)] });
+    const order = (await importedOrders(connector)).get(orderId(1))!;
+    expect(order.shipments).toEqual([]);
+    // The seller ships line 1 in Seller Center; the buyer's cancellation of line 3 is granted.
+    advance(HOUR);
+    fake.touch(orderId(1), (o) => {
+      const [one, , three] = o.line_items!;
+      Object.assign(one!, { package_id: "1150000000000000077", package_status: "PROCESSING", display_status: "AWAITING_COLLECTION", tracking_number: "9400111899223197428499", shipping_provider_id: USPS, shipping_provider_name: "USPS", rts_time: Math.floor(Date.parse("2026-03-01T12:30:00Z") / 1000) });
+      Object.assign(three!, { display_status: "CANCELLED", package_status: "CANCELLED", cancel_user: "BUYER", cancel_reason: "No longer needed" });
+      o.status = "PARTIALLY_SHIPPING";
+    });
+    // The hub ships line 2 (split off its package, shipped with the seller's tracking).
+    await connector.ship(shipDelivery(order, { trackingNumber: "1Z999AA10123456784", carrier: "UPS", lines: [lineId(1, 2)] }));
+    advance(HOUR);
+    const [page] = await importAll(connector, { since: new Date(START), until: new Date(START + 2 * HOUR) });
+    const again = page!.orders[0]!;
+    expect(again.items.map((i) => [i.sourceLineId, i.quantity, i.quantityShipped, i.quantityCancelled])).toEqual([
+      [lineId(1, 1), 1, 1, 0],
+      [lineId(1, 2), 1, 1, 0],
+      [lineId(1, 3), 1, 0, 1],
+    ]);
+    expect(again.shipments).toEqual([
+      { sourceShipmentId: "1150000000000000077", trackingNumber: "9400111899223197428499", carrier: "USPS", shippingMethod: null, shippedAt: new Date("2026-03-01T12:30:00Z"), lines: [{ sourceLineId: lineId(1, 1), quantity: 1 }] },
+      { sourceShipmentId: packageIdOf(1), trackingNumber: "1Z999AA10123456784", carrier: "UPS", shippingMethod: null, shippedAt: new Date(START + HOUR), lines: [{ sourceLineId: lineId(1, 2), quantity: 1 }] },
+    ]);
+    expect(again.sourceOrderStatus).toBe("AWAITING_COLLECTION");
     expect([fake.violations, fake.refusals]).toEqual([[], []]);
   });
 });
