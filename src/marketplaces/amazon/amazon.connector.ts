@@ -30,16 +30,18 @@ const MODEL_CARRIER_CODES = ["FedEx", "UPS", "DPD", "Royal Mail"];
 const CAPABILITIES: Capabilities = {
   acknowledge: true,
   ship: true,
-  // confirmShipment takes the order items and quantities of one package.
+  // confirmShipment takes the order items and quantities of one package, one call per package.
   shipLines: true,
   cancel: true,
-  // A Failure acknowledgement cancels the order; partial cancellation is an adjustment feed.
+  // A Failure acknowledgement cancels the order; the models offer no cancellation of some items
+  // (part-cancelling is a payment adjustment feed), so line cancellations are NotApplicable.
   cancelLines: false,
 };
 
 const SETTLE_MS = 2 * 60_000;
 const PAGE_SIZE = 100;
-const INCLUDED_DATA = ["BUYER", "RECIPIENT", "PROCEEDS", "FULFILLMENT", "PAYMENT"];
+// CANCELLATION and PACKAGES: the items cancelled and the packages confirmed (decisions 12).
+const INCLUDED_DATA = ["BUYER", "RECIPIENT", "PROCEEDS", "FULFILLMENT", "PAYMENT", "CANCELLATION", "PACKAGES"];
 // PENDING orders carry no address or proceeds yet and would be imported blank; their change to
 // UNSHIPPED moves lastUpdatedTime, so they arrive complete in a later window.
 const IMPORTED_STATUSES = ["UNSHIPPED", "PARTIALLY_SHIPPED", "SHIPPED", "CANCELLED", "UNFULFILLABLE"];
@@ -80,15 +82,17 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
     const reason = notApplicableReason(delivery);
     if (reason) return { state: "notApplicable", reason };
     const body = confirmShipmentRequest(delivery, marketplaceOf(delivery), carrierCodes);
+    const packageReferenceId = body.packageDetail.packageReferenceId;
     const response = await client.call(
       "confirmShipment",
       "POST",
       `/orders/v0/orders/${encodeURIComponent(delivery.order.sourceOrderNumber)}/shipmentConfirmation`,
       body,
     );
-    // 204 No Content.
+    // 204 No Content. The packageReferenceId is the package's reference: a correction of the
+    // package sends it again, and an import recognises the package by it.
     await response.body?.cancel();
-    return { state: "delivered", reference: null };
+    return { state: "delivered", reference: packageReferenceId };
   }
 
   const feeds = amazonFeeds({ ctx, storage, settings, client, notApplicableReason, marketplaceOf, ship });

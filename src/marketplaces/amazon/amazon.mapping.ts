@@ -3,7 +3,7 @@
 // confirmShipment body, acknowledgements and cancellations to one POST_ORDER_ACKNOWLEDGEMENT_DATA
 // XML document, a feed processing report to its results, Amazon's error bodies to one line.
 import { XMLBuilder, XMLParser, XMLValidator } from "fast-xml-parser";
-import type { CancelDelivery, Delivery, ImportedOrder, ImportedOrderItem, ShipDelivery } from "../connector";
+import type { CancelDelivery, Delivery, ImportedOrder, ImportedOrderItem, ImportedShipment, ShipDelivery } from "../connector";
 import { refusal } from "../kit/marketplace-http";
 import { cents as centsOf, fromCents, splitName, squash } from "../kit/mapping";
 import { Unmappable, type OrderReader } from "../kit/orders-page";
@@ -15,6 +15,7 @@ import type {
   AmazonMoney,
   AmazonOrder,
   AmazonOrderItem,
+  AmazonOrderPackage,
   LwaError,
   ProcessingReport,
   ProcessingResult,
@@ -139,6 +140,7 @@ export function mapAmazonOrder(order: AmazonOrder): ImportedOrder {
       unitPrice: unitCents !== null ? fromCents(unitCents) : Math.round(m.item / quantity) / 100,
       saleTaxCost: fromCents(m.itemTax),
       discount: fromCents(m.discount).toFixed(2),
+      ...itemProgress(item, quantity, order),
     };
   });
   // Items without proceeds but an order with them (a partial answer): the order's own breakdowns.
@@ -189,8 +191,46 @@ export function mapAmazonOrder(order: AmazonOrder): ImportedOrder {
     giftWrapTaxTotal: fromCents(total.giftWrapTax),
     grandTotal: fromCents(grand),
     items,
+    ...(Array.isArray(order.packages) ? { shipments: shipmentsOf(order.packages) } : {}),
     sourceData,
   };
+}
+
+/**
+ * What Amazon counts shipped and cancelled of an item. `fulfillment.quantityFulfilled` is "the
+ * number of units of this item that have been successfully processed and shipped". A
+ * cancellation carries no quantity: an item with a `cancellationExecution`, or any item of a
+ * CANCELLED order, counts every unit not shipped as cancelled. quantityShipped is left out when
+ * Amazon sent no FULFILLMENT data.
+ */
+function itemProgress(item: AmazonOrderItem, quantity: number, order: AmazonOrder): Pick<ImportedOrderItem, "quantityShipped" | "quantityCancelled"> {
+  const fulfilled = item.fulfillment?.quantityFulfilled;
+  const shipped = typeof fulfilled === "number" && Number.isInteger(fulfilled) && fulfilled > 0 ? Math.min(fulfilled, quantity) : 0;
+  const cancelled = !!item.cancellation?.cancellationExecution || text(order.fulfillment?.fulfillmentStatus) === "CANCELLED";
+  return {
+    ...(typeof fulfilled === "number" ? { quantityShipped: shipped } : {}),
+    quantityCancelled: cancelled ? quantity - shipped : 0,
+  };
+}
+
+/** The packages Amazon reports (PACKAGES data), keyed by their packageReferenceId. */
+function shipmentsOf(packages: AmazonOrderPackage[]): ImportedShipment[] {
+  return packages
+    .filter((p) => text(p.packageReferenceId) !== "")
+    .map((p) => {
+      const shipTime = Date.parse(text(p.shipTime) || text(p.createdTime));
+      return {
+        sourceShipmentId: text(p.packageReferenceId),
+        trackingNumber: text(p.trackingNumber) || null,
+        carrier: text(p.carrier) || null,
+        shippingMethod: text(p.shippingService) || null,
+        shippedAt: Number.isFinite(shipTime) ? new Date(shipTime) : null,
+        lines: (p.packageItems ?? [])
+          .filter((i) => text(i.orderItemId) !== "" && Number.isInteger(i.quantity) && (i.quantity ?? 0) > 0)
+          .map((i) => ({ sourceLineId: text(i.orderItemId), quantity: i.quantity! })),
+      };
+    })
+    .filter((s) => s.lines.length > 0);
 }
 
 /** How a record of searchOrders is read: set aside under its orderId when it cannot be mapped. */
@@ -221,12 +261,29 @@ export function carrierFor(carrier: string, knownCodes: readonly string[]): { ca
 }
 
 /**
- * packageReferenceId of the one package a shipment is. Amazon's guide: "If you need to make an
- * edit to the shipment, submit another confirmShipment operation with the same
- * packageReferenceID". So every ship of an order sends 1, and a corrected shipment edits the
- * first instead of adding a second package.
+ * The packageReferenceId of a delivery's package ("a seller-supplied identifier that uniquely
+ * identifies a package within the scope of an order. Only positive numeric values are
+ * supported"). Amazon's guide: "If you need to make an edit to the shipment, submit another
+ * confirmShipment operation with the same packageReferenceID". So a correction sends the id its
+ * package was first confirmed under (the earlier delivery of the same shipmentId, whose
+ * reference it is; one delivered before packages existed was sent as 1), and a new package the
+ * next number after every id the order's earlier packages used. The first package of an order,
+ * the whole order's included, is 1, as every shipment was before packages; a package of every
+ * unit after a shipment delivered without a shipmentId (one from before packages) corrects it.
  */
-export const PACKAGE_REFERENCE_ID = "1";
+export function packageReferenceIdOf(delivery: ShipDelivery): string {
+  const ships = delivery.earlier.filter((e) => e.kind === "ship" && e.state === "delivered");
+  const referenceOf = (e: (typeof ships)[number]) => (e.reference && /^[1-9]\d{0,8}$/.test(e.reference) ? e.reference : "1");
+  const own = delivery.shipment.shipmentId ? ships.filter((e) => e.shipmentId === delivery.shipment.shipmentId) : [];
+  if (own.length > 0) return referenceOf(own[0]!);
+  const legacy = ships.find((e) => !e.shipmentId);
+  const wholeOrder = delivery.order.lines.every((l) =>
+    delivery.shipment.lines.some((s) => s.sourceLineId === l.sourceLineId && s.quantity === l.quantity),
+  );
+  if (legacy && wholeOrder) return referenceOf(legacy);
+  const used = ships.map((e) => Number(referenceOf(e)));
+  return String(used.length === 0 ? 1 : Math.max(...used) + 1);
+}
 
 export function confirmShipmentRequest(
   delivery: ShipDelivery,
@@ -251,7 +308,7 @@ export function confirmShipmentRequest(
   return {
     marketplaceId,
     packageDetail: {
-      packageReferenceId: PACKAGE_REFERENCE_ID,
+      packageReferenceId: packageReferenceIdOf(delivery),
       ...carrierFor(carrier, knownCarrierCodes),
       ...(method ? { shippingMethod: method } : {}),
       trackingNumber,

@@ -40,6 +40,11 @@ export interface AmazonOrderItem {
     price?: { unitPrice?: AmazonMoney | null } | null;
   } | null;
   proceeds?: { proceedsTotal?: AmazonMoney | null; breakdowns?: AmazonItemProceedsBreakdown[] | null } | null;
+  /** CANCELLATION data: set once Amazon, the buyer or the seller cancelled the item (no quantity given). */
+  cancellation?: {
+    cancellationRequest?: { requester?: string | null; cancelReason?: string | null } | null;
+    cancellationExecution?: { cancelledBy?: string | null; cancelReason?: string | null } | null;
+  } | null;
   fulfillment?: {
     quantityFulfilled?: number | null;
     quantityUnfulfilled?: number | null;
@@ -98,6 +103,20 @@ export interface AmazonOrder {
     fulfillmentServiceLevel?: string | null;
   } | null;
   orderItems?: AmazonOrderItem[] | null;
+  /** PACKAGES data (merchant-fulfilled orders only): each package confirmed, with its items. */
+  packages?: AmazonOrderPackage[] | null;
+}
+
+/** `OrderPackage` of orders_2026-01-01. */
+export interface AmazonOrderPackage {
+  packageReferenceId?: string | null;
+  createdTime?: string | null;
+  packageStatus?: { status?: string | null; detailedStatus?: string | null } | null;
+  carrier?: string | null;
+  shipTime?: string | null;
+  shippingService?: string | null;
+  trackingNumber?: string | null;
+  packageItems?: { orderItemId?: string | null; quantity?: number | null }[] | null;
 }
 
 export interface AmazonSearchOrdersResponse {

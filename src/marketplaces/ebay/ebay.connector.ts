@@ -212,8 +212,15 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     const warnings = [...prepared.warnings];
 
     // The same shipment delivered before: eBay already has this fulfillment (id = tracking number).
+    // Another package of the order that happens to carry the same number is not this one.
+    const shipmentId = delivery.shipment.shipmentId;
     const repeat = delivery.earlier.find(
-      (e) => e.kind === "ship" && e.state === "delivered" && prepared.trackingNumber !== null && e.reference === prepared.trackingNumber,
+      (e) =>
+        e.kind === "ship" &&
+        e.state === "delivered" &&
+        prepared.trackingNumber !== null &&
+        e.reference === prepared.trackingNumber &&
+        (!shipmentId || !e.shipmentId || e.shipmentId === shipmentId),
     );
     if (repeat) return { state: "delivered", reference: repeat.reference, warning: warnings.join("; ") || null };
 

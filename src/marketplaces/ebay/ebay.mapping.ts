@@ -73,7 +73,19 @@ function mapLine(raw: unknown, index: number): ImportedOrderItem {
     unitPrice: Math.round(costCents / quantity) / 100,
     saleTaxCost: fromCents(taxCents),
     discount: fromCents(discountCents).toFixed(2),
+    ...shippedOf(line, quantity),
   };
+}
+
+/**
+ * What eBay says shipped of a line: `lineItemFulfillmentStatus` FULFILLED is every unit, NOT_STARTED
+ * none; IN_PROGRESS (some units in a fulfillment) says no number, so the hub keeps what it knows.
+ */
+function shippedOf(line: EbayLineItem, quantity: number): Pick<ImportedOrderItem, "quantityShipped"> {
+  const status = text(line.lineItemFulfillmentStatus);
+  if (status === "FULFILLED") return { quantityShipped: quantity };
+  if (status === "NOT_STARTED") return { quantityShipped: 0 };
+  return {};
 }
 
 function shipToOf(order: EbayOrder): { contact: EbayExtendedContact; method: string; carrier: string } {
@@ -112,7 +124,9 @@ function paidAtOf(order: EbayOrder): string | null {
 function mapOrder(order: EbayOrder, id: string): ImportedOrder {
   const lines: unknown[] = Array.isArray(order.lineItems) ? order.lineItems : [];
   if (lines.length === 0) throw new Unmappable("it has no lineItems");
-  const items = lines.map(mapLine);
+  // eBay cancels whole orders only (cancelStatus.cancelState CANCELED): every unit not shipped.
+  const cancelled = isRecord(order.cancelStatus) && text(order.cancelStatus.cancelState) === "CANCELED";
+  const items = lines.map(mapLine).map((item) => (cancelled ? { ...item, quantityCancelled: item.quantity - (item.quantityShipped ?? 0) } : item));
   const seen = new Set<string>();
   for (const item of items) {
     if (seen.has(item.sourceLineId)) throw new Unmappable(`line ${item.sourceLineId} appears twice`);

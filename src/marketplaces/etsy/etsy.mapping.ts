@@ -173,7 +173,13 @@ export function mapEtsyReceipt(receipt: EtsyReceipt): ImportedOrder {
     giftWrapTotal: fromCents(giftWrapCents),
     giftWrapTaxTotal: 0,
     grandTotal: fromCents(grandCents),
-    items: lines.map((l, i) => ({ ...l.item, saleTaxCost: fromCents(taxes[i]!) })),
+    // Etsy cancels whole receipts: a canceled receipt never shipped has every unit cancelled
+    // (decisions 12). Nothing else line-level is in the description.
+    items: lines.map((l, i) => ({
+      ...l.item,
+      saleTaxCost: fromCents(taxes[i]!),
+      ...(status === "canceled" && receipt.is_shipped !== true ? { quantityCancelled: l.item.quantity } : {}),
+    })),
   };
 }
 

@@ -37,6 +37,7 @@ import {
   MAX_LINES_PER_ORDER,
   describeUserErrors,
   earlierFulfillmentIds,
+  ownFulfillmentIds,
   fulfillmentsWithTracking,
   hasTracking,
   orderGidOf,
@@ -215,6 +216,19 @@ export function createShopifyConnector(
     if (state.cancelledAt) {
       throw new MarketplaceError(`Shopify order ${label} was cancelled in Shopify at ${state.cancelledAt}: there is nothing to fulfil`, 200, false);
     }
+    const tracking = trackingInputOf(shipment);
+    // A correction of a package already delivered (the same shipmentId): its own fulfillments get
+    // the new tracking, and nothing else is created, even while units of its lines are still open
+    // for a later package.
+    const own = ownFulfillmentIds(delivery.earlier, shipment.shipmentId);
+    if (own.length > 0) {
+      if (tracking) {
+        for (const id of own) {
+          if (!hasTracking(state.fulfillments.find((f) => f.id === id), tracking)) await updateTracking(id, tracking);
+        }
+      }
+      return { state: "delivered", reference: own.join(" ") };
+    }
     const plan = planFulfillment(order, shipment, state.fulfillmentOrders);
     if (plan.unknownLines.length > 0) {
       throw new MarketplaceError(`Shopify order ${label} has no line item ${plan.unknownLines.join(", ")}`, 200, false);
@@ -232,7 +246,6 @@ export function createShopifyConnector(
       const fo = plan.waiting[0]!;
       throw new MarketplaceError(`Shopify order ${label}: fulfillment order ${fo.fulfillmentOrderId} is ${fo.status}`, 200, true);
     }
-    const tracking = trackingInputOf(shipment);
     if (plan.creates.length > 0) {
       const created: string[] = [];
       for (const create of plan.creates) {
@@ -253,7 +266,7 @@ export function createShopifyConnector(
       };
     }
     // Nothing of the shipment is open any more: a corrected shipment, a repeat, or fulfilled in Shopify.
-    const earlier = earlierFulfillmentIds(delivery.earlier);
+    const earlier = earlierFulfillmentIds(delivery.earlier, shipment.shipmentId);
     if (earlier.length > 0) {
       if (tracking) {
         for (const id of earlier) {

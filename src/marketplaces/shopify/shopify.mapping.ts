@@ -275,9 +275,21 @@ function shipmentLines(order: DeliveryOrder, shipment: Shipment): { sourceLineId
 }
 
 /** The fulfillment ids of the latest earlier shipment this service delivered, oldest first. */
-export function earlierFulfillmentIds(earlier: EarlierDelivery[]): string[] {
-  const last = earlier.filter((e) => e.kind === "ship" && e.state === "delivered" && e.reference).at(-1);
+export function earlierFulfillmentIds(earlier: EarlierDelivery[], shipmentId?: string | null): string[] {
+  const ships = earlier.filter((e) => e.kind === "ship" && e.state === "delivered" && e.reference);
+  // A package's own fulfillments (decisions 12): never another package's. Without a match, the
+  // newest delivered before packages existed (no shipmentId); without a shipmentId, the newest.
+  const last = shipmentId
+    ? (ships.filter((e) => e.shipmentId === shipmentId).at(-1) ?? ships.filter((e) => !e.shipmentId).at(-1))
+    : ships.at(-1);
   return last?.reference ? last.reference.split(/\s+/).filter(Boolean) : [];
+}
+
+/** The fulfillments an earlier delivery of this very package made: set when the delivery is its correction. */
+export function ownFulfillmentIds(earlier: EarlierDelivery[], shipmentId: string | null | undefined): string[] {
+  if (!shipmentId) return [];
+  const own = earlier.filter((e) => e.kind === "ship" && e.state === "delivered" && e.reference && e.shipmentId === shipmentId).at(-1);
+  return own?.reference ? own.reference.split(/\s+/).filter(Boolean) : [];
 }
 
 /** Fulfillments that carry this tracking number: a create whose answer was lost, seen again. */

@@ -84,7 +84,8 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
   }
 
   return {
-    // Walmart has every operation, for whole orders and for single lines.
+    // Walmart has every operation, for whole orders and for single lines: shippingUpdates and
+    // cancelOrderLines name each line with its own statusQuantity.
     capabilities: { acknowledge: true, ship: true, shipLines: true, cancel: true, cancelLines: true },
     listings: { ...walmartListings({ call, httpError }), submission: walmartFeeds({ call, httpError }) },
 
@@ -136,7 +137,7 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     async cancel(delivery) {
       await post(
         `/v3/orders/${encodeURIComponent(delivery.order.sourceOrderNumber)}/cancel`,
-        cancellationRequest(delivery.order, settings.cancellationReason),
+        cancellationRequest(delivery.order, settings.cancellationReason, delivery.lines ?? null),
       );
       return { state: "delivered" };
     },

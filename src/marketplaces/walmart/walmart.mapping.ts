@@ -1,5 +1,5 @@
 // Walmart's order shapes to the service's vocabulary and back. Pure functions: no I/O, no clock.
-import type { DeliveryOrder, ImportedOrder, ImportedOrderItem, Shipment } from "../connector";
+import type { DeliveryOrder, ImportedOrder, ImportedOrderItem, ImportedShipment, LineQuantity, Shipment } from "../connector";
 import { refusal } from "../kit/marketplace-http";
 import { CARRIER_ALIASES, cents as centsOf, fromCents, nameTable, splitName } from "../kit/mapping";
 import { Unmappable, type OrderReader } from "../kit/orders-page";
@@ -13,6 +13,7 @@ import {
   type WalmartMoney,
   type WalmartOrder,
   type WalmartOrderLine,
+  type WalmartOrderLineStatus,
   type WalmartShipmentRequest,
   type WalmartTrackingInfo,
 } from "./walmart.types";
@@ -74,6 +75,65 @@ function quantityOf(line: WalmartOrderLine, where: string): number {
   const n = typeof raw === "number" ? raw : Number(raw ?? "1");
   if (!Number.isInteger(n) || n <= 0) throw unmappable(`${where}: quantity ${JSON.stringify(raw)} is not a positive integer`);
   return n;
+}
+
+/** A status entry's quantity; a missing or unreadable amount counts as none. */
+function statusAmount(status: WalmartOrderLineStatus): number {
+  const n = Number(status.statusQuantity?.amount ?? "0");
+  return Number.isInteger(n) && n > 0 ? n : 0;
+}
+
+const isShipped = (status: WalmartOrderLineStatus) => status.status === "Shipped" || status.status === "Delivered";
+
+/**
+ * What Walmart counts shipped and cancelled of a line: the sum of its Shipped (and Delivered)
+ * entries and of its Cancelled entries, each entry carrying its own statusQuantity. Held to the
+ * line's quantity, so a record that adds up to more never reads as more shipped than ordered.
+ */
+function lineProgress(line: WalmartOrderLine, quantity: number): { quantityShipped: number; quantityCancelled: number } {
+  let shipped = 0;
+  let cancelled = 0;
+  for (const s of line.orderLineStatuses?.orderLineStatus ?? []) {
+    if (isShipped(s)) shipped += statusAmount(s);
+    else if (s.status === "Cancelled") cancelled += statusAmount(s);
+  }
+  const quantityCancelled = Math.min(cancelled, quantity);
+  return { quantityShipped: Math.min(shipped, quantity - quantityCancelled), quantityCancelled };
+}
+
+/**
+ * The packages Walmart reports: every Shipped (or Delivered) entry with a tracking number, the
+ * entries of all lines that share one tracking number making one package. Walmart has no package
+ * id of its own, so sourceShipmentId is null and the hub matches them by tracking number.
+ */
+function shipmentsOf(lines: WalmartOrderLine[]): ImportedShipment[] {
+  const byTracking = new Map<string, ImportedShipment>();
+  for (const line of lines) {
+    if (!line.lineNumber) continue;
+    for (const s of line.orderLineStatuses?.orderLineStatus ?? []) {
+      const tracking = s.trackingInfo?.trackingNumber?.trim();
+      const quantity = statusAmount(s);
+      if (!isShipped(s) || !tracking || quantity === 0) continue;
+      let shipment = byTracking.get(tracking);
+      if (!shipment) {
+        const info = s.trackingInfo!;
+        const ms = typeof info.shipDateTime === "number" ? info.shipDateTime : Number(info.shipDateTime ?? Number.NaN);
+        shipment = {
+          sourceShipmentId: null,
+          trackingNumber: tracking,
+          carrier: info.carrierName?.carrier?.trim() || info.carrierName?.otherCarrier?.trim() || null,
+          shippingMethod: info.methodCode?.trim() || null,
+          shippedAt: Number.isFinite(ms) ? new Date(ms) : null,
+          lines: [],
+        };
+        byTracking.set(tracking, shipment);
+      }
+      const known = shipment.lines.find((l) => l.sourceLineId === line.lineNumber);
+      if (known) known.quantity += quantity;
+      else shipment.lines.push({ sourceLineId: line.lineNumber, quantity });
+    }
+  }
+  return [...byTracking.values()];
 }
 
 const STATUS_RANK: Record<string, number> = { Created: 0, Acknowledged: 1, Shipped: 2, Delivered: 3, Refund: 4 };
@@ -141,6 +201,7 @@ export function mapWalmartOrder(order: WalmartOrder): ImportedOrder {
       unitPrice: Math.round(m.itemCents / quantity) / 100,
       saleTaxCost: fromCents(m.productTaxCents),
       discount: fromCents(m.discountCents).toFixed(2),
+      ...lineProgress(line, quantity),
     };
   });
 
@@ -181,6 +242,7 @@ export function mapWalmartOrder(order: WalmartOrder): ImportedOrder {
     giftWrapTaxTotal: 0,
     grandTotal: fromCents(subCents + productTaxCents + shippingCents + shippingTaxCents + otherCents),
     items,
+    shipments: shipmentsOf(lines),
   };
 }
 
@@ -231,7 +293,8 @@ export function shipmentRequest(order: DeliveryOrder, shipment: Shipment): Walma
   };
   // ShippingLineType requires sellerOrderId (30 characters at most, printed on return labels).
   const sellerOrderId = (order.sellerOrderNumber?.trim() || order.sourceOrderNumber).slice(0, 30);
-  // The lines and quantities the shipment covers (today every line of the order, whole).
+  // The lines and quantities of this package only: one Shipped entry per line with its own
+  // statusQuantity and trackingInfo (a line can go out in several packages, one call each).
   return {
     orderShipment: {
       orderLines: {
@@ -253,16 +316,23 @@ export function shipmentRequest(order: DeliveryOrder, shipment: Shipment): Walma
   };
 }
 
+/**
+ * Cancels `lines` (a line cancellation: only those lines and units), or every line of the order
+ * whole when null (a whole-order cancellation: nothing of it was shipped or cancelled before).
+ */
 export function cancellationRequest(
   order: DeliveryOrder,
   reason: WalmartCancellationReason,
+  lines: LineQuantity[] | null = null,
 ): WalmartCancellationRequest {
   requireLines(order, "cancel");
   const where = `order ${order.sourceOrderNumber}`;
+  const cancelled: LineQuantity[] = lines ?? order.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity }));
+  if (cancelled.length === 0) throw invalid(`cannot cancel order ${order.sourceOrderNumber}: the cancellation names no lines`);
   return {
     orderCancellation: {
       orderLines: {
-        orderLine: order.lines.map((line) => ({
+        orderLine: cancelled.map((line) => ({
           lineNumber: line.sourceLineId,
           orderLineStatuses: {
             orderLineStatus: [

@@ -36,6 +36,14 @@ export interface WalmartOrderLineStatus {
   status?: string | null;
   statusQuantity?: WalmartQuantity | null;
   cancellationReason?: string | null;
+  /** On a Shipped (or Delivered) entry: the package that quantity of the line went out in. */
+  trackingInfo?: {
+    shipDateTime?: number | string | null;
+    carrierName?: { carrier?: string | null; otherCarrier?: string | null } | null;
+    methodCode?: string | null;
+    trackingNumber?: string | null;
+    trackingURL?: string | null;
+  } | null;
 }
 
 export interface WalmartOrderLine {

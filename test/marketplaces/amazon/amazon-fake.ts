@@ -193,6 +193,8 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
   const reports = new Map<string, Uint8Array>();
   /** Shipments confirmed, by order and packageReferenceId (a repeat with the same id edits). */
   const shipments = new Map<string, Map<string, Record<string, unknown>>>();
+  /** Items cancelled in the fake ("orderId orderItemId"): nothing of them is left to ship. */
+  const cancelledItems = new Set<string>();
   let throttled = 0;
   let nextFeedId = 50_001;
 
@@ -418,6 +420,53 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
   }
 
   // ---------------------------------------------------------------- confirmShipment
+  /**
+   * The order as Amazon shows it after its packages changed: each item's quantityFulfilled and
+   * quantityUnfulfilled, the order PARTIALLY_SHIPPED or SHIPPED, and `packages` (PACKAGES data)
+   * listing the documented packages and every package confirmed here.
+   */
+  function recordPackages(order: FakeOrder, packages: Map<string, Record<string, unknown>>): void {
+    const shippedOf = (orderItemId: string) =>
+      [...packages.values()]
+        .flatMap((p) => p.orderItems as { orderItemId: string; quantity: number }[])
+        .filter((i) => i.orderItemId === orderItemId)
+        .reduce((n, i) => n + i.quantity, 0);
+    for (const item of order.orderItems) {
+      const shipped = shippedOf(item.orderItemId);
+      const cancelled = cancelledItems.has(`${order.orderId} ${item.orderItemId}`);
+      item.fulfillment = { ...(item.fulfillment as object), quantityFulfilled: shipped, quantityUnfulfilled: cancelled ? 0 : item.quantityOrdered - shipped };
+    }
+    const open = order.orderItems.some((i) => (i.fulfillment as { quantityUnfulfilled: number }).quantityUnfulfilled > 0);
+    if (order.fulfillment) order.fulfillment.fulfillmentStatus = open ? "PARTIALLY_SHIPPED" : "SHIPPED";
+    const documented = ((order.packages as { packageReferenceId: string }[] | undefined) ?? []).filter((p) => !packages.has(p.packageReferenceId));
+    order.packages = [
+      ...documented,
+      ...[...packages].map(([id, p]) => ({
+        packageReferenceId: id,
+        createdTime: now().toISOString(),
+        carrier: p.carrierCode === "Other" ? p.carrierName : p.carrierCode,
+        shipTime: p.shipDate,
+        ...(p.shippingMethod ? { shippingService: p.shippingMethod } : {}),
+        trackingNumber: p.trackingNumber,
+        packageItems: (p.orderItems as { orderItemId: string; quantity: number }[]).map((i) => ({ orderItemId: i.orderItemId, quantity: i.quantity })),
+      })),
+    ];
+  }
+
+  /** The buyer's cancellation of an item, granted in Seller Central: Amazon's own line-level change. */
+  function cancelItemInAmazon(orderId: string, orderItemId: string): void {
+    const order = orders.find((o) => o.orderId === orderId);
+    const item = order?.orderItems.find((i) => i.orderItemId === orderItemId);
+    if (!order || !item) throw new Error(`the fake has no item ${orderItemId} of order ${orderId}`);
+    cancelledItems.add(`${orderId} ${orderItemId}`);
+    item.cancellation = {
+      cancellationRequest: { requester: "BUYER", cancelReason: "Changed mind about purchase" },
+      cancellationExecution: { cancelledBy: "MERCHANT", cancelReason: "Buyer requested cancellation" },
+    };
+    recordPackages(order, shipments.get(orderId) ?? new Map());
+    order.lastUpdatedTime = now().toISOString();
+  }
+
   function confirmShipment(op: Operation, orderId: string, body: Record<string, unknown>): Response {
     const where = `POST /orders/v0/orders/${orderId}/shipmentConfirmation`;
     const order = orders.find((o) => o.orderId === orderId);
@@ -438,9 +487,24 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
       return answer(op, 400, amazonErrorBody("InvalidInput", `Order ${orderId} is cancelled`, "A cancelled order cannot be shipped"));
     }
     const packages = shipments.get(orderId) ?? new Map<string, Record<string, unknown>>();
-    packages.set(String(detail.packageReferenceId), clone(detail));
+    const reference = String(detail.packageReferenceId);
+    // Each item's units in the order's other packages (a repeat of this packageReferenceId edits it).
+    const items = detail.orderItems as { orderItemId: string; quantity: number }[];
+    for (const item of items) {
+      const line = order.orderItems.find((i) => i.orderItemId === item.orderItemId)!;
+      const elsewhere = [...packages]
+        .filter(([id]) => id !== reference)
+        .flatMap(([, p]) => p.orderItems as { orderItemId: string; quantity: number }[])
+        .filter((i) => i.orderItemId === item.orderItemId)
+        .reduce((n, i) => n + i.quantity, 0);
+      const left = cancelledItems.has(`${orderId} ${item.orderItemId}`) ? 0 : line.quantityOrdered - elsewhere;
+      if (item.quantity > left) {
+        return answer(op, 400, amazonErrorBody("InvalidInput", `Order ${orderId} item ${item.orderItemId}: quantity ${item.quantity} is more than the ${left} left to ship`));
+      }
+    }
+    packages.set(reference, clone(detail));
     shipments.set(orderId, packages);
-    if (order.fulfillment) order.fulfillment.fulfillmentStatus = "SHIPPED";
+    recordPackages(order, packages);
     order.lastUpdatedTime = now().toISOString();
     return new Response(null, { status: 204, headers: { "x-amzn-RequestId": crypto.randomUUID(), "x-amzn-RateLimit-Limit": String(rateOf(op)) } });
   }
@@ -703,6 +767,7 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
     orders,
     feeds,
     shipments,
+    cancelItemInAmazon,
     get throttled() {
       return throttled;
     },

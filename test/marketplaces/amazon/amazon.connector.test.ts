@@ -280,7 +280,7 @@ describe("Amazon import", () => {
       lastUpdatedBefore: "2026-03-01T11:58:00.000Z",
       marketplaceIds: "ATVPDKIKX0DER,A1F83G8C2ARO7P,A1VC38T7YXB528,A2Q3Y263D00KWC",
       fulfillmentStatuses: "UNSHIPPED,PARTIALLY_SHIPPED,SHIPPED,CANCELLED,UNFULFILLABLE",
-      includedData: "BUYER,RECIPIENT,PROCEEDS,FULFILLMENT,PAYMENT",
+      includedData: "BUYER,RECIPIENT,PROCEEDS,FULFILLMENT,PAYMENT,CANCELLATION,PACKAGES",
       maxResultsPerPage: "100",
     });
     // The four orders the models show, oldest change first.
@@ -381,6 +381,8 @@ describe("Amazon import", () => {
           unitPrice: 49.99,
           saleTaxCost: 0.02,
           discount: "0.00",
+          quantityShipped: 2,
+          quantityCancelled: 0,
         },
         {
           sourceLineId: "12345678901235",
@@ -390,6 +392,21 @@ describe("Amazon import", () => {
           unitPrice: 49.99,
           saleTaxCost: 0,
           discount: "0.00",
+          quantityShipped: 1,
+          quantityCancelled: 0,
+        },
+      ],
+      shipments: [
+        {
+          sourceShipmentId: "PKG-2024-001",
+          trackingNumber: "1Z999AA1234567890",
+          carrier: "UPS",
+          shippingMethod: "UPS Ground",
+          shippedAt: new Date("2024-12-25T14:00:00Z"),
+          lines: [
+            { sourceLineId: "12345678901234", quantity: 2 },
+            { sourceLineId: "12345678901235", quantity: 1 },
+          ],
         },
       ],
       sourceData: { fulfilledBy: "MERCHANT", marketplaceId: "ATVPDKIKX0DER" },
@@ -550,7 +567,7 @@ describe("Amazon confirmShipment", () => {
     const { fake, connector, window } = setup();
     const { br } = await importExamples(connector, window());
     const outcome = await connector.ship(deliveryFor(br, "ship") as Extract<Delivery, { kind: "ship" }>);
-    expect(outcome).toEqual({ state: "delivered", reference: null });
+    expect(outcome).toEqual({ state: "delivered", reference: "1" });
     const [call] = fake.apiRequests("confirmShipment");
     expect(call!.path).toBe("/orders/v0/orders/171-2345678-9012345/shipmentConfirmation");
     expect(call!.status).toBe(204);
@@ -919,7 +936,7 @@ describe("Amazon pacing", () => {
     const { fake, connector, window, slept } = setup();
     const { br } = await importExamples(connector, window());
     fake.failNext({ status: 429, body: { errors: [{ code: "QuotaExceeded", message: "You exceeded your quota for the requested resource." }] }, operation: "confirmShipment" });
-    expect(await connector.ship(deliveryFor(br, "ship") as Extract<Delivery, { kind: "ship" }>)).toEqual({ state: "delivered", reference: null });
+    expect(await connector.ship(deliveryFor(br, "ship") as Extract<Delivery, { kind: "ship" }>)).toEqual({ state: "delivered", reference: "1" });
     expect(slept).toEqual([500]);
     expect(fake.apiRequests("confirmShipment").map((r) => r.status)).toEqual([429, 204]);
 

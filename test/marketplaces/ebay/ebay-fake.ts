@@ -361,8 +361,11 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     };
     fulfillments.set(orderId, [...existing, fulfillment]);
     const location = `${url.origin}${url.pathname}/${encodeURIComponent(fulfillmentId)}`;
+    // A line is FULFILLED once its fulfillments hold every unit, IN_PROGRESS while some are.
     for (const line of order.lineItems ?? []) {
-      if (ids.includes(line.lineItemId!)) line.lineItemFulfillmentStatus = "FULFILLED";
+      if (!ids.includes(line.lineItemId!)) continue;
+      const held = [...existing, fulfillment].flatMap((f) => f.lineItems).filter((l) => l.lineItemId === line.lineItemId).reduce((n, l) => n + l.quantity, 0);
+      line.lineItemFulfillmentStatus = held >= (line.quantity ?? 1) ? "FULFILLED" : "IN_PROGRESS";
     }
     const all = (order.lineItems ?? []).every((l) => l.lineItemFulfillmentStatus === "FULFILLED");
     order.orderFulfillmentStatus = all ? "FULFILLED" : "IN_PROGRESS";
@@ -400,7 +403,7 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
       problems.push(`${op.operationId} takes no body`);
     }
     if (problems.length > 0) return reject(where, problems, "fulfillment");
-    const fault = faults.take("fulfillment");
+    const fault = faults.take("fulfillment", op.operationId);
     if (fault) return applyFault(fault);
     if (!tokenAlive(token)) {
       return json(401, { errors: [{ errorId: 1001, domain: "OAuth", category: "REQUEST", message: "Invalid access token", longMessage: "Invalid access token. Check the value of the Authorization HTTP request header." }] });

@@ -345,8 +345,8 @@ describe("eBay import (getOrders)", () => {
         giftWrapTaxTotal: 0,
         grandTotal: 35.75,
         items: [
-          { sourceLineId: "10000000001", sku: "MUG-RED", name: "Red mug", quantity: 2, unitPrice: 12.5, saleTaxCost: 2, discount: "2.50" },
-          { sourceLineId: "10000000002", sku: "110554433221", name: "Blue plate", quantity: 1, unitPrice: 7.25, saleTaxCost: 0, discount: "0.00" },
+          { sourceLineId: "10000000001", sku: "MUG-RED", name: "Red mug", quantity: 2, unitPrice: 12.5, saleTaxCost: 2, discount: "2.50", quantityShipped: 0 },
+          { sourceLineId: "10000000002", sku: "110554433221", name: "Blue plate", quantity: 1, unitPrice: 7.25, saleTaxCost: 0, discount: "0.00", quantityShipped: 0 },
         ],
         sourceData: { legacyOrderId: "01-03955-36441", buyerPaid: "true", buyerPaidDate: "2026-02-28T09:16:02.768Z" },
       },

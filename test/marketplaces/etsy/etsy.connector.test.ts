@@ -338,6 +338,13 @@ describe("Etsy import (getShopReceipts)", () => {
       ["3000000003", "canceled"],
       ["3000000006", "fully refunded"],
     ]);
+    // A receipt canceled on Etsy before shipping: every unit cancelled; the others say nothing.
+    expect(page!.orders.map((o) => o.items.map((i) => [i.quantity, i.quantityCancelled]))).toEqual([
+      [[1, undefined]],
+      [[1, undefined]],
+      [[1, 1]],
+      [[1, undefined]],
+    ]);
     expect(page!.setAside).toEqual([]);
   });
 

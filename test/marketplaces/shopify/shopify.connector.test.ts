@@ -960,3 +960,50 @@ describe("Shopify source settings", () => {
     expect([...statuses].sort()).toEqual([200, 400]);
   });
 });
+
+describe("Shopify by package (decisions 12)", () => {
+  it("sends two packages as two fulfillments with only their lines and units; a correction of package 1 updates package 1's fulfillment only", async () => {
+    const { fake, connector } = setup();
+    const order = deliveryOrder(await imported(connector, 1));
+    const [mug, tee] = order.lines;
+    const first = await connector.ship(
+      shipDelivery(order, { shipmentId: "shp_1", trackingNumber: "1Z0000000000000001", lines: [{ sourceLineId: mug!.sourceLineId, quantity: 1 }] }),
+    );
+    expect(first).toMatchObject({ state: "delivered", reference: "gid://shopify/Fulfillment/900001" });
+    const afterOne: EarlierDelivery[] = [{ kind: "ship", state: "delivered", reference: "gid://shopify/Fulfillment/900001", shipmentId: "shp_1" }];
+    const second = await connector.ship(
+      shipDelivery(
+        order,
+        { shipmentId: "shp_2", trackingNumber: "1Z0000000000000002", lines: [{ sourceLineId: tee!.sourceLineId, quantity: 1 }] },
+        afterOne,
+        8,
+      ),
+    );
+    expect(second).toMatchObject({ state: "delivered", reference: "gid://shopify/Fulfillment/900002" });
+    const creates = fake.callsOf("fulfillmentCreate").map((c) => JSON.parse(JSON.stringify(c.variables)) as { fulfillment: { lineItemsByFulfillmentOrder: { fulfillmentOrderLineItems: { quantity: number }[] }[] } });
+    expect(creates.map((c) => c.fulfillment.lineItemsByFulfillmentOrder.flatMap((g) => g.fulfillmentOrderLineItems.map((l) => l.quantity)))).toEqual([[1], [1]]);
+
+    // Package 1 corrected while one mug is still open: its own fulfillment gets the number, nothing is created.
+    const afterTwo: EarlierDelivery[] = [...afterOne, { kind: "ship", state: "delivered", reference: "gid://shopify/Fulfillment/900002", shipmentId: "shp_2" }];
+    const correction = await connector.ship(
+      shipDelivery(
+        order,
+        { shipmentId: "shp_1", trackingNumber: "1Z0000000000000009", lines: [{ sourceLineId: mug!.sourceLineId, quantity: 1 }] },
+        afterTwo,
+        9,
+      ),
+    );
+    expect(correction).toEqual({ state: "delivered", reference: "gid://shopify/Fulfillment/900001" });
+    expect(fake.callsOf("fulfillmentCreate")).toHaveLength(2);
+    expect(fake.callsOf("fulfillmentTrackingInfoUpdate").map((c) => (c.variables as { fulfillmentId: string }).fulfillmentId)).toEqual([
+      "gid://shopify/Fulfillment/900001",
+    ]);
+    expect(fulfillmentsOf(fake, 1).map((f) => (f.trackingInfo as { number: string }[])[0]?.number)).toEqual(["1Z0000000000000009", "1Z0000000000000002"]);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it("a line cancellation is not Shopify's to take here: cancelLines is false", () => {
+    const { connector } = setup();
+    expect(connector.capabilities).toMatchObject({ shipLines: true, cancelLines: false });
+  });
+});

@@ -10,7 +10,7 @@
 // cancelling a cancelled line, cancelling a shipped line (the description's refund is for those),
 // acknowledging an order whose every line is cancelled. Such a call is answered 400 with Walmart's
 // error body and changes nothing; lists and order reads show the lines as they now stand.
-import type { WalmartOrder, WalmartOrderLine, WalmartShipmentRequest } from "../../../src/marketplaces/walmart/walmart.types";
+import type { WalmartOrder, WalmartOrderLine, WalmartOrderLineStatus, WalmartShipmentRequest } from "../../../src/marketplaces/walmart/walmart.types";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "../fake-kit/faults";
 import { receive, type ReceivedRequest } from "../fake-kit/received-request";
 import extracted from "./walmart-examples.json";
@@ -83,6 +83,11 @@ export interface WalmartFake extends FaultHelpers<FaultTarget> {
   order(purchaseOrderId: string): ExampleOrder | undefined;
   /** Changes an order the fake serves (a test's odd marketplace data). */
   editOrder(purchaseOrderId: string, edit: (order: ExampleOrder) => void): void;
+  /**
+   * A change made on Walmart's side (a buyer's cancellation granted, a shipment recorded in Seller
+   * Center): the same per-line rules as the API calls; throws what Walmart would refuse.
+   */
+  changeInWalmart(purchaseOrderId: string, change: { cancel: { lineNumber: string; quantity: number }[] } | { ship: { lineNumber: string; quantity: number }[]; trackingNumber: string }): void;
   /** What an item shows after stock and price calls. */
   item: WalmartListingsFake["item"];
   /** Feeds received, oldest first, with what each answered once processed. */
@@ -179,17 +184,29 @@ function quantities(line: ExampleLine): Record<LineStatus, number> {
   return q;
 }
 
-function setQuantities(line: ExampleLine, q: Record<LineStatus, number>, extra: Partial<Record<LineStatus, Record<string, unknown>>> = {}): void {
-  const kept = new Map((line.orderLineStatuses?.orderLineStatus ?? []).map((s) => [s.status, s]));
+/**
+ * Sets the line's open and cancelled quantities and adds a Shipped entry of its own for a new
+ * package (each Shipped entry keeps its quantity and trackingInfo, as Walmart's schema shows a
+ * line sent out in several packages); the Shipped entries already there stay as they are.
+ */
+function setQuantities(line: ExampleLine, q: Record<LineStatus, number>, shippedNow?: { quantity: number; trackingInfo: unknown }): void {
+  const statuses = line.orderLineStatuses?.orderLineStatus ?? [];
+  const kept = new Map(statuses.map((s) => [s.status, s]));
+  const entry = (status: LineStatus) => ({ ...(kept.get(status) ?? {}), status, statusQuantity: { unitOfMeasurement: "EACH", amount: String(q[status]) } });
+  const shipped: WalmartOrderLineStatus[] = statuses.filter((s) => s.status === "Shipped" || s.status === "Delivered");
+  if (shippedNow && shippedNow.quantity > 0) {
+    shipped.push({
+      status: "Shipped",
+      statusQuantity: { unitOfMeasurement: "EACH", amount: String(shippedNow.quantity) },
+      ...(shippedNow.trackingInfo ? { trackingInfo: shippedNow.trackingInfo as WalmartOrderLineStatus["trackingInfo"] } : {}),
+    });
+  }
   line.orderLineStatuses = {
-    orderLineStatus: (Object.keys(q) as LineStatus[])
-      .filter((status) => q[status] > 0)
-      .map((status) => ({
-        ...(kept.get(status) ?? {}),
-        ...(extra[status] ?? {}),
-        status,
-        statusQuantity: { unitOfMeasurement: "EACH", amount: String(q[status]) },
-      })),
+    orderLineStatus: [
+      ...(["Created", "Acknowledged"] as const).filter((status) => q[status] > 0).map(entry),
+      ...shipped,
+      ...(q.Cancelled > 0 ? [entry("Cancelled")] : []),
+    ],
   };
 }
 interface ExampleList {
@@ -271,14 +288,14 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
       if (lines.every((l) => { const q = quantities(l); return q.Cancelled > 0 && q.Created + q.Acknowledged + q.Shipped === 0; })) {
         return `Order ${order.purchaseOrderId} is cancelled and cannot be acknowledged`;
       }
-      for (const line of lines) {
+        for (const line of lines) {
         const q = quantities(line);
         setQuantities(line, { ...q, Created: 0, Acknowledged: q.Acknowledged + q.Created });
       }
       return null;
     }
     const sent = bodyLineQuantities(body);
-    const planned: [ExampleLine, Record<LineStatus, number>, Record<string, unknown> | undefined][] = [];
+    const planned: [ExampleLine, Record<LineStatus, number>, { quantity: number; trackingInfo: unknown } | undefined][] = [];
     for (const { lineNumber, quantity, trackingInfo } of sent) {
       const line = lines.find((l) => l.lineNumber === lineNumber)!;
       const q = quantities(line);
@@ -294,9 +311,9 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
       const next = { ...q, Created: q.Created - fromCreated, Acknowledged: q.Acknowledged - (quantity - fromCreated) };
       if (operationId === "shippingUpdates") next.Shipped += quantity;
       else next.Cancelled += quantity;
-      planned.push([line, next, trackingInfo ? { trackingInfo } : undefined]);
+      planned.push([line, next, operationId === "shippingUpdates" ? { quantity, trackingInfo } : undefined]);
     }
-    for (const [line, next, extra] of planned) setQuantities(line, next, extra ? { Shipped: extra } : {});
+    for (const [line, next, shippedNow] of planned) setQuantities(line, next, shippedNow);
     return null;
   }
 
@@ -545,6 +562,31 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
       const order = stateOf(purchaseOrderId);
       if (!order) throw new Error(`the fake has no order ${purchaseOrderId}`);
       edit(order);
+    },
+    changeInWalmart(purchaseOrderId, what) {
+      const order = stateOf(purchaseOrderId);
+      if (!order) throw new Error(`the fake has no order ${purchaseOrderId}`);
+      const cancel = "cancel" in what;
+      const body = {
+        [cancel ? "orderCancellation" : "orderShipment"]: {
+          orderLines: {
+            orderLine: (cancel ? what.cancel : what.ship).map((l) => ({
+              lineNumber: l.lineNumber,
+              orderLineStatuses: {
+                orderLineStatus: [
+                  {
+                    status: cancel ? "Cancelled" : "Shipped",
+                    statusQuantity: { unitOfMeasurement: "EACH", amount: String(l.quantity) },
+                    ...(cancel ? {} : { trackingInfo: { shipDateTime: now().getTime(), carrierName: { carrier: "USPS" }, methodCode: "Standard", trackingNumber: what.trackingNumber } }),
+                  },
+                ],
+              },
+            })),
+          },
+        },
+      };
+      const refused = change(order, cancel ? "cancelOrderLines" : "shippingUpdates", body);
+      if (refused) throw new Error(refused);
     },
     item: (sku) => listings.item(sku),
     feeds: feeds.feeds,

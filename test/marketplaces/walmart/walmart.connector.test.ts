@@ -208,8 +208,11 @@ describe("Walmart fetchOrders", () => {
           unitPrice: 10,
           saleTaxCost: 0.8,
           discount: "0.00",
+          quantityShipped: 0,
+          quantityCancelled: 0,
         },
       ],
+      shipments: [],
     });
     // The second documented order's only line is Cancelled.
     expect(page.orders[1]!.sourceOrderNumber).toBe("3796235970012");
@@ -242,6 +245,8 @@ describe("Walmart fetchOrders", () => {
         unitPrice: 99,
         saleTaxCost: 7.92,
         discount: "0.00",
+        quantityShipped: 0,
+        quantityCancelled: 0,
       },
     ]);
     expect([order.subTotal, order.shippingTotal, order.shippingTaxTotal, order.grandTotal]).toEqual([99, 60, 0, 166.92]);
