@@ -53,7 +53,7 @@ export const benchRoutes = createRouter()
       for (let i = 0; i < page.orders.length; i += BASELINE_BATCH) {
         const part = page.orders.slice(i, i + BASELINE_BATCH);
         const now = Date.now();
-        const statements = part.flatMap((o) => plainInsertStatements(db, storeId, source.name, toWrite(o), now));
+        const statements = part.flatMap((o) => plainInsertStatements(db, storeId, source.name, toWrite(o, now), now));
         await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
         inserted += part.length;
       }

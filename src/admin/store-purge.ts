@@ -43,7 +43,7 @@ async function purgeStore(env: Env, db: Db, storeId: string, budget: { left: num
   for (;;) {
     if (!spend()) return false;
     const results = await db.batch(purgeOrdersStatements(db, storeId, BATCH));
-    if (results[2].length < BATCH) break;
+    if (results[3].length < BATCH) break;
   }
   for (;;) {
     if (!spend()) return false;

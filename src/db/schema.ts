@@ -42,7 +42,7 @@ export const stores = sqliteTable("stores", {
 });
 
 /**
- * The id ranges of the shards (directory only). Orders, lines, outbox, set-aside and webhook
+ * The id ranges of the shards (directory only). Orders, lines, line changes, outbox, set-aside and webhook
  * delivery ids are SQLite AUTOINCREMENT ids, and a moved store's rows keep theirs, so every shard
  * allocates from its own range: epoch E is [E * 2^34, (E + 1) * 2^34), issued once, to one shard,
  * always above every earlier one. A shard takes a fresh epoch when it is first used and whenever a
@@ -122,6 +122,8 @@ export const sources = sqliteTable(
   (t) => [uniqueIndex("sources_store_name").on(t.storeId, t.name)],
 );
 
+export const FULFILLMENT_STATUSES = ["Unshipped", "PartiallyShipped", "Shipped", "Canceled"] as const;
+
 export const orders = sqliteTable(
   "orders",
   {
@@ -171,6 +173,12 @@ export const orders = sqliteTable(
     dateCreatedInDestination: ms("date_created_in_destination"),
     dateShipped: ms("date_shipped"),
     dateUpdated: ms("date_updated").notNull(),
+    /**
+     * Unshipped, PartiallyShipped, Shipped or Canceled (decisions 12): what the order's lines
+     * say, kept by every write that moves them (src/orders/orders.writes.ts), so lists and counts
+     * can filter on it through an index.
+     */
+    fulfillmentStatus: text("fulfillment_status", { enum: FULFILLMENT_STATUSES }).notNull().default("Unshipped"),
   },
   (t) => [
     // Enforces "one order per marketplace order number" even under concurrent inserts.
@@ -186,6 +194,9 @@ export const orders = sqliteTable(
     index("orders_store_status_id").on(t.storeId, t.status, t.id),
     index("orders_store_total").on(t.storeId, t.grandTotal, t.id),
     index("orders_store_status_total").on(t.storeId, t.status, t.grandTotal, t.id),
+    // fulfillmentStatus= (decisions 12) on the two dates a list or count filters on.
+    index("orders_store_fulfillment_created").on(t.storeId, t.fulfillmentStatus, t.dateCreatedInOrderSource, t.id),
+    index("orders_store_fulfillment_updated").on(t.storeId, t.fulfillmentStatus, t.dateUpdated, t.id),
   ],
 );
 
@@ -240,9 +251,51 @@ export const orderItems = sqliteTable(
     unitPrice: real("unit_price").notNull(),
     saleTaxCost: real("sale_tax_cost").notNull().default(0),
     discount: text("discount").notNull().default("0"),
+    /**
+     * Units of the line shipped and cancelled so far, by the seller or the marketplace (decisions
+     * 12). A trigger (migrations/0015_lines.sql) refuses any write that would make their sum
+     * exceed `quantity` or either negative, so no race can ship or cancel a unit twice.
+     */
+    quantityShipped: integer("quantity_shipped").notNull().default(0),
+    quantityCancelled: integer("quantity_cancelled").notNull().default(0),
   },
   (t) => [index("order_items_order").on(t.orderId, t.id)],
 );
+
+export const LINE_CHANGE_KINDS = ["ship", "cancel"] as const;
+
+/**
+ * What moved an order's lines (decisions 12), one row each, in the order they were made: a
+ * package (kind `ship`: its lines, tracking, carrier, date; its id is the ShipmentId) or a
+ * cancellation of some quantities (kind `cancel`). Made by the seller (UpdateStatus, the
+ * console) or reported by the marketplace (`origin`). Written only by src/orders/orders.writes.ts.
+ */
+export const lineChanges = sqliteTable(
+  "line_changes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id),
+    /** 1, 2, ... within the order: how a batch names a change it has not written yet. */
+    seq: integer("seq").notNull(),
+    storeId: text("store_id").notNull(),
+    kind: text("kind", { enum: LINE_CHANGE_KINDS }).notNull(),
+    origin: text("origin", { enum: ["seller", "marketplace"] }).notNull(),
+    /** JSON [[orderItemId, quantity], ...]: the lines and how many units of each. */
+    lines: text("lines", { mode: "json" }).$type<[number, number][]>().notNull(),
+    trackingNumber: text("tracking_number"),
+    carrier: text("carrier"),
+    shippingMethod: text("shipping_method"),
+    dateShipped: ms("date_shipped"),
+    /** The marketplace's id of the package: reported with it, or answered when the hub's delivery of it was taken. */
+    marketplaceRef: text("marketplace_ref"),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("line_changes_order_seq").on(t.orderId, t.seq)],
+);
+export type LineChangeRow = typeof lineChanges.$inferSelect;
 
 export const OUTBOX_STATES = ["pending", "submitted", "delivered", "notApplicable", "failed"] as const;
 

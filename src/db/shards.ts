@@ -15,7 +15,7 @@ export const DIRECTORY = "DB";
 const SHARD_BINDING = /^SHARD_[A-Z0-9_]{1,40}$/;
 
 /** Tables with AUTOINCREMENT ids a move keeps: each shard allocates them from its own epoch. */
-const EPOCH_TABLES = ["orders", "order_items", "outbox", "set_aside_orders", "webhook_deliveries"] as const;
+const EPOCH_TABLES = ["orders", "order_items", "outbox", "set_aside_orders", "webhook_deliveries", "line_changes"] as const;
 /** Ids per epoch: 2^34 (17 billion per table); 2^53 / 2^34 = 524,288 epochs for the hub's life. */
 export const EPOCH_SIZE = 2 ** 34;
 

@@ -1,6 +1,8 @@
 // /admin/v1/stores/:storeId/orders[/:orderId]: the operator's view of a store's orders (the
 // console's orders page): search by number, filter by status and date, page through; one order
-// with its items and its deliveries. Mounted under /admin/v1; reads through orders.queries.ts.
+// with its items, packages and deliveries; and the operator's UpdateStatus (ship or cancel the
+// whole order or chosen lines, decisions 12) through the same order-move service as /v1.
+// Mounted under /admin/v1; reads through orders.queries.ts.
 import { z } from "zod";
 import { requireStore } from "../stores/stores.queries";
 import { storeDb } from "../db/shards";
@@ -14,7 +16,9 @@ import { MAX_PAGE_SIZE, pagingAnswer, pagingQuery } from "../http/query-schemas"
 import { entriesOfOrder } from "../outbox/outbox.queries";
 import type { Db } from "../db/client";
 import { findOrder, findOrdersByNumber, listOrders, type OrderListPage } from "./orders.queries";
-import { statusFilter } from "./orders.schemas";
+import { statusFilter, updateStatusBody } from "./orders.schemas";
+import { moveOrder, updateStatusRequest } from "./order-move.service";
+import { wakeLater } from "../webhooks/wake";
 import { orderDelivery, toWireOrder, wireOrder, wireOrders, type WireOrder } from "./orders.wire";
 
 const adminOrderQuery = z.object({
@@ -95,7 +99,7 @@ export const ordersAdminRoutes = createRouter()
       if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
       const deliveries = await entriesOfOrder(db, store.id, found.order.id);
       return ok(c, {
-        Order: toWireOrder(found.order, found.items, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled }),
+        Order: toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled }),
         Deliveries: deliveries.map((d) => ({
           DeliveryId: String(d.id),
           SourceId: d.sourceId,
@@ -107,5 +111,25 @@ export const ordersAdminRoutes = createRouter()
           DateDelivered: toWireDate(d.deliveredAt),
         })),
       });
+    },
+  )
+  .put(
+    "/stores/:storeId/orders/:orderId/status",
+    documented("admin", {
+      summary: "Ship or cancel an order, whole or chosen lines (UpdateStatus's body), as the seller's system would",
+      tags: ["Orders (operator)"],
+      answer: envelope({ Order: wireOrder }),
+    }),
+    validate("param", orderParam),
+    validate("json", updateStatusBody),
+    async (c) => {
+      const { storeId, orderId } = c.req.valid("param");
+      const store = await requireStore(c.env, storeId);
+      const db = storeDb(c.env, store);
+      const { webhooks } = await moveOrder(db, store.id, orderId, updateStatusRequest(c.req.valid("json")));
+      wakeLater(c, store.id, webhooks);
+      const found = await findOrder(db, store.id, orderId);
+      if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
+      return ok(c, { Order: toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled }) });
     },
   );

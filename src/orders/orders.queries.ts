@@ -1,19 +1,25 @@
 // Every order read. Each function takes `db` and is tested directly as well as through the
 // routes. Reads that need several statements go in one db.batch (one round trip). Writes live
 // in orders.writes.ts.
-import { and, asc, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
 import type { PageStart } from "../lib/cursor";
-import { orderItems, orders, sources, type OrderItemRow, type OrderRow } from "../db/schema";
+import { lineChanges, orderItems, orders, sources, type LineChangeRow, type OrderItemRow, type OrderRow } from "../db/schema";
 import { maskSettingOf, ordersStoredOf } from "../stores/stores.queries";
 import type { OrderFilter, OrderListQuery, OrderSortField } from "./orders.schemas";
+import type { OrderState } from "./order-moves";
 
 export interface OrderView {
   order: OrderRow;
   items: OrderItemRow[];
+  /** Its packages (line changes of kind ship), in the order they were made. */
+  packages: LineChangeRow[];
   sourceEnabled: boolean | null;
 }
+
+const dialect = new SQLiteAsyncDialect();
 
 const DAY_MS = 86_400_000;
 const dayStart = (ms: number) => ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
@@ -27,10 +33,19 @@ const indexOf = (status: string | undefined, what: "created" | "updated" | "id" 
 /**
  * A count reads no more than two days of orders whatever the range: whole UTC days come from
  * order_day_counts (kept by triggers with every change), and only the partial days at the two
- * edges are counted in orders through the (store, [status,] date) index.
+ * edges are counted in orders through the (store, [status,] date) index. A count by
+ * fulfillmentStatus (decisions 12) has no day buckets: it counts the range through the (store,
+ * fulfillment, date) index, reading one index entry per order of the range.
  */
 export function countStatement(storeId: string, filter: OrderFilter): { sql: string; params: unknown[] } {
   const column = DATE_COLUMN[filter.dateField];
+  if (filter.fulfillmentStatus) {
+    const params: unknown[] = [storeId, filter.fulfillmentStatus, ...(filter.status ? [filter.status] : []), filter.fromDate, filter.toDate];
+    return {
+      sql: `select count(*) as n from orders indexed by orders_store_fulfillment_${filter.dateField} where store_id = ? and fulfillment_status = ?${filter.status ? " and status = ?" : ""} and ${column} between ? and ?`,
+      params,
+    };
+  }
   const index = indexOf(filter.status, filter.dateField);
   const params: unknown[] = [];
   const edge = (from: number, to: number) => {
@@ -83,15 +98,21 @@ export function listStatement(
   plan: "sort index" | "date index" = "sort index",
 ): { sql: string; params: unknown[] } {
   const column = sortColumn(query.sortBy);
-  const index = plan === "date index" ? indexOf(query.status, query.dateField) : SORTS[query.sortBy].index(query);
   const dateColumn = DATE_COLUMN[query.dateField];
+  // By fulfillment (decisions 12): its (store, fulfillment, date) index, walked in order for a sort
+  // by that date, read over the range and sorted for any other sort (planFor).
+  const index = query.fulfillmentStatus
+    ? `orders_store_fulfillment_${query.dateField}`
+    : plan === "date index"
+      ? indexOf(query.status, query.dateField)
+      : SORTS[query.sortBy].index(query);
   const desc = query.sortDirection === "desc";
   const dir = desc ? "desc" : "asc";
   const order = column === "id" ? `o.id ${dir}` : `o.${column} ${dir}, o.id ${dir}`;
   const params: unknown[] = [];
   const filter = (from: number, to: number) => {
-    params.push(storeId, ...(query.status ? [query.status] : []), from, to);
-    return `o.store_id = ?${query.status ? " and o.status = ?" : ""} and o.${dateColumn} between ? and ?`;
+    params.push(storeId, ...(query.fulfillmentStatus ? [query.fulfillmentStatus] : []), ...(query.status ? [query.status] : []), from, to);
+    return `o.store_id = ?${query.fulfillmentStatus ? " and o.fulfillment_status = ?" : ""}${query.status ? " and o.status = ?" : ""} and o.${dateColumn} between ? and ?`;
   };
   const select = (where: string, tail: string) =>
     `select o.id as id, o.${column} as sk from orders o indexed by ${index} where ${where} order by ${order} ${tail}`;
@@ -158,6 +179,7 @@ export interface OrderListPage {
  */
 export async function planFor(db: Db, storeId: string, query: OrderListQuery, pageSize: number): Promise<"sort index" | "date index"> {
   if (sortColumn(query.sortBy) === DATE_COLUMN[query.dateField]) return "sort index";
+  if (query.fulfillmentStatus) return "date index";
   const range = countStatement(storeId, query);
   const size = ordersStoredOf(db, storeId).toSQL();
   const d1 = db.$client;
@@ -197,29 +219,47 @@ export async function listOrders(db: Db, storeId: string, query: OrderListQuery,
   };
 }
 
+/** A slice of a page's orders with their items and their packages, by order id. */
+export interface OrderLinesSlice {
+  ids: number[];
+  items: Map<number, OrderItemRow[]>;
+  packages: Map<number, LineChangeRow[]>;
+}
+
+function groupBy<T extends { orderId: number }>(rows: T[]): Map<number, T[]> {
+  const byOrder = new Map<number, T[]>();
+  for (const row of rows) {
+    const list = byOrder.get(row.orderId);
+    if (list) list.push(row);
+    else byOrder.set(row.orderId, [row]);
+  }
+  return byOrder;
+}
+
 /**
- * The items of a page's orders, at most `budget` rows a call: orders are taken in page order
- * while their items fit (an order with more than the budget is read alone), so an answer of 100
- * orders with 500 items each is read and written a slice at a time.
+ * The items and packages (decisions 12) of a page's orders, at most `budget` items a call: orders
+ * are taken in page order while their items fit (an order with more than the budget is read
+ * alone), so an answer of 100 orders with 500 items each is read and written a slice at a time.
+ * Each read is one batch of two statements (items, packages), whatever the number of orders.
  */
-export async function* orderItemsOf(db: Db, orderIds: number[], budget: number): AsyncGenerator<{ ids: number[]; items: Map<number, OrderItemRow[]> }> {
+export async function* orderItemsOf(db: Db, orderIds: number[], budget: number): AsyncGenerator<OrderLinesSlice> {
   if (orderIds.length === 0) return;
   const among = (ids: number[]) => idIn(orderItems.orderId, ids);
-  const read = async (ids: number[], limit: number) =>
-    db.select().from(orderItems).where(among(ids)).orderBy(asc(orderItems.orderId), asc(orderItems.id)).limit(limit);
-  const group = (items: OrderItemRow[]) => {
-    const byOrder = new Map<number, OrderItemRow[]>();
-    for (const item of items) {
-      const list = byOrder.get(item.orderId);
-      if (list) list.push(item);
-      else byOrder.set(item.orderId, [item]);
-    }
-    return byOrder;
+  const read = async (ids: number[], limit: number) => {
+    const [items, packages] = await db.batch([
+      db.select().from(orderItems).where(among(ids)).orderBy(asc(orderItems.orderId), asc(orderItems.id)).limit(limit),
+      db
+        .select()
+        .from(lineChanges)
+        .where(and(idIn(lineChanges.orderId, ids), eq(lineChanges.kind, "ship")))
+        .orderBy(asc(lineChanges.orderId), asc(lineChanges.seq)),
+    ]);
+    return { items, packages: groupBy(packages) };
   };
   // The common page (a few items an order) is one read.
   const all = await read(orderIds, budget + 1);
-  if (all.length <= budget) {
-    yield { ids: orderIds, items: group(all) };
+  if (all.items.length <= budget) {
+    yield { ids: orderIds, items: groupBy(all.items), packages: all.packages };
     return;
   }
   const counts = new Map(
@@ -233,24 +273,29 @@ export async function* orderItemsOf(db: Db, orderIds: number[], budget: number):
   );
   let slice: number[] = [];
   let size = 0;
+  const readSlice = async (ids: number[], n: number): Promise<OrderLinesSlice> => {
+    const part = await read(ids, Math.max(n, 1));
+    return { ids, items: groupBy(part.items), packages: part.packages };
+  };
   for (const id of orderIds) {
     const n = counts.get(id) ?? 0;
     if (slice.length > 0 && size + n > budget) {
-      yield { ids: slice, items: group(await read(slice, Math.max(size, 1))) };
+      yield await readSlice(slice, size);
       slice = [];
       size = 0;
     }
     slice.push(id);
     size += n;
   }
-  if (slice.length > 0) yield { ids: slice, items: group(await read(slice, Math.max(size, 1))) };
+  if (slice.length > 0) yield await readSlice(slice, size);
 }
 
 /** An order of this store, or null. Ids that are not positive integers are simply not found. */
 export async function findOrder(db: Db, storeId: string, orderId: string): Promise<(OrderView & { maskBuyerPii: boolean }) | null> {
   if (!/^[1-9]\d{0,15}$/.test(orderId)) return null;
   const id = Number(orderId);
-  const [store, rows, items] = await db.batch([
+  const ofStore = sql`exists (select 1 from orders o where o.id = ${id} and o.store_id = ${storeId})`;
+  const [store, rows, items, packages] = await db.batch([
     maskSettingOf(db, storeId),
     db
       .select({ order: orders, sourceEnabled: sources.enabled })
@@ -260,12 +305,89 @@ export async function findOrder(db: Db, storeId: string, orderId: string): Promi
     db
       .select()
       .from(orderItems)
-      .where(and(eq(orderItems.orderId, id), sql`exists (select 1 from orders o where o.id = ${id} and o.store_id = ${storeId})`))
+      .where(and(eq(orderItems.orderId, id), ofStore))
       .orderBy(asc(orderItems.id)),
+    db
+      .select()
+      .from(lineChanges)
+      .where(and(eq(lineChanges.orderId, id), eq(lineChanges.kind, "ship"), ofStore))
+      .orderBy(asc(lineChanges.seq)),
   ]);
   const row = rows[0];
   if (!row) return null;
-  return { order: row.order, items, sourceEnabled: row.sourceEnabled, maskBuyerPii: store[0]?.maskBuyerPii ?? false };
+  return { order: row.order, items, packages, sourceEnabled: row.sourceEnabled, maskBuyerPii: store[0]?.maskBuyerPii ?? false };
+}
+
+/**
+ * What moves read of their orders (orders of one store, chosen by `where` on `o`): one statement,
+ * one row per order, only the columns a move decides on and guards with, its lines and its line
+ * changes (packages and cancellations) folded into the row as JSON.
+ */
+function moveStatesStatement(where: SQL) {
+  return sql`select o.id, o.store_id, o.date_updated, o.status, o.source_id, o.source_order_status, o.order_destination_order_number,
+      o.date_created_in_destination, o.shipment_tracking_number, o.date_shipped, o.destination_shipping_carrier, o.shipping_method,
+      o.fulfillment_status, o.order_source_order_number,
+      (select json_group_array(json_array(i.id, i.sku, i.source_line_id, i.quantity, i.quantity_shipped, i.quantity_cancelled))
+        from (select * from ${orderItems} where order_id = o.id order by id) as i) as lines,
+      (select json_group_array(json_array(c.id, c.seq, c.kind, c.origin, json(c.lines), c.tracking_number, c.carrier, c.date_shipped, c.marketplace_ref))
+        from (select * from ${lineChanges} where order_id = o.id order by seq) as c) as changes
+    from ${orders} as o where ${where}`;
+}
+
+type MoveStateRow = Record<string, unknown> & { lines: string; changes: string };
+
+function toMoveState(row: MoveStateRow): OrderState & { orderSourceOrderNumber: string } {
+  const lines = JSON.parse(row.lines) as [number, string, string | null, number, number, number][];
+  const changes = JSON.parse(row.changes) as [number, number, "ship" | "cancel", "seller" | "marketplace", [number, number][], string | null, string | null, number | null, string | null][];
+  return {
+    id: row.id as number,
+    storeId: row.store_id as string,
+    dateUpdated: row.date_updated as number,
+    status: row.status as string,
+    sourceId: row.source_id as string | null,
+    sourceOrderStatus: row.source_order_status as string,
+    orderDestinationOrderNumber: row.order_destination_order_number as string | null,
+    dateCreatedInDestination: row.date_created_in_destination as number | null,
+    shipmentTrackingNumber: row.shipment_tracking_number as string | null,
+    dateShipped: row.date_shipped as number | null,
+    destinationShippingCarrier: row.destination_shipping_carrier as string,
+    shippingMethod: row.shipping_method as string,
+    fulfillmentStatus: row.fulfillment_status as OrderState["fulfillmentStatus"],
+    orderSourceOrderNumber: row.order_source_order_number as string,
+    lines: lines.map(([id, sku, sourceLineId, quantity, shipped, cancelled]) => ({ id, sku, sourceLineId, quantity, shipped, cancelled })),
+    changes: changes.map(([id, seq, kind, origin, units, trackingNumber, carrier, dateShipped, marketplaceRef]) => ({
+      id,
+      seq,
+      kind,
+      origin,
+      lines: units,
+      trackingNumber,
+      carrier,
+      dateShipped,
+      marketplaceRef,
+    })),
+  };
+}
+
+/** What a move reads of one order of this store; null for an id that is not one. */
+export async function moveStateOf(db: Db, storeId: string, orderId: string): Promise<OrderState | null> {
+  if (!/^[1-9]\d{0,15}$/.test(orderId)) return null;
+  const query = dialect.sqlToQuery(moveStatesStatement(sql`o.id = ${Number(orderId)} and o.store_id = ${storeId}`));
+  const row = await db.$client.prepare(query.sql).bind(...query.params).first<MoveStateRow>();
+  return row ? toMoveState(row) : null;
+}
+
+/** What moves read of the source's orders with these marketplace numbers (an import page's), by number. */
+export async function moveStatesOfNumbers(db: Db, storeId: string, sourceId: string, numbers: string[]): Promise<Map<string, OrderState>> {
+  const query = dialect.sqlToQuery(
+    moveStatesStatement(sql`o.store_id = ${storeId} and o.order_source = (select ${sources.name} from ${sources} where ${sources.id} = ${sourceId})
+      and o.order_source_order_number in (select value from json_each(${JSON.stringify(numbers)}))`),
+  );
+  const { results } = await db.$client.prepare(query.sql).bind(...query.params).all<MoveStateRow>();
+  return new Map(results.map((row) => {
+    const state = toMoveState(row);
+    return [state.orderSourceOrderNumber, state];
+  }));
 }
 
 /**
@@ -310,7 +432,15 @@ export function deliveryReadsOf(db: Db, orderIds: number[]) {
       .from(orders)
       .where(idIn(orders.id, orderIds)),
     db
-      .select({ orderId: orderItems.orderId, sourceLineId: orderItems.sourceLineId, sku: orderItems.sku, quantity: orderItems.quantity })
+      .select({
+        id: orderItems.id,
+        orderId: orderItems.orderId,
+        sourceLineId: orderItems.sourceLineId,
+        sku: orderItems.sku,
+        quantity: orderItems.quantity,
+        quantityShipped: orderItems.quantityShipped,
+        quantityCancelled: orderItems.quantityCancelled,
+      })
       .from(orderItems)
       .where(idIn(orderItems.orderId, orderIds))
       .orderBy(asc(orderItems.id)),

@@ -7,9 +7,9 @@ import { createRouter } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";
-import { acknowledge, cancel, ship, type Move } from "./order-moves";
+import { moveOrder, orderNotFound, updateStatusRequest } from "./order-move.service";
 import { countOrders, findOrder, listOrders } from "./orders.queries";
-import { applyMove, insertOrder } from "./orders.writes";
+import { insertOrder } from "./orders.writes";
 import { invalidCursor, MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
 import { nextCursor, pageStart } from "../lib/cursor";
 import {
@@ -21,23 +21,26 @@ import {
   updateStatusBody,
 } from "./orders.schemas";
 import { toWireOrder, wireOrder, wireOrders } from "./orders.wire";
-import type { Db } from "../db/client";
-import type { OrderRow } from "../db/schema";
 import { wakeLater } from "../webhooks/wake";
 
-const orderNotFound = (orderId: string) =>
-  new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' exists in this store.`);
-
-/** Read, decide, write with a guard; on a lost race, read and decide again. Answers the webhook endpoints to wake. */
-async function moveOrder(db: Db, storeId: string, orderId: string, decide: (order: OrderRow, now: number) => Move): Promise<string[]> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const found = await findOrder(db, storeId, orderId);
-    if (!found) throw orderNotFound(orderId);
-    const now = Date.now();
-    const applied = await applyMove(db, found.order, decide(found.order, now), now);
-    if (applied) return applied.webhooks;
+/**
+ * Decisions 12: AcknowledgeOrder takes the whole order, never lines. Items sent with it (in a
+ * JSON body, which it otherwise ignores, or the query) are refused rather than silently dropped.
+ */
+async function refuseItems(request: Request, query: Record<string, string>): Promise<void> {
+  const refuse = () => {
+    throw new ApiError(400, "'Items': AcknowledgeOrder acknowledges the whole order and takes no Items; ship or cancel lines with UpdateStatus. Nothing was changed.");
+  };
+  if (Object.keys(query).some((name) => name.toLowerCase() === "items")) refuse();
+  const text = await request.clone().text();
+  if (!text.trim()) return;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return;
   }
-  throw new ApiError(503, `Order ${orderId} is being changed by other requests; try again.`, { "Retry-After": "1" });
+  if (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).some((key) => key.toLowerCase() === "items")) refuse();
 }
 
 export const ordersRoutes = createRouter()
@@ -62,9 +65,21 @@ export const ordersRoutes = createRouter()
     const storeId = c.get("caller").storeId;
     const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
     // A cursor is only valid with the request it continues: same store, filters, sort and size.
-    const binding = ["orders", storeId, query.fromDate, query.toDate, query.status ?? null, query.dateField, query.sortBy, query.sortDirection, pageSize];
+    const binding = [
+      "orders",
+      storeId,
+      query.fromDate,
+      query.toDate,
+      query.status ?? null,
+      query.dateField,
+      query.sortBy,
+      query.sortDirection,
+      pageSize,
+      // Decisions 12's filter, only when given: a cursor issued before it existed stays good.
+      ...(query.fulfillmentStatus ? [query.fulfillmentStatus] : []),
+    ];
     const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);
-    if (!asked) throw invalidCursor("fromDate, toDate, status, dateField, sortBy, sortDirection and pageSize");
+    if (!asked) throw invalidCursor("fromDate, toDate, status, fulfillmentStatus, dateField, sortBy, sortDirection and pageSize");
     const db = c.get("db");
     const page = await listOrders(db, storeId, query, pageSize, asked.start);
     return okStream(c, "Orders", wireOrders(db, page), {
@@ -78,7 +93,7 @@ export const ordersRoutes = createRouter()
     const found = await findOrder(c.get("db"), c.get("caller").storeId, orderId);
     if (!found) throw orderNotFound(orderId);
     return ok(c, {
-      Orders: [toWireOrder(found.order, found.items, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled })],
+      Orders: [toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled })],
     });
   })
   .put(
@@ -89,10 +104,10 @@ export const ordersRoutes = createRouter()
     validate("query", acknowledgeQuery),
     async (c) => {
       const { orderDestinationOrderNumber } = c.req.valid("query");
-      const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
-        acknowledge(order, orderDestinationOrderNumber, now),
-      );
-      wakeLater(c, c.get("caller").storeId, webhooks);
+      await refuseItems(c.req.raw, c.req.query());
+      const storeId = c.get("caller").storeId;
+      const { webhooks } = await moveOrder(c.get("db"), storeId, c.req.valid("param").orderId, { kind: "acknowledge", sellerOrderNumber: orderDestinationOrderNumber });
+      wakeLater(c, storeId, webhooks);
       return ok(c);
     },
   )
@@ -104,12 +119,9 @@ export const ordersRoutes = createRouter()
     validate("json", updateStatusBody),
     async (c) => {
       const body = c.req.valid("json");
-      const webhooks = await moveOrder(c.get("db"), c.get("caller").storeId, c.req.valid("param").orderId, (order, now) =>
-        body.OrderStatus === "Shipped"
-          ? ship(order, { trackingNumber: body.ShipmentTrackingNumber, dateShipped: body.DateShipped, carrier: body.DestinationShippingCarrier }, now)
-          : cancel(order),
-      );
-      wakeLater(c, c.get("caller").storeId, webhooks);
+      const storeId = c.get("caller").storeId;
+      const { webhooks } = await moveOrder(c.get("db"), storeId, c.req.valid("param").orderId, updateStatusRequest(body));
+      wakeLater(c, storeId, webhooks);
       return ok(c);
     },
   );

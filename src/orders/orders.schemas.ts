@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { caseInsensitiveEnum, pageOrCursor, pagingQuery, sortingQuery } from "../http/query-schemas";
 import { isoDateField, truncate } from "../lib/dates";
+import type { FULFILLMENT_STATUSES } from "../db/schema";
 
 export const ORDER_STATUSES = ["New", "Processing", "Shipped", "Canceled"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -15,10 +16,17 @@ export const statusFilter = caseInsensitiveEnum<OrderStatus>(
 
 const dateField = caseInsensitiveEnum({ created: "created", updated: "updated" } as const, "created, updated");
 
+/** A FulfillmentStatus in a query, in any case (decisions 12). */
+export const fulfillmentFilter = caseInsensitiveEnum<(typeof FULFILLMENT_STATUSES)[number]>(
+  { unshipped: "Unshipped", partiallyshipped: "PartiallyShipped", shipped: "Shipped", canceled: "Canceled", cancelled: "Canceled" },
+  "UNSHIPPED, PARTIALLYSHIPPED, SHIPPED, CANCELED",
+);
+
 const dateRange = {
   fromDate: isoDateField,
   toDate: isoDateField,
   status: statusFilter.optional(),
+  fulfillmentStatus: fulfillmentFilter.optional(),
   dateField: dateField.optional().transform((v) => v ?? "created"),
 };
 
@@ -141,6 +149,31 @@ export const insertOrderBody = z.object({
 });
 export type InsertOrderBody = z.infer<typeof insertOrderBody>;
 
+/** An id the service assigned (OrderItemId, ShipmentId): a string of digits, or the number itself. */
+const assignedId = z
+  .union([z.string(), z.number()], { error: "must be a string holding the id the service gave" })
+  .transform((v) => String(v).trim())
+  .refine((v) => /^[1-9]\d{0,15}$/.test(v), { error: "is not an id the service gives" });
+
+/** Decisions 12: the lines and units one package ships or one cancellation cancels. */
+export const MAX_ITEMS_PER_MOVE = 500;
+const moveItems = z
+  .array(
+    z.object({
+      OrderItemId: assignedId,
+      Quantity: z.number({ error: "must be a whole number of units, at least 1" }).int({ error: "must be a whole number of units, at least 1" }).min(1, { error: "must be at least 1" }).max(1_000_000, { error: "must be at most 1000000" }),
+    }),
+  )
+  .min(1, { error: "must name at least one line; leave Items out to ship or cancel every unit left" })
+  .max(MAX_ITEMS_PER_MOVE, { error: `must hold at most ${MAX_ITEMS_PER_MOVE} entries` })
+  .superRefine((items, ctx) => {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      if (seen.has(item.OrderItemId)) ctx.addIssue({ code: "custom", path: [i, "OrderItemId"], message: `names OrderItemId '${item.OrderItemId}' a second time; each line once` });
+      seen.add(item.OrderItemId);
+    });
+  });
+
 export const updateStatusBody = z.object({
   OrderStatus: z.string({ error: "is required: SHIPPED or CANCELLED" }).meta({ enum: ["SHIPPED", "CANCELED", "CANCELLED"] }).transform((value, ctx) => {
     const v = value.trim().toUpperCase();
@@ -155,5 +188,19 @@ export const updateStatusBody = z.object({
   ShipmentTrackingNumber: optionalText(100),
   DateShipped: isoDateField.nullish(),
   DestinationShippingCarrier: optionalText(200),
-});
+  Items: moveItems
+    .optional()
+    .describe("Decisions 12: SHIPPED ships exactly these units as one package; CANCELED cancels exactly these. Left out: every unit not yet shipped (or cancelled)."),
+  ShipmentId: assignedId
+    .optional()
+    .describe("SHIPPED without Items: correct this package's tracking, carrier and date (default: the newest package, when nothing is left to ship)."),
+})
+  .superRefine((body, ctx) => {
+    if (body.ShipmentId !== undefined && body.Items !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["Items"], message: "cannot go with ShipmentId: a correction changes a package's tracking, carrier and date, never its lines" });
+    }
+    if (body.ShipmentId !== undefined && body.OrderStatus === "Canceled") {
+      ctx.addIssue({ code: "custom", path: ["ShipmentId"], message: "goes with SHIPPED only (a package's correction)" });
+    }
+  });
 export type UpdateStatusBody = z.infer<typeof updateStatusBody>;

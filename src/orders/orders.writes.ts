@@ -1,6 +1,7 @@
 // Every statement that writes orders and order_items: InsertOrder, the import of a marketplace
-// page, the order moves (with their outbox row in the same batch), and what the sync and the
-// sources admin change on orders. Reads stay in orders.queries.ts. Each write carries its
+// page, the order moves (with their stock, webhook event and outbox row in one batch under one
+// guard, stillAsRead), and what the sync and the sources admin change on orders. The row of a new
+// order is built by orders.wire.ts's orderWriteOf. Reads stay in orders.queries.ts. Each write carries its
 // webhook events' statements (src/webhooks/webhook-deliveries.queries.ts) in its own batch.
 //
 // Both ways an order is created (a client's InsertOrder, a marketplace import) go through the
@@ -9,15 +10,17 @@
 // written once below and D1's 100-parameter limit never applies, whatever the number of items.
 // Arrays, not objects keyed by field: SQLite finds `->> 5` without comparing key names, and the
 // page's JSON carries no names; the import's upsert took half the time it took with named keys.
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
-import { orderItems, orders, type OrderRow } from "../db/schema";
-import { deleteRowsOfOrders, enqueueAfterChange } from "../outbox/outbox.queries";
-import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
-import { cancelledAtMarketplace, stockBackByCancelStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../products/products.queries";
-import type { Move } from "./order-moves";
+import { lineChanges, orderItems, orders } from "../db/schema";
+import { deleteRowsOfOrders, enqueueStatements, lastRowError, type Enqueued } from "../outbox/outbox.queries";
+import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy, type MovedEvent } from "../webhooks/webhook-deliveries.queries";
+import { cancelledAtMarketplace, stockBackStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../products/products.queries";
+import type { Move, OrderSet, OrderState } from "./order-moves";
 import type { InsertOrderBody } from "./orders.schemas";
+import { orderWriteOf, type ItemValues, type OrderValues, type OrderWrite } from "./orders.wire";
 
 /** The columns an order write takes, in the order of its JSON array: the one column list of an order. */
 const ORDER_FIELDS = [
@@ -57,16 +60,19 @@ const ORDER_FIELDS = [
   "dateCreatedInOrderSource",
   "dateCreatedInDestination",
   "dateShipped",
-] as const satisfies readonly (keyof OrderRow)[];
+  "fulfillmentStatus",
+] as const satisfies readonly (keyof OrderValues)[];
 
 /** The same for an item. */
-const ITEM_FIELDS = ["sourceLineId", "sku", "name", "quantity", "unitPrice", "saleTaxCost", "discount"] as const satisfies readonly (keyof typeof orderItems.$inferSelect)[];
+const ITEM_FIELDS = ["sourceLineId", "sku", "name", "quantity", "unitPrice", "saleTaxCost", "discount", "quantityShipped", "quantityCancelled"] as const satisfies readonly (keyof ItemValues)[];
 
-export type OrderValues = Pick<OrderRow, (typeof ORDER_FIELDS)[number]>;
-export type ItemValues = Pick<typeof orderItems.$inferSelect, (typeof ITEM_FIELDS)[number]>;
-/** One order as its write statement reads it: the order's values and its items. */
-export type OrderWrite = OrderValues & { items: ItemValues[] };
+// Compile-time: the two lists name every value of a new order's row (orders.wire.ts's OrderWrite),
+// so a column added there and forgotten here does not build.
+type Unlisted<T, F> = Exclude<keyof T, F>;
+true satisfies Unlisted<OrderValues, (typeof ORDER_FIELDS)[number]> extends never ? true : false;
+true satisfies Unlisted<ItemValues, (typeof ITEM_FIELDS)[number]> extends never ? true : false;
 
+const dialect = new SQLiteAsyncDialect();
 const orderColumns = getTableColumns(orders);
 const itemColumns = getTableColumns(orderItems);
 const ORDER_COLUMN_LIST = ORDER_FIELDS.map((f) => orderColumns[f].name).join(", ");
@@ -99,8 +105,18 @@ const INSERT_ORDER_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIS
   select (select id from orders where store_id = ?1 and order_source = ?2 and order_source_order_number = ?3), ${itemValueList("line.value")}
   from json_each(?4) as line order by line.key`;
 
+// An order inserted Shipped or Canceled is so by its lines (decisions 12; orderWriteOf set their
+// units): one package of every line, with the order's tracking, carrier, method and date, or one
+// cancellation of every line.
+const INSERT_ORDER_LINE_CHANGE = `insert into line_changes (order_id, seq, store_id, kind, origin, lines, tracking_number, carrier, shipping_method, date_shipped, created_at, updated_at)
+  select o.id, 1, o.store_id, case o.status when 'Shipped' then 'ship' else 'cancel' end, 'seller',
+    (select json_group_array(json_array(i.id, i.quantity)) from (select id, quantity from order_items where order_id = o.id order by id) as i),
+    case o.status when 'Shipped' then o.shipment_tracking_number end, case o.status when 'Shipped' then nullif(o.destination_shipping_carrier, '') end,
+    case o.status when 'Shipped' then nullif(o.shipping_method, '') end, case o.status when 'Shipped' then o.date_shipped end, ?4, ?4
+  from orders as o where o.store_id = ?1 and o.order_source = ?2 and o.order_source_order_number = ?3 and o.status in ('Shipped', 'Canceled')`;
+
 export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody, now: number): Promise<InsertResult> {
-  const write = insertedOrder(body, now);
+  const write = orderWriteOf(body, now);
   const key = and(
     eq(orders.storeId, storeId),
     eq(orders.orderSource, body.OrderSource),
@@ -117,6 +133,7 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
       d1.prepare(INSERT_ORDER_ITEMS).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, JSON.stringify(items.map((item) => itemTuple(item)))),
       toD1(db, orderCreatedEvents(db, { storeId, orderSource: body.OrderSource, orderSourceOrderNumber: body.OrderSourceOrderNumber }, now)),
       ...(head.status === "Canceled" ? [] : [stockTakenStatement(d1, storeId, items.map((item) => [item.sku, item.quantity]))]),
+      ...(head.status === "Shipped" || head.status === "Canceled" ? [d1.prepare(INSERT_ORDER_LINE_CHANGE).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, now)] : []),
     ]) as [D1Result, D1Result, D1Result];
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -126,57 +143,6 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
   }
   const created = await db.select({ id: orders.id }).from(orders).where(key).get();
   return { inserted: true, orderId: created!.id, webhooks: wokenBy(events) };
-}
-
-function insertedOrder(body: InsertOrderBody, now: number): OrderWrite {
-  const status = body.OrderStatus ?? "New";
-  return {
-    orderSourceOrderNumber: body.OrderSourceOrderNumber,
-    orderSourceCustomerOrderNumber: body.OrderSourceCustomerOrderNumber ?? null,
-    orderDestinationOrderNumber: body.OrderDestinationOrderNumber ?? null,
-    status,
-    sourceOrderStatus: status,
-    buyerEmailAddress: body.BuyerEmailAddress,
-    buyerPhoneNumber: body.BuyerPhoneNumber,
-    buyerUserId: body.BuyerUserId ?? null,
-    firstName: body.FirstName,
-    lastName: body.LastName,
-    shipToCompanyName: body.ShipToCompanyName,
-    street1: body.Street1,
-    street2: body.Street2 ?? "",
-    city: body.City,
-    stateOrProvince: body.StateOrProvince,
-    postalCode: body.PostalCode,
-    country: body.Country,
-    shippingMethod: body.ShippingMethod,
-    shippingServiceName: body.ShippingServiceName ?? "",
-    shippingServiceValue: body.ShippingServiceValue ?? "",
-    destinationShippingCarrier: body.DestinationShippingCarrier ?? "",
-    paymentType: body.PaymentType ?? null,
-    paymentTransactionId: body.PaymentTransactionId ?? null,
-    isMarketplacePrime: body.IsMarketplacePrime ?? false,
-    grandTotal: body.GrandTotal,
-    subTotal: body.SubTotal,
-    shippingTotal: body.ShippingTotal ?? 0,
-    shippingTaxTotal: body.ShippingTaxTotal ?? 0,
-    giftWrapTotal: body.GiftWrapTotal ?? 0,
-    giftWrapTaxTotal: body.GiftWrapTaxTotal ?? 0,
-    shipmentTrackingNumber: body.ShipmentTrackingNumber ?? null,
-    syncUserErrorMessage: body.SyncUserErrorMessage ?? null,
-    sourceData: null,
-    dateCreatedInOrderSource: body.DateCreatedInOrderSource,
-    dateCreatedInDestination: body.DateCreatedInDestination ?? (body.OrderDestinationOrderNumber ? now : null),
-    dateShipped: body.DateShipped ?? null,
-    items: body.OrderItems.map((item) => ({
-      sourceLineId: null,
-      sku: item.Sku,
-      name: item.Name,
-      quantity: item.Quantity,
-      unitPrice: item.UnitPrice,
-      saleTaxCost: item.SaleTaxCost ?? 0,
-      discount: item.Discount ?? "0",
-    })),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -265,49 +231,129 @@ export function importPageStatements(db: Db, source: { storeId: string; id: stri
 // Moves (acknowledge, ship, cancel) and what the sync and the sources admin change on orders.
 
 /**
- * Applies a move if the order is still as it was read (same dateUpdated and status), together
- * with its outbox row and its webhook event, in one batch. Returns false when another request
- * changed the order first (the caller re-reads and decides again), else the endpoints to wake.
+ * The one guard of a moves' batch: the order is still as its move read it. dateUpdated moves
+ * forward with every write of an order, so an order that changed since it was read fails it.
+ * Every statement of the batch carries it for each order it touches (`id` and `dateUpdated` are
+ * that statement's expressions for the order's id and the dateUpdated its move read), and the
+ * orders' own update comes last: inside the batch's transaction, what holds for the first
+ * statement holds for the last.
  */
-export async function applyMove(db: Db, order: OrderRow, move: Move, now: number): Promise<false | { webhooks: string[] }> {
-  if (move.kind === "none") return { webhooks: [] };
-  const guard = and(eq(orders.id, order.id), eq(orders.dateUpdated, order.dateUpdated), eq(orders.status, order.status));
-  // dateUpdated only moves forward, so the guard of the next move always differs from this one's.
-  const updatedAt = Math.max(now, order.dateUpdated + 1);
-  // Whether it applied is read from RETURNING: D1's meta.changes counts the rows the orders
-  // triggers write as well (a status move reported 5), so it cannot say.
-  const update = db.update(orders).set({ ...move.set, dateUpdated: updatedAt }).where(guard).returning({ id: orders.id });
+export function stillAsRead(id: SQL, dateUpdated: SQL): SQL {
+  return sql`exists (select 1 from ${orders} as as_read where as_read.id = ${id} and as_read.date_updated = ${dateUpdated})`;
+}
+
+/** The order columns a move may set, as their SQL names. */
+const SETTABLE = ["status", "fulfillmentStatus", "orderDestinationOrderNumber", "dateCreatedInDestination", "shipmentTrackingNumber", "dateShipped", "destinationShippingCarrier", "syncUserErrorMessage", "cancelReason"] as const satisfies readonly (keyof OrderSet)[];
+const orderColumn = (field: (typeof SETTABLE)[number]) => getTableColumns(orders)[field].name;
+
+/** What applyMoves made of its moves: the orders it changed, and the webhook endpoints to wake. */
+export interface AppliedMoves {
+  applied: Set<number>;
+  webhooks: string[];
+}
+
+/**
+ * Applies moves of one store's orders, each only if its order is still as its move read it, as
+ * one batch whatever their number or their lines: per kind of row one statement taking every
+ * order's rows as one JSON parameter. In order: the stock cancelled units give back, the
+ * packages and cancellations recorded, packages corrected, the lines' units, the webhook events,
+ * the outbox rows, and last the orders themselves (RETURNING says which applied: D1's
+ * meta.changes counts the rows the orders' triggers write as well). An order changed by another
+ * request since it was read changes nothing here; its caller reads and decides again.
+ */
+export async function applyMoves(db: Db, storeId: string, moves: { order: OrderState; move: Move }[], now: number): Promise<AppliedMoves> {
+  const changes = moves.flatMap(({ order, move }) => (move.kind === "change" ? [{ order, move, at: Math.max(now, order.dateUpdated + 1) }] : []));
+  if (changes.length === 0) return { applied: new Set(), webhooks: [] };
   const d1 = db.$client;
-  // A cancellation gives the order's stock back, and every move records its webhook event, both
-  // under the same guard as the move and before it.
-  const stock = move.set.status === "Canceled" ? [stockBackByCancelStatement(d1, order)] : [];
-  const events = toD1(db, orderMovedEvents(db, move.event, order, move.set.status ?? order.status, now));
-  if (!move.delivery || !order.sourceId) {
-    const update$ = update.toSQL();
-    const results = await d1.batch([...stock, events, d1.prepare(update$.sql).bind(...update$.params)]);
-    return results.at(-1)!.results.length === 1 && { webhooks: wokenBy(results.at(-2)) };
+  const at = (key: string) => sql.raw(key);
+  const guardOn = (row: string) => stillAsRead(at(`${row}.value ->> 'o'`), at(`${row}.value ->> 'u'`));
+  const statements: D1PreparedStatement[] = [];
+  const run = (query: SQL) => {
+    const q = dialect.sqlToQuery(query);
+    statements.push(d1.prepare(q.sql).bind(...q.params));
+  };
+
+  const stock = changes.flatMap(({ order, move }) => move.stockBack.map(([sku, n]): [number, number, string, number] => [order.id, order.dateUpdated, sku, n]));
+  if (stock.length > 0) statements.push(stockBackStatement(d1, storeId, stock, stillAsRead(at("u.value ->> 0"), at("u.value ->> 1"))));
+
+  const recorded = changes.flatMap(({ order, move, at: when }) =>
+    move.record.map((r) => ({ o: order.id, u: order.dateUpdated, ...r, lines: JSON.stringify(r.lines), at: when })),
+  );
+  if (recorded.length > 0) {
+    run(sql`insert into ${lineChanges} (order_id, seq, store_id, kind, origin, lines, tracking_number, carrier, shipping_method, date_shipped, marketplace_ref, created_at, updated_at)
+      select c.value ->> 'o', c.value ->> 'seq', ${storeId}, c.value ->> 'kind', c.value ->> 'origin', c.value ->> 'lines', c.value ->> 'trackingNumber',
+        c.value ->> 'carrier', c.value ->> 'shippingMethod', c.value ->> 'dateShipped', c.value ->> 'marketplaceRef', c.value ->> 'at', c.value ->> 'at'
+      from json_each(${JSON.stringify(recorded)}) as c where ${guardOn("c")} order by c.key`);
   }
-  const sourceId = order.sourceId;
-  // The outbox row is written only if the update happened: changes() still reports it there,
-  // inside the same batch (one transaction, one connection). When the order's source is gone the
-  // row is failed at once, and the order says why.
-  const enqueue = enqueueAfterChange(db, { storeId: order.storeId, sourceId, orderId: order.id, payload: move.delivery, at: updatedAt });
-  const orphaned = db
-    .update(orders)
-    .set({ syncUserErrorMessage: sql`(select last_error from outbox where order_id = ${order.id} order by id desc limit 1)` })
-    .where(and(eq(orders.id, order.id), eq(orders.dateUpdated, updatedAt), sql`not exists (select 1 from sources where id = ${sourceId})`))
-    .toSQL();
-  const update$ = update.toSQL();
-  // Straight to D1: drizzle's batch cannot carry a raw `db.run(sql)` statement (it has no
-  // prepared statement to bind, and the whole batch failed with a TypeError).
-  const results = await d1.batch([
-    ...stock,
-    events,
-    d1.prepare(update$.sql).bind(...update$.params),
-    ...enqueue,
-    d1.prepare(orphaned.sql).bind(...orphaned.params),
-  ]);
-  return results[stock.length + 1]!.results.length === 1 && { webhooks: wokenBy(results[stock.length]) };
+
+  const corrected = changes.flatMap(({ order, move, at: when }) => (move.correct ? [{ o: order.id, u: order.dateUpdated, ...move.correct, at: when }] : []));
+  if (corrected.length > 0) {
+    run(sql`update ${lineChanges} set tracking_number = k.value ->> 'trackingNumber', carrier = k.value ->> 'carrier', date_shipped = k.value ->> 'dateShipped', updated_at = k.value ->> 'at'
+      from json_each(${JSON.stringify(corrected)}) as k where ${lineChanges.id} = k.value ->> 'id' and ${lineChanges.orderId} = k.value ->> 'o' and ${guardOn("k")}`);
+  }
+
+  // The lines' units; order_items' trigger refuses the batch if any line would hold more than ordered.
+  const units = changes.flatMap(({ order, move }) => move.units.map((u) => ({ o: order.id, u: order.dateUpdated, i: u.id, s: u.shipped, c: u.cancelled })));
+  if (units.length > 0) {
+    run(sql`update ${orderItems} set quantity_shipped = quantity_shipped + (l.value ->> 's'), quantity_cancelled = quantity_cancelled + (l.value ->> 'c')
+      from json_each(${JSON.stringify(units)}) as l where ${orderItems.id} = l.value ->> 'i' and ${orderItems.orderId} = l.value ->> 'o' and ${guardOn("l")}`);
+  }
+
+  const events: MovedEvent[] = changes.flatMap(({ order, move }) =>
+    move.events.map((e) => ({
+      orderId: order.id,
+      dateUpdated: order.dateUpdated,
+      type: e.type,
+      status: e.status,
+      ...(e.shipment ? ("id" in e.shipment ? { shipmentId: e.shipment.id } : { shipmentSeq: e.shipment.seq }) : {}),
+      ...(e.items ? { items: e.items.map(([id, n]) => ({ OrderItemId: String(id), Quantity: n })) } : {}),
+    })),
+  );
+  const eventStatement = orderMovedEvents(db, storeId, events, guardOn("e"), now);
+  const eventsAt = statements.length;
+  if (eventStatement) statements.push(eventStatement);
+
+  const queued: Enqueued[] = changes.flatMap(({ order, move, at: when }) =>
+    move.delivery && order.sourceId
+      ? [{ orderId: order.id, dateUpdated: order.dateUpdated, sourceId: order.sourceId, ...move.delivery, at: when }]
+      : [],
+  );
+  statements.push(...enqueueStatements(db, storeId, queued, guardOn("d")));
+
+  const updates = changes.map(({ order, move, at: when }) => ({ o: order.id, u: order.dateUpdated, at: when, set: move.set, outbox: move.delivery && order.sourceId ? 1 : 0 }));
+  const assignments = SETTABLE.map((field) => {
+    const column = sql.raw(orderColumn(field));
+    const value = sql`case when json_type(x.value, ${`$.set.${field}`}) is null then ${orders}.${column} else x.value ->> ${`$.set.${field}`} end`;
+    // When a delivery is queued, the order says what became of it: nothing, or that its source is gone.
+    if (field === "syncUserErrorMessage") return sql`${column} = case when x.value ->> 'outbox' = 1 then ${lastRowError(sql`${orders}.id`)} else ${value} end`;
+    return sql`${column} = ${value}`;
+  });
+  run(sql`update ${orders} set ${sql.join(assignments, sql`, `)}, date_updated = x.value ->> 'at'
+    from json_each(${JSON.stringify(updates)}) as x where ${orders}.id = x.value ->> 'o' and ${orders}.date_updated = x.value ->> 'u'
+    returning ${orders}.id as id`);
+
+  const results = await d1.batch(statements);
+  const applied = new Set((results.at(-1)!.results as { id: number }[]).map((r) => r.id));
+  return { applied, webhooks: eventStatement ? wokenBy(results[eventsAt]) : [] };
+}
+
+/**
+ * Applies one order's move (applyMoves for one): false when another request changed the order
+ * first (the caller reads and decides again), else the webhook endpoints to wake.
+ */
+export async function applyMove(db: Db, order: OrderState, move: Move, now: number): Promise<false | { webhooks: string[] }> {
+  if (move.kind === "none") return { webhooks: [] };
+  const done = await applyMoves(db, order.storeId, [{ order, move }], now);
+  return done.applied.has(order.id) && { webhooks: done.webhooks };
+}
+
+/**
+ * The hub's package was taken by the marketplace, which gave it a reference (a fulfillment id):
+ * kept on the package, so the marketplace's own report of it at a later import is known as this
+ * package, not made a second one. Runs with the delivery's outcome.
+ */
+export function packageDelivered(db: Db, shipmentId: number, reference: string) {
+  return db.update(lineChanges).set({ marketplaceRef: reference }).where(and(eq(lineChanges.id, shipmentId), eq(lineChanges.kind, "ship")));
 }
 
 /** A delivery failed for good: the order says what the marketplace answered, and dateUpdated moves so polls see it. */
@@ -340,14 +386,15 @@ export function renameOrderSource(db: Db, sourceId: string, name: string) {
 }
 
 /**
- * One batch of a deleted store's purge: its first `limit` orders with their lines and outbox
- * rows, in one transaction (lines and rows first: they reference the orders). The last
+ * One batch of a deleted store's purge: its first `limit` orders with their lines, line changes
+ * and outbox rows, in one transaction (those first: they reference the orders). The last
  * statement answers the orders that went (D1's `changes` also counts what triggers wrote).
  */
 export function purgeOrdersStatements(db: Db, storeId: string, limit: number) {
   const batch = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} order by ${orders.id} limit ${limit})`;
   return [
     deleteRowsOfOrders(db, batch),
+    db.delete(lineChanges).where(sql`${lineChanges.orderId} in ${batch}`),
     db.delete(orderItems).where(sql`${orderItems.orderId} in ${batch}`),
     db.delete(orders).where(sql`${orders.id} in ${batch}`).returning({ id: orders.id }),
   ] as const;

@@ -15,6 +15,8 @@ export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 export type OutboxState = (typeof OUTBOX_STATES)[number];
 
 const nullableText = z.string().nullable().default(null);
+/** Lines and units as a payload keeps them: [[orderItemId, units], ...] (decisions 12). */
+const lineUnits = z.array(z.tuple([z.number().int(), z.number().int().positive()]));
 
 /** What each kind of row carries; the row's `kind` column is the discriminator. */
 export const outboxPayload = z.discriminatedUnion("kind", [
@@ -30,8 +32,17 @@ export const outboxPayload = z.discriminatedUnion("kind", [
     shippingMethod: nullableText,
     /** Epoch ms; rows written before it was kept fall back to the row's creation time. */
     shippedAt: z.number().int().nullable().default(null),
+    /** The package (line_changes id, the order's ShipmentId) this delivery carries; null on rows written before packages. */
+    shipmentId: z.number().int().nullable().default(null),
+    /** [[orderItemId, units], ...]: the package's lines; null on rows written before packages (every line, whole). */
+    lines: lineUnits.nullable().default(null),
   }),
-  z.object({ kind: z.literal("cancel"), reason: z.string().default("Canceled by seller") }),
+  z.object({
+    kind: z.literal("cancel"),
+    reason: z.string().default("Canceled by seller"),
+    /** [[orderItemId, units], ...] to cancel; null: the whole order (and on rows written before line cancellations). */
+    lines: lineUnits.nullable().default(null),
+  }),
 ]);
 export type OutboxPayload = z.output<typeof outboxPayload>;
 
@@ -52,43 +63,82 @@ export function readEntry(row: Row): OutboxEntry {
   return { ...row, payload: parsed.data, unreadable: null };
 }
 
-/** The payload as stored (the kind lives in its own column). */
-function payloadJson(payload: OutboxPayload): string {
+/**
+ * The payload as stored (the kind lives in its own column). The fields of decisions 12 are left
+ * out when null (a whole order), so a whole-order row is stored as it always was.
+ */
+export function payloadJson(payload: OutboxPayload): string {
   const { kind: _, ...rest } = payload;
-  return JSON.stringify(rest);
+  const stored: Record<string, unknown> = { ...rest };
+  for (const key of ["lines", "shipmentId"]) if (stored[key] === null) delete stored[key];
+  return JSON.stringify(stored);
 }
 
 const dialect = new SQLiteAsyncDialect();
 
+/** One outbox row to write with an order change (enqueueStatements). */
+export interface Enqueued {
+  orderId: number;
+  /** The order's dateUpdated as the move read it: the row is written only while it still is. */
+  dateUpdated: number;
+  sourceId: string;
+  payload: OutboxPayload;
+  /** The package it carries, by its seq within the order, when the same batch records that package. */
+  shipmentSeq: number | null;
+  /** Whether it replaces a pending row of the same order and kind (and, for a shipment, package). */
+  replaces: boolean;
+  at: number;
+}
+
 /**
- * The outbox row of an order change, as statements to run in the same batch right after the
- * order's guarded update: it inserts only if that update changed a row (`changes() = 1`). A row
- * for an order whose source was deleted is failed at once, saying so, instead of pending forever.
+ * The outbox rows of order changes, as two statements for the changes' batch: each row is
+ * written only while `guard` holds for its order (the order is still as the move read it:
+ * src/orders/orders.writes.ts builds the guard on `d.value ->> 'o'` and `d.value ->> 'u'`), and
+ * both come before the orders' own update, so one guard decides the whole batch. A row for an
+ * order whose source was deleted is failed at once, saying so, instead of pending forever: the
+ * source is looked up once, by the insert's join, and the order's update reads the outcome off
+ * the row (lastRowError).
  *
- * The new row replaces a pending row of the same order and kind (a corrected seller number or
- * tracking number not yet delivered): only the latest correction matters to the marketplace, and
- * corrections that alternate must not queue one delivery each. Replaced means deleted in favour
- * of the new row, which has its own id and so its own idempotency key (a marketplace that holds
- * the old key must not answer the new payload "as before"). The order's rows keep their order:
- * the state machine allows no other kind after a pending acknowledgement or shipment of that
- * order except a shipment after an acknowledgement, which stays after it.
+ * A replacing row (an acknowledgement, a package's corrected tracking) deletes the pending row of
+ * the same order and kind (and package) it supersedes: only the latest correction matters to the
+ * marketplace, and corrections that alternate must not queue one delivery each. The new row has
+ * its own id and so its own idempotency key (a marketplace that holds the old key must not answer
+ * the new payload "as before"). A new package or a cancellation never replaces anything.
  */
-export function enqueueAfterChange(
-  db: Db,
-  row: { storeId: string; sourceId: string; orderId: number; payload: OutboxPayload; at: number },
-): D1PreparedStatement[] {
-  const insert = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
-    select ${row.storeId}, ${row.sourceId}, ${row.orderId}, ${row.payload.kind}, ${payloadJson(row.payload)},
-      case when exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId}) then 'pending' else 'failed' end,
-      0, ${row.at},
-      case when exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId}) then null else ${SOURCE_DELETED} end,
-      ${row.at}
-    where changes() = 1`);
-  // changes() is still the insert's here: nothing is replaced unless a row was added.
+export function enqueueStatements(db: Db, storeId: string, rows: Enqueued[], guard: SQL): D1PreparedStatement[] {
+  if (rows.length === 0) return [];
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      o: r.orderId,
+      u: r.dateUpdated,
+      src: r.sourceId,
+      kind: r.payload.kind,
+      payload: payloadJson(r.payload),
+      seq: r.shipmentSeq,
+      sid: r.payload.kind === "ship" ? r.payload.shipmentId : null,
+      replaces: r.replaces ? 1 : 0,
+      at: r.at,
+    })),
+  );
   const replace = dialect.sqlToQuery(sql`delete from ${outbox}
-    where ${outbox.orderId} = ${row.orderId} and ${outbox.kind} = ${row.payload.kind} and ${outbox.state} = 'pending'
-      and ${outbox.id} < last_insert_rowid() and changes() = 1`);
-  return [db.$client.prepare(insert.sql).bind(...insert.params), db.$client.prepare(replace.sql).bind(...replace.params)];
+    where ${outbox.state} = 'pending' and exists (select 1 from json_each(${json}) as d
+      where d.value ->> 'replaces' = 1 and ${outbox.orderId} = d.value ->> 'o' and ${outbox.kind} = d.value ->> 'kind'
+        and (d.value ->> 'sid' is null or json_extract(${outbox.payload}, '$.shipmentId') = d.value ->> 'sid') and ${guard})`);
+  // A new package's row names it by the id its line_changes row was given earlier in the batch.
+  const insert = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
+    select ${storeId}, d.value ->> 'src', d.value ->> 'o', d.value ->> 'kind',
+      case when d.value ->> 'seq' is null then d.value ->> 'payload'
+        else json_set(d.value ->> 'payload', '$.shipmentId', (select c.id from line_changes as c where c.order_id = d.value ->> 'o' and c.seq = d.value ->> 'seq')) end,
+      case when s.id is null then 'failed' else 'pending' end, 0, d.value ->> 'at',
+      case when s.id is null then ${SOURCE_DELETED} else null end, d.value ->> 'at'
+    from json_each(${json}) as d left join ${sources} as s on s.id = d.value ->> 'src'
+    where ${guard} order by d.key`);
+  return [db.$client.prepare(replace.sql).bind(...replace.params), db.$client.prepare(insert.sql).bind(...insert.params)];
+}
+
+/** What an order's update sets its SyncUserErrorMessage to after enqueueStatements: the new row's error (null unless its source is gone). */
+export function lastRowError(orderId: SQL): SQL {
+  return sql`(select ${outbox.lastError} from ${outbox} where ${outbox.orderId} = ${orderId} order by ${outbox.id} desc limit 1)`;
 }
 
 export const SOURCE_DELETED = "The order's marketplace source was deleted; nothing can be delivered to it.";
@@ -129,10 +179,17 @@ export async function submittedEntries(db: Db, sourceId: string, afterId: number
   return rows.map(readEntry);
 }
 
-/** Completed rows of these orders (what an earlier delivery left: its kind and reference), oldest first. */
+/** Completed rows of these orders (what an earlier delivery left: its kind, reference and package), oldest first. */
 export function completedOf(db: Db, orderIds: number[]) {
   return db
-    .select({ id: outbox.id, orderId: outbox.orderId, kind: outbox.kind, state: outbox.state, reference: outbox.reference })
+    .select({
+      id: outbox.id,
+      orderId: outbox.orderId,
+      kind: outbox.kind,
+      state: outbox.state,
+      reference: outbox.reference,
+      shipmentId: sql<number | null>`json_extract(${outbox.payload}, '$.shipmentId')`,
+    })
     .from(outbox)
     .where(and(idIn(outbox.orderId, orderIds), inArray(outbox.state, ["delivered", "notApplicable"])))
     .orderBy(asc(outbox.id));

@@ -1,7 +1,8 @@
 // Every statement on products: upserts by (store, Sku), deletes, counts, the keyset pages the
 // feed compiler reads, and the stock statements (decisions 11) that orders and PUT Inventory run
 // inside their own batches. The import paths that feed them are catalog.ts.
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, count, eq, sql, type SQL } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { products, stockClock, type ProductRow } from "../db/schema";
 import type { ProductInput } from "./product-fields";
@@ -11,6 +12,8 @@ const ROWS_PER_STATEMENT = 7;
 /** Statements per db.batch: one round trip, all or nothing. */
 const STATEMENTS_PER_BATCH = 50;
 export const ROWS_PER_BATCH = ROWS_PER_STATEMENT * STATEMENTS_PER_BATCH;
+
+const dialect = new SQLiteAsyncDialect();
 
 const excluded = (column: string) => sql.raw(`excluded.${column}`);
 
@@ -210,20 +213,18 @@ export function stockTakenByImportStatement(d1: D1Database, storeId: string, sou
  * Amazon, Mirakl: Canceled) or refused (Mirakl: REFUSED, every line refused before acceptance).
  */
 const CANCELLED_AT_MARKETPLACE = (o: string) => `lower(${o}.source_order_status) in ('cancelled', 'canceled', 'refused')`;
-/** SQL: order `o` still holds its stock: not cancelled on either side, not shipped. */
-const HOLDS_STOCK = (o: string) => `${o}.status not in ('Canceled', 'Shipped') and ${o}.date_shipped is null and not ${CANCELLED_AT_MARKETPLACE(o)}`;
-
 /** Whether a marketplace status word means the order is cancelled (the same rule as the SQL above). */
 export const cancelledAtMarketplace = (word: string) => /^(cancell?ed|refused)$/i.test(word.trim());
 
 /**
- * Known orders of the source whose marketplace now says cancelled (`numbers`) give their lines
- * back, once: runs in the page's batch BEFORE the upsert stores the new status word.
+ * Known orders of the source whose marketplace now says cancelled (`numbers`) give back what
+ * their lines still hold (units neither shipped nor cancelled), once: runs in the page's batch
+ * BEFORE the upsert stores the new status word.
  */
 export function stockBackByImportStatement(d1: D1Database, storeId: string, sourceId: string, numbers: string[]): D1PreparedStatement {
-  const held = `select i.sku, i.quantity from order_items as i join orders as o on o.id = i.order_id
+  const held = `select i.sku, i.quantity - i.quantity_shipped - i.quantity_cancelled as quantity from order_items as i join orders as o on o.id = i.order_id
     where o.store_id = ?1 and o.order_source = (select name from sources where id = ?2)
-      and o.order_source_order_number in (select value from json_each(?3)) and ${HOLDS_STOCK("o")}`;
+      and o.order_source_order_number in (select value from json_each(?3)) and not ${CANCELLED_AT_MARKETPLACE("o")}`;
   return d1
     .prepare(
       `update products set quantity = quantity + (select sum(h.quantity) from (${held}) as h where h.sku = products.sku)
@@ -233,15 +234,16 @@ export function stockBackByImportStatement(d1: D1Database, storeId: string, sour
 }
 
 /**
- * A seller's cancellation gives the order's lines back, if the order is still as the move read
- * it (the move's own guard) and still held its stock. Runs in the move's batch before it.
+ * Cancelled units give their stock back, whichever side cancelled them (decisions 11 and 12):
+ * `units` holds [orderId, dateUpdated, sku, units] of the moves of one batch, each counted only
+ * while `guard` holds for its order (built on `u.value ->> 0` and `u.value ->> 1`) and while the
+ * order still holds its stock (an order the marketplace cancelled whole gave all of it back at
+ * that import). Runs in the moves' batch, before the orders' update.
  */
-export function stockBackByCancelStatement(d1: D1Database, order: { id: number; storeId: string; dateUpdated: number; status: string }): D1PreparedStatement {
-  const guard = `exists (select 1 from orders as o where o.id = ?2 and o.date_updated = ?3 and o.status = ?4 and ${HOLDS_STOCK("o")})`;
-  return d1
-    .prepare(
-      `update products set quantity = quantity + (select sum(i.quantity) from order_items as i where i.order_id = ?2 and i.sku = products.sku)
-      where store_id = ?1 and quantity is not null and sku in (select sku from order_items where order_id = ?2) and ${guard}`,
-    )
-    .bind(order.storeId, order.id, order.dateUpdated, order.status);
+export function stockBackStatement(d1: D1Database, storeId: string, units: [number, number, string, number][], guard: SQL): D1PreparedStatement {
+  const held = sql`${guard} and not exists (select 1 from orders as o where o.id = u.value ->> 0 and ${sql.raw(CANCELLED_AT_MARKETPLACE("o"))})`;
+  const json = JSON.stringify(units);
+  const query = dialect.sqlToQuery(sql`update products set quantity = quantity + (select sum(u.value ->> 3) from json_each(${json}) as u where u.value ->> 2 = products.sku and ${held})
+    where store_id = ${storeId} and quantity is not null and sku in (select u.value ->> 2 from json_each(${json}) as u where ${held})`);
+  return d1.prepare(query.sql).bind(...query.params);
 }

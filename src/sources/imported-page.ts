@@ -1,11 +1,15 @@
 // A source's imported page as one write: its orders (src/orders/orders.writes.ts) and the orders
-// the connector could not map (set aside, src/sources/set-aside.queries.ts) in one D1 batch. The
+// the connector could not map (set aside, src/sources/set-aside.queries.ts) in one D1 batch, then
+// what the marketplace reports of the orders' lines (decisions 12), applied as moves. The
 // sync engine's import writes each page through here, and so does the operator's retry of
 // set-aside orders, which maps the kept records again with the source's connector as it is now.
 import type { Db } from "../db/client";
-import { importPageStatements, type OrderWrite } from "../orders/orders.writes";
+import { importPageStatements } from "../orders/orders.writes";
+import { orderWriteOf, type NewWireOrder, type OrderWrite } from "../orders/orders.wire";
 import type { Connector, ImportedOrder, OrderPage, SetAsideOrder } from "../marketplaces/connector";
 import { listSetAside, setAsideStatements } from "./set-aside.queries";
+import { applyMarketplaceLines } from "../orders/order-move.service";
+import type { MarketplaceLines } from "../orders/order-moves";
 
 /** What of a source an imported page is written for. */
 export interface ImportSource {
@@ -14,66 +18,105 @@ export interface ImportSource {
   cursorAt: number | null;
 }
 
-/** Writes one page (its orders and its set-aside orders); answers how many of its orders were new. */
-export async function writePage(db: Db, source: ImportSource, page: Pick<OrderPage, "orders" | "setAside">, now: number): Promise<number> {
-  const statements = [
-    ...(page.orders.length > 0 ? importPageStatements(db, source, page.orders.map(toWrite), now) : []),
-    ...setAsideStatements(db, source, page, now),
-  ];
-  if (statements.length === 0) return 0;
-  const [existing] = await db.$client.batch<{ n: number }>(statements);
-  return page.orders.length > 0 ? page.orders.length - (existing?.results[0]?.n ?? 0) : 0;
+/** What writing a page did: orders that were new, and orders whose lines the marketplace's report moved. */
+export interface PageWritten {
+  imported: number;
+  linesMoved: number;
 }
 
-/** An imported order as the order write statement takes it: New, no seller data yet. */
-export function toWrite(order: ImportedOrder): OrderWrite {
+/**
+ * Writes one page (its orders and its set-aside orders) in one batch; then what the marketplace
+ * reports of the page's orders' lines (decisions 12: shipped and cancelled units, packages) in one
+ * read and one batch more, only for a page that reports any (src/orders/order-move.service.ts).
+ */
+export async function writePage(db: Db, source: ImportSource, page: Pick<OrderPage, "orders" | "setAside">, now: number): Promise<PageWritten> {
+  const statements = [
+    ...(page.orders.length > 0 ? importPageStatements(db, source, page.orders.map((order) => toWrite(order, now)), now) : []),
+    ...setAsideStatements(db, source, page, now),
+  ];
+  if (statements.length === 0) return { imported: 0, linesMoved: 0 };
+  const [existing] = await db.$client.batch<{ n: number }>(statements);
+  const imported = page.orders.length > 0 ? page.orders.length - (existing?.results[0]?.n ?? 0) : 0;
+  const reports = new Map(page.orders.flatMap((order) => {
+    const report = lineReportOf(order);
+    return report ? [[order.sourceOrderNumber, report] as const] : [];
+  }));
+  const linesMoved = reports.size > 0 ? (await applyMarketplaceLines(db, source, reports, now)).moved : 0;
+  return { imported, linesMoved };
+}
+
+/** What the order reports of its lines (ImportedOrder's optional fields of decisions 12), or null when nothing. */
+export function lineReportOf(order: ImportedOrder): MarketplaceLines | null {
+  const counted = order.items.some((item) => item.quantityShipped !== undefined || item.quantityCancelled !== undefined);
+  if (!counted && order.shipments === undefined) return null;
   return {
-    orderSourceOrderNumber: order.sourceOrderNumber,
-    orderSourceCustomerOrderNumber: order.sourceCustomerOrderNumber,
-    orderDestinationOrderNumber: null,
-    status: "New",
-    sourceOrderStatus: order.sourceOrderStatus,
-    buyerEmailAddress: order.buyerEmail,
-    buyerPhoneNumber: order.buyerPhone,
-    buyerUserId: order.buyerUserId,
-    firstName: order.shipTo.firstName,
-    lastName: order.shipTo.lastName,
-    shipToCompanyName: order.shipTo.companyName,
-    street1: order.shipTo.street1,
-    street2: order.shipTo.street2 ?? "",
-    city: order.shipTo.city,
-    stateOrProvince: order.shipTo.stateOrProvince,
-    postalCode: order.shipTo.postalCode,
-    country: order.shipTo.country,
-    shippingMethod: order.shippingMethod,
-    shippingServiceName: order.shippingServiceName ?? "",
-    shippingServiceValue: order.shippingServiceValue ?? "",
-    destinationShippingCarrier: "",
-    paymentType: order.paymentType,
-    paymentTransactionId: order.paymentTransactionId,
-    isMarketplacePrime: order.isPrime,
-    grandTotal: order.grandTotal,
-    subTotal: order.subTotal,
-    shippingTotal: order.shippingTotal,
-    shippingTaxTotal: order.shippingTaxTotal,
-    giftWrapTotal: order.giftWrapTotal,
-    giftWrapTaxTotal: order.giftWrapTaxTotal,
-    shipmentTrackingNumber: null,
-    syncUserErrorMessage: null,
-    sourceData: order.sourceData && Object.keys(order.sourceData).length > 0 ? JSON.stringify(order.sourceData) : null,
-    dateCreatedInOrderSource: order.createdAt.getTime(),
-    dateCreatedInDestination: null,
-    dateShipped: null,
-    items: order.items.map((item) => ({
-      sourceLineId: item.sourceLineId,
-      sku: item.sku,
-      name: item.name,
-      quantity: item.quantity,
-      unitPrice: item.unitPrice,
-      saleTaxCost: item.saleTaxCost,
-      discount: item.discount ?? "0",
+    items: order.items.map((item) => ({ sourceLineId: item.sourceLineId, quantityShipped: item.quantityShipped, quantityCancelled: item.quantityCancelled })),
+    ...(order.shipments
+      ? {
+          shipments: order.shipments.map((s) => ({
+            sourceShipmentId: s.sourceShipmentId,
+            trackingNumber: s.trackingNumber,
+            carrier: s.carrier,
+            shippingMethod: s.shippingMethod,
+            shippedAt: s.shippedAt && !Number.isNaN(s.shippedAt.getTime()) ? s.shippedAt.getTime() : null,
+            lines: s.lines,
+          })),
+        }
+      : {}),
+  };
+}
+
+/**
+ * An imported order in the interface's words, for the one builder of a new order's row
+ * (src/orders/orders.wire.ts's orderWriteOf). It arrives New, without seller data.
+ */
+export function asWireOrder(order: ImportedOrder): NewWireOrder {
+  return {
+    OrderSourceOrderNumber: order.sourceOrderNumber,
+    OrderSourceCustomerOrderNumber: order.sourceCustomerOrderNumber,
+    BuyerEmailAddress: order.buyerEmail,
+    BuyerPhoneNumber: order.buyerPhone,
+    BuyerUserId: order.buyerUserId,
+    FirstName: order.shipTo.firstName,
+    LastName: order.shipTo.lastName,
+    ShipToCompanyName: order.shipTo.companyName,
+    Street1: order.shipTo.street1,
+    Street2: order.shipTo.street2,
+    City: order.shipTo.city,
+    StateOrProvince: order.shipTo.stateOrProvince,
+    PostalCode: order.shipTo.postalCode,
+    Country: order.shipTo.country,
+    ShippingMethod: order.shippingMethod,
+    ShippingServiceName: order.shippingServiceName,
+    ShippingServiceValue: order.shippingServiceValue,
+    PaymentType: order.paymentType,
+    PaymentTransactionId: order.paymentTransactionId,
+    IsMarketplacePrime: order.isPrime,
+    GrandTotal: order.grandTotal,
+    SubTotal: order.subTotal,
+    ShippingTotal: order.shippingTotal,
+    ShippingTaxTotal: order.shippingTaxTotal,
+    GiftWrapTotal: order.giftWrapTotal,
+    GiftWrapTaxTotal: order.giftWrapTaxTotal,
+    DateCreatedInOrderSource: order.createdAt.getTime(),
+    OrderItems: order.items.map((item) => ({
+      Sku: item.sku,
+      Name: item.name,
+      Quantity: item.quantity,
+      UnitPrice: item.unitPrice,
+      SaleTaxCost: item.saleTaxCost,
+      Discount: item.discount,
     })),
   };
+}
+
+/** An imported order's row: the interface's Order with the marketplace's own facts. */
+export function toWrite(order: ImportedOrder, now: number): OrderWrite {
+  return orderWriteOf(asWireOrder(order), now, {
+    sourceOrderStatus: order.sourceOrderStatus,
+    sourceData: order.sourceData && Object.keys(order.sourceData).length > 0 ? JSON.stringify(order.sourceData) : null,
+    lineIds: order.items.map((item) => item.sourceLineId),
+  });
 }
 
 export interface SetAsideRetry {

@@ -20,6 +20,7 @@ const TABLES = {
   feeds: { table: schema.feeds, key: ["id"], numeric: false },
   orders: { table: schema.orders, key: ["id"], numeric: true },
   order_items: { table: schema.orderItems, key: ["id"], numeric: true },
+  line_changes: { table: schema.lineChanges, key: ["id"], numeric: true },
   outbox: { table: schema.outbox, key: ["id"], numeric: true },
   set_aside_orders: { table: schema.setAsideOrders, key: ["id"], numeric: true },
   products: { table: schema.products, key: ["store_id", "sku"], numeric: false },
@@ -182,7 +183,7 @@ const NEXT: Record<CopyCursor["phase"], CopyCursor["phase"]> = {
 };
 
 export interface CopyLimits {
-  /** Orders (each with its lines and outbox rows) or other rows per batch. */
+  /** Orders (each with its lines, line changes and outbox rows) or other rows per batch. */
   rows: number;
   /** Bytes a batch takes at most (one order with its lines, or one row, larger alone is a batch of its own). */
   bytes: number;
@@ -206,12 +207,13 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
       return { cursor: next(cursor), rows: sources!.length + webhooks!.length + feeds!.length };
     }
     case "orders": {
-      // The next orders by id, as many as fit the batch's bytes with their lines and outbox rows.
+      // The next orders by id, as many as fit the batch's bytes with their lines, line changes and outbox rows.
       const after = cursor.after ?? -1;
       const sizes = await all(
         from,
         `select o.id as k, ${sizeSql("orders")("o")}
            + coalesce((select sum(${sizeSql("order_items")("i")}) from order_items i where i.order_id = o.id), 0)
+           + coalesce((select sum(${sizeSql("line_changes")("c")}) from line_changes c where c.order_id = o.id), 0)
            + coalesce((select sum(${sizeSql("outbox")("x")}) from outbox x where x.order_id = o.id), 0) as bytes
          from orders o where o.store_id = ?1 and o.id > ?2 order by o.id limit ?3`,
         storeId,
@@ -223,13 +225,14 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
       const last = sizes[taken - 1]!.k as number;
       const orders = await all(from, "select * from orders where store_id = ?1 and id > ?2 and id <= ?3 order by id", storeId, after, last);
       const ids = JSON.stringify(orders.map((o) => o.id));
-      const [items, outbox] = await Promise.all([
+      const [items, changes, outbox] = await Promise.all([
         all(from, "select * from order_items where order_id in (select value from json_each(?1)) order by id", ids),
+        all(from, "select * from line_changes where order_id in (select value from json_each(?1)) order by id", ids),
         all(from, "select * from outbox where order_id in (select value from json_each(?1)) order by id", ids),
       ]);
-      await write(to, [...upsert(to, "orders", orders), ...upsert(to, "order_items", items), ...upsert(to, "outbox", outbox)]);
+      await write(to, [...upsert(to, "orders", orders), ...upsert(to, "order_items", items), ...upsert(to, "line_changes", changes), ...upsert(to, "outbox", outbox)]);
       const ended = sizes.length < n && taken === sizes.length;
-      return { cursor: ended ? next(cursor) : { ...cursor, after: last }, rows: orders.length + items.length + outbox.length };
+      return { cursor: ended ? next(cursor) : { ...cursor, after: last }, rows: orders.length + items.length + changes.length + outbox.length };
     }
     case "products": {
       const result = await copyRange(from, to, "products", "store_id", storeId, "sku", cursor.after ?? "", limits);
@@ -422,6 +425,7 @@ function deleteByKeys(to: D1Database, storeId: string, name: TableName, keys: Ch
 /** Removal order: children before parents, the derived tables and the store's own row last. */
 const REMOVE_STEPS = [
   "order_items",
+  "line_changes",
   "outbox",
   "orders",
   "webhook_deliveries",
@@ -446,7 +450,7 @@ export async function removeBatch(from: D1Database, storeId: string, cursor: Rem
   if (step === undefined) return { cursor: null, rows: 0 };
   const bySource = `(select id from sources where store_id = ?1)`;
   const byWebhook = `(select id from webhooks where store_id = ?1)`;
-  const statement: Record<Exclude<(typeof REMOVE_STEPS)[number], "derived" | "order_items" | "outbox" | "orders">, string> = {
+  const statement: Record<Exclude<(typeof REMOVE_STEPS)[number], "derived" | "order_items" | "line_changes" | "outbox" | "orders">, string> = {
     webhook_deliveries: `delete from webhook_deliveries where id in (select id from webhook_deliveries where webhook_id in ${byWebhook} limit ?2)`,
     listings: `delete from listings where rowid in (select rowid from listings where source_id in ${bySource} limit ?2)`,
     set_aside_orders: `delete from set_aside_orders where id in (select id from set_aside_orders where source_id in ${bySource} limit ?2)`,
@@ -462,11 +466,12 @@ export async function removeBatch(from: D1Database, storeId: string, cursor: Rem
     return { cursor: null, rows: 0 };
   }
   // Counted from RETURNING: meta.changes would count the rows the tables' triggers touch too.
-  if (step === "order_items" || step === "outbox" || step === "orders") {
-    // The next orders with their lines and outbox rows, as many as make `limit` rows (at least one order).
+  if (step === "order_items" || step === "line_changes" || step === "outbox" || step === "orders") {
+    // The next orders with their lines, line changes and outbox rows, as many as make `limit` rows (at least one order).
     const sizes = await all(
       from,
-      `select o.id as k, 1 + (select count(*) from order_items i where i.order_id = o.id) + (select count(*) from outbox x where x.order_id = o.id) as bytes
+      `select o.id as k, 1 + (select count(*) from order_items i where i.order_id = o.id) + (select count(*) from line_changes c where c.order_id = o.id)
+         + (select count(*) from outbox x where x.order_id = o.id) as bytes
        from orders o where o.store_id = ?1 order by o.id limit ?2`,
       storeId,
       limit,
@@ -475,7 +480,7 @@ export async function removeBatch(from: D1Database, storeId: string, cursor: Rem
     const taken = fitting(sizes, limit);
     const ids = JSON.stringify(sizes.slice(0, taken).map((r) => r.k));
     const results = await from.batch(
-      ["order_items", "outbox", "orders"].map((t) =>
+      ["order_items", "line_changes", "outbox", "orders"].map((t) =>
         from.prepare(`delete from ${t} where ${t === "orders" ? "id" : "order_id"} in (select value from json_each(?1)) returning 1 as gone`).bind(ids),
       ),
     );

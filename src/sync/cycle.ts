@@ -44,6 +44,8 @@ export interface CycleDeps {
 export async function runSourceCycle(sourceId: string, storeId: string | undefined, deps: CycleDeps): Promise<CycleSummary> {
   const { now, storage } = deps;
   const summary = emptySummary(sourceId, now);
+  /** Orders whose lines the marketplace reported moved this cycle (decisions 12). */
+  let linesMoved = 0;
   const home = (await storeOfRow(deps.env, (db) => sourceById(db, sourceId), storeId))?.db;
   if (!home) {
     summary.error = "The source no longer exists.";
@@ -99,6 +101,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
         // Saved after every page, so even an invocation killed mid-import resumes past it.
         onProgress: (progress) => (progress ? storage.put(IMPORT_PROGRESS, progress) : storage.delete(IMPORT_PROGRESS)),
         onImported: (n) => (imported += n),
+        onLinesMoved: (n) => (linesMoved += n),
       });
       summary.fetched = result.fetched;
       summary.setAside = result.setAside;
@@ -157,8 +160,9 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   // Counted with the write that records it.
   summary.statements = counted.count() + 1;
   await recordCycleEnd(db, { id: sourceId, recentCycles: readCycles(source.recentCycles) }, summary);
-  // New orders and failed deliveries may have recorded webhook events (order.created, order.sync_failed).
-  if (summary.imported > 0 || summary.failed > 0) {
+  // New orders, lines the marketplace moved and failed deliveries may have recorded webhook events
+  // (order.created, order.shipment_created, order.items_cancelled, order.sync_failed).
+  if (summary.imported > 0 || linesMoved > 0 || summary.failed > 0) {
     // Missed wake-ups are the cron sweep's to catch; the cycle's summary stands either way.
     await wakeStoreWebhooks(deps.env, source.storeId).catch((error: unknown) => console.error("waking webhook senders failed", error));
   }

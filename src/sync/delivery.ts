@@ -14,7 +14,7 @@
 // order.sync_failed webhook event is recorded in that same write.
 import type { Db } from "../db/client";
 import { deliveryReadsOf } from "../orders/orders.queries";
-import { markDeliveryFailed } from "../orders/orders.writes";
+import { markDeliveryFailed, packageDelivered } from "../orders/orders.writes";
 import { orderSyncFailedEvents } from "../webhooks/webhook-deliveries.queries";
 import {
   completedOf,
@@ -33,6 +33,7 @@ import {
   type DeliveryOrder,
   type DeliveryOutcome,
   type EarlierDelivery,
+  type LineQuantity,
 } from "../marketplaces/connector";
 import { exponentialDelay } from "../lib/retry";
 
@@ -64,6 +65,8 @@ export interface DeliveryResult {
 
 interface Target {
   order: DeliveryOrder;
+  /** The order's lines by their OrderItemId (what payloads name). */
+  itemLines: Map<number, DeliveryOrder["lines"][number]>;
   earlier: { id: number; delivery: EarlierDelivery }[];
 }
 
@@ -87,8 +90,7 @@ export async function deliverPending(
   };
 
   const record = async (entry: OutboxEntry, outcome: RowOutcome) => {
-    const statements: Parameters<Db["batch"]>[0][number][] = [recordOutcome(db, entry, outcome, now)];
-    if (outcome.state === "failed") statements.push(orderSyncFailedEvents(db, entry.orderId, now), markDeliveryFailed(db, entry.orderId, outcome.error, now));
+    const statements: Parameters<Db["batch"]>[0][number][] = [recordOutcome(db, entry, outcome, now), ...withOutcome(db, entry, outcome, now)];
     await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
     if (outcome.state === "retry") result.retrying += 1;
     else if (outcome.state === "failed") result.failed += 1;
@@ -211,14 +213,25 @@ export async function deliverPending(
     for (const { entry } of group) {
       const answer = answers.get(entry.id) ?? new MarketplaceError("the marketplace's answer did not mention this delivery", null, true);
       const outcome = answer instanceof MarketplaceError ? failureOutcome(entry, answer, now) : fromOutcome(answer);
-      statements.push(recordOutcome(db, entry, outcome, now));
-      if (outcome.state === "failed") statements.push(orderSyncFailedEvents(db, entry.orderId, now), markDeliveryFailed(db, entry.orderId, outcome.error, now));
+      statements.push(recordOutcome(db, entry, outcome, now), ...withOutcome(db, entry, outcome, now));
       if (outcome.state === "retry") result.retrying += 1;
       else if (outcome.state === "failed") result.failed += 1;
       else result[outcome.state] += 1;
     }
     await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
   }
+}
+
+/**
+ * What else an outcome writes, in its batch: a failure's event and the order's message; a
+ * delivered package's marketplace reference on the package (decisions 12).
+ */
+function withOutcome(db: Db, entry: OutboxEntry, outcome: RowOutcome, now: number) {
+  if (outcome.state === "failed") return [orderSyncFailedEvents(db, entry.orderId, now), markDeliveryFailed(db, entry.orderId, outcome.error, now)];
+  if (outcome.state === "delivered" && outcome.reference && entry.payload?.kind === "ship" && entry.payload.shipmentId !== null) {
+    return [packageDelivered(db, entry.payload.shipmentId, outcome.reference)];
+  }
+  return [];
 }
 
 function failureOutcome(entry: OutboxEntry, error: MarketplaceError, now: number): RowOutcome {
@@ -267,12 +280,22 @@ export function missingCapability(capabilities: Capabilities, delivery: Delivery
     if (whole) return capabilities.ship ? null : "The marketplace takes no shipment from the seller.";
     return capabilities.shipLines ? null : "The marketplace cannot ship only some lines of an order.";
   }
-  return capabilities.cancel ? null : "The marketplace has no cancellation by the seller.";
+  if (!capabilities.cancel) return "The marketplace has no cancellation by the seller.";
+  if (delivery.lines && !capabilities.cancelLines) {
+    return "The marketplace cancels whole orders only: these lines stay cancelled in the hub; cancel them in the marketplace's own admin.";
+  }
+  return null;
 }
 
+/**
+ * Whether shipping the whole order at the marketplace ships no more than asked: the package holds
+ * every unit, or (decisions 12, a marketplace without shipLines) every unit of the order is
+ * shipped in the hub and none cancelled, so each package's tracking can go on the whole order.
+ */
 function coversEveryLine(order: DeliveryOrder, lines: { sourceLineId: string; quantity: number }[]): boolean {
   const sent = new Map(lines.map((l) => [l.sourceLineId, l.quantity]));
-  return order.lines.every((l) => (sent.get(l.sourceLineId) ?? 0) >= l.quantity);
+  if (order.lines.every((l) => (sent.get(l.sourceLineId) ?? 0) >= l.quantity)) return true;
+  return order.lines.every((l) => l.quantityShipped === l.quantity && (l.quantityCancelled ?? 0) === 0);
 }
 
 /** The delivery a row asks for, or why it cannot be made. */
@@ -289,21 +312,40 @@ function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undef
   switch (payload.kind) {
     case "acknowledge":
       return { ...base, kind: "acknowledge", sellerOrderNumber: payload.sellerOrderNumber ?? target.order.sellerOrderNumber };
-    case "ship":
+    case "ship": {
+      // A row written before packages carries every line, whole.
+      const lines = payload.lines === null ? target.order.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity })) : linesOf(target, payload.lines);
+      if (typeof lines === "string") return lines;
       return {
         ...base,
         kind: "ship",
         shipment: {
+          ...(payload.shipmentId !== null ? { shipmentId: String(payload.shipmentId) } : {}),
           trackingNumber: payload.trackingNumber,
           carrier: payload.carrier,
           shippingMethod: payload.shippingMethod,
           shippedAt: new Date(payload.shippedAt ?? entry.createdAt),
-          lines: target.order.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity })),
+          lines,
         },
       };
-    case "cancel":
-      return { ...base, kind: "cancel", reason: payload.reason };
+    }
+    case "cancel": {
+      const lines = payload.lines === null ? null : linesOf(target, payload.lines);
+      if (typeof lines === "string") return lines;
+      return { ...base, kind: "cancel", reason: payload.reason, lines };
+    }
   }
+}
+
+/** A payload's [orderItemId, units] as the marketplace's line ids, or why they cannot be. */
+function linesOf(target: Target, units: [number, number][]): LineQuantity[] | string {
+  const lines: LineQuantity[] = [];
+  for (const [id, quantity] of units) {
+    const line = target.itemLines.get(id);
+    if (!line) return `Delivery names line ${id}, which the order no longer has.`;
+    lines.push({ sourceLineId: line.sourceLineId, quantity });
+  }
+  return lines;
 }
 
 const sourceDataSchema = (raw: string | null): Record<string, string> => {
@@ -336,17 +378,28 @@ async function deliveryTargets(db: Db, orderIds: number[]): Promise<Map<number, 
         sourceData: sourceDataSchema(head.sourceData),
         lines: [],
       },
+      itemLines: new Map(),
       earlier: [],
     });
   }
   for (const line of lines) {
-    const order = map.get(line.orderId)?.order;
+    const target = map.get(line.orderId);
+    if (!target) continue;
     // An order a client inserted has no marketplace line ids: its lines are numbered in order.
-    order?.lines.push({ sourceLineId: line.sourceLineId ?? String(order.lines.length + 1), sku: line.sku, quantity: line.quantity });
+    const delivered = {
+      sourceLineId: line.sourceLineId ?? String(target.order.lines.length + 1),
+      sku: line.sku,
+      quantity: line.quantity,
+      quantityShipped: line.quantityShipped,
+      quantityCancelled: line.quantityCancelled,
+    };
+    target.order.lines.push(delivered);
+    target.itemLines.set(line.id, delivered);
   }
   for (const row of completed) {
     if (row.state !== "delivered" && row.state !== "notApplicable") continue;
-    map.get(row.orderId)?.earlier.push({ id: row.id, delivery: { kind: row.kind, state: row.state, reference: row.reference } });
+    const shipmentId = row.kind === "ship" && row.shipmentId !== null ? { shipmentId: String(row.shipmentId) } : {};
+    map.get(row.orderId)?.earlier.push({ id: row.id, delivery: { kind: row.kind, state: row.state, reference: row.reference, ...shipmentId } });
   }
   return map;
 }

@@ -28,6 +28,8 @@ export interface ImportProgress {
 export interface ImportResult {
   fetched: number;
   imported: number;
+  /** Orders whose lines the marketplace's report moved (decisions 12). */
+  linesMoved: number;
   setAside: number;
   pages: number;
   /** Set when the page budget ran out first: the next cycle resumes from here. */
@@ -57,6 +59,8 @@ export interface ImportOptions {
   onProgress?: (progress: ImportProgress | null) => void;
   /** Called with each page's count of new orders (they count even if a later page fails). */
   onImported?: (count: number) => void;
+  /** Called with each page's count of orders whose lines the marketplace's report moved (decisions 12). */
+  onLinesMoved?: (count: number) => void;
   maxPages?: number;
 }
 
@@ -76,7 +80,7 @@ export async function importOrders(
   const resume = options.resume ?? null;
   const window = resume ? { since: resume.since, until: resume.until } : importWindow(source.cursorAt, now - (connector.settleMs ?? 0));
   const fromCursor = resume ? resume.fromCursor : source.cursorAt;
-  const result: ImportResult = { fetched: 0, imported: 0, setAside: 0, pages: 0, unfinished: null, endedEarly: null, cursorAt: window.until };
+  const result: ImportResult = { fetched: 0, imported: 0, linesMoved: 0, setAside: 0, pages: 0, unfinished: null, endedEarly: null, cursorAt: window.until };
   let cursor: string | null = resume ? resume.cursor : null;
   // The tokens of this run (at most the page budget): one sent again would go round for ever.
   const seen = new Set<string>(cursor === null ? [] : [cursor]);
@@ -91,9 +95,11 @@ export async function importOrders(
     result.pages += 1;
     result.fetched += page.orders.length;
     result.setAside += page.setAside.length;
-    const count = await writePage(db, source, page, now);
+    const { imported: count, linesMoved } = await writePage(db, source, page, now);
     result.imported += count;
+    result.linesMoved += linesMoved;
     if (count > 0) options.onImported?.(count);
+    if (linesMoved > 0) options.onLinesMoved?.(linesMoved);
     cursor = page.nextCursor;
     if (cursor !== null && seen.has(cursor)) {
       // What was read stays; the window is read again from its start next cycle.

@@ -100,29 +100,72 @@ export function orderCreatedEvents(db: Db, order: { storeId: string; orderSource
   });
 }
 
-const MOVE_EVENTS = { acknowledge: "order.acknowledged", ship: "order.shipped", cancel: "order.cancelled" } as const;
+/** An order move's webhook event, as orderMovedEvents takes it. */
+export interface MovedEvent {
+  orderId: number;
+  /** The order's dateUpdated as the move read it: the event is written only while it still is. */
+  dateUpdated: number;
+  type: EventType;
+  /** OrderStatus after the move. */
+  status: string;
+  /** order.shipment_created: the package, by id, or by its seq within the order when the same batch records it. */
+  shipmentId?: number;
+  shipmentSeq?: number;
+  /** order.shipment_created and order.items_cancelled: [{OrderItemId, Quantity}]. */
+  items?: { OrderItemId: string; Quantity: number }[];
+}
 
 /**
- * An acknowledgement, shipment or cancellation, placed BEFORE the order's guarded update in its
- * batch, under the same guard: inside the batch's transaction the guard that holds here holds for
- * the update, so the event is written exactly when the move is. (`changes()` after the update
- * would read whatever statement another writer puts between.)
+ * The events of order moves (acknowledge, ship, cancel, a package, a cancellation, decisions 9
+ * and 12), one statement for a whole batch of moves, placed BEFORE the orders' update in its
+ * batch and after the packages it names: each event is written only while `guard` holds for its
+ * order (src/orders/orders.writes.ts builds it on `e.value ->> 'o'` and `e.value ->> 'u'`), so
+ * inside the batch's transaction it is written exactly when its move is. The data of
+ * order.shipment_created adds ShipmentId and Items, that of order.items_cancelled Items; the
+ * others' data is the order's, as ever. Events keep the order they are given in.
  */
-export function orderMovedEvents(
-  db: Db,
-  move: keyof typeof MOVE_EVENTS,
-  order: { id: number; dateUpdated: number; status: string },
-  newStatus: string,
-  at: number,
-) {
-  const type = MOVE_EVENTS[move];
-  return insertEvents(db, type, at, {
-    from: sql`${orders}`,
-    join: subscribed(type, sql`${orders.storeId}`),
-    where: sql`${orders.id} = ${order.id} and ${orders.dateUpdated} = ${order.dateUpdated} and ${orders.status} = ${order.status}`,
+export function orderMovedEvents(db: Db, storeId: string, events: MovedEvent[], guard: SQL, at: number): D1PreparedStatement | null {
+  if (events.length === 0) return null;
+  const json = JSON.stringify(
+    events.map((e) => ({ o: e.orderId, u: e.dateUpdated, type: e.type, status: e.status, sid: e.shipmentId ?? null, seq: e.shipmentSeq ?? null, items: e.items ?? null })),
+  );
+  const base = sql`json_object('StoreId', ${orders.storeId}, 'OrderId', cast(${orders.id} as text), 'OrderSource', ${orders.orderSource},
+    'OrderSourceOrderNumber', ${orders.orderSourceOrderNumber}, 'OrderStatus', e.value ->> 'status')`;
+  const shipmentId = sql`cast(coalesce(e.value ->> 'sid', (select c.id from line_changes as c where c.order_id = ${orders.id} and c.seq = e.value ->> 'seq')) as text)`;
+  const data = sql`case e.value ->> 'type'
+      when 'order.shipment_created' then json_insert(${base}, '$.ShipmentId', ${shipmentId}, '$.Items', json(e.value -> 'items'))
+      when 'order.items_cancelled' then json_insert(${base}, '$.Items', json(e.value -> 'items'))
+      else ${base} end`;
+  const values: Record<keyof DeliveryRow, SQL> = {
+    id: sql`null`,
+    eventId: sql`'msg_' || lower(hex(randomblob(12)))`,
+    storeId: sql`${webhooks.storeId}`,
+    webhookId: sql`${webhooks.id}`,
     subject: sql`'order:' || ${orders.id}`,
-    payload: body(type, at, orderData(newStatus)),
-  });
+    type: sql`e.value ->> 'type'`,
+    payload: sql`json_object('type', e.value ->> 'type', 'timestamp', ${toWireDate(at)}, 'data', ${data})`,
+    state: sql`'pending'`,
+    attempts: sql`0`,
+    nextAttemptAt: sql`${at}`,
+    lastStatusCode: sql`null`,
+    lastError: sql`null`,
+    createdAt: sql`${at}`,
+    finishedAt: sql`null`,
+  };
+  const list = sql.join(
+    COLUMNS.map((c) => values[c]),
+    sql`, `,
+  );
+  const statement = db
+    .insert(deliveries)
+    .select(
+      sql`select ${list} from json_each(${json}) as e join ${orders} on ${orders.id} = e.value ->> 'o' and ${orders.storeId} = ${storeId}
+        join ${webhooks} on ${webhooks.storeId} = ${orders.storeId} and ${webhooks.enabled} = 1
+          and exists (select 1 from json_each(${webhooks.events}) where value in ('*', e.value ->> 'type'))
+        where ${guard} order by e.key, ${webhooks.id}`,
+    )
+    .returning({ webhook_id: deliveries.webhookId });
+  return toD1(db, statement);
 }
 
 /** order.sync_failed: right after the statement that failed the marketplace delivery, if it changed its row. */

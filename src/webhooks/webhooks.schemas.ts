@@ -11,6 +11,9 @@ export const EVENT_TYPES = [
   "order.shipped",
   "order.cancelled",
   "order.sync_failed",
+  // Decisions 12: a package made (data adds ShipmentId and Items), quantities cancelled (data adds Items).
+  "order.shipment_created",
+  "order.items_cancelled",
   "feed.compiled",
   "feed.failed",
 ] as const;

@@ -53,3 +53,51 @@ export async function orderRow(orderId: string | number): Promise<Record<string,
   if (rows.length > 1) throw new Error(`order ${orderId} is in ${rows.length} databases`);
   return rows[0] ?? null;
 }
+
+/** What went to D1 through a countingD1: each statement run on its own, and each batch, as SQL text. */
+export interface D1Traffic {
+  alone: string[];
+  batches: string[][];
+}
+
+/**
+ * A D1 binding that records the SQL it runs: statements run one at a time (first, all, run, raw)
+ * and batches, so a test can pin how many statements and round trips a call costs.
+ */
+export function countingD1(database: D1Database): { d1: D1Database; traffic: D1Traffic } {
+  const traffic: D1Traffic = { alone: [], batches: [] };
+  const real = new WeakMap<object, D1PreparedStatement>();
+  const sqlOf = new WeakMap<object, string>();
+  const wrap = (statement: D1PreparedStatement, query: string): D1PreparedStatement => {
+    const proxy = new Proxy(statement, {
+      get(target, name) {
+        if (name === "bind") return (...values: unknown[]) => wrap(target.bind(...values), query);
+        if (name === "first" || name === "all" || name === "run" || name === "raw") {
+          return (...args: unknown[]) => {
+            traffic.alone.push(query);
+            return (target[name] as (...a: unknown[]) => unknown)(...args);
+          };
+        }
+        const value = Reflect.get(target, name, target) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    real.set(proxy, statement);
+    sqlOf.set(proxy, query);
+    return proxy;
+  };
+  const d1 = new Proxy(database, {
+    get(target, name) {
+      if (name === "prepare") return (query: string) => wrap(target.prepare(query), query);
+      if (name === "batch") {
+        return (statements: D1PreparedStatement[]) => {
+          traffic.batches.push(statements.map((s) => sqlOf.get(s) ?? "?"));
+          return target.batch(statements.map((s) => real.get(s) ?? s));
+        };
+      }
+      const value = Reflect.get(target, name, target) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { d1, traffic };
+}

@@ -612,6 +612,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/stores/{storeId}/orders/{orderId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Ship or cancel an order, whole or chosen lines (UpdateStatus's body), as the seller's system would */
+        put: operations["putAdminV1StoresByStoreIdOrdersByOrderIdStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/stores/{storeId}/sources/{sourceId}/listings": {
         parameters: {
             query?: never;
@@ -906,6 +923,26 @@ export interface components {
                 SaleTaxCost: number;
                 /** @description A decimal amount, e.g. "1.50". */
                 Discount: string;
+                /** @description Units of the line shipped so far, in any package (decisions 12). */
+                QuantityShipped: number;
+                /** @description Units of the line cancelled so far, by the seller or the marketplace. */
+                QuantityCancelled: number;
+            }[];
+            /** @description The order's packages, in the order they were made (decisions 12). */
+            Shipments: components["schemas"]["Shipment"][];
+            /** @enum {string} */
+            FulfillmentStatus: "Unshipped" | "PartiallyShipped" | "Shipped" | "Canceled";
+        };
+        Shipment: {
+            /** @description The package's id: UpdateStatus SHIPPED with this ShipmentId corrects its tracking. */
+            ShipmentId: string;
+            ShipmentTrackingNumber: string | null;
+            DestinationShippingCarrier: string | null;
+            ShippingMethod: string | null;
+            DateShipped: string | null;
+            Items: {
+                OrderItemId: string;
+                Quantity: number;
             }[];
         };
         Feed: {
@@ -963,7 +1000,7 @@ export interface components {
             SourceId: string;
             StoreId: string;
             /** @enum {string} */
-            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon" | "etsy" | "mirakl";
+            Type: "simulated" | "walmart" | "ebay" | "shopify" | "amazon" | "etsy" | "mirakl" | "tiktok";
             Name: string;
             Enabled: boolean;
             /** @description Secret fields are answered as ********. */
@@ -1054,6 +1091,17 @@ export interface components {
             };
             /** @default [] */
             unsupportedOperations: ("acknowledge" | "ship" | "shipLines" | "cancel" | "cancelLines")[];
+            /** @default {} */
+            lineChanges: {
+                [key: string]: {
+                    shipped?: {
+                        [key: string]: number;
+                    };
+                    cancelled?: {
+                        [key: string]: number;
+                    };
+                };
+            };
             /** @default [] */
             unknownSkus: string[];
             /** @default 1000 */
@@ -1176,6 +1224,36 @@ export interface components {
             };
             /** @description The carrier_code sent when a shipment names no carrier. A carrier named but not mapped goes as carrier_name with the tracking number. */
             defaultCarrierCode?: string;
+            pushStock?: boolean;
+        };
+        TiktokSettings: {
+            /** @description The app's key from TikTok Shop Partner Center (app_key on every call). */
+            appKey: string;
+            /** @description The app's secret: it signs every call and renews the seller's access. */
+            appSecret: string;
+            /** @description The seller's refresh token from the app's authorisation. TikTok issues a new one with each renewal; the source keeps it, sealed. */
+            refreshToken: string;
+            /** @description The shop's cipher (GetAuthorizedShops' `cipher`), sent as shop_cipher. Give it or shopId. */
+            shopCipher?: string;
+            /** @description The shop's id: the source looks its cipher up among the shops the seller authorised. Give it or shopCipher. */
+            shopId?: string;
+            /** Format: uri */
+            baseUrl?: string;
+            /** Format: uri */
+            authUrl?: string;
+            /** @description TikTok's shipping_provider_id of the carrier a shipment names when shippingProviders has none for it. */
+            shippingProviderId?: string;
+            /** @description Carrier names as the seller's system sends them, each with TikTok's shipping_provider_id, e.g. {"UPS": "6617675021119438849"}. */
+            shippingProviders?: {
+                [key: string]: string;
+            };
+            /** @description The TikTok warehouse whose quantity the hub sets for a SKU stocked in several warehouses (the others keep theirs). */
+            warehouseId?: string;
+            /**
+             * @description The cancel_reason of a seller cancellation.
+             * @default seller_cancel_reason_out_of_stock
+             */
+            cancelReason: string;
             pushStock?: boolean;
         };
         Delivery: {
@@ -1404,7 +1482,7 @@ export interface components {
             /** @description The webhook-id header the receiver saw, the same on every attempt. */
             EventId: string;
             /** @enum {string} */
-            Type: "order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed";
+            Type: "order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "order.shipment_created" | "order.items_cancelled" | "feed.compiled" | "feed.failed";
             /** @enum {string} */
             Status: "pending" | "delivered" | "failed";
             Attempts: number;
@@ -1617,6 +1695,7 @@ export interface operations {
                 /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
                 status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                fulfillmentStatus?: "UNSHIPPED" | "PARTIALLYSHIPPED" | "SHIPPED" | "CANCELED";
                 dateField?: "created" | "updated";
             };
             header?: never;
@@ -1973,6 +2052,7 @@ export interface operations {
                 /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
                 status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                fulfillmentStatus?: "UNSHIPPED" | "PARTIALLYSHIPPED" | "SHIPPED" | "CANCELED";
                 dateField?: "created" | "updated";
                 /** @description The page to answer, from 1; page 1 when neither page nor cursor is sent. */
                 page?: number;
@@ -2454,6 +2534,13 @@ export interface operations {
                     ShipmentTrackingNumber?: string | null;
                     DateShipped?: string | null;
                     DestinationShippingCarrier?: string | null;
+                    /** @description Decisions 12: SHIPPED ships exactly these units as one package; CANCELED cancels exactly these. Left out: every unit not yet shipped (or cancelled). */
+                    Items?: {
+                        OrderItemId: string | number;
+                        Quantity: number;
+                    }[];
+                    /** @description SHIPPED without Items: correct this package's tracking, carrier and date (default: the newest package, when nothing is left to ship). */
+                    ShipmentId?: string | number;
                 };
             };
         };
@@ -4532,6 +4619,12 @@ export interface operations {
                     Type: "mirakl";
                     Name: string;
                     Settings?: components["schemas"]["MiraklSettings"];
+                    Enabled?: boolean;
+                } | {
+                    /** @constant */
+                    Type: "tiktok";
+                    Name: string;
+                    Settings?: components["schemas"]["TiktokSettings"];
                     Enabled?: boolean;
                 };
             };
@@ -7101,6 +7194,116 @@ export interface operations {
             };
         };
     };
+    putAdminV1StoresByStoreIdOrdersByOrderIdStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    OrderStatus: "SHIPPED" | "CANCELED" | "CANCELLED";
+                    ShipmentTrackingNumber?: string | null;
+                    DateShipped?: string | null;
+                    DestinationShippingCarrier?: string | null;
+                    /** @description Decisions 12: SHIPPED ships exactly these units as one package; CANCELED cancels exactly these. Left out: every unit not yet shipped (or cancelled). */
+                    Items?: {
+                        OrderItemId: string | number;
+                        Quantity: number;
+                    }[];
+                    /** @description SHIPPED without Items: correct this package's tracking, carrier and date (default: the newest package, when nothing is left to ship). */
+                    ShipmentId?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        Success: true;
+                        Message: string;
+                        Order: components["schemas"]["Order"];
+                    };
+                };
+            };
+            /** @description Bad request: the Message names the field and what is allowed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Plain http:// (HTTPS is required), or an admin route without the admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing with that id here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Accept header admits no media type this route answers. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The call limit was exceeded (on admin routes: too many wrong admin keys from this address); wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Maintenance, or a dependency (limiter, storage) briefly unreachable; wait Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getAdminV1StoresByStoreIdSourcesBySourceIdListings: {
         parameters: {
             query?: {
@@ -7521,7 +7724,7 @@ export interface operations {
                 "application/json": {
                     /** @description The receiver: https:// only, no user name or password, no IP address in a private, link-local or unique-local range, no numeric host written other than as four decimal numbers; https on the machine itself (localhost, 127.0.0.1, [::1]) is allowed for local work. */
                     Url: string;
-                    Events: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed" | "*")[];
+                    Events: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "order.shipment_created" | "order.items_cancelled" | "feed.compiled" | "feed.failed" | "*")[];
                     Description?: string;
                 };
             };
@@ -7808,7 +8011,7 @@ export interface operations {
                 "application/json": {
                     /** @description The receiver: https:// only, no user name or password, no IP address in a private, link-local or unique-local range, no numeric host written other than as four decimal numbers; https on the machine itself (localhost, 127.0.0.1, [::1]) is allowed for local work. */
                     Url?: string;
-                    Events?: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "feed.compiled" | "feed.failed" | "*")[];
+                    Events?: ("order.created" | "order.acknowledged" | "order.shipped" | "order.cancelled" | "order.sync_failed" | "order.shipment_created" | "order.items_cancelled" | "feed.compiled" | "feed.failed" | "*")[];
                     Description?: string;
                     Enabled?: boolean;
                 };
@@ -8576,6 +8779,7 @@ export interface operations {
                 /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
                 status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                fulfillmentStatus?: "UNSHIPPED" | "PARTIALLYSHIPPED" | "SHIPPED" | "CANCELED";
                 dateField?: "created" | "updated";
             };
             header?: never;
@@ -8727,6 +8931,7 @@ export interface operations {
                 /** @description ISO 8601 date-time (a date alone means midnight UTC; without a zone, UTC). */
                 toDate: string;
                 status?: "NEW" | "PROCESSING" | "SHIPPED" | "CANCELED";
+                fulfillmentStatus?: "UNSHIPPED" | "PARTIALLYSHIPPED" | "SHIPPED" | "CANCELED";
                 dateField?: "created" | "updated";
                 /** @description The page to answer, from 1; page 1 when neither page nor cursor is sent. */
                 page?: number;

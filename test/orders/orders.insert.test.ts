@@ -123,9 +123,11 @@ describe("InsertOrder", () => {
       GiftWrapTaxTotal: 0.5,
     });
     expect(order.OrderItems).toEqual([
-      { OrderItemId: expect.stringMatching(/^\d+$/), Sku: "MUG-1", Name: "Blue mug", Quantity: 2, UnitPrice: 12.5, SaleTaxCost: 1.2, Discount: "0.50" },
-      { OrderItemId: expect.stringMatching(/^\d+$/), Sku: "TEA-2", Name: "Tea", Quantity: 1, UnitPrice: 8, SaleTaxCost: 0, Discount: "0" },
+      // Decisions 12 adds each line's shipped and cancelled units.
+      { OrderItemId: expect.stringMatching(/^\d+$/), Sku: "MUG-1", Name: "Blue mug", Quantity: 2, UnitPrice: 12.5, SaleTaxCost: 1.2, Discount: "0.50", QuantityShipped: 0, QuantityCancelled: 0 },
+      { OrderItemId: expect.stringMatching(/^\d+$/), Sku: "TEA-2", Name: "Tea", Quantity: 1, UnitPrice: 8, SaleTaxCost: 0, Discount: "0", QuantityShipped: 0, QuantityCancelled: 0 },
     ]);
+    expect(order).toMatchObject({ Shipments: [], FulfillmentStatus: "Unshipped" });
   });
 
   it("makes an order without OrderStatus New, and fills optional fields with their empty values", async () => {

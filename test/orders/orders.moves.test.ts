@@ -1,14 +1,14 @@
 // AcknowledgeOrder and UpdateStatus (spec 4.5, 4.6, decisions 3): the state moves, their
 // repeats, and the outbox rows they queue for the marketplace.
 import { describe, expect, it } from "vitest";
-import type { OrderRow } from "../../src/db/schema";
 import { cancel } from "../../src/orders/order-moves";
-import { findOrder } from "../../src/orders/orders.queries";
+import { moveStateOf } from "../../src/orders/orders.queries";
 import { applyMove } from "../../src/orders/orders.writes";
+import { moveOrder } from "../../src/orders/order-move.service";
 import type { WireOrder } from "../../src/orders/orders.wire";
 import { call, insert, storeWithToken } from "../helpers/api";
-import { insertSource, orderRow, outboxOf } from "../helpers/db";
-import { storeDrizzle } from "../helpers/shards";
+import { countingD1, insertSource, orderRow, outboxOf } from "../helpers/db";
+import { drizzleOf, storeD1, storeDrizzle } from "../helpers/shards";
 
 const ONLY = "only CANCELLED or SHIPPED status updates are allowed";
 
@@ -279,11 +279,41 @@ describe("concurrent moves", () => {
     const { storeId, token } = await marketplaceStore();
     const id = await insert(token, { OrderSource: "Mall" });
     const db = await storeDrizzle(storeId);
-    const stale = (await findOrder(db, storeId, id))!.order;
+    const stale = (await moveStateOf(db, storeId, id))!;
     expectOk(await acknowledge(token, id, "ERP-1"));
-    const applied = await applyMove(db, stale as OrderRow, cancel(stale), Date.now());
+    const applied = await applyMove(db, stale, cancel(stale), Date.now());
     expect(applied).toBe(false);
     expect((await read(token, id)).OrderStatus).toBe("Processing");
     expect((await outboxOf(id)).map((r) => r.kind)).toEqual(["acknowledge"]);
+  });
+});
+
+describe("what a move costs", () => {
+  it("ships one package with one read of the order (its lines and line changes folded into its row) and one batch, whatever the number of lines", async () => {
+    for (const lines of [1, 40]) {
+      const { storeId, token } = await marketplaceStore();
+      const id = await insert(token, { OrderSource: "Mall", OrderItems: Array.from({ length: lines }, (_, i) => ({ Sku: `S-${i}`, Name: "n", Quantity: 2, UnitPrice: 1 })) });
+      const counted = countingD1(await storeD1(storeId));
+      await moveOrder(drizzleOf(counted.d1), storeId, id, { kind: "ship", trackingNumber: "1Z-COUNT", dateShipped: null, carrier: null });
+      expect(counted.traffic.alone).toHaveLength(1);
+      expect(counted.traffic.alone[0]).toMatch(/^select o\.id, .* from "orders" as o where o\.id = \? and o\.store_id = \?$/s);
+      expect(counted.traffic.batches).toHaveLength(1);
+      const [batch] = counted.traffic.batches;
+      expect(batch!.map((statement) => statement.match(/^(insert into|update|delete from) "?(\w+)"?/)?.slice(1).join(" "))).toEqual([
+        "insert into line_changes",
+        "update order_items",
+        "insert into webhook_deliveries",
+        "delete from outbox",
+        "insert into outbox",
+        "update orders",
+      ]);
+      // Every statement of the batch runs under the same guard: the order is still as it was read.
+      for (const statement of batch!) expect(statement).toMatch(/date_updated/);
+      const order = await read(token, id);
+      expect(order.ShipmentTrackingNumber).toBe("1Z-COUNT");
+      expect(order.Shipments).toHaveLength(1);
+      expect(order.Shipments[0]!.Items).toHaveLength(lines);
+      expect((await outboxOf(id)).map((r) => r.kind)).toEqual(["ship"]);
+    }
   });
 });

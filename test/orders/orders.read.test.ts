@@ -46,8 +46,11 @@ const ORDER_FIELDS = [
   "OrderSourceCustomerOrderNumber",
   "IsMarketplacePrime",
   "DateUpdated",
+  // Decisions 12: packages and the order's fulfilment.
+  "Shipments",
+  "FulfillmentStatus",
 ];
-const ITEM_FIELDS = ["OrderItemId", "Sku", "Name", "Quantity", "UnitPrice", "SaleTaxCost", "Discount"];
+const ITEM_FIELDS = ["OrderItemId", "Sku", "Name", "Quantity", "UnitPrice", "SaleTaxCost", "Discount", "QuantityShipped", "QuantityCancelled"];
 const WIRE_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 async function count(token: string, query: string) {
@@ -278,7 +281,7 @@ describe("PII masking", () => {
 });
 
 describe("wire shape", () => {
-  it("answers exactly the fields of spec 2.3 (plus DateUpdated) and 2.4, with every date ending in Z", async () => {
+  it("answers exactly the fields of spec 2.3 (plus DateUpdated and decisions 12's Shipments, FulfillmentStatus, QuantityShipped, QuantityCancelled) and 2.4, with every date ending in Z", async () => {
     const { token } = await storeWithToken();
     const id = await insert(token, {
       DateCreatedInOrderSource: "2026-03-01T10:15:00+01:00",
@@ -310,6 +313,8 @@ describe("wire shape", () => {
         UnitPrice: 2.25,
         SaleTaxCost: 0.5,
         Discount: "0.25",
+        QuantityShipped: 0,
+        QuantityCancelled: 0,
       });
     }
     expect(viaList).toEqual(viaGet);

@@ -44,7 +44,8 @@ describe("order events", () => {
   it("acknowledge, ship and cancel send their events with the status after the move, in the order they happened", async () => {
     const { storeId, token } = await storeWithToken();
     const hook = receiver();
-    const created = await createWebhook(storeId, hook.url);
+    // The seed's four events (a "*" endpoint also gets decisions 12's, tested below).
+    const created = await createWebhook(storeId, hook.url, ["order.created", "order.acknowledged", "order.shipped", "order.cancelled"]);
     const first = await insert(token);
     const second = await insert(token);
     expect((await call("PUT", `/v1/${token}/Orders/${first}/AcknowledgeOrder?orderDestinationOrderNumber=S-1`)).status).toBe(200);
@@ -59,6 +60,31 @@ describe("order events", () => {
     expect(of(first)).toEqual(["order.created:New", "order.acknowledged:Processing", "order.shipped:Shipped"]);
     expect(of(second)).toEqual(["order.created:New", "order.cancelled:Canceled"]);
     expect(await countRows(storeId)).toBe(5);
+  });
+
+  it("a package sends order.shipment_created with its ShipmentId and Items, a line cancellation order.items_cancelled, and order.shipped once nothing is left", async () => {
+    const { storeId, token } = await storeWithToken();
+    const hook = receiver();
+    const created = await createWebhook(storeId, hook.url, ["order.shipment_created", "order.items_cancelled", "order.shipped", "order.cancelled"]);
+    const orderId = await insert(token, { OrderItems: [{ Sku: "A", Name: "A", Quantity: 3, UnitPrice: 1 }] });
+    const read = async () => JSON.parse((await call("GET", `/v1/${token}/Orders/${orderId}`)).text).Orders[0];
+    const item = (await read()).OrderItems[0].OrderItemId as string;
+    const move = (body: Record<string, unknown>) => call("PUT", `/v1/${token}/Orders/${orderId}/UpdateStatus`, { body });
+    expect((await move({ OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-1", Items: [{ OrderItemId: item, Quantity: 1 }] })).status).toBe(200);
+    expect((await move({ OrderStatus: "CANCELED", Items: [{ OrderItemId: item, Quantity: 1 }] })).status).toBe(200);
+    expect((await move({ OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-2" })).status).toBe(200);
+    await deliverAt(created.WebhookId);
+    await until(() => hook.accepted.length === 4);
+    const [p1, p2] = (await read()).Shipments as { ShipmentId: string }[];
+    const bodies = hook.accepted.map((r) => verified(created.Secret, r));
+    const base = { StoreId: storeId, OrderId: orderId, OrderSource: "Web" };
+    expect(bodies.map((b) => [b.type, b.data])).toEqual([
+      ["order.shipment_created", expect.objectContaining({ ...base, OrderStatus: "New", ShipmentId: p1!.ShipmentId, Items: [{ OrderItemId: item, Quantity: 1 }] })],
+      ["order.items_cancelled", expect.objectContaining({ ...base, OrderStatus: "New", Items: [{ OrderItemId: item, Quantity: 1 }] })],
+      ["order.shipment_created", expect.objectContaining({ ...base, OrderStatus: "Shipped", ShipmentId: p2!.ShipmentId, Items: [{ OrderItemId: item, Quantity: 1 }] })],
+      ["order.shipped", expect.objectContaining({ ...base, OrderStatus: "Shipped" })],
+    ]);
+    expect(await countRows(storeId)).toBe(4);
   });
 
   it("imported orders send order.created once, however often their page is imported again", async () => {

@@ -164,6 +164,8 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
 
   const linesOf = (delivery: Delivery) => delivery.order.lines.map((l) => ({ lineNumber: l.sourceLineId, sku: l.sku, quantity: l.quantity }));
   const shipmentOf = (delivery: Delivery, s: Shipment) => ({
+    // The hub's package id: the marketplace keys its package on it.
+    ...(s.shipmentId !== undefined ? { shipmentId: s.shipmentId } : {}),
     trackingNumber: s.trackingNumber,
     carrier: s.carrier,
     shippingMethod: s.shippingMethod,
@@ -179,6 +181,21 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
   const capabilities = Object.fromEntries(CAPABILITIES.map((c) => [c, !unsupported.has(c)])) as unknown as Capabilities;
 
   const cancelled = new Set(settings.cancelledOrderNumbers);
+
+  /** The lines the marketplace shipped or cancelled of its own (Settings.lineChanges), on its record. */
+  function withLineChanges(record: SimulatedRecord, k: number): void {
+    const change = settings.lineChanges[record.sourceOrderNumber];
+    if (!change) return;
+    const held = (map: Record<string, number> | undefined, line: string, most: number) => Math.min(most, map?.[line] ?? 0);
+    record.items = record.items.map((item) => {
+      const shipped = held(change.shipped, item.sourceLineId, item.quantity);
+      return { ...item, quantityShipped: shipped, quantityCancelled: held(change.cancelled, item.sourceLineId, item.quantity - shipped) };
+    });
+    const lines = record.items.filter((i) => (i.quantityShipped ?? 0) > 0).map((i) => ({ sourceLineId: i.sourceLineId, quantity: i.quantityShipped! }));
+    record.shipments = lines.length > 0
+      ? [{ sourceShipmentId: `SIM-PKG-${record.sourceOrderNumber}`, trackingNumber: `SIMTRK${k}`, carrier: "UPS", shippingMethod: record.shippingMethod, shippedAt: new Date(record.createdAt), lines }]
+      : [];
+  }
 
   return {
     capabilities,
@@ -202,6 +219,7 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
         const record = makeRecord(ctx.sourceId, k, grid.intervalMs, malformedEvery);
         // A buyer's cancellation, as Settings.cancelledOrderNumbers plays it.
         if (cancelled.has(record.sourceOrderNumber)) record.sourceOrderStatus = "Cancelled";
+        withLineChanges(record, k);
         records.push(record);
       }
       return { ...splitPage(simulatedOrderReader, records, "Simulated fetchOrders"), nextCursor: last < range.last ? String(last + 1) : null };
@@ -221,7 +239,11 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
       return receive("ship", delivery, shipmentOf(delivery, delivery.shipment));
     },
     async cancel(delivery) {
-      return receive("cancel", delivery, { reason: delivery.reason, lines: linesOf(delivery) });
+      // A line cancellation names only its lines; a whole-order one (lines null) every line.
+      const lines = delivery.lines
+        ? delivery.lines.map((l) => ({ lineNumber: l.sourceLineId, sku: delivery.order.lines.find((o) => o.sourceLineId === l.sourceLineId)?.sku ?? null, quantity: l.quantity }))
+        : linesOf(delivery);
+      return receive("cancel", delivery, { reason: delivery.reason, lines });
     },
     async checkSubmitted(delivery, reference): Promise<SubmissionStatus> {
       const orderNumber = delivery.order.sourceOrderNumber;

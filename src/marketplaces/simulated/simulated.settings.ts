@@ -45,6 +45,21 @@ export const simulatedSettingsSchema = z.strictObject({
     .optional(),
   /** Operations this marketplace does not have: their deliveries are notApplicable. */
   unsupportedOperations: z.array(z.enum(CAPABILITIES)).default([]),
+  /**
+   * Lines the marketplace ships or cancels of its own (decisions 12), by order number and line
+   * number: `{ "SIM…-12": { shipped: { "1": 1 }, cancelled: { "2": 1 } } }`. A shipped entry is
+   * one package of the marketplace's (id SIM-PKG-<order number>, tracking SIMTRK<order index>); the
+   * hub meets both at its next import.
+   */
+  lineChanges: z
+    .record(
+      z.string(),
+      z.strictObject({
+        shipped: z.record(z.string(), z.number().int().min(1).max(1_000)).optional(),
+        cancelled: z.record(z.string(), z.number().int().min(1).max(1_000)).optional(),
+      }),
+    )
+    .default({}),
   ...simulatedListingSettings,
 });
 export type SimulatedSettings = z.output<typeof simulatedSettingsSchema>;
