@@ -1,7 +1,8 @@
 // eBay: orders through the Sell Fulfillment API v1 (built from eBay's published description,
 // ../shared/reference/ebay/sell_fulfillment_v1_oas3.json v1.20.7, and the ebay section of
 // ../shared/reference/README.md), cancellations through the Post-Order API v2, stock and price
-// through the Sell Inventory API v1 (ebay.listings.ts).
+// through the Sell Inventory API v1 (ebay.listings.ts), refunds through issueRefund
+// (ebay.refunds.ts; returns in are NotApplicable there, with the reason).
 //
 // The Post-Order API has no description in the reference. Its calls follow the reference README
 // (check_eligibility then cancellation, {legacyOrderId, cancelReason, buyerPaid, buyerPaidDate},
@@ -42,6 +43,7 @@ import {
   shippingFulfillmentDetails,
 } from "./ebay.mapping";
 import { EBAY_INVENTORY_SCOPE, ebayListings } from "./ebay.listings";
+import { EBAY_FINANCES_SCOPE, EBAY_RETURNS_NOT_APPLICABLE, ebayRefunds, type EbayIssueRefundRequest, type EbayOrderRefunds } from "./ebay.refunds";
 import { ebaySettingsSchema } from "./ebay.settings";
 import {
   POST_ORDER_MARKETPLACES,
@@ -72,6 +74,8 @@ const TOKEN_KEY = "ebay.userToken";
 // Stock and price calls carry a token of their own, with the sell.inventory scope: a seller whose
 // consent lacks it still imports and ships, and only the pushes fail (ebay.listings.ts, README).
 const INVENTORY_TOKEN_KEY = "ebay.inventoryToken";
+// Refunds carry a token with the sell.finances scope issueRefund asks for (ebay.refunds.ts).
+const FINANCES_TOKEN_KEY = "ebay.financesToken";
 // eBay refuses an end date in the future (30850), and its clock is not ours: the window closes
 // two minutes before the cycle.
 const SETTLE_MS = 2 * 60_000;
@@ -142,10 +146,11 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
   });
   const tokens = userTokens(EBAY_FULFILLMENT_SCOPE, TOKEN_KEY);
   const inventoryTokens = userTokens(EBAY_INVENTORY_SCOPE, INVENTORY_TOKEN_KEY);
+  const financesTokens = userTokens(EBAY_FINANCES_SCOPE, FINANCES_TOKEN_KEY);
 
-  function call(api: "fulfillment" | "postOrder" | "inventory", method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
+  function call(api: "fulfillment" | "postOrder" | "inventory" | "finances", method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
     // A user token can be revoked or expire early on eBay's side: one fresh token, one retry.
-    return withFreshToken(api === "inventory" ? inventoryTokens : tokens, (token) => {
+    return withFreshToken(api === "inventory" ? inventoryTokens : api === "finances" ? financesTokens : tokens, (token) => {
       const headers: Record<string, string> = {
         Accept: "application/json",
         Authorization: `Bearer ${token}`,
@@ -314,6 +319,13 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     throw refusal(`did not cancel order ${orderId}: ${reasons.join(", ") || "its answer carries no cancelId"}`);
   }
 
+  const refunds = ebayRefunds({
+    issue: (orderId, body: EbayIssueRefundRequest) => call("finances", "POST", `${orderPath(orderId)}/issue_refund`, body),
+    getOrder: async (orderId) => (await json<EbayOrderRefunds>("fulfillment", "GET", orderPath(orderId), "getOrder")).body,
+    errorOf,
+    readJson: readJsonAnswer,
+  });
+
   return {
     capabilities: CAPABILITIES,
     settleMs: SETTLE_MS,
@@ -325,6 +337,9 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     },
     ship,
     cancel,
+    returns: EBAY_RETURNS_NOT_APPLICABLE,
+    refund: refunds.refund,
+    checkSubmitted: (delivery, reference) => refunds.checkSubmitted(delivery, reference),
     listings: ebayListings({ call: (method, path, body) => call("inventory", method, path, body), errorOf, marketplaceId: settings.marketplaceId }),
   };
 }

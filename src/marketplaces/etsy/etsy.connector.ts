@@ -44,6 +44,11 @@ const LISTING_OPERATIONS = new Set(["getListingsByShop", "getListingInventory", 
 
 const CAPABILITIES: Capabilities = { acknowledge: false, ship: true, shipLines: false, cancel: false, cancelLines: false };
 const NO_ACKNOWLEDGEMENT = "Etsy's API has no order acknowledgement: a paid receipt is the seller's to fulfil as it is";
+// Etsy's Open API v3 description has no return resource and no refund call: a receipt only
+// reports the refunds the seller made on Etsy (mapped with the order, etsy.mapping.ts).
+const NO_RETURNS = "Etsy's Open API v3 has no returns: a return is settled between buyer and seller on Etsy, and only its refund shows on the receipt";
+const NO_REFUND = "Etsy's Open API v3 has no refund call: the seller refunds on Etsy (Shop Manager), and the refund reaches the hub with the receipt";
+
 const NO_CANCELLATION = "Etsy's API cannot cancel a receipt: the seller must cancel the order on Etsy (Shop Manager), which refunds the buyer";
 
 export interface EtsyConnectorOptions {
@@ -233,6 +238,10 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
     capabilities: CAPABILITIES,
     fetchOrders,
     remap: (record) => readOrder(etsyReceiptReader, record),
+    returns: { notApplicable: NO_RETURNS },
+    async refund() {
+      return { state: "notApplicable", reason: NO_REFUND };
+    },
     notApplicable,
     async acknowledge() {
       return { state: "notApplicable", reason: NO_ACKNOWLEDGEMENT };

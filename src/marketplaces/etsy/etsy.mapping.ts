@@ -2,7 +2,7 @@
 // createReceiptShipment's form, and a listing's inventory with new quantities and prices to
 // updateListingInventory's body (inventoryUpdate). Pure functions: no I/O, no clock. A receipt
 // becomes one order, its transactions the order's lines.
-import type { ImportedOrder, ImportedOrderItem, Shipment } from "../connector";
+import type { ImportedOrder, ImportedOrderItem, ImportedRefund, Shipment } from "../connector";
 import { CARRIER_ALIASES, fromCents, splitName, squash } from "../kit/mapping";
 import { Unmappable, type OrderReader } from "../kit/orders-page";
 import type {
@@ -180,7 +180,42 @@ export function mapEtsyReceipt(receipt: EtsyReceipt): ImportedOrder {
       saleTaxCost: fromCents(taxes[i]!),
       ...(status === "canceled" && receipt.is_shipped !== true ? { quantityCancelled: l.item.quantity } : {}),
     })),
+    ...withRefunds(refundsOf(receipt, id, lines.map((l, i) => ({ sourceLineId: l.item.sourceLineId, paidCents: l.valueCents + taxes[i]! })), currency, where)),
   };
+}
+
+/** Left out when there are none: an order without refunds reads as before. */
+const withRefunds = (refunds: ImportedRefund[]) => (refunds.length > 0 ? { refunds } : {});
+
+/**
+ * A receipt's refunds (ShopRefund: an amount, a date, a reason; no id and no lines). The id is
+ * made of the receipt, the date and the amount, so the same refund reads the same at every
+ * import. The amount goes to the lines in order, each up to what was paid for it (quantity 0: an
+ * amount), the rest to shipping: Etsy does not say which lines a refund concerns.
+ */
+function refundsOf(receipt: EtsyReceipt, id: string, lines: { sourceLineId: string; paidCents: number }[], currency: { code: string | null }, where: string): ImportedRefund[] {
+  const refunds = Array.isArray(receipt.refunds) ? receipt.refunds : [];
+  return refunds.map((r, i) => {
+    const refundWhere = `${where} refund ${i + 1}`;
+    const cents = moneyCents(r?.amount, `${refundWhere} amount`, currency, true);
+    const seconds = r?.created_timestamp;
+    if (typeof seconds !== "number" || !Number.isFinite(seconds)) throw invalid(`${refundWhere} has no created_timestamp`);
+    let left = cents;
+    const refundLines: ImportedRefund["lines"] = [];
+    for (const line of lines) {
+      const take = Math.min(left, Math.max(0, line.paidCents));
+      if (take > 0) refundLines.push({ sourceLineId: line.sourceLineId, quantity: 0, amount: fromCents(take) });
+      left -= take;
+    }
+    return {
+      sourceRefundId: `${id}:${seconds}:${cents}`,
+      createdAt: new Date(seconds * 1000),
+      reason: text(r?.reason) || text(r?.note_from_issuer) || null,
+      lines: refundLines,
+      shippingAmount: fromCents(left),
+      currency: r?.amount?.currency_code ?? currency.code,
+    };
+  });
 }
 
 /** How the kit reads one record of getShopReceipts' results. */

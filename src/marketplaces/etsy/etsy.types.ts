@@ -54,8 +54,18 @@ export interface EtsyShipment {
 /** The description's status words (its prose names five; its enum adds the two refund states). */
 export const ETSY_RECEIPT_STATUSES = ["paid", "completed", "open", "payment processing", "canceled", "fully refunded", "partially refunded"] as const;
 
+/** ShopRefund: a receipt's refund, with no id and no lines of its own. */
+export interface EtsyRefund {
+  amount?: EtsyMoney | null;
+  created_timestamp?: number | null;
+  reason?: string | null;
+  note_from_issuer?: string | null;
+  status?: string | null;
+}
+
 export interface EtsyReceipt {
   receipt_id?: number | null;
+  refunds?: EtsyRefund[] | null;
   receipt_type?: number | null;
   buyer_user_id?: number | null;
   buyer_email?: string | null;

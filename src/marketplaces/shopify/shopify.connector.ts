@@ -3,7 +3,8 @@
 // not used. Import pages `orders` by updated_at; a shipment becomes fulfillmentCreate over the
 // order's open fulfillment orders (or fulfillmentTrackingInfoUpdate when it corrects an earlier
 // one); a cancellation is orderCancel, a job the delivery waits for; there is no acknowledgement.
-// Its documents are shopify.graphql.ts's, each call goes through shopify.client.ts.
+// Its documents are shopify.graphql.ts's, each call goes through shopify.client.ts. Returns in,
+// refunds out and the seller's decision on a requested return are shopify.returns.ts's.
 import {
   MarketplaceError,
   type CancelDelivery,
@@ -23,6 +24,7 @@ import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
 import { shopifyGraphql } from "./shopify.client";
 import { shopifyListings } from "./shopify.listings";
+import { shopifyReturns } from "./shopify.returns";
 import {
   FULFILLMENT_CREATE_MUTATION,
   FULFILLMENT_ORDER_LINES_QUERY,
@@ -332,6 +334,8 @@ export function createShopifyConnector(
     };
   }
 
+  const returns = shopifyReturns(graphql);
+
   return {
     capabilities: { acknowledge: false, ship: true, shipLines: true, cancel: true, cancelLines: false },
     listings: shopifyListings({ graphql, locationId: settings.locationId }),
@@ -368,6 +372,10 @@ export function createShopifyConnector(
     },
 
     remap: (record: unknown) => readOrder(shopifyOrderReader, record),
+
+    returns: returns.returns,
+    refund: returns.refund,
+    decideReturn: returns.decideReturn,
 
     notApplicable: (delivery: Delivery) => (delivery.kind === "acknowledge" ? ACKNOWLEDGE_REASON : null),
 

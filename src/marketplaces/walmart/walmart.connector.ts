@@ -1,5 +1,6 @@
 // Walmart Marketplace (US) Orders API v3. Built from Walmart's published descriptions
-// (orders.openapi.json and auth.openapi.json 0.6.3, see ../shared/reference/walmart). The HTTP
+// (orders.openapi.json and auth.openapi.json 0.6.3, see ../shared/reference/walmart); returns in
+// and refunds out from its Returns Management description (walmart.returns.ts). The HTTP
 // plumbing (deadline, no redirects, capped answers, Retry-After, tokens, page splitting) is the
 // connector kit's (../kit/).
 import { MarketplaceError, type Connector, type ConnectorContext, type OrderPage } from "../connector";
@@ -11,6 +12,7 @@ import { cancellationRequest, shipmentRequest, walmartOrderReader } from "./walm
 import { walmartSettingsSchema } from "./walmart.settings";
 import { walmartFeeds } from "./walmart.feeds";
 import { walmartListings } from "./walmart.listings";
+import { walmartReturns } from "./walmart.returns";
 import type { WalmartError, WalmartErrorBody, WalmartOrderList } from "./walmart.types";
 
 const TIMEOUT_MS = 10_000;
@@ -58,8 +60,8 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     // A token can be revoked or expire early on Walmart's side: one fresh token, one retry.
     return withFreshToken(tokens, (token) => {
       const headers: Record<string, string> = { ...serviceHeaders(), "WM_SEC.ACCESS_TOKEN": token };
-      // The inventory, price and feeds descriptions mark the Basic credentials required besides the token.
-      if (method === "PUT" || path.startsWith("/v3/feeds")) headers.Authorization = basicAuthorization(settings.clientId, settings.clientSecret);
+      // The inventory, price, feeds and returns descriptions mark the Basic credentials required besides the token.
+      if (method === "PUT" || path.startsWith("/v3/feeds") || path.startsWith("/v3/returns")) headers.Authorization = basicAuthorization(settings.clientId, settings.clientSecret);
       // A feed's multipart body: fetch writes its Content-Type with the boundary.
       if (body instanceof FormData) return send(method, path, headers, body);
       if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -82,6 +84,8 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
       now: ctx.now(),
     });
   }
+
+  const returns = walmartReturns({ call, httpError });
 
   return {
     // Walmart has every operation, for whole orders and for single lines: shippingUpdates and
@@ -123,6 +127,9 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     },
 
     remap: (record) => readOrder(walmartOrderReader, record),
+
+    returns: returns.returns,
+    refund: returns.refund,
 
     async acknowledge(delivery) {
       await post(`/v3/orders/${encodeURIComponent(delivery.order.sourceOrderNumber)}/acknowledge`);

@@ -173,3 +173,55 @@ export interface WalmartCancellationRequest {
     };
   };
 }
+
+// Returns Management (returns.openapi.json): GET /v3/returns and POST /v3/returns/{id}/refund.
+
+export interface WalmartCurrency {
+  currencyAmount?: number | null;
+  currencyUnit?: string | null;
+}
+
+export interface WalmartReturnCharge {
+  chargeCategory?: string | null;
+  chargeName?: string | null;
+  chargePerUnit?: WalmartCurrency | null;
+  isDiscount?: boolean | null;
+  isBillable?: boolean | null;
+  tax?: { taxName?: string | null; taxPerUnit?: WalmartCurrency | null }[] | null;
+}
+
+export interface WalmartReturnLine {
+  returnOrderLineNumber?: number | null;
+  purchaseOrderId?: string | null;
+  purchaseOrderLineNumber?: number | null;
+  returnReason?: string | null;
+  item?: { sku?: string | null; productName?: string | null } | null;
+  charges?: WalmartReturnCharge[] | null;
+  quantity?: { unitOfMeasure?: string | null; measurementValue?: number | null } | null;
+  refundedQty?: number | null;
+  refundChannel?: string | null;
+  /** INITIATED, DELIVERED or COMPLETED (the `status` filter's description). */
+  status?: string | null;
+  statusTime?: string | null;
+  currentDeliveryStatus?: string | null;
+  currentRefundStatus?: string | null;
+}
+
+export interface WalmartReturnOrder {
+  returnOrderId?: string | null;
+  customerOrderId?: string | null;
+  returnType?: string | null;
+  returnOrderDate?: string | null;
+  totalRefundAmount?: WalmartCurrency | null;
+  returnOrderLines?: WalmartReturnLine[] | null;
+}
+
+export interface WalmartReturnList {
+  meta?: { totalCount?: number | null; limit?: number | null; nextCursor?: string | null } | null;
+  returnOrders?: WalmartReturnOrder[] | null;
+}
+
+export interface WalmartRefundRequest {
+  customerOrderId: string;
+  refundLines: { returnOrderLineNumber: number }[];
+}

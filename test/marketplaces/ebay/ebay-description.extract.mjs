@@ -17,7 +17,7 @@ const defs = spec.components.schemas;
 
 // The operations the connector calls; the others are listed by path only, so that a call to
 // them is reported as unexpected rather than as unknown.
-const USED = new Set(["getOrders", "getOrder", "createShippingFulfillment", "getShippingFulfillments", "getShippingFulfillment"]);
+const USED = new Set(["getOrders", "getOrder", "createShippingFulfillment", "getShippingFulfillments", "getShippingFulfillment", "issueRefund"]);
 
 /** Refs resolved, only what a shape check needs (type, format, enum, required, properties, items). */
 function compact(schema, seen = []) {

@@ -83,6 +83,10 @@ export interface FakeFulfillment {
 
 export interface EbayFake extends FaultHelpers<EbayApi> {
   fetch: typeof fetch;
+  /** issueRefund calls taken, oldest first, with the refundId each was answered. */
+  refunds: { orderId: string; refundId: string; body: unknown }[];
+  /** eBay's asynchronous processing: every PENDING refund becomes REFUNDED (or FAILED). */
+  settleRefunds(status: "REFUNDED" | "FAILED"): void;
   requests: RecordedRequest[];
   violations: string[];
   /** Access tokens issued so far, oldest first. */
@@ -151,6 +155,25 @@ const ROUTES = [...spec.operations]
 
 const clone = <T>(value: T): T => structuredClone(value);
 
+/** What the fake writes of refunds into an order (OrderRefund, LineItemRefund of the description). */
+interface FakeRefund {
+  refundId?: string;
+  refundStatus?: string;
+  refundDate?: string;
+  amount?: { value?: string; currency?: string };
+}
+interface FakeLineRefunds {
+  lineItemId?: string;
+  total?: { value?: string; currency?: string };
+  refunds?: FakeRefund[];
+}
+
+function refundsOf(order: EbayOrder): FakeRefund[] {
+  const summary = ((order as { paymentSummary?: { refunds?: FakeRefund[] } }).paymentSummary ??= {});
+  summary.refunds ??= [];
+  return summary.refunds;
+}
+
 export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
   const now = opts.now ?? (() => new Date());
   const requests: RecordedRequest[] = [];
@@ -164,6 +187,8 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
   const refusals = new Map<string, string[]>();
   const faults = faultQueue<EbayApi>("fulfillment");
   let fulfillmentCounter = 0;
+  let refundCounter = 0;
+  const issuedRefunds: EbayFake["refunds"] = [];
 
   for (const order of opts.orders ?? []) {
     const problems = schemaProblems(order, ORDER_SCHEMA, `order ${order.orderId}`);
@@ -247,8 +272,13 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     const scopes = (form.scope ?? "").split(" ").filter(Boolean);
     if (scopes.length === 0) problems.push("scope is required");
     for (const scope of scopes) if (!spec.scopes.includes(scope) && !EBAY_INVENTORY_SCOPES.includes(scope)) problems.push(`scope ${scope} is not one of the descriptions`);
-    if (scopes.length > 0 && !scopes.includes(operation("createShippingFulfillment").scopes[0]!) && !scopes.includes(EBAY_INVENTORY_WRITE_SCOPE)) {
-      problems.push("scope must include sell.fulfillment (createShippingFulfillment needs it) or sell.inventory (bulkUpdatePriceQuantity needs it)");
+    if (
+      scopes.length > 0 &&
+      !scopes.includes(operation("createShippingFulfillment").scopes[0]!) &&
+      !scopes.includes(EBAY_INVENTORY_WRITE_SCOPE) &&
+      !scopes.includes(operation("issueRefund").scopes[0]!)
+    ) {
+      problems.push("scope must include sell.fulfillment (createShippingFulfillment needs it), sell.inventory (bulkUpdatePriceQuantity needs it) or sell.finances (issueRefund needs it)");
     }
     if (problems.length > 0) return reject(`POST ${TOKEN_PATH}`, problems, "token");
     const fault = faults.take("token");
@@ -374,6 +404,64 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     return new Response("{}", { status: 201, headers: { "Content-Type": "application/json", Location: location } });
   }
 
+  /**
+   * issueRefund as its description's errors say: the order must exist (34913), a reason is required
+   * (34903), either an order amount or line amounts (34905), amounts positive with two decimals
+   * (34907) in the order's currency (34909), lines of the order (34914), no more than a line has
+   * left (34924) or the order has left (34915), and no refund while one is still PENDING (34922).
+   * A refund taken is PENDING in the order's paymentSummary.refunds (and its lines' refunds) until
+   * the test settles it.
+   */
+  function issueRefund(orderId: string, body: Record<string, unknown>): Response {
+    const order = orders.get(orderId);
+    if (!order) return json(404, fulfillmentError(34913));
+    if (typeof body.reasonForRefund !== "string" || body.reasonForRefund === "") return json(400, fulfillmentError(34903));
+    const items = body.refundItems as { lineItemId?: string; refundAmount?: { value?: string; currency?: string } }[] | undefined;
+    const orderLevel = body.orderLevelRefundAmount as { value?: string; currency?: string } | undefined;
+    if (!items?.length === !orderLevel) return json(400, fulfillmentError(34905));
+    const currency = order.pricingSummary?.total?.currency;
+    const cents = (m: { value?: string; currency?: string } | undefined): number | Response => {
+      if (!m?.value) return json(400, fulfillmentError(34906));
+      if (!/^\d+(\.\d{1,2})?$/.test(m.value) || Number(m.value) <= 0) return json(400, fulfillmentError(34907));
+      if (!m.currency) return json(400, fulfillmentError(34908));
+      if (m.currency !== currency) return json(400, fulfillmentError(34909));
+      return Math.round(Number(m.value) * 100);
+    };
+    const refunds = refundsOf(order);
+    if (refunds.some((r) => r.refundStatus === "PENDING")) return json(400, fulfillmentError(34922));
+    const refundedCents = refunds.filter((r) => r.refundStatus !== "FAILED").reduce((n, r) => n + Math.round(Number(r.amount?.value ?? 0) * 100), 0);
+    const totalCents = Math.round(Number(order.pricingSummary?.total?.value ?? 0) * 100);
+    const lineTaken: { line: FakeLineRefunds; cents: number }[] = [];
+    let asked = 0;
+    if (orderLevel) {
+      const c = cents(orderLevel);
+      if (c instanceof Response) return c;
+      asked = c;
+    } else {
+      for (const item of items!) {
+        if (!item.lineItemId) return json(400, fulfillmentError(34910));
+        const line = (order.lineItems ?? []).find((l) => l.lineItemId === item.lineItemId) as FakeLineRefunds | undefined;
+        if (!line) return json(400, fulfillmentError(34914));
+        const c = cents(item.refundAmount);
+        if (c instanceof Response) return c;
+        const lineCents = Math.round(Number(line.total?.value ?? 0) * 100);
+        const lineRefunded = (line.refunds ?? []).reduce((n, r) => n + Math.round(Number(r.amount?.value ?? 0) * 100), 0);
+        if (c > lineCents - lineRefunded) return json(409, fulfillmentError(34924));
+        lineTaken.push({ line, cents: c });
+        asked += c;
+      }
+    }
+    if (asked > totalCents - refundedCents) return json(400, fulfillmentError(34915));
+    refundCounter += 1;
+    const refundId = `5${String(refundCounter).padStart(11, "0")}`;
+    const amount = (c: number) => ({ value: (c / 100).toFixed(2), currency: currency! });
+    refunds.push({ refundId, refundStatus: "PENDING", amount: amount(asked) });
+    for (const { line, cents: c } of lineTaken) (line.refunds ??= []).push({ refundId, amount: amount(c) });
+    order.lastModifiedDate = now().toISOString();
+    issuedRefunds.push({ orderId, refundId, body: clone(body) });
+    return json(200, { refundId, refundStatus: "PENDING" });
+  }
+
   function handleFulfillment(request: Request, url: URL, rawBody: string, route: { op: Operation; regex: RegExp }): Response {
     const { op } = route;
     const where = `${request.method} ${url.pathname}`;
@@ -432,6 +520,8 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
       }
       case "createShippingFulfillment":
         return createShippingFulfillment(url, params[0]!, body);
+      case "issueRefund":
+        return issueRefund(params[0]!, body);
       default:
         violations.push(`${where}: ${op.operationId} is not served by this fake`);
         return json(400, fulfillmentError(32600));
@@ -576,6 +666,17 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     },
     refuseCancellation(orderId, reasons) {
       refusals.set(orderId, reasons);
+    },
+    refunds: issuedRefunds,
+    settleRefunds(status) {
+      for (const order of orders.values()) {
+        for (const refund of refundsOf(order)) {
+          if (refund.refundStatus !== "PENDING") continue;
+          refund.refundStatus = status;
+          if (status === "REFUNDED") refund.refundDate = now().toISOString();
+          order.lastModifiedDate = now().toISOString();
+        }
+      }
     },
     failNext: faults.failNext,
     failNextWithError: faults.failNextWithError,

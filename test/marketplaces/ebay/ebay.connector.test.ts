@@ -797,7 +797,7 @@ describe("the fake eBay holds requests to the description", () => {
       `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/shipping_fulfillment: body.lineItems[0].quantity: expected an int32, got "1"`,
       `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/shipping_fulfillment: body.carrier: not a field of the description`,
       `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/shipping_fulfillment: Content-Type must be application/json, got text/plain;charset=UTF-8`,
-      `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/issue_refund: issueRefund is not an operation the connector should call`,
+      `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/issue_refund: the token's scopes (https://api.ebay.com/oauth/api_scope/sell.fulfillment) do not include https://api.ebay.com/oauth/api_scope/sell.finances`,
       "POST /post-order/v2/cancellation: X-EBAY-C-MARKETPLACE-ID must be one of EBAY-US, EBAY-UK, EBAY-DE, got EBAY_US",
       'POST /post-order/v2/cancellation: body.cancelReason "FOUND_CHEAPER_PRICE" is not a seller\'s CancelReasonEnum value',
       'POST /post-order/v2/cancellation: body.buyerPaidDate must be a DateTime {value: "YYYY-MM-DDThh:mm:ss.sssZ"}, got "2026-02-28"',

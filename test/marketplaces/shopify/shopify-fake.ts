@@ -1,7 +1,9 @@
 // A fake Shopify GraphQL Admin API (2026-01) for tests in workerd. Every request is parsed and
-// validated with graphql-js against the schema extract of ../shared/reference/shopify/ (loaded by
-// vitest.config.ts; types the extract names but leaves out become opaque scalars, the interfaces
-// it leaves out are dropped), deprecated fields and arguments included in the check, and then
+// validated with graphql-js against the schema extracts of ../shared/reference/shopify/ (orders and
+// stock loaded by vitest.config.ts, returns and refunds imported from schema/ as text; types the
+// extracts name but leave out become opaque scalars, the interfaces they leave out are dropped, an
+// interface they define resolves by the fixture's __typename), deprecated fields and arguments
+// included in the check, and then
 // executed over fixtures in the schema's shape (shopify-fixtures.ts). A request the schema
 // rejects, a search the fake does not understand, a cursor it never issued or a query over the
 // 1,000-point ceiling is answered as Shopify would and recorded in `violations`.
@@ -40,6 +42,12 @@ import {
 import { badDay, faultQueue, faultResponse, type AnswerFault } from "../fake-kit/faults";
 import { supportedActions, type Json } from "./shopify-fixtures";
 import { shopifyListingsFake, type ShopifyListingsOptions } from "./shopify-listings-fake";
+import { shopifyReturnsFake } from "./shopify-returns-fake";
+
+// The returns-and-refunds extract, a byte-for-byte copy of the reference's (schema/).
+const RETURNS_SCHEMA = Object.values(
+  import.meta.glob("./schema/admin-2026-01.returns-refunds-subset.graphql", { query: "?raw", import: "default", eager: true }) as Record<string, string>,
+)[0]!;
 
 export const SHOPIFY_FAKE_SHOP = "hub-test.myshopify.com";
 export const SHOPIFY_FAKE_TOKEN = "shpat_fake_admin_token_0123456789";
@@ -52,11 +60,12 @@ let cachedSchema: GraphQLSchema | null = null;
 /** The extract as an executable schema: left-out types as scalars, left-out interfaces dropped. */
 export function shopifySchema(): GraphQLSchema {
   if (cachedSchema) return cachedSchema;
-  const document = mergeExtracts(parse(env.TEST_SHOPIFY_SCHEMA), parse(env.TEST_SHOPIFY_STOCK_SCHEMA));
+  const document = mergeExtracts(mergeExtracts(parse(env.TEST_SHOPIFY_SCHEMA), parse(env.TEST_SHOPIFY_STOCK_SCHEMA)), parse(RETURNS_SCHEMA));
   const defined = new Set(document.definitions.flatMap((d) => ("name" in d && d.name ? [d.name.value] : [])));
   const missing = new Set<string>();
   const completed = visit(document, {
-    ObjectTypeDefinition: (node) => ({ ...node, interfaces: [] }),
+    ObjectTypeDefinition: (node) => ({ ...node, interfaces: (node.interfaces ?? []).filter((i) => defined.has(i.name.value)) }),
+    InterfaceTypeDefinition: (node) => ({ ...node, interfaces: (node.interfaces ?? []).filter((i) => defined.has(i.name.value)) }),
     NamedType: (node) => {
       if (!defined.has(node.name.value) && !BUILT_IN.has(node.name.value)) missing.add(node.name.value);
     },
@@ -328,6 +337,7 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
   }
 
   const listings = shopifyListingsFake(opts.listings ?? {}, violations);
+  const returnsFake = shopifyReturnsFake({ orders, violations, nowIso });
 
   const root = {
     ...listings.root,
@@ -343,6 +353,7 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     fulfillmentCreate,
     fulfillmentTrackingInfoUpdate,
     orderCancel,
+    ...returnsFake.root,
   };
 
   // ---- cost ------------------------------------------------------------------------------
@@ -553,13 +564,14 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     });
   };
 
-  /** The @idempotent key of the operation's inventorySetQuantities (at most one such field). */
+  /** The @idempotent key of the operation's inventorySetQuantities or refundCreate (at most one such field). */
   function idempotencyKeyOf(operation: OperationDefinitionNode, variables: Record<string, unknown>): string | null {
-    const fields = operation.selectionSet.selections.filter((f): f is FieldNode => f.kind === Kind.FIELD && f.name.value === "inventorySetQuantities");
-    if (fields.length > 1) violations.push("one inventorySetQuantities per operation: the fake keys idempotency by operation");
+    const keyed = new Set(["inventorySetQuantities", "refundCreate"]);
+    const fields = operation.selectionSet.selections.filter((f): f is FieldNode => f.kind === Kind.FIELD && keyed.has(f.name.value));
+    if (fields.length > 1) violations.push("one keyed mutation per operation: the fake keys idempotency by operation");
     const argument = fields[0]?.directives?.find((d) => d.name.value === "idempotent")?.arguments?.find((a) => a.name.value === "key")?.value;
     const key = argument?.kind === Kind.STRING ? argument.value : argument?.kind === Kind.VARIABLE ? variables[argument.name.value] : null;
-    if (fields.length > 0 && (typeof key !== "string" || key.trim() === "")) violations.push("inventorySetQuantities without an @idempotent key (required from 2026-04)");
+    if (fields.length > 0 && (typeof key !== "string" || key.trim() === "")) violations.push(`${fields[0]!.name.value} without an @idempotent key (required from 2026-04)`);
     return typeof key === "string" ? key : null;
   }
 
@@ -607,6 +619,9 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
       for (const { job } of pendingJobs.splice(0)) job.done = true;
     },
     pendingJobs: () => pendingJobs.length,
+    /** Returns and refunds (shopify-returns-fake.ts): add a return to an order, read what refundCreate made. */
+    addReturn: returnsFake.addReturn,
+    refunds: returnsFake.refunds,
     /** Changes an order as a merchant would in the admin (its updatedAt moves to now). */
     touch(n: number, change: (order: Json) => void = () => {}) {
       const order = orders.find((o) => o.legacyResourceId === String(5000000000 + n))!;

@@ -9,13 +9,15 @@
 // shipping more of a line than is left to ship (a second shipment of shipped lines), shipping or
 // cancelling a cancelled line, cancelling a shipped line (the description's refund is for those),
 // acknowledging an order whose every line is cancelled. Such a call is answered 400 with Walmart's
-// error body and changes nothing; lists and order reads show the lines as they now stand.
+// error body and changes nothing; lists and order reads show the lines as they now stand. Stock
+// and price, feeds and returns are the walmart-*-fake.ts modules it routes to.
 import type { WalmartOrder, WalmartOrderLine, WalmartOrderLineStatus, WalmartShipmentRequest } from "../../../src/marketplaces/walmart/walmart.types";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "../fake-kit/faults";
 import { receive, type ReceivedRequest } from "../fake-kit/received-request";
 import extracted from "./walmart-examples.json";
 import { walmartFeedsFake, type ReceivedFeed, type WalmartFeedsOptions } from "./walmart-feeds-fake";
 import { walmartListingsFake, type WalmartListingsFake, type WalmartListingsOptions } from "./walmart-listings-fake";
+import { walmartReturnsFake, type WalmartReturnsFake } from "./walmart-returns-fake";
 
 interface Schema {
   type?: string;
@@ -94,6 +96,8 @@ export interface WalmartFake extends FaultHelpers<FaultTarget> {
   feeds: ReceivedFeed[];
   /** The feeds' bad days, changeable between cycles. */
   feedOptions: WalmartFeedsOptions;
+  /** Returns and their refunds (walmart-returns-fake.ts). */
+  returns: Pick<WalmartReturnsFake, "put" | "get" | "refunds">;
 }
 
 export const WALMART_FAKE_CLIENT_ID = "fake-client-id";
@@ -492,8 +496,30 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     { ...opts.feeds },
   );
 
+  const returns = walmartReturnsFake({
+    now,
+    checkHeaders,
+    checkAgainstSchema,
+    tokenValid: (token) => {
+      const state = token ? tokenState.get(token) : undefined;
+      return !!state && !state.expired && now().getTime() < state.expiresAt;
+    },
+    violation,
+    json,
+    errorBody: walmartErrorBody,
+  });
+
   const fakeFetch: typeof fetch = async (input, init) => {
     const { request, url, rawBody, form, recorded } = await receive(input, init, (u) => u.pathname === spec.token.path);
+    const returnsOperation = returns.operationId(request, url);
+    if (returnsOperation) {
+      recorded.operationId = returnsOperation;
+      requests.push(recorded);
+      const fault = faults.take("api", returnsOperation);
+      const response = fault ? applyFault(fault) : returns.handle(request, url, rawBody);
+      recorded.status = response.status;
+      return response;
+    }
     const feedOperation = feeds.operationId(request, url);
     if (feedOperation) {
       recorded.operationId = feedOperation;
@@ -591,6 +617,7 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     item: (sku) => listings.item(sku),
     feeds: feeds.feeds,
     feedOptions: feeds.options,
+    returns: { put: returns.put, get: returns.get, refunds: returns.refunds },
   };
 }
 
