@@ -8,14 +8,16 @@ export default defineConfig(async () => {
   // The Shopify schema extracts (orders; stock and price), for the fake Shopify to check queries
   // against (workerd has no filesystem). Copies of ../shared/reference/shopify/'s, refused if the
   // two ever differ.
-  const [shopifySchema, shopifyStockSchema] = ["shopify/admin-2026-01.orders-subset.graphql", "shopify/admin-2026-01.inventory-price-subset.graphql"].map((file) => {
-    const text = readFileSync(path.join(import.meta.dirname, "test/marketplaces/shopify/schema", file.replace("shopify/", "")), "utf8");
-    const reference = path.join(import.meta.dirname, "../shared/reference", file);
-    if (existsSync(reference) && readFileSync(reference, "utf8") !== text) {
-      throw new Error(`test/marketplaces/shopify/schema/${file.replace("shopify/", "")} differs from ${reference}: copy it again`);
-    }
-    return text;
-  });
+  const [shopifySchema, shopifyStockSchema] = ["shopify/admin-2026-01.orders-subset.graphql", "shopify/admin-2026-01.inventory-price-subset.graphql"].map(
+    (file) => {
+      const text = readFileSync(path.join(import.meta.dirname, "test/marketplaces/shopify/schema", file.replace("shopify/", "")), "utf8");
+      const reference = path.join(import.meta.dirname, "../shared/reference", file);
+      if (existsSync(reference) && readFileSync(reference, "utf8") !== text) {
+        throw new Error(`test/marketplaces/shopify/schema/${file.replace("shopify/", "")} differs from ${reference}: copy it again`);
+      }
+      return text;
+    },
+  );
   return {
     plugins: [
       cloudflareTest({

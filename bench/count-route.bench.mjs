@@ -36,7 +36,8 @@ function checkout(ref) {
   const archive = spawnSync("sh", ["-c", `git -C ${JSON.stringify(root)} archive ${ref} | tar -x -C ${JSON.stringify(dir)}`], { encoding: "utf8" });
   if (archive.status !== 0) throw new Error(`git archive ${ref}: ${archive.stderr}`);
   symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"));
-  if (existsSync(path.join(root, "public", "vendor")) && !existsSync(path.join(dir, "public", "vendor"))) cpSync(path.join(root, "public", "vendor"), path.join(dir, "public", "vendor"), { recursive: true });
+  if (existsSync(path.join(root, "public", "vendor")) && !existsSync(path.join(dir, "public", "vendor")))
+    cpSync(path.join(root, "public", "vendor"), path.join(dir, "public", "vendor"), { recursive: true });
   return dir;
 }
 
@@ -70,7 +71,10 @@ const fmt = (n, digits = 2) => n.toFixed(digits);
 await main(async () => {
   const base = checkout(BASE);
   const head = spawnSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).stdout.trim();
-  console.log(`count route bench: this tree (HEAD ${head}${spawnSync("git", ["-C", root, "diff", "--quiet", "HEAD", "--", "src"]).status ? ", src/ changed" : ""}) against ${BASE}; ${SECONDS} s a target and phase, ${CONCURRENCY} clients; load average at start ${fmt(loadavg()[0])}`);
+  console.log(
+    `count route bench: this tree (HEAD ${head}${spawnSync("git", ["-C", root, "diff", "--quiet", "HEAD", "--", "src"]).status ? ", src/ changed" : ""}) ` +
+      `against ${BASE}; ${SECONDS} s a target and phase, ${CONCURRENCY} clients; load average at start ${fmt(loadavg()[0])}`,
+  );
   const dirA = memoryDir("count-a");
   const dirZ = memoryDir("count-z");
   // COUNT_BENCH_STATE: a --persist-to dir already migrated (a loaded machine takes minutes a database).
@@ -107,9 +111,22 @@ await main(async () => {
   const ratio = now.loaded.rps / bareNow.loaded.rps;
   const ratioBefore = before.loaded.rps / bareBefore.loaded.rps;
   console.log(`machine: ${cpus().length} CPUs, load average ${fmt(loadavg()[0])} at the end`);
-  console.log(`throughput (1)/(3db), this tree: ${fmt(ratio * 100, 1)} % (goal >= 80 %: ${ratio >= 0.8 ? "met" : "NOT met"}); (1z)/(3dbz), ${BASE}: ${fmt(ratioBefore * 100, 1)} %; (1)/(1z): ${fmt((now.loaded.rps / before.loaded.rps) * 100, 1)} %`);
   console.log(
-    `route cost over the bare count at p50 (1 client), median of paired differences: this tree ${fmt(pairedMedian(now.samples, bareNow.samples))} ms, ${BASE} ${fmt(pairedMedian(before.samples, bareBefore.samples))} ms`,
+    `throughput (1)/(3db), this tree: ${fmt(ratio * 100, 1)} % (goal >= 80 %: ${ratio >= 0.8 ? "met" : "NOT met"}); (1z)/(3dbz), ${BASE}: ` +
+      `${fmt(ratioBefore * 100, 1)} %; (1)/(1z): ${fmt((now.loaded.rps / before.loaded.rps) * 100, 1)} %`,
   );
-  writeResult("count-route", { base: BASE, head, seconds: SECONDS, concurrency: CONCURRENCY, loadAverage: loadavg()[0], results: results.map(({ samples, ...r }) => r), ratio, ratioBefore });
+  console.log(
+    `route cost over the bare count at p50 (1 client), median of paired differences: this tree ${fmt(pairedMedian(now.samples, bareNow.samples))} ms, ` +
+      `${BASE} ${fmt(pairedMedian(before.samples, bareBefore.samples))} ms`,
+  );
+  writeResult("count-route", {
+    base: BASE,
+    head,
+    seconds: SECONDS,
+    concurrency: CONCURRENCY,
+    loadAverage: loadavg()[0],
+    results: results.map(({ samples, ...r }) => r),
+    ratio,
+    ratioBefore,
+  });
 });

@@ -48,7 +48,13 @@ await main(async () => {
   }
 
   console.log(`\nfan-out benchmark: ${SOURCES} sources, medians of ${ROUNDS} rounds each (wrangler dev, local D1 and queue, ${new Date().toISOString()})`);
-  const printRow = table([["dispatch", 34], ["cron ms", 10], ["all started ms", 16], ["starts/s", 10], ["all ended ms", 14]]);
+  const printRow = table([
+    ["dispatch", 34],
+    ["cron ms", 10],
+    ["all started ms", 16],
+    ["starts/s", 10],
+    ["all ended ms", 14],
+  ]);
   const summary = [];
   for (const mode of ["queue", "await", "alarms"]) {
     const mine = rows.filter((r) => r.mode === mode);

@@ -80,7 +80,8 @@ try {
     const ms = median(times[name]);
     const { bytes, written } = last[name];
     console.log(
-      `| ${name} | ${ms.toFixed(0)} | ${((ms * 1000) / PRODUCTS).toFixed(2)} | ${written.toLocaleString("en")} | ${(bytes / 2 ** 20).toFixed(1)} | ${(ms / base).toFixed(2)} |`,
+      `| ${name} | ${ms.toFixed(0)} | ${((ms * 1000) / PRODUCTS).toFixed(2)} | ${written.toLocaleString("en")} | ${(bytes / 2 ** 20).toFixed(1)} | ` +
+        `${(ms / base).toFixed(2)} |`,
     );
   }
 } finally {

@@ -177,7 +177,8 @@ function request(method, urlPath, { body, headers = {}, sink, origin = base } = 
 }
 
 const adminHeaders = { authorization: `Bearer ${ADMIN_KEY}` };
-const adminCall = (method, p, body, headers = {}, origin = base) => request(method, `/admin/v1${p}`, { body, headers: { ...adminHeaders, ...headers }, origin });
+const adminCall = (method, p, body, headers = {}, origin = base) =>
+  request(method, `/admin/v1${p}`, { body, headers: { ...adminHeaders, ...headers }, origin });
 
 function must(res, what) {
   if (res.status !== 200) throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.json)}`);
@@ -281,7 +282,12 @@ async function main() {
       if (bareDev.exitCode !== null) throw new Error(`wrangler dev (baseline Worker) exited:\n${bareDev.log()}`);
       if (beforeDev && beforeDev.exitCode !== null) throw new Error(`wrangler dev (the code before) exited:\n${beforeDev.log()}`);
       try {
-        if ((await adminCall("GET", "/stores")).status === 200 && (await fetch(`${bareBase}/?store=none`)).ok && (!beforeDev || (await adminCall("GET", "/stores", undefined, {}, beforeBase)).status === 200)) break;
+        if (
+          (await adminCall("GET", "/stores")).status === 200 &&
+          (await fetch(`${bareBase}/?store=none`)).ok &&
+          (!beforeDev || (await adminCall("GET", "/stores", undefined, {}, beforeBase)).status === 200)
+        )
+          break;
       } catch {}
       if (i > 240) throw new Error(`wrangler dev did not answer within 120 s:\n${dev.log()}\n${bareDev.log()}`);
       await sleep(500);
@@ -336,13 +342,21 @@ async function run(devPid, bareDevPid, inspectorPort, beforeDevPid) {
   // on a loaded machine its proxy did not always answer, and the figures above need none of it.
   const inspector = process.env.FEEDS_BENCH_PROFILE ? await inspect(inspectorPort) : null;
   const key = must(
-    await adminCall("POST", `/stores/${store}/consumer-keys`, { Name: "bench", Scopes: ["FeedsRead"], Lifespan: "NeverExpires", BucketSize: 1000, LeakRatePerSecond: 100 }),
+    await adminCall("POST", `/stores/${store}/consumer-keys`, {
+      Name: "bench",
+      Scopes: ["FeedsRead"],
+      Lifespan: "NeverExpires",
+      BucketSize: 1000,
+      LeakRatePerSecond: 100,
+    }),
     "key",
   ).ConsumerKey.Key;
   const token = must(await request("PUT", "/v1/Authorization", { body: { ConsumerKey: key } }), "token").Token;
   const feedId = must(await adminCall("POST", `/stores/${store}/feeds`, { Name: "Bench Google", Format: "csv" }), "feed").Feed.FeedId;
   // The code before compiles its own feed of the same store (its Durable Object lives in its own server).
-  const beforeFeedId = beforeDevPid ? must(await adminCall("POST", `/stores/${store}/feeds`, { Name: "Bench Google, code before", Format: "csv" }), "feed").Feed.FeedId : null;
+  const beforeFeedId = beforeDevPid
+    ? must(await adminCall("POST", `/stores/${store}/feeds`, { Name: "Bench Google, code before", Format: "csv" }), "feed").Feed.FeedId
+    : null;
 
   const results = [];
   let loaded = 0;
@@ -381,7 +395,8 @@ async function run(devPid, bareDevPid, inspectorPort, beforeDevPid) {
       first ??= round.compile;
       rounds.push(round);
       process.stderr.write(
-        `\n  round ${r + 1}: compile ${fmt(round.compile.seconds, 2)} s${round.before ? `, code before ${fmt(round.before.seconds, 2)} s` : ""}, bare ${fmt(round.bare.seconds, 2)} s, bare + R2 ${fmt(round.bareR2.seconds, 2)} s` +
+        `\n  round ${r + 1}: compile ${fmt(round.compile.seconds, 2)} s${round.before ? `, code before ${fmt(round.before.seconds, 2)} s` : ""}, bare ` +
+          `${fmt(round.bare.seconds, 2)} s, bare + R2 ${fmt(round.bareR2.seconds, 2)} s` +
           ` (compile / bare ${fmt((100 * round.bare.seconds) / round.compile.seconds, 1)} %)\n`,
       );
     }
@@ -403,7 +418,17 @@ async function run(devPid, bareDevPid, inspectorPort, beforeDevPid) {
     const med = (f) => median(rounds.map(f));
     results.push({
       size,
-      rounds: rounds.map((r) => ({ before: r.before?.seconds, beforeCpu: r.before?.cpuSeconds, compile: r.compile.seconds, compileClient: r.compile.clientSeconds, bare: r.bare.seconds, bareR2: r.bareR2.seconds, compileCpu: r.compile.cpuSeconds, bareCpu: r.bare.cpuSeconds, bareR2Cpu: r.bareR2.cpuSeconds })),
+      rounds: rounds.map((r) => ({
+        before: r.before?.seconds,
+        beforeCpu: r.before?.cpuSeconds,
+        compile: r.compile.seconds,
+        compileClient: r.compile.clientSeconds,
+        bare: r.bare.seconds,
+        bareR2: r.bareR2.seconds,
+        compileCpu: r.compile.cpuSeconds,
+        bareCpu: r.bare.cpuSeconds,
+        bareR2Cpu: r.bareR2.cpuSeconds,
+      })),
       importRowsPerSecond: imported / importSeconds,
       compileSeconds: med((r) => r.compile.seconds),
       compileClientSeconds: med((r) => r.compile.clientSeconds),
@@ -521,7 +546,10 @@ function report(results, port) {
         ]
       : []),
     ["bare Worker + R2 / bare Worker", ...results.map((r) => pct(r.r2Ratio))],
-    ["workerd CPU s: compile / bare / bare + R2", ...results.map((r) => `${fmt(r.compileCpuSeconds, 1)} / ${fmt(r.bareCpuSeconds, 1)} / ${fmt(r.bareR2CpuSeconds, 1)}`)],
+    [
+      "workerd CPU s: compile / bare / bare + R2",
+      ...results.map((r) => `${fmt(r.compileCpuSeconds, 1)} / ${fmt(r.bareCpuSeconds, 1)} / ${fmt(r.bareR2CpuSeconds, 1)}`),
+    ],
     ["bare CPU / compile CPU", ...results.map((r) => pct(r.cpuRatio))],
     ["baseline (Node, serialize only), rows/s", ...results.map((r) => fmt(r.baselineRowsPerSecond))],
     ["invocations (request + alarms)", ...results.map((r) => fmt(r.slices))],
@@ -533,13 +561,20 @@ function report(results, port) {
     ["same file read from disk, MiB/s", ...results.map((r) => fmt(r.diskMiBps))],
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  console.log(`\nFeeds benchmark (wrangler dev on port ${port}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, Node ${process.version} for the baseline)`);
+  console.log(
+    `\nFeeds benchmark (wrangler dev on port ${port}, ${os.cpus().length} CPUs, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}, Node ${process.version} for the baseline)`,
+  );
   for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
   for (const r of results) {
     console.log(`${fmt(r.size)}: ${r.counts}`);
     for (const [i, x] of r.rounds.entries()) {
       console.log(
-        `  round ${i + 1}: ${x.before === undefined ? "" : `code before ${fmt(x.before, 2)} s (CPU ${fmt(x.beforeCpu, 1)} s), `}compile ${fmt(x.compile, 2)} s (client ${fmt(x.compileClient, 2)} s, CPU ${fmt(x.compileCpu, 1)} s), bare ${fmt(x.bare, 2)} s (CPU ${fmt(x.bareCpu, 1)} s), ` +
+        `  round ${i + 1}: ${x.before === undefined ? "" : `code before ${fmt(x.before, 2)} s (CPU ${fmt(x.beforeCpu, 1)} s), `}compile ` +
+          `${fmt(x.compile, 2)} s (client ${fmt(x.compileClient, 2)} s, CPU ${fmt(x.compileCpu, 1)} s), bare ${fmt(x.bare, 2)} s (CPU ${fmt(x.bareCpu, 1)} ` +
+          `s), ` +
           `bare + R2 ${fmt(x.bareR2, 2)} s (CPU ${fmt(x.bareR2Cpu, 1)} s): compile / bare ${pct(x.bare / x.compile)}, / bare + R2 ${pct(x.bareR2 / x.compile)}`,
       );
     }

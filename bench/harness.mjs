@@ -212,7 +212,10 @@ export async function startDev({ port, persist, entry, config, clientOptions, ti
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`wrangler dev exited (${child.exitCode ?? child.signalCode}):\n${dev.log()}`);
     // wrangler keeps running (watching for a fix) when the Worker does not build or start.
-    const error = dev.log().replace(/\x1b\[[0-9;]*m/g, "").match(/✘ \[ERROR\].*/);
+    const error = dev
+      .log()
+      .replace(/\x1b\[[0-9;]*m/g, "")
+      .match(/✘ \[ERROR\].*/);
     if (error) throw new Error(`wrangler dev: ${error[0]}\n${dev.log()}`);
     try {
       if ((await dev.request("GET", "/admin/v1/stores", undefined, {}, 5000)).status === 200) return dev;

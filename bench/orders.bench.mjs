@@ -45,17 +45,22 @@ const START = END - 365 * DAY;
 const REUSE = process.argv.includes("--reuse") && existsSync(path.join(PERSIST, "seeded.json"));
 if (!REUSE) rmSync(PERSIST, { recursive: true, force: true });
 mkdirSync(PERSIST, { recursive: true });
-const migrate = REUSE ? { status: 0 } : spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], {
-  cwd: root,
-  env: { ...process.env, CI: "true" },
-  encoding: "utf8",
-});
+const migrate = REUSE
+  ? { status: 0 }
+  : spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], {
+      cwd: root,
+      env: { ...process.env, CI: "true" },
+      encoding: "utf8",
+    });
 if (!REUSE && migrate.status !== 0) {
   console.error(migrate.stdout, migrate.stderr);
   process.exit(1);
 }
 const d1Dir = path.join(PERSIST, "v3", "d1", "miniflare-D1DatabaseObject");
-const d1File = path.join(d1Dir, readdirSync(d1Dir).find((f) => f.endsWith(".sqlite")));
+const d1File = path.join(
+  d1Dir,
+  readdirSync(d1Dir).find((f) => f.endsWith(".sqlite")),
+);
 
 const stores = { small: { id: "st_bench_small", orders: SMALL }, large: { id: "st_bench_large", orders: LARGE }, big: { id: "st_bench_big", orders: 100 } };
 const keys = {};
@@ -64,7 +69,8 @@ function seedStore(store, itemsPerOrder) {
   const secret = `ofh_bench_${store.id}`;
   db.prepare("insert into stores (id, name, created_at) values (?, ?, ?)").run(store.id, store.id, Date.now());
   db.prepare(
-    "insert into consumer_keys (id, store_id, name, key_hash, scopes, lifespan, bucket_size, leak_rate_per_second, created_at) values (?, ?, 'bench', ?, ?, 'NeverExpires', 100000, 10000, ?)",
+    "insert into consumer_keys (id, store_id, name, key_hash, scopes, lifespan, bucket_size, leak_rate_per_second, created_at) values (?, ?, 'bench', ?, " +
+      "?, 'NeverExpires', 100000, 10000, ?)",
   ).run(`ck_${store.id}`, store.id, createHash("sha256").update(secret).digest("hex"), JSON.stringify(["OrdersRead"]), Date.now());
   keys[store.id] = secret;
   const t0 = performance.now();
@@ -103,7 +109,10 @@ if (REUSE) {
   usage = db.prepare("select * from store_usage where store_id = ?").get(stores.large.id);
   db.close();
   writeFileSync(path.join(PERSIST, "seeded.json"), JSON.stringify({ seedMs, usage: { ...usage }, keys }));
-  console.log(`seeded ${SMALL} + ${LARGE} orders (2 items each) + 100 x 500 in ${((seedMs.small + seedMs.large + seedMs.big) / 1000).toFixed(0)} s; large store usage ${JSON.stringify(usage)}`);
+  console.log(
+    `seeded ${SMALL} + ${LARGE} orders (2 items each) + 100 x 500 in ${((seedMs.small + seedMs.large + seedMs.big) / 1000).toFixed(0)} s; large store ` +
+      `usage ${JSON.stringify(usage)}`,
+  );
 }
 const fileMiB = ["", "-wal"].reduce((n, suffix) => n + (existsSync(d1File + suffix) ? statSync(d1File + suffix).size : 0), 0) / 1048576;
 console.log(`local D1 file with WAL: ${fileMiB.toFixed(0)} MiB`);
@@ -157,7 +166,20 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const devArgs = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(PORT), "--inspector-port", String(PORT + 1), "--local-protocol", "https", "--persist-to", PERSIST];
+const devArgs = [
+  "wrangler",
+  "dev",
+  "--ip",
+  "127.0.0.1",
+  "--port",
+  String(PORT),
+  "--inspector-port",
+  String(PORT + 1),
+  "--local-protocol",
+  "https",
+  "--persist-to",
+  PERSIST,
+];
 for (const [name, value] of Object.entries(VARS)) devArgs.push("--var", `${name}:${value}`);
 const dev = spawn("npx", devArgs, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
 let devLog = "";
@@ -252,7 +274,11 @@ try {
       }
     }
   }
-  for (const [label, range] of [["last hour", hour], ["last 7 days", week], ["30 days", month]]) {
+  for (const [label, range] of [
+    ["last hour", hour],
+    ["last 7 days", week],
+    ["30 days", month],
+  ]) {
     shapes.push({ kind: "list", name: `page 1, ${label}, GrandTotal desc`, q: `${range}&sortBy=GrandTotal&sortDirection=desc&page=1&pageSize=100` });
   }
   shapes.push({ kind: "list", name: "page=N offset, middle page (deep offsets cost more)", q: (n) => `${whole}&page=${Math.ceil(n / 200)}&pageSize=100` });
@@ -260,7 +286,8 @@ try {
 
   const rows = [];
   for (const shape of shapes) {
-    const path = (store) => `/v1/${tokens[store.id]}/Orders${shape.kind === "count" ? "/count" : ""}?${typeof shape.q === "function" ? shape.q(store.orders) : shape.q}`;
+    const path = (store) =>
+      `/v1/${tokens[store.id]}/Orders${shape.kind === "count" ? "/count" : ""}?${typeof shape.q === "function" ? shape.q(store.orders) : shape.q}`;
     const times = { small: [], large: [] };
     const answered = {};
     for (const size of ["small", "large"]) {
@@ -273,7 +300,10 @@ try {
     const small = median(times.small);
     const large = median(times.large);
     rows.push({ shape: shape.name, kind: shape.kind, small, large, ratio: large / small, answered });
-    console.log(`${shape.name.padEnd(72)} ${small.toFixed(1).padStart(8)} ${large.toFixed(1).padStart(8)} ${(large / small).toFixed(2).padStart(6)}  ${JSON.stringify(answered)}`);
+    console.log(
+      `${shape.name.padEnd(72)} ${small.toFixed(1).padStart(8)} ${large.toFixed(1).padStart(8)} ${(large / small).toFixed(2).padStart(6)}  ` +
+        `${JSON.stringify(answered)}`,
+    );
   }
 
   // A cursor walk through the large store, default sort, 100 a page. Cursors do not expire, so

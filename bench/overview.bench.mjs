@@ -46,7 +46,9 @@ const START = TODAY - 364 * DAY;
 // What the by-source day counts (migration 0009) add to every order written: the same inserts
 // into an in-memory database of all the migrations, with and without its three triggers.
 function writeCost(orders) {
-  const migrations = readdirSync(path.join(root, "migrations")).filter((f) => f.endsWith(".sql")).sort();
+  const migrations = readdirSync(path.join(root, "migrations"))
+    .filter((f) => f.endsWith(".sql"))
+    .sort();
   const time = (withBySource) => {
     const db = new DatabaseSync(":memory:");
     for (const file of migrations) {
@@ -75,7 +77,12 @@ function writeCost(orders) {
     runs.with.push(time(true));
   }
   const m = (xs) => [...xs].sort((a, b) => a - b)[1];
-  return { orders, msWithout: +m(runs.without).toFixed(0), msWith: +m(runs.with).toFixed(0), extraPerOrderUs: +(((m(runs.with) - m(runs.without)) / orders) * 1000).toFixed(2) };
+  return {
+    orders,
+    msWithout: +m(runs.without).toFixed(0),
+    msWith: +m(runs.with).toFixed(0),
+    extraPerOrderUs: +(((m(runs.with) - m(runs.without)) / orders) * 1000).toFixed(2),
+  };
 }
 const cost = writeCost(arg("write-orders", 100_000));
 console.log(`write cost of the by-source day counts: ${JSON.stringify(cost)}`);
@@ -85,14 +92,21 @@ const REUSE = process.argv.includes("--reuse") && existsSync(path.join(PERSIST, 
 if (!REUSE) {
   rmSync(PERSIST, { recursive: true, force: true });
   mkdirSync(PERSIST, { recursive: true });
-  const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], { cwd: root, env: { ...process.env, CI: "true" }, encoding: "utf8" });
+  const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], {
+    cwd: root,
+    env: { ...process.env, CI: "true" },
+    encoding: "utf8",
+  });
   if (migrate.status !== 0) {
     console.error(migrate.stdout, migrate.stderr);
     process.exit(1);
   }
 }
 const d1Dir = path.join(PERSIST, "v3", "d1", "miniflare-D1DatabaseObject");
-const d1File = path.join(d1Dir, readdirSync(d1Dir).find((f) => f.endsWith(".sqlite")));
+const d1File = path.join(
+  d1Dir,
+  readdirSync(d1Dir).find((f) => f.endsWith(".sqlite")),
+);
 
 const large = "st_bench_large";
 const small = "st_bench_small";
@@ -141,8 +155,19 @@ function seedStore(db, id, orders) {
   names.forEach((name, k) => {
     const sourceId = `src_${id}_${k}`;
     db.prepare(
-      "insert into sources (id, store_id, type, name, enabled, settings_ciphertext, last_cycle_started_at, last_cycle_ended_at, last_error, recent_cycles, created_at, updated_at) values (?, ?, 'simulated', ?, 1, 'x.y', ?, ?, ?, ?, ?, ?)",
-    ).run(sourceId, id, name, NOW - 900_000, NOW - 898_000, k === 2 ? "import: Simulated marketplace 500" : null, JSON.stringify(cycles(sourceId, k)), NOW, NOW);
+      "insert into sources (id, store_id, type, name, enabled, settings_ciphertext, last_cycle_started_at, last_cycle_ended_at, last_error, recent_cycles, " +
+        "created_at, updated_at) values (?, ?, 'simulated', ?, 1, 'x.y', ?, ?, ?, ?, ?, ?)",
+    ).run(
+      sourceId,
+      id,
+      name,
+      NOW - 900_000,
+      NOW - 898_000,
+      k === 2 ? "import: Simulated marketplace 500" : null,
+      JSON.stringify(cycles(sourceId, k)),
+      NOW,
+      NOW,
+    );
     // A backlog: 100 pending and 10 failed deliveries a source, 5 set-aside orders.
     db.prepare(
       `with recursive r(i) as (select 1 union all select i + 1 from r where i < 110)
@@ -157,7 +182,8 @@ function seedStore(db, id, orders) {
   });
   for (const [k, status] of ["Completed", "Failed"].entries()) {
     db.prepare(
-      "insert into feeds (id, store_id, name, name_key, format, template, status, status_message, file_name, total_count, valid_count, warning_count, error_count, score, date_last_compiled, created_at) values (?, ?, ?, ?, 'csv', 'google-shopping', ?, ?, 'f.csv', 1000, 990, 40, 10, 93, ?, ?)",
+      "insert into feeds (id, store_id, name, name_key, format, template, status, status_message, file_name, total_count, valid_count, warning_count, " +
+        "error_count, score, date_last_compiled, created_at) values (?, ?, ?, ?, 'csv', 'google-shopping', ?, ?, 'f.csv', 1000, 990, 40, 10, 93, ?, ?)",
     ).run(`fd_${id}_${k}`, id, `Feed ${k}`, `feed ${k}`, status, status === "Failed" ? "All products have errors" : "", NOW - 3_600_000, NOW);
   }
 }
@@ -172,7 +198,12 @@ if (REUSE) {
   seedStore(db, large, LARGE);
   seedStore(db, small, SMALL);
   for (const id of others) seedStore(db, id, 100);
-  const counts = db.prepare("select (select count(*) from orders) as orders, (select count(*) from stores) as stores, (select count(*) from order_source_day_counts) as sourceDays, (select count(*) from order_day_counts) as statusDays").get();
+  const counts = db
+    .prepare(
+      "select (select count(*) from orders) as orders, (select count(*) from stores) as stores, (select count(*) from order_source_day_counts) as " +
+        "sourceDays, (select count(*) from order_day_counts) as statusDays",
+    )
+    .get();
   db.close();
   seeded = { ...counts, seedSeconds: Math.round((performance.now() - t0) / 1000) };
   writeFileSync(path.join(PERSIST, "seeded.json"), JSON.stringify(seeded));
@@ -183,11 +214,14 @@ if (REUSE) {
 const agent = new https.Agent({ keepAlive: true, maxSockets: 2 });
 function request(urlPath) {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: "127.0.0.1", port: PORT, method: "GET", path: urlPath, agent, rejectUnauthorized: false, headers: { authorization: `Bearer ${ADMIN_KEY}` } }, (res) => {
-      const chunks = [];
-      res.on("data", (chunk) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString("utf8") }));
-    });
+    const req = https.request(
+      { host: "127.0.0.1", port: PORT, method: "GET", path: urlPath, agent, rejectUnauthorized: false, headers: { authorization: `Bearer ${ADMIN_KEY}` } },
+      (res) => {
+        const chunks = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString("utf8") }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -204,9 +238,27 @@ async function timed(urlPath) {
   return { ms, json: JSON.parse(res.text) };
 }
 
-const devArgs = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(PORT), "--inspector-port", String(PORT + 1), "--local-protocol", "https", "--persist-to", PERSIST];
+const devArgs = [
+  "wrangler",
+  "dev",
+  "--ip",
+  "127.0.0.1",
+  "--port",
+  String(PORT),
+  "--inspector-port",
+  String(PORT + 1),
+  "--local-protocol",
+  "https",
+  "--persist-to",
+  PERSIST,
+];
 for (const [name, value] of Object.entries(VARS)) devArgs.push("--var", `${name}:${value}`);
-const dev = spawn("npx", devArgs, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" } });
+const dev = spawn("npx", devArgs, {
+  cwd: root,
+  stdio: ["ignore", "pipe", "pipe"],
+  detached: true,
+  env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+});
 let devLog = "";
 dev.stdout.on("data", (d) => (devLog = (devLog + d).slice(-20_000)));
 dev.stderr.on("data", (d) => (devLog = (devLog + d).slice(-20_000)));
@@ -218,7 +270,8 @@ const stop = () => {
   }
 };
 process.on("exit", stop);
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => {
+for (const signal of ["SIGINT", "SIGTERM"])
+  process.on(signal, () => {
     stop();
     process.exit(130);
   });
@@ -263,7 +316,10 @@ try {
   const direct = [];
   for (let i = 0; i < 3; i += 1) {
     const t = performance.now();
-    db.prepare("select order_source, date_created_in_order_source / 86400000 as d, count(*) from orders where store_id = ? and date_created_in_order_source >= ? group by 1, 2").all(large, TODAY - 29 * DAY);
+    db.prepare(
+      "select order_source, date_created_in_order_source / 86400000 as d, count(*) from orders where store_id = ? and date_created_in_order_source >= ? " +
+        "group by 1, 2",
+    ).all(large, TODAY - 29 * DAY);
     direct.push(performance.now() - t);
   }
   const t = performance.now();
@@ -272,7 +328,10 @@ try {
   db.close();
   console.log(JSON.stringify(result, null, 2));
   mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  writeFileSync(path.join(root, "bench", "results", "overview.json"), JSON.stringify({ date: new Date().toISOString(), seeded, writeCost: cost, ...result }, null, 2));
+  writeFileSync(
+    path.join(root, "bench", "results", "overview.json"),
+    JSON.stringify({ date: new Date().toISOString(), seeded, writeCost: cost, ...result }, null, 2),
+  );
 } catch (error) {
   console.error(error);
   stop();

@@ -44,27 +44,43 @@ const START = END - 365 * DAY;
 const REUSE = process.argv.includes("--reuse") && existsSync(path.join(PERSIST, "seeded.json"));
 if (!REUSE) rmSync(PERSIST, { recursive: true, force: true });
 mkdirSync(PERSIST, { recursive: true });
-const migrate = REUSE ? { status: 0 } : spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], {
-  cwd: root,
-  env: { ...process.env, CI: "true" },
-  encoding: "utf8",
-});
+const migrate = REUSE
+  ? { status: 0 }
+  : spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], {
+      cwd: root,
+      env: { ...process.env, CI: "true" },
+      encoding: "utf8",
+    });
 if (!REUSE && migrate.status !== 0) {
   console.error(migrate.stdout, migrate.stderr);
   process.exit(1);
 }
 const d1Dir = path.join(PERSIST, "v3", "d1", "miniflare-D1DatabaseObject");
-const d1File = path.join(d1Dir, readdirSync(d1Dir).find((f) => f.endsWith(".sqlite")));
+const d1File = path.join(
+  d1Dir,
+  readdirSync(d1Dir).find((f) => f.endsWith(".sqlite")),
+);
 
-const stores = { small: { id: "st_rbench_small", orders: SMALL }, large: { id: "st_rbench_large", orders: LARGE }, restock: { id: "st_rbench_restock", orders: 2 } };
+const stores = {
+  small: { id: "st_rbench_small", orders: SMALL },
+  large: { id: "st_rbench_large", orders: LARGE },
+  restock: { id: "st_rbench_restock", orders: 2 },
+};
 const keys = {};
 let db;
 function seedStore(store, itemsPerOrder) {
   const secret = `ofh_bench_${store.id}`;
   db.prepare("insert into stores (id, name, created_at) values (?, ?, ?)").run(store.id, store.id, Date.now());
   db.prepare(
-    "insert into consumer_keys (id, store_id, name, key_hash, scopes, lifespan, bucket_size, leak_rate_per_second, created_at) values (?, ?, 'bench', ?, ?, 'NeverExpires', 100000, 10000, ?)",
-  ).run(`ck_${store.id}`, store.id, createHash("sha256").update(secret).digest("hex"), JSON.stringify(["OrdersRead", "ReturnsRead", "ReturnsUpdate"]), Date.now());
+    "insert into consumer_keys (id, store_id, name, key_hash, scopes, lifespan, bucket_size, leak_rate_per_second, created_at) values (?, ?, 'bench', ?, " +
+      "?, 'NeverExpires', 100000, 10000, ?)",
+  ).run(
+    `ck_${store.id}`,
+    store.id,
+    createHash("sha256").update(secret).digest("hex"),
+    JSON.stringify(["OrdersRead", "ReturnsRead", "ReturnsUpdate"]),
+    Date.now(),
+  );
   keys[store.id] = secret;
   const t0 = performance.now();
   // As the orders bench: created dates a permutation of the year, statuses a quarter each.
@@ -114,7 +130,10 @@ if (REUSE) {
   seedMs.large = seedStore(stores.large, 2);
   // The restock store: order 1 with 100 lines, order 2 with 1, each fully returned; their Skus in stock.
   seedMs.restock = seedStore(stores.restock, 100);
-  db.prepare("delete from return_lines where return_id = (select max(id) from returns where store_id = ?) and id > (select min(id) from return_lines where return_id = (select max(id) from returns where store_id = ?))").run(stores.restock.id, stores.restock.id);
+  db.prepare(
+    "delete from return_lines where return_id = (select max(id) from returns where store_id = ?) and id > (select min(id) from return_lines where " +
+      "return_id = (select max(id) from returns where store_id = ?))",
+  ).run(stores.restock.id, stores.restock.id);
   db.prepare(
     `insert or ignore into products (store_id, sku, title, price, quantity, updated_at)
      select distinct ?1, i.sku, 'Product ' || i.sku, 9.99, 10, ?2 from order_items i join orders o on o.id = i.order_id where o.store_id = ?1`,
@@ -173,7 +192,20 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const devArgs = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(PORT), "--inspector-port", String(PORT + 1), "--local-protocol", "https", "--persist-to", PERSIST];
+const devArgs = [
+  "wrangler",
+  "dev",
+  "--ip",
+  "127.0.0.1",
+  "--port",
+  String(PORT),
+  "--inspector-port",
+  String(PORT + 1),
+  "--local-protocol",
+  "https",
+  "--persist-to",
+  PERSIST,
+];
 for (const [name, value] of Object.entries(VARS)) devArgs.push("--var", `${name}:${value}`);
 const dev = spawn("npx", devArgs, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
 let devLog = "";
@@ -218,7 +250,11 @@ try {
   // Each shape: the orders' query and the returns' query of the same meaning.
   const shapes = [
     { name: "page 1, whole range, default sort", orders: `${whole}&page=1&pageSize=100`, returns: `${whole}&page=1&pageSize=100` },
-    { name: "page 1, whole range, newest first", orders: `${whole}&sortBy=DateCreatedInOrderSource&sortDirection=desc&page=1&pageSize=100`, returns: `${whole}&sortBy=DateRequested&sortDirection=desc&page=1&pageSize=100` },
+    {
+      name: "page 1, whole range, newest first",
+      orders: `${whole}&sortBy=DateCreatedInOrderSource&sortDirection=desc&page=1&pageSize=100`,
+      returns: `${whole}&sortBy=DateRequested&sortDirection=desc&page=1&pageSize=100`,
+    },
     { name: "page 1, dateField=updated", orders: `${whole}&dateField=updated&page=1&pageSize=100`, returns: `${whole}&dateField=updated&page=1&pageSize=100` },
     { name: "page 1, a status", orders: `${whole}&status=NEW&page=1&pageSize=100`, returns: `${whole}&status=REQUESTED&page=1&pageSize=100` },
     { name: "page 1, 30 days", orders: `${month}&page=1&pageSize=100`, returns: `${month}&page=1&pageSize=100` },
@@ -239,7 +275,10 @@ try {
       const row = { shape: shape.name, size: store.orders, orders: median(times.orders), returns: median(times.returns), counts };
       row.ratio = row.returns / row.orders;
       rows.push(row);
-      console.log(`${shape.name.padEnd(40)} ${String(store.orders).padStart(8)} ${row.orders.toFixed(1).padStart(10)} ${row.returns.toFixed(1).padStart(10)} ${row.ratio.toFixed(2).padStart(6)}  ${JSON.stringify(counts)}`);
+      console.log(
+        `${shape.name.padEnd(40)} ${String(store.orders).padStart(8)} ${row.orders.toFixed(1).padStart(10)} ${row.returns.toFixed(1).padStart(10)} ` +
+          `${row.ratio.toFixed(2).padStart(6)}  ${JSON.stringify(counts)}`,
+      );
     }
   }
 
@@ -248,7 +287,13 @@ try {
   const list = (await must("GET", `/v1/${token}/Returns?${whole}&page=1&pageSize=100`)).json.Returns;
   const big = list.find((x) => x.Items.length === 100);
   const one = list.find((x) => x.Items.length === 1);
-  const receive = (ret) => timed(() => must("PUT", `/v1/${token}/Returns/${ret.ReturnId}/Receive`, { Items: ret.Items.map((i) => ({ OrderItemId: i.OrderItemId, Quantity: i.Quantity })), Restock: true }));
+  const receive = (ret) =>
+    timed(() =>
+      must("PUT", `/v1/${token}/Returns/${ret.ReturnId}/Receive`, {
+        Items: ret.Items.map((i) => ({ OrderItemId: i.OrderItemId, Quantity: i.Quantity })),
+        Restock: true,
+      }),
+    );
   const restock = { lines100Ms: (await receive(big)).ms, lines1Ms: (await receive(one)).ms, repeat100Ms: (await receive(big)).ms };
   const after = (await must("GET", `/v1/${token}/Returns/${big.ReturnId}`)).json.Returns[0];
   restock.restocked = after.Items.reduce((n, i) => n + i.QuantityRestocked, 0);
@@ -256,7 +301,10 @@ try {
   console.log(`restock: ${JSON.stringify(restock)}`);
 
   mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  writeFileSync(path.join(root, "bench", "results", "returns.json"), JSON.stringify({ at: new Date().toISOString(), small: SMALL, large: LARGE, seedMs, rows, restock }, null, 2));
+  writeFileSync(
+    path.join(root, "bench", "results", "returns.json"),
+    JSON.stringify({ at: new Date().toISOString(), small: SMALL, large: LARGE, seedMs, rows, restock }, null, 2),
+  );
 } catch (error) {
   console.error(error);
   console.error(devLog.slice(-3000));

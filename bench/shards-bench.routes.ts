@@ -48,18 +48,22 @@ export const shardsBenchRoutes = createRouter()
   .get("/ping", (c) => ok(c, {}))
   // Awaited D1 reads one after another for `ms` in this request (a diagnosis: does a Worker busy
   // with D1 keep answering others locally?).
-  .post("/spin", validate("query", z.object({ ms: z.coerce.number().int().max(60_000), shard: z.string(), yieldEvery: z.coerce.number().int().default(0) })), async (c) => {
-    const { ms, shard, yieldEvery } = c.req.valid("query");
-    const d1 = shardD1(c.env, shard);
-    const until = Date.now() + ms;
-    let queries = 0;
-    while (Date.now() < until) {
-      await d1.prepare("select id from orders order by id desc limit 200").all();
-      queries++;
-      if (yieldEvery && queries % yieldEvery === 0) await new Promise((r) => setTimeout(r, 0));
-    }
-    return ok(c, { Queries: queries });
-  })
+  .post(
+    "/spin",
+    validate("query", z.object({ ms: z.coerce.number().int().max(60_000), shard: z.string(), yieldEvery: z.coerce.number().int().default(0) })),
+    async (c) => {
+      const { ms, shard, yieldEvery } = c.req.valid("query");
+      const d1 = shardD1(c.env, shard);
+      const until = Date.now() + ms;
+      let queries = 0;
+      while (Date.now() < until) {
+        await d1.prepare("select id from orders order by id desc limit 200").all();
+        queries++;
+        if (yieldEvery && queries % yieldEvery === 0) await new Promise((r) => setTimeout(r, 0));
+      }
+      return ok(c, { Queries: queries });
+    },
+  )
   .post("/seed", validate("query", seedQuery), async (c) => {
     const { storeId, first, last, total, start } = c.req.valid("query");
     const shard = await requireShard(c.env, storeId);
@@ -109,7 +113,9 @@ export const shardsBenchRoutes = createRouter()
                  (select count(*) from stores where id = ?1) as storeRows`,
             )
             .bind(storeId),
-          d1.prepare("select order_source_order_number as n from orders where store_id = ?1 and order_source_order_number like ?2 || '%'").bind(storeId, prefix),
+          d1
+            .prepare("select order_source_order_number as n from orders where store_id = ?1 and order_source_order_number like ?2 || '%'")
+            .bind(storeId, prefix),
         ]);
         return { Shard: shard, ...(counts!.results[0] as Record<string, number>), Written: (written!.results as { n: string }[]).map((r) => r.n) };
       }),

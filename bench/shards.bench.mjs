@@ -104,7 +104,10 @@ async function placementAndReads(sharded, unsharded) {
       }
     }),
   );
-  console.log(`seeded ${2 * STORES * ORDERS} orders in ${((performance.now() - t0) / 1000).toFixed(0)} s (D1 time: sharded ${(seedMs.sharded / 1000).toFixed(0)} s, unsharded ${(seedMs.unsharded / 1000).toFixed(0)} s)`);
+  console.log(
+    `seeded ${2 * STORES * ORDERS} orders in ${((performance.now() - t0) / 1000).toFixed(0)} s (D1 time: sharded ${(seedMs.sharded / 1000).toFixed(0)} s, ` +
+      `unsharded ${(seedMs.unsharded / 1000).toFixed(0)} s)`,
+  );
   for (const dev of [sharded, unsharded]) {
     const shards = (await must(dev, "GET", "/admin/v1/shards")).Shards;
     results[`${dev.name}Shards`] = shards;
@@ -116,7 +119,10 @@ async function placementAndReads(sharded, unsharded) {
   const one = sizes.find((x) => x.Shard === "SHARD_1").Bytes;
   results.bytesPerOrder = Math.round(one / (STORES * ORDERS));
   results.sizes = { sharded: (await must(sharded, "GET", "/admin/v1/bench/shards/sizes")).Sizes, unsharded: sizes };
-  console.log(`unsharded SHARD_1: ${(one / 1048576).toFixed(0)} MiB for ${STORES * ORDERS} orders, ${results.bytesPerOrder} bytes an order with its line; directory ${(sizes[0].Bytes / 1024).toFixed(0)} KiB for ${STORES} stores and keys`);
+  console.log(
+    `unsharded SHARD_1: ${(one / 1048576).toFixed(0)} MiB for ${STORES * ORDERS} orders, ${results.bytesPerOrder} bytes an order with its line; directory ` +
+      `${(sizes[0].Bytes / 1024).toFixed(0)} KiB for ${STORES} stores and keys`,
+  );
   // The store measured: the middle one, the same data in both runs.
   const index = Math.floor(STORES / 2);
   const pair = { sharded: made.sharded[index], unsharded: made.unsharded[index] };
@@ -149,7 +155,13 @@ async function placementAndReads(sharded, unsharded) {
   const perRound = Math.floor(CALLS / ROUNDS);
   const fixed = (x) => x.toFixed(2);
   console.log(`\n${CALLS} calls per shape and run, in ${ROUNDS} rounds of ${perRound}; ms per call`);
-  console.log(`${"".padEnd(26)}${"sharded p50".padStart(12)}${"p99".padStart(8)}${"unsharded p50".padStart(15)}${"p99".padStart(8)}${"ratio p50".padStart(11)}${"ratio p99".padStart(11)}   rounds' p50 ratios (min/median/max)`);
+  console.log(
+    "".padEnd(26) +
+      ["sharded p50".padStart(12), "p99".padStart(8), "unsharded p50".padStart(15), "p99".padStart(8), "ratio p50".padStart(11), "ratio p99".padStart(11)].join(
+        "",
+      ) +
+      "   rounds' p50 ratios (min/median/max)",
+  );
   for (const shape of Object.keys(shapes)) {
     const s = stats(times[shape].sharded);
     const u = stats(times[shape].unsharded);
@@ -158,9 +170,18 @@ async function placementAndReads(sharded, unsharded) {
       return percentile(slice(times[shape].sharded), 50) / percentile(slice(times[shape].unsharded), 50);
     }).sort((a, b) => a - b);
     const roundRatios = { min: round(rounds[0] * 100) / 100, median: round(percentile(rounds, 50) * 100) / 100, max: round(rounds.at(-1) * 100) / 100 };
-    results.reads[shape] = { sharded: s, unsharded: u, ratioP50: round((s.p50 / u.p50) * 100) / 100, ratioP99: round((s.p99 / u.p99) * 100) / 100, roundRatios };
+    results.reads[shape] = {
+      sharded: s,
+      unsharded: u,
+      ratioP50: round((s.p50 / u.p50) * 100) / 100,
+      ratioP99: round((s.p99 / u.p99) * 100) / 100,
+      roundRatios,
+    };
     console.log(
-      `${shape.padEnd(26)}${String(s.p50).padStart(12)}${String(s.p99).padStart(8)}${String(u.p50).padStart(15)}${String(u.p99).padStart(8)}${fixed(s.p50 / u.p50).padStart(11)}${fixed(s.p99 / u.p99).padStart(11)}   ${fixed(roundRatios.min)} / ${fixed(roundRatios.median)} / ${fixed(roundRatios.max)}`,
+      shape.padEnd(26) +
+        [String(s.p50).padStart(12), String(s.p99).padStart(8), String(u.p50).padStart(15), String(u.p99).padStart(8)].join("") +
+        `${fixed(s.p50 / u.p50).padStart(11)}${fixed(s.p99 / u.p99).padStart(11)}   ` +
+        `${fixed(roundRatios.min)} / ${fixed(roundRatios.median)} / ${fixed(roundRatios.max)}`,
     );
   }
 }
@@ -249,7 +270,10 @@ async function move(dev) {
     if (copiedAt === null && moveRow.Phase !== "copy" && moveRow.Phase !== "capture") copiedAt = now;
     if (now - lastPrint > 30_000) {
       lastPrint = now;
-      console.log(`  ${((now - started) / 1000).toFixed(0)} s: ${moveRow.Status} ${moveRow.Phase}, ${moveRow.RowsCopied} copied, ${moveRow.ChangesApplied} changes, ${moveRow.RowsRemoved} removed${moveRow.Error ? `, error: ${moveRow.Error}` : ""}`);
+      console.log(
+        `  ${((now - started) / 1000).toFixed(0)} s: ${moveRow.Status} ${moveRow.Phase}, ${moveRow.RowsCopied} copied, ${moveRow.ChangesApplied} changes, ` +
+          `${moveRow.RowsRemoved} removed${moveRow.Error ? `, error: ${moveRow.Error}` : ""}`,
+      );
     }
     if (moveRow.Status === "completed" || moveRow.Status === "failed") break;
     if (now - started > 90 * 60_000) throw new Error(`the move did not finish in 90 min: ${JSON.stringify(moveRow)}`);
@@ -294,7 +318,12 @@ async function move(dev) {
       retryAfter: [...new Set(held.map((w) => w.retryAfter))],
       writeP50: stats(writes.filter((w) => w.status === 200).map((w) => w.ms)),
     },
-    probes: Object.fromEntries(["ping", "shards"].map((k) => [k, Object.fromEntries(["before", "during"].map((p) => [p, stats(probes.filter((x) => x.kind === k && x.phase === p).map((x) => x.ms))]))])),
+    probes: Object.fromEntries(
+      ["ping", "shards"].map((k) => [
+        k,
+        Object.fromEntries(["before", "during"].map((p) => [p, stats(probes.filter((x) => x.kind === k && x.phase === p).map((x) => x.ms))])),
+      ]),
+    ),
     reads: {
       before: readStats("before"),
       during: readStats("during"),
@@ -319,10 +348,14 @@ async function move(dev) {
   // Every call's time, from the move's start (ms), for a look at where a slow one fell.
   const rel = (x) => ({ ...x, at: Math.round(x.at - started), ms: round(x.ms) });
   results.moveTimeline = { switchedAtMs: Date.parse(moveRow.DateSwitched) - Date.parse(moveRow.DateStarted), reads: reads.map(rel), writes: writes.map(rel) };
-  const slow = [...reads.map((r) => ({ kind: "read", ...rel(r) })), ...writes.map((w) => ({ kind: "write", ...rel(w) })), ...probes.map(rel)].filter((x) => x.ms > 500);
+  const slow = [...reads.map((r) => ({ kind: "read", ...rel(r) })), ...writes.map((w) => ({ kind: "write", ...rel(w) })), ...probes.map(rel)].filter(
+    (x) => x.ms > 500,
+  );
   if (slow.length) console.log(`calls over 500 ms (at: ms from the move's start): ${JSON.stringify(slow.slice(0, 20))}`);
   // Not a figure but what the move promises: a row lost, doubled or left behind stops the run.
-  const failed = Object.entries(summary.checks).filter(([, held]) => !held).map(([name]) => name);
+  const failed = Object.entries(summary.checks)
+    .filter(([, held]) => !held)
+    .map(([name]) => name);
   if (failed.length) throw new Error(`the move broke: ${failed.join(", ")}`);
   console.log(JSON.stringify(summary, null, 2));
 }
@@ -334,7 +367,16 @@ await main(async () => {
     layouts.map(async ([name, port]) => {
       const persist = freshDir(`shards-${name}`);
       applyMigrations(persist);
-      return { name, ...(await startDev({ port, persist, entry: "bench/shards-worker.ts", clientOptions: { headers: { "cf-connecting-ip": "192.0.2.1" } }, timeoutMs: 180_000 })) };
+      return {
+        name,
+        ...(await startDev({
+          port,
+          persist,
+          entry: "bench/shards-worker.ts",
+          clientOptions: { headers: { "cf-connecting-ip": "192.0.2.1" } },
+          timeoutMs: 180_000,
+        })),
+      };
     }),
   );
   if (unsharded) await placementAndReads(sharded, unsharded);

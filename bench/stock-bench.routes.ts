@@ -38,11 +38,21 @@ export const stockBenchRoutes = createRouter().post("/stock-baseline", validate(
   for (;;) {
     const due = await dueListings(d1, sourceId, now, push.batchSize);
     if (due.length === 0) break;
-    const updates = due.map((r) => ({ sku: r.sku, quantity: r.pendingQuantity, price: r.pendingPrice === r.acceptedPrice ? null : r.pendingPrice, currency: r.currency ?? "USD" }));
+    const updates = due.map((r) => ({
+      sku: r.sku,
+      quantity: r.pendingQuantity,
+      price: r.pendingPrice === r.acceptedPrice ? null : r.pendingPrice,
+      currency: r.currency ?? "USD",
+    }));
     const outcomes = await push.push(updates);
     await d1.batch(
       updates.map((u) =>
-        recordOutcomes(d1, sourceId, [{ sku: u.sku, state: outcomes.get(u.sku)?.state === "accepted" ? "accepted" : "retry", quantity: u.quantity, price: u.price, message: null }], now),
+        recordOutcomes(
+          d1,
+          sourceId,
+          [{ sku: u.sku, state: outcomes.get(u.sku)?.state === "accepted" ? "accepted" : "retry", quantity: u.quantity, price: u.price, message: null }],
+          now,
+        ),
       ),
     );
     sent += updates.length;

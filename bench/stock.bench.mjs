@@ -17,7 +17,15 @@ await main(async () => {
   applyMigrations(persist);
   const { must } = await startDev({ port: PORT, persist, entry: "bench/sync-worker.ts" });
   const store = (await must("POST", "/admin/v1/stores", { Name: "bench" })).Store.StoreId;
-  const key = (await must("POST", `/admin/v1/stores/${store}/consumer-keys`, { Name: "bench", Scopes: ["InventoryUpdate"], Lifespan: "NeverExpires", BucketSize: 100000, LeakRatePerSecond: 10000 })).ConsumerKey.Key;
+  const key = (
+    await must("POST", `/admin/v1/stores/${store}/consumer-keys`, {
+      Name: "bench",
+      Scopes: ["InventoryUpdate"],
+      Lifespan: "NeverExpires",
+      BucketSize: 100000,
+      LeakRatePerSecond: 10000,
+    })
+  ).ConsumerKey.Key;
   const token = (await must("PUT", "/v1/Authorization", { ConsumerKey: key })).Token;
   const sku = (i) => `SKU-${String(i).padStart(6, "0")}`;
   for (let i = 0; i < SKUS; i += 20_000) {
@@ -60,7 +68,13 @@ await main(async () => {
   ].map((r) => ({ ...r, perSecond: Math.round((r.items / r.ms) * 1000), perItem: r.statements === null ? null : r.statements / r.items }));
 
   console.log(`\nstock benchmark (wrangler dev, local D1, ${new Date().toISOString()})`);
-  const printRow = table([["case", 40], ["ms", 10], ["Skus/s", 10], ["D1 stmts", 10], ["stmts/Sku", 12]]);
+  const printRow = table([
+    ["case", 40],
+    ["ms", 10],
+    ["Skus/s", 10],
+    ["D1 stmts", 10],
+    ["stmts/Sku", 12],
+  ]);
   for (const r of rows) printRow(r.what, r.ms.toFixed(0), r.perSecond, r.statements ?? "-", r.perItem === null ? "-" : r.perItem.toFixed(4));
   writeResult("stock", { rows });
 });

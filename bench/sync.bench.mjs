@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Sync benchmark: one cycle importing 10,000 simulated orders against a baseline that inserts the
 // same orders with plain drizzle inserts in db.batch, the same window imported again (every order
-// known: the upsert's conflict branch), then the delivery of 1,000 pending outbox rows. Runs `wrangler dev bench/sync-worker.ts` (local D1, its own persist dir, ports 8821-8822):
+// known: the upsert's conflict branch), then the delivery of 1,000 pending outbox rows. Runs `wrangler dev bench/sync-worker.ts` (local D1, its own persist
+// dir, ports 8821-8822):
 // the production Worker plus the bench-only admin routes of bench/sync-bench.routes.ts.
 //
 //   node bench/sync.bench.mjs [--orders 10000] [--deliveries 1000] [--port 8821]
@@ -52,7 +53,13 @@ await main(async () => {
   ].map((r) => ({ ...r, perSecond: Math.round((r.items / r.ms) * 1000), perItem: r.statements / r.items }));
 
   console.log(`\nsync benchmark (wrangler dev, local D1, ${new Date().toISOString()})`);
-  const printRow = table([["case", 36], ["ms", 10], ["items/s", 10], ["D1 stmts", 10], ["stmts/item", 12]]);
+  const printRow = table([
+    ["case", 36],
+    ["ms", 10],
+    ["items/s", 10],
+    ["D1 stmts", 10],
+    ["stmts/item", 12],
+  ]);
   for (const r of rows) printRow(r.what, r.ms.toFixed(0), r.perSecond, r.statements, r.perItem.toFixed(3));
   writeResult("sync", { rows });
 });

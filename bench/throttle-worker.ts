@@ -44,7 +44,10 @@ export default {
       const fromDate = Date.parse(url.searchParams.get("fromDate") ?? "");
       const toDate = Date.parse(url.searchParams.get("toDate") ?? "");
       const { sql, params } = countStatement(storeId, { fromDate, toDate, dateField: "created" } as Parameters<typeof countStatement>[1]);
-      const row = await shardD1(env, shard).prepare(sql).bind(...params).first<{ n: number }>();
+      const row = await shardD1(env, shard)
+        .prepare(sql)
+        .bind(...params)
+        .first<{ n: number }>();
       return Response.json({ Success: true, Message: "", Count: row?.n ?? 0 });
     }
     return worker.fetch(request, env, ctx);

@@ -58,7 +58,8 @@ await main(async () => {
     if (res.headers["x-bench-bookmark-skipped"] !== undefined) throw new Error("A skipped its bookmark publish: is it built with the bench module?");
   };
   const skipped = (res) => {
-    if (res.headers["x-bench-bookmark-skipped"] !== "1") throw new Error("B's write had no bookmark publish to skip: the substitution did not happen, or no bookmark came back");
+    if (res.headers["x-bench-bookmark-skipped"] !== "1")
+      throw new Error("B's write had no bookmark publish to skip: the substitution did not happen, or no bookmark came back");
   };
   const results = await interleaved(
     [

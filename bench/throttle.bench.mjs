@@ -138,7 +138,10 @@ const fmt = (n, digits = 2) => n.toFixed(digits);
 
 await main(async () => {
   console.log(`load average at start ${fmt(loadavg()[0])}`);
-  console.log(`throttle bench: ${SECONDS} s per phase, ${CONCURRENCY} clients for throughput, exactness ${EXACT_CLIENTS} clients x ${EXACT_SECONDS} s, round trips over ${TRIPS_SECONDS} s`);
+  console.log(
+    `throttle bench: ${SECONDS} s per phase, ${CONCURRENCY} clients for throughput, exactness ${EXACT_CLIENTS} clients x ${EXACT_SECONDS} s, round trips ` +
+      `over ${TRIPS_SECONDS} s`,
+  );
   const serviceDir = memoryDir("service");
   const baselineDir = memoryDir("baseline");
   const bypassDir = memoryDir("bypass");
@@ -217,19 +220,32 @@ await main(async () => {
   }));
   console.table(rows);
   console.log(`machine: ${cpus().length} CPUs, load average ${fmt(load1)} at the end of the runs`);
-  console.log(`auth + throttle cost at p50 (1 client), median of paired differences: leases ${fmt(pairedMedian(full.samples, bypassed.samples))} ms, before leases ${fmt(pairedMedian(old.samples, bypassed.samples))} ms`);
-  console.log(`throughput (1)/(2): ${fmt(ratio * 100, 1)}% (goal >= 90%: ${ratio >= 0.9 ? "met" : "NOT met"}); before leases (1old)/(2): ${fmt(oldRatio * 100, 1)}%;  (2)/(3): ${fmt((bypassed.loaded.rps / bare.loaded.rps) * 100, 1)}%`);
-  console.log(`end to end, one key's Orders/count against the same D1 count bare (1)/(3db): ${fmt(endToEnd * 100, 1)}% (goal >= 80%: ${endToEnd >= 0.8 ? "met" : "NOT met"}); before leases (1old)/(3db): ${fmt(oldEndToEnd * 100, 1)}%`);
-  const tripLine = (name, r) => `${name}: ${fmt(r.per100, 1)} round trips per 100 admitted at steady state (${r.steadyTrips} for ${r.steadyAdmitted}; whole run ${r.trips} for ${r.admitted} admitted, ${r.refused} refused)`;
+  console.log(
+    `auth + throttle cost at p50 (1 client), median of paired differences: leases ${fmt(pairedMedian(full.samples, bypassed.samples))} ms, before leases ` +
+      `${fmt(pairedMedian(old.samples, bypassed.samples))} ms`,
+  );
+  console.log(
+    `throughput (1)/(2): ${fmt(ratio * 100, 1)}% (goal >= 90%: ${ratio >= 0.9 ? "met" : "NOT met"}); before leases (1old)/(2): ${fmt(oldRatio * 100, 1)}%; ` +
+      ` (2)/(3): ${fmt((bypassed.loaded.rps / bare.loaded.rps) * 100, 1)}%`,
+  );
+  console.log(
+    `end to end, one key's Orders/count against the same D1 count bare (1)/(3db): ${fmt(endToEnd * 100, 1)}% (goal >= 80%: ` +
+      `${endToEnd >= 0.8 ? "met" : "NOT met"}); before leases (1old)/(3db): ${fmt(oldEndToEnd * 100, 1)}%`,
+  );
+  const tripLine = (name, r) =>
+    `${name}: ${fmt(r.per100, 1)} round trips per 100 admitted at steady state (${r.steadyTrips} for ${r.steadyAdmitted}; whole run ${r.trips} for ` +
+    `${r.admitted} admitted, ${r.refused} refused)`;
   console.log(`(5) ${tripLine("leases, every 500 ms", leasedSequential)}  (goal <= 10: ${leasedSequential.per100 <= 10 ? "met" : "NOT met"})`);
   console.log(`    ${tripLine("leases, as fast as allowed", leasedFast)}  (goal <= 10: ${leasedFast.per100 <= 10 ? "met" : "NOT met"})`);
   console.log(`    ${tripLine("before leases, every 500 ms", oldSequential)}`);
   console.log(`    ${tripLine("before leases, as fast as allowed", oldFast)}`);
   console.log(
-    `(4) exactness: ${EXACT_CLIENTS} clients for ${fmt(exact.seconds, 3)} s on one key (50, 2/s): admitted ${exact.admitted}, expected 50 + floor(2 x ${fmt(exact.seconds, 3)}) = ${exact.expected}: ${exact.withinOne ? "within 1" : "NOT within 1"}; statuses ${JSON.stringify(exact.statuses)}`,
+    `(4) exactness: ${EXACT_CLIENTS} clients for ${fmt(exact.seconds, 3)} s on one key (50, 2/s): admitted ${exact.admitted}, expected 50 + floor(2 x ` +
+      `${fmt(exact.seconds, 3)}) = ${exact.expected}: ${exact.withinOne ? "within 1" : "NOT within 1"}; statuses ${JSON.stringify(exact.statuses)}`,
   );
   console.log(
-    `    bounds from first send / first answer / last send / last answer: ${exact.floor} - 1 <= admitted <= ${fmt(exact.ceiling, 1)}  ${exact.ok ? "OK" : "FAILED"}`,
+    `    bounds from first send / first answer / last send / last answer: ${exact.floor} - 1 <= admitted <= ${fmt(exact.ceiling, 1)}  ` +
+      `${exact.ok ? "OK" : "FAILED"}`,
   );
 
   writeResult("throttle", {

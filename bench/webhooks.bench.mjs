@@ -47,17 +47,13 @@ const now = Date.now();
 for (const [name, id] of Object.entries(stores)) {
   db.prepare("insert into stores (id, name, created_at) values (?, ?, ?)").run(id, id, now);
   db.prepare(
-    "insert into consumer_keys (id, store_id, name, key_hash, scopes, lifespan, bucket_size, leak_rate_per_second, created_at) values (?, ?, 'bench', ?, ?, 'NeverExpires', 100000, 10000, ?)",
+    "insert into consumer_keys (id, store_id, name, key_hash, scopes, lifespan, bucket_size, leak_rate_per_second, created_at) values (?, ?, 'bench', ?, " +
+      "?, 'NeverExpires', 100000, 10000, ?)",
   ).run(`ck_${id}`, id, createHash("sha256").update(`ofh_bench_${id}`).digest("hex"), JSON.stringify(["OrdersCreate"]), now);
   if (secrets[name]) {
-    db.prepare("insert into webhooks (id, store_id, url, events, enabled, secret_ciphertext, created_at, updated_at) values (?, ?, ?, '[\"*\"]', 1, ?, ?, ?)").run(
-      `wh_${name}`,
-      id,
-      `http://127.0.0.1:${RECEIVER_PORT}/${name}`,
-      await seal(secrets[name]),
-      now,
-      now,
-    );
+    db.prepare(
+      "insert into webhooks (id, store_id, url, events, enabled, secret_ciphertext, created_at, updated_at) values (?, ?, ?, '[\"*\"]', 1, ?, ?, ?)",
+    ).run(`wh_${name}`, id, `http://127.0.0.1:${RECEIVER_PORT}/${name}`, await seal(secrets[name]), now, now);
   }
 }
 // The backlog: EVENTS orders of the bulk store, each with its order.created row as InsertOrder writes it.
@@ -106,15 +102,19 @@ const dueReadMs = { walk: drainReads("next_attempt_at, id"), sorted: drainReads(
 
 // What the event statement costs a store without endpoints, on this file (SQLite alone, no D1 round trip).
 const eventStatement = db.prepare(
-  `insert into webhook_deliveries (id, event_id, store_id, webhook_id, subject, type, payload, state, attempts, next_attempt_at, last_status_code, last_error, created_at, finished_at)
+  `insert into webhook_deliveries (id, event_id, store_id, webhook_id, subject, type, payload, state, attempts, next_attempt_at, last_status_code,
+    last_error, created_at, finished_at)
    select null, 'msg_' || lower(hex(randomblob(12))), webhooks.store_id, webhooks.id, 'order:' || orders.id, 'order.created',
-     json_object('type', 'order.created', 'timestamp', ?, 'data', json_object('StoreId', orders.store_id, 'OrderId', cast(orders.id as text))), 'pending', 0, ?, null, null, ?, null
+     json_object('type', 'order.created', 'timestamp', ?, 'data', json_object('StoreId', orders.store_id, 'OrderId', cast(orders.id as text))),
+       'pending', 0, ?, null, null, ?, null
    from orders join webhooks on webhooks.store_id = orders.store_id and webhooks.enabled = 1
      and exists (select 1 from json_each(webhooks.events) where value in ('*', 'order.created'))
    where orders.store_id = ? and orders.order_source = 'Bench' and orders.order_source_order_number = ? returning webhook_id`,
 );
 db.prepare(
-  "insert into orders (store_id, order_source, order_source_order_number, status, buyer_email_address, buyer_phone_number, first_name, last_name, street1, city, state_or_province, postal_code, country, shipping_method, grand_total, sub_total, date_created_in_order_source, date_updated) values (?, 'Bench', 'N-1', 'New', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 1, 1, ?, ?)",
+  "insert into orders (store_id, order_source, order_source_order_number, status, buyer_email_address, buyer_phone_number, first_name, last_name, street1, " +
+    "city, state_or_province, postal_code, country, shipping_method, grand_total, sub_total, date_created_in_order_source, date_updated) values (?, " +
+    "'Bench', 'N-1', 'New', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 1, 1, ?, ?)",
 ).run(stores.without, now, now);
 const statementRuns = 20_000;
 const t0 = performance.now();
@@ -204,8 +204,14 @@ await main(async () => {
   console.log(`  store with one endpoint   ${fmt(median(ms.with))} / ${fmt(p95(ms.with))}   (its ${received.with} events received meanwhile)`);
   console.log(`  added by the endpoint     ${fmt(median(ms.with) - median(ms.without))} ms at the median`);
   console.log(`  the event statement alone, no endpoint (SQLite, ${statementRuns} runs): ${statementUs.toFixed(1)} µs`);
-  console.log(`\nThe due reads alone while ${EVENTS} events drain (SQLite, rounds of 100): ${dueReadMs.walk.toFixed(0)} ms as the sender reads; ${dueReadMs.sorted.toFixed(0)} ms sorted by id`);
+  console.log(
+    `\nThe due reads alone while ${EVENTS} events drain (SQLite, rounds of 100): ${dueReadMs.walk.toFixed(0)} ms as the sender reads; ` +
+      `${dueReadMs.sorted.toFixed(0)} ms sorted by id`,
+  );
   console.log(`\nDelivery: ${received.bulk} of ${total} events in ${seconds.toFixed(1)} s from wake-up: ${(received.bulk / seconds).toFixed(0)} events/s`);
-  console.log(`  every body verified by standardwebhooks; problems (twice, out of order, bad signature): ${problems.length}${problems.length ? ` ${problems.slice(0, 5).join("; ")}` : ""}`);
+  console.log(
+    `  every body verified by standardwebhooks; problems (twice, out of order, bad signature): ` +
+      `${problems.length}${problems.length ? ` ${problems.slice(0, 5).join("; ")}` : ""}`,
+  );
 });
 receiver.close();

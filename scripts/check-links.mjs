@@ -102,13 +102,7 @@ export function anchorsOf(text) {
     }
     // Setext: a paragraph line underlined with = or -.
     const next = raw[i + 1];
-    if (
-      next !== undefined &&
-      !fenced[i + 1] &&
-      /^ {0,3}(=+|-+)[ \t]*$/.test(next) &&
-      raw[i].trim() !== "" &&
-      !/^ {0,3}([-*+>|]|\d+[.)])/.test(raw[i])
-    ) {
+    if (next !== undefined && !fenced[i + 1] && /^ {0,3}(=+|-+)[ \t]*$/.test(next) && raw[i].trim() !== "" && !/^ {0,3}([-*+>|]|\d+[.)])/.test(raw[i])) {
       add(raw[i].trim());
     }
   }
@@ -121,7 +115,8 @@ export function linksOf(text) {
   const visible = withoutCode(text);
   const links = [];
   const lineAt = (offset) => visible.slice(0, offset).split("\n").length;
-  const inline = /!?\[(?:[^[\]\\]|\\.|\[(?:[^[\]\\]|\\.)*\])*\]\(\s*(<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))+)(?:\s+(?:"[^"]*"|'[^']*'|\([^()]*\)))?\s*\)/g;
+  const inline =
+    /!?\[(?:[^[\]\\]|\\.|\[(?:[^[\]\\]|\\.)*\])*\]\(\s*(<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))+)(?:\s+(?:"[^"]*"|'[^']*'|\([^()]*\)))?\s*\)/g;
   for (const m of visible.matchAll(inline)) {
     links.push({ target: m[1].replace(/^<|>$/g, ""), line: lineAt(m.index), text: m[0].replace(/\s+/g, " ") });
   }

@@ -26,13 +26,20 @@ test("anchors are GitHub's: lower case, punctuation dropped, spaces to hyphens, 
   assert.equal(slug("Read on"), "read-on");
   assert.equal(slug("Stores & keys"), "stores--keys"); // each space a hyphen, as GitHub does
   assert.equal(slug("Über [the link](x.md) and snake_case"), "über-the-link-and-snake_case");
-  const anchors = anchorsOf("# Title\n\n## Notes\n\n## Notes\n\nSetext one\n----------\n\n```\n# not a heading\n```\n<a id=\"custom\"></a>\n");
+  const anchors = anchorsOf('# Title\n\n## Notes\n\n## Notes\n\nSetext one\n----------\n\n```\n# not a heading\n```\n<a id="custom"></a>\n');
   assert.deepEqual([...anchors].sort(), ["custom", "notes", "notes-1", "setext-one", "title"]);
 });
 
 test("links in code spans and fences are not links; a link's text may break across lines", () => {
-  const links = linksOf("See [a](a.md) and `[b](b.md)`.\n\n```\n[c](c.md)\n```\n[two\nlines](d.md#x \"title\")\n\n[ref]: e.md\n");
-  assert.deepEqual(links.map((l) => [l.target, l.line]), [["a.md", 1], ["d.md#x", 6], ["e.md", 9]]);
+  const links = linksOf('See [a](a.md) and `[b](b.md)`.\n\n```\n[c](c.md)\n```\n[two\nlines](d.md#x "title")\n\n[ref]: e.md\n');
+  assert.deepEqual(
+    links.map((l) => [l.target, l.line]),
+    [
+      ["a.md", 1],
+      ["d.md#x", 6],
+      ["e.md", 9],
+    ],
+  );
 });
 
 test("a broken link, a wrong anchor, a wrong case and a path outside are reported; good links are not", () => {

@@ -282,8 +282,12 @@ ${links}
 
  TOKEN=$(curl -sk -X PUT ${base}/v1/Authorization -H 'content-type: application/json' \\
    -d '{"ConsumerKey":"${demo.key}"}' | sed -E 's/.*"Token":"([^"]+)".*/\\1/')
- curl -sk "${base}/v1/$TOKEN/Orders?fromDate=2000-01-01&toDate=${today}T23:59:59Z&status=NEW&pageSize=10"${demo.feedId ? `
- curl -sk "${base}/v1/$TOKEN/feeds/${demo.feedId}/download"` : ""}
+ curl -sk "${base}/v1/$TOKEN/Orders?fromDate=2000-01-01&toDate=${today}T23:59:59Z&status=NEW&pageSize=10"${
+   demo.feedId
+     ? `
+ curl -sk "${base}/v1/$TOKEN/feeds/${demo.feedId}/download"`
+     : ""
+ }
 ────────────────────────────────────────────────────────────────────────`);
     }
   })

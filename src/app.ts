@@ -42,7 +42,10 @@ app.route("/v1/:token/inventory", inventoryRoutes);
 app.route("/admin/v1", adminRoutes);
 app.route("/", docsRoutes(app));
 // The console reaches data only through the admin API, called in-process through this app.
-app.route("/console", consoleRoutes((request, env, ctx) => app.fetch(request, env, ctx)));
+app.route(
+  "/console",
+  consoleRoutes((request, env, ctx) => app.fetch(request, env, ctx)),
+);
 
 const fallback = unmatched(app);
 

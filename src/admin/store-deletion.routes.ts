@@ -14,11 +14,16 @@ import { storeParam } from "../stores/stores.schemas";
 import { listStoreFeeds } from "../feeds/feeds.queries";
 
 const STORE_DELETED =
-  "The store is deleted: its keys and feed schedules stopped now; its orders, buyer data, products, feeds and their files, and sources are purged in the background (every 15 minutes, in batches).";
+  "The store is deleted: its keys and feed schedules stopped now; its orders, buyer data, products, feeds and their files, and sources are purged in the " +
+  "background (every 15 minutes, in batches).";
 
 export const storeDeletionRoutes = createRouter().delete(
   "/stores/:storeId",
-  documented("admin", { summary: "Delete a store (every token of its keys stops; its data is purged in the background)", tags: ["Stores"], answer: envelope({}) }),
+  documented("admin", {
+    summary: "Delete a store (every token of its keys stops; its data is purged in the background)",
+    tags: ["Stores"],
+    answer: envelope({}),
+  }),
   validate("param", storeParam),
   async (c) => {
     const store = await requireStore(c.env, c.req.valid("param").storeId);
@@ -29,7 +34,9 @@ export const storeDeletionRoutes = createRouter().delete(
     await Promise.all(keys.map((key) => publishGrant(c.env, key, { deleted: true, shard: store.shard, revision: store.revision })));
     await markStoreDeleted(c.env, store, Date.now());
     // Its feeds stop compiling now (a compile or alarm already under way finds no feed).
-    await Promise.all((await listStoreFeeds(storeDb(c.env, store), store.id)).map((feed) => c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null, store.id)));
+    await Promise.all(
+      (await listStoreFeeds(storeDb(c.env, store), store.id)).map((feed) => c.env.FEED_COMPILER.getByName(feed.id).schedule(feed.id, null, store.id)),
+    );
     return ok(c, { Message: STORE_DELETED });
   },
 );

@@ -20,26 +20,32 @@ const authorizationBody = z.object({
   ConsumerKey: z.string().min(1).max(200),
 });
 
-export const authorizationRoutes = createRouter().put("/", documented("exchange", {
-  summary: "Exchange a consumer key for an access token",
-  tags: ["Authorization"],
-  answer: envelope({
-    Token: z.string().describe("Goes in the path: /v1/{token}/..."),
-    TokenExpirationDate: wireDateOrNull.describe("null for a key whose Lifespan is NeverExpires."),
+export const authorizationRoutes = createRouter().put(
+  "/",
+  documented("exchange", {
+    summary: "Exchange a consumer key for an access token",
+    tags: ["Authorization"],
+    answer: envelope({
+      Token: z.string().describe("Goes in the path: /v1/{token}/..."),
+      TokenExpirationDate: wireDateOrNull.describe("null for a key whose Lifespan is NeverExpires."),
+    }),
   }),
-}), async (c, next) => {
-  // Throttled per address before the body is even read, so keys cannot be guessed at speed.
-  await throttleAddress(c);
-  await next();
-}, validate("json", authorizationBody, { storesText: false }), async (c) => {
-  const { ConsumerKey } = c.req.valid("json");
-  const keyHash = await sha256Hex(ConsumerKey);
-  const key = await findActiveKeyByHash(directoryDb(c.env), keyHash);
-  // The lookup is by hash, so its timing says nothing about the key; the comparison is
-  // constant-time all the same.
-  if (!key || !timingSafeEqual(key.keyHash, keyHash)) throw new ApiError(401, INVALID_KEY);
-  const issuedAt = Date.now();
-  const expiresAt = expiryOf(key.lifespan as Lifespan, issuedAt);
-  const token = await issueToken(c.env.TOKEN_SIGNING_SECRET, { consumerKeyId: key.id, issuedAt, expiresAt });
-  return ok(c, { Token: token, TokenExpirationDate: toWireDate(expiresAt) });
-});
+  async (c, next) => {
+    // Throttled per address before the body is even read, so keys cannot be guessed at speed.
+    await throttleAddress(c);
+    await next();
+  },
+  validate("json", authorizationBody, { storesText: false }),
+  async (c) => {
+    const { ConsumerKey } = c.req.valid("json");
+    const keyHash = await sha256Hex(ConsumerKey);
+    const key = await findActiveKeyByHash(directoryDb(c.env), keyHash);
+    // The lookup is by hash, so its timing says nothing about the key; the comparison is
+    // constant-time all the same.
+    if (!key || !timingSafeEqual(key.keyHash, keyHash)) throw new ApiError(401, INVALID_KEY);
+    const issuedAt = Date.now();
+    const expiresAt = expiryOf(key.lifespan as Lifespan, issuedAt);
+    const token = await issueToken(c.env.TOKEN_SIGNING_SECRET, { consumerKeyId: key.id, issuedAt, expiresAt });
+    return ok(c, { Token: token, TokenExpirationDate: toWireDate(expiresAt) });
+  },
+);

@@ -52,21 +52,24 @@ export function requireScope(scope: Scope) {
     const now = Date.now();
     if (claims.expiresAt !== null && claims.expiresAt <= now) {
       await throttleAddress(c);
-      throw new ApiError(
-        401,
-        `The access token expired at ${toWireDate(claims.expiresAt)}. Generate a new one with PUT /v1/Authorization.`,
-      );
+      throw new ApiError(401, `The access token expired at ${toWireDate(claims.expiresAt)}. Generate a new one with PUT /v1/Authorization.`);
     }
     const keyId = claims.consumerKeyId;
     const denial = deniedUntil.get(keyId);
-    if (denial && denial.until > now) throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
+    if (denial && denial.until > now)
+      throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
     const namespace = c.env.RATE_LIMITER;
     const book = bookFor(namespace);
     const admission = await admitCall(namespace, book, keyId, scope);
     limitHeaders(c, admission);
     if (!admission.allowed) {
       if (admission.reason === "throttled") {
-        rememberDenial(keyId, { until: now + admission.retryAfterMs, limit: admission.limit, windowSeconds: admission.windowSeconds, emptyAt: now + admission.resetMs });
+        rememberDenial(keyId, {
+          until: now + admission.retryAfterMs,
+          limit: admission.limit,
+          windowSeconds: admission.windowSeconds,
+          emptyAt: now + admission.resetMs,
+        });
         throw tooMany(c, admission, admission.retryAfterMs);
       }
       if (admission.reason === "scope") throw new ApiError(401, DENIED);
@@ -78,7 +81,8 @@ export function requireScope(scope: Scope) {
     const reads = c.req.method === "GET" || c.req.method === "HEAD";
     // The hold lasts until the switch ends (tens of milliseconds measured) or its bound: ask for a
     // retry soon, not at the bound.
-    if (!reads && admission.writesHeldUntil !== undefined && admission.writesHeldUntil > now) throw storeSwitching(Math.min(admission.writesHeldUntil - now, 2_000));
+    if (!reads && admission.writesHeldUntil !== undefined && admission.writesHeldUntil > now)
+      throw storeSwitching(Math.min(admission.writesHeldUntil - now, 2_000));
     // The store's shard, as its key's limiter holds it (src/db/shards.ts).
     const session = openSession(shardD1(c.env, admission.shard), reads ? (admission.bookmark ?? "first-unconstrained") : "first-primary");
     c.set("caller", { storeId: admission.storeId, consumerKeyId: keyId });
@@ -118,7 +122,15 @@ async function admitCall(namespace: Env["RATE_LIMITER"], book: LeaseBook, keyId:
       };
     }
     if (local.kind === "refuse") {
-      return { allowed: false, reason: local.reason, limit: local.grant.capacity, remaining: local.remaining, resetMs: local.resetMs, windowSeconds: local.grant.windowSeconds, retryAfterMs: local.retryAfterMs };
+      return {
+        allowed: false,
+        reason: local.reason,
+        limit: local.grant.capacity,
+        remaining: local.remaining,
+        resetMs: local.resetMs,
+        windowSeconds: local.grant.windowSeconds,
+        retryAfterMs: local.retryAfterMs,
+      };
     }
     // Another call of this key here is on its way to the object: its answer may bring a lease.
     const pending = inflight.get(`${book.holder}|${keyId}`);
@@ -165,11 +177,17 @@ export async function throttleAddress(c: Context<AppEnv>): Promise<void> {
   const name = addressName(c);
   const now = Date.now();
   const denial = deniedUntil.get(name);
-  if (denial && denial.until > now) throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
+  if (denial && denial.until > now)
+    throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
   const admission = await callLimiter(() => c.env.RATE_LIMITER.getByName(name).admitAnonymous());
   limitHeaders(c, admission);
   if (!admission.allowed) {
-    rememberDenial(name, { until: now + admission.retryAfterMs, limit: admission.limit, windowSeconds: admission.windowSeconds, emptyAt: now + admission.resetMs });
+    rememberDenial(name, {
+      until: now + admission.retryAfterMs,
+      limit: admission.limit,
+      windowSeconds: admission.windowSeconds,
+      emptyAt: now + admission.resetMs,
+    });
     throw tooMany(c, admission, admission.retryAfterMs);
   }
 }
@@ -186,7 +204,12 @@ export async function throttleAdminFailure(c: Context<AppEnv>): Promise<void> {
   const admission = await callLimiter(() => c.env.RATE_LIMITER.getByName(name).admitAdminFailure());
   if (!admission.allowed) {
     const now = Date.now();
-    rememberDenial(`admin:${name}`, { until: now + admission.retryAfterMs, limit: admission.limit, windowSeconds: admission.windowSeconds, emptyAt: now + admission.resetMs });
+    rememberDenial(`admin:${name}`, {
+      until: now + admission.retryAfterMs,
+      limit: admission.limit,
+      windowSeconds: admission.windowSeconds,
+      emptyAt: now + admission.resetMs,
+    });
     throw tooMany(c, admission, admission.retryAfterMs);
   }
 }
@@ -195,7 +218,8 @@ export async function throttleAdminFailure(c: Context<AppEnv>): Promise<void> {
 export function refuseAdminDenied(c: Context<AppEnv>): void {
   const denial = deniedUntil.get(`admin:${addressName(c)}`);
   const now = Date.now();
-  if (denial && denial.until > now) throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
+  if (denial && denial.until > now)
+    throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
 }
 
 /**
@@ -208,7 +232,12 @@ export const rateLimitHeaders = createMiddleware<AppEnv>(async function rateLimi
   await next();
   if (c.res.headers.has("X-RateLimit-Limit")) return;
   // Unknown: "0 remaining" and a full drain promise nothing the limiter could not confirm.
-  let view: LimitView = { limit: DEFAULT_BUCKET.capacity, remaining: 0, resetMs: windowSeconds(DEFAULT_BUCKET) * 1000, windowSeconds: windowSeconds(DEFAULT_BUCKET) };
+  let view: LimitView = {
+    limit: DEFAULT_BUCKET.capacity,
+    remaining: 0,
+    resetMs: windowSeconds(DEFAULT_BUCKET) * 1000,
+    windowSeconds: windowSeconds(DEFAULT_BUCKET),
+  };
   try {
     view = await c.env.RATE_LIMITER.getByName(addressName(c)).viewAnonymous();
   } catch (error) {

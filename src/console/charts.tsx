@@ -102,7 +102,19 @@ export const StackedBars: FC<{
               const h = value * scale;
               y -= h;
               return value > 0 ? (
-                <rect class="bar" x={x} y={y} width={bar} height={h} fill={fillOf(id, k)} stroke="#1a1a1a" stroke-width="0.5" data-series={s.name} data-column={column} data-value={value}>
+                <rect
+                  class="bar"
+                  x={x}
+                  y={y}
+                  width={bar}
+                  height={h}
+                  fill={fillOf(id, k)}
+                  stroke="#1a1a1a"
+                  stroke-width="0.5"
+                  data-series={s.name}
+                  data-column={column}
+                  data-value={value}
+                >
                   <title>{`${column}, ${s.name}: ${value}`}</title>
                 </rect>
               ) : null;
@@ -148,7 +160,18 @@ export const HBars: FC<{ id: string; title: string; rows: { label: string; value
           <text x={label - 8} y={i * row + 18} text-anchor="end" font-size="12" fill="#1a1a1a">
             {r.label.length > 24 ? `${r.label.slice(0, 23)}…` : r.label}
           </text>
-          <rect class="bar" x={label} y={i * row + 5} width={r.value * scale} height={row - 10} fill={fillOf(id, i)} stroke="#1a1a1a" stroke-width="0.5" data-series={r.label} data-value={r.value}>
+          <rect
+            class="bar"
+            x={label}
+            y={i * row + 5}
+            width={r.value * scale}
+            height={row - 10}
+            fill={fillOf(id, i)}
+            stroke="#1a1a1a"
+            stroke-width="0.5"
+            data-series={r.label}
+            data-value={r.value}
+          >
             <title>{`${r.label}: ${r.value}`}</title>
           </rect>
           <text x={label + r.value * scale + 6} y={i * row + 18} font-size="12" fill="#1a1a1a">

@@ -22,8 +22,16 @@ export const FormError: FC<{ form: string; fields?: string[] }> = ({ form, field
 };
 
 /** A POST form of the console: its CSRF token and its error at the top. */
-export const PostForm: FC<PropsWithChildren<{ action: string; name: string; fields?: string[]; class?: string; enctype?: "multipart/form-data"; data?: Record<string, string> }>> = (p) => (
-  <form method="post" action={p.action} class={p.class} enctype={p.enctype} {...Object.fromEntries(Object.entries(p.data ?? {}).map(([k, v]) => [`data-${k}`, v]))}>
+export const PostForm: FC<
+  PropsWithChildren<{ action: string; name: string; fields?: string[]; class?: string; enctype?: "multipart/form-data"; data?: Record<string, string> }>
+> = (p) => (
+  <form
+    method="post"
+    action={p.action}
+    class={p.class}
+    enctype={p.enctype}
+    {...Object.fromEntries(Object.entries(p.data ?? {}).map(([k, v]) => [`data-${k}`, v]))}
+  >
     <CsrfField />
     <FormError form={p.name} fields={p.fields} />
     {p.children}
@@ -54,7 +62,14 @@ const FieldFrame: FC<PropsWithChildren<FieldProps & { id: string; error?: string
   <div class="field">
     <label for={o.id}>
       {o.label}
-      {o.required ? "" : <> <span class="optional">({o.optional ?? "optional"})</span></>}
+      {o.required ? (
+        ""
+      ) : (
+        <>
+          {" "}
+          <span class="optional">({o.optional ?? "optional"})</span>
+        </>
+      )}
     </label>
     {o.hint ? (
       <p class="hint" id={`${o.id}-hint`}>
@@ -76,7 +91,16 @@ export const Field: FC<FieldProps & { type?: string; value?: string | number | n
   const s = fieldState(o);
   return (
     <FieldFrame {...o} id={s.id} error={s.error}>
-      <input id={s.id} name={o.name} type={o.type ?? "text"} value={o.value ?? ""} required={o.required} aria-describedby={s.describedBy} aria-invalid={s.invalid} {...o.attrs} />
+      <input
+        id={s.id}
+        name={o.name}
+        type={o.type ?? "text"}
+        value={o.value ?? ""}
+        required={o.required}
+        aria-describedby={s.describedBy}
+        aria-invalid={s.invalid}
+        {...o.attrs}
+      />
     </FieldFrame>
   );
 };
@@ -116,7 +140,13 @@ export const Checkbox: FC<{ form: string; name: string; label: string; checked?:
 };
 
 /** A table that scrolls sideways on a narrow screen (focusable, so the keyboard can scroll it). */
-export const Table: FC<{ caption: string; headers: string[]; rows: Child[][]; empty?: string; id?: string }> = ({ caption, headers, rows, empty = "Nothing yet.", id }) => {
+export const Table: FC<{ caption: string; headers: string[]; rows: Child[][]; empty?: string; id?: string }> = ({
+  caption,
+  headers,
+  rows,
+  empty = "Nothing yet.",
+  id,
+}) => {
   if (rows.length === 0) return <p class="empty">{`${caption}: ${empty}`}</p>;
   return (
     <div class="scroll" role="region" aria-label={caption} tabindex={0}>
@@ -168,7 +198,11 @@ export const money = (amount: number | string | null | undefined, currency?: str
 export const when = (iso: string | null | undefined) => (typeof iso === "string" ? iso.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC") : "—");
 
 export const storeBase = (store: Store) => `/console/stores/${enc(store.StoreId)}`;
-export const storeCrumbs = (store: Store, ...more: [string, string][]): [string, string][] => [["Hub overview", "/console"], [store.Name, storeBase(store)], ...more];
+export const storeCrumbs = (store: Store, ...more: [string, string][]): [string, string][] => [
+  ["Hub overview", "/console"],
+  [store.Name, storeBase(store)],
+  ...more,
+];
 
 export const StoreNav: FC<{ store: Store; current: string }> = ({ store, current }) => {
   const base = storeBase(store);

@@ -28,8 +28,8 @@ function loginPage(c: C, error?: string, status: 200 | 401 | 429 | 503 = 200) {
   return c.render(
     <form method="post" action="/console/login" class="card narrow">
       <p>
-        Sign in with the service's admin key (the <code>ADMIN_API_KEY</code> secret). The key is exchanged for a session cookie that lasts 8 hours; the browser never
-        keeps the key.
+        Sign in with the service's admin key (the <code>ADMIN_API_KEY</code> secret). The key is exchanged for a session cookie that lasts 8 hours; the browser
+        never keeps the key.
       </p>
       <Field form="login" name="key" label="Admin key" type="password" required attrs={{ autocomplete: "current-password" }} />
       <button type="submit">Sign in</button>
@@ -114,7 +114,8 @@ export function consoleRoutes(appFetch: AppFetch) {
     if (await endSession(c, c.var.session)) return c.redirect("/console/login", 303);
     return loginPage(
       c,
-      "You are signed out in this browser, but the service's database did not record it: a copy of this session's cookie stays valid until it expires (rotate ADMIN_API_KEY to end every session).",
+      "You are signed out in this browser, but the service's database did not record it: a copy of this session's cookie stays valid until it expires " +
+        "(rotate ADMIN_API_KEY to end every session).",
       503,
     );
   });

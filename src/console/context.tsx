@@ -47,7 +47,9 @@ export function notFound(c: C, title: string, res: { status: number; message: st
   c.status(res.status === 404 ? 404 : 502);
   return c.render(
     <>
-      <p class="error" role="alert">{res.message}</p>
+      <p class="error" role="alert">
+        {res.message}
+      </p>
       {back && (
         <p>
           <a href={back.href}>{back.label}</a>

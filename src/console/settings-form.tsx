@@ -42,7 +42,18 @@ export function settingsSpecs(doc: {
 }
 
 /** Words an operator reads in capitals (an API's ID, URL, SKU), by their lower-case spelling. */
-const ACRONYMS: Record<string, string> = { id: "ID", ids: "IDs", url: "URL", urls: "URLs", api: "API", sku: "SKU", skus: "SKUs", lwa: "LWA", sp: "SP", oauth: "OAuth" };
+const ACRONYMS: Record<string, string> = {
+  id: "ID",
+  ids: "IDs",
+  url: "URL",
+  urls: "URLs",
+  api: "API",
+  sku: "SKU",
+  skus: "SKUs",
+  lwa: "LWA",
+  sp: "SP",
+  oauth: "OAuth",
+};
 
 /**
  * A Settings field as an operator reads it: the schema's title when it has one, else its name in
@@ -76,7 +87,8 @@ const MARKETPLACE_NAMES: Record<string, string> = {
   tiktok: "TikTok Shop",
 };
 
-export const marketplaceName = (type: string) => (Object.hasOwn(MARKETPLACE_NAMES, type) ? MARKETPLACE_NAMES[type]! : type.charAt(0).toUpperCase() + type.slice(1));
+export const marketplaceName = (type: string) =>
+  Object.hasOwn(MARKETPLACE_NAMES, type) ? MARKETPLACE_NAMES[type]! : type.charAt(0).toUpperCase() + type.slice(1);
 
 /** "an eBay source", "a Walmart source": the article by the name's first sound (a vowel letter). */
 export const withArticle = (name: string) => `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}`;
@@ -98,12 +110,31 @@ export const SettingsFields: FC<{ form: string; spec: SettingsSpec }> = ({ form,
         if (kind === "array" || kind === "object") hintParts.push("As JSON.");
         if (s.writeOnly) hintParts.push("Secret: stored encrypted, never shown again.");
         hintParts.push(`(${name} in the API.)`);
-        const common = { form, name: `Settings.${name}`, label: settingLabel(name, s), required: required.has(name), hint: hintParts.filter(Boolean).join(" ") };
+        const common = {
+          form,
+          name: `Settings.${name}`,
+          label: settingLabel(name, s),
+          required: required.has(name),
+          hint: hintParts.filter(Boolean).join(" "),
+        };
         if (kind === "enum") {
-          return <Select {...common} options={[["", required.has(name) ? "Choose…" : "Default"], ...(s.enum ?? []).map((v) => [String(v), String(v)] as const)]} />;
+          return (
+            <Select {...common} options={[["", required.has(name) ? "Choose…" : "Default"], ...(s.enum ?? []).map((v) => [String(v), String(v)] as const)]} />
+          );
         }
-        if (kind === "number" || kind === "integer") return <Field {...common} type="number" attrs={{ step: kind === "integer" ? 1 : "any", inputmode: "decimal" }} />;
-        if (kind === "boolean") return <Select {...common} options={[["", "Default"], ["true", "Yes"], ["false", "No"]]} />;
+        if (kind === "number" || kind === "integer")
+          return <Field {...common} type="number" attrs={{ step: kind === "integer" ? 1 : "any", inputmode: "decimal" }} />;
+        if (kind === "boolean")
+          return (
+            <Select
+              {...common}
+              options={[
+                ["", "Default"],
+                ["true", "Yes"],
+                ["false", "No"],
+              ]}
+            />
+          );
         if (s.writeOnly) return <Field {...common} type="password" attrs={{ autocomplete: "off" }} />;
         return <Field {...common} />;
       })}

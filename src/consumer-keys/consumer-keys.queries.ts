@@ -18,7 +18,12 @@ export function keysOfStore(db: Db, storeId: string): Promise<KeyRow[]> {
 
 /** A page of the store's keys by id, after `afterId` (a move tells them in pages). */
 export function keysOfStorePage(db: Db, storeId: string, afterId: string, limit: number): Promise<KeyRow[]> {
-  return db.select().from(consumerKeys).where(and(eq(consumerKeys.storeId, storeId), gt(consumerKeys.id, afterId))).orderBy(asc(consumerKeys.id)).limit(limit);
+  return db
+    .select()
+    .from(consumerKeys)
+    .where(and(eq(consumerKeys.storeId, storeId), gt(consumerKeys.id, afterId)))
+    .orderBy(asc(consumerKeys.id))
+    .limit(limit);
 }
 
 /** A deleted store's purge: its keys (revoked since its deletion) go. */
@@ -46,7 +51,10 @@ export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<KeyR
 }
 
 /** A key with what its limiter holds of its store: whether it is deleted, and its shard. */
-export async function findKeyWithStore(db: Db, consumerKeyId: string): Promise<{ key: KeyRow; store: { deleted: boolean; shard: string; revision: number } } | undefined> {
+export async function findKeyWithStore(
+  db: Db,
+  consumerKeyId: string,
+): Promise<{ key: KeyRow; store: { deleted: boolean; shard: string; revision: number } } | undefined> {
   const row = await db
     .select({ key: consumerKeys, storeDeletedAt: stores.deletedAt, shard: stores.shard, revision: stores.revision })
     .from(consumerKeys)

@@ -330,10 +330,7 @@ export const outbox = sqliteTable(
     createdAt: ms("created_at").notNull(),
     deliveredAt: ms("delivered_at"),
   },
-  (t) => [
-    index("outbox_source_due").on(t.sourceId, t.state, t.nextAttemptAt, t.id),
-    index("outbox_order").on(t.orderId, t.id),
-  ],
+  (t) => [index("outbox_source_due").on(t.sourceId, t.state, t.nextAttemptAt, t.id), index("outbox_order").on(t.orderId, t.id)],
 );
 
 /**
@@ -361,9 +358,7 @@ export const setAsideOrders = sqliteTable(
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),
   value: text("value", { mode: "json" }).notNull(),
-  updatedAt: ms("updated_at")
-    .notNull()
-    .default(sql`(unixepoch() * 1000)`),
+  updatedAt: ms("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
 });
 
 /**
@@ -415,10 +410,7 @@ export const products = sqliteTable(
      */
     stockSeq: integer("stock_seq"),
   },
-  (t) => [
-    primaryKey({ columns: [t.storeId, t.sku] }),
-    index("products_store_stock_seq").on(t.storeId, t.stockSeq),
-  ],
+  (t) => [primaryKey({ columns: [t.storeId, t.sku] }), index("products_store_stock_seq").on(t.storeId, t.stockSeq)],
 );
 
 /** A store's stock clock: the last value handed to products.stock_seq. Only the triggers write it. */

@@ -14,14 +14,28 @@ export const DIRECTORY = "DB";
 const SHARD_BINDING = /^SHARD_[A-Z0-9_]{1,40}$/;
 
 /** Tables with AUTOINCREMENT ids a move keeps: each shard allocates them from its own epoch. */
-const EPOCH_TABLES = ["orders", "order_items", "outbox", "set_aside_orders", "webhook_deliveries", "line_changes", "returns", "return_lines", "refunds", "refund_lines", "set_aside_returns"] as const;
+const EPOCH_TABLES = [
+  "orders",
+  "order_items",
+  "outbox",
+  "set_aside_orders",
+  "webhook_deliveries",
+  "line_changes",
+  "returns",
+  "return_lines",
+  "refunds",
+  "refund_lines",
+  "set_aside_returns",
+] as const;
 /** Ids per epoch: 2^34 (17 billion per table); 2^53 / 2^34 = 524,288 epochs for the hub's life. */
 export const EPOCH_SIZE = 2 ** 34;
 
 type Bindings = Record<string, unknown>;
 
 function isD1(value: unknown): value is D1Database {
-  return typeof value === "object" && value !== null && typeof (value as D1Database).prepare === "function" && typeof (value as D1Database).batch === "function";
+  return (
+    typeof value === "object" && value !== null && typeof (value as D1Database).prepare === "function" && typeof (value as D1Database).batch === "function"
+  );
 }
 
 /** Every shard that may hold a store's data, the directory first, then SHARD_1, SHARD_2, ... in number order. */
@@ -33,7 +47,10 @@ export function shardNames(env: Env): string[] {
 
 /** Shards no new store is placed on (the directory always; DRAINING_SHARDS lists others). */
 export function drainingShards(env: Env): Set<string> {
-  const listed = (env.DRAINING_SHARDS ?? "").split(",").map((name) => name.trim()).filter(Boolean);
+  const listed = (env.DRAINING_SHARDS ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
   return new Set([DIRECTORY, ...listed]);
 }
 

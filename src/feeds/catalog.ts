@@ -121,7 +121,10 @@ export async function importCsv(db: Db, storeId: string, body: ReadableStream<Ui
     if (!header) {
       header = record.map((h) => h.trim());
       if (!header.some((h) => h.toLowerCase() === "sku")) {
-        throw new ApiError(400, "The CSV header row must name a Sku column (and any of Title, Description, Link, ImageLink, Price, Currency, Availability, Brand, Gtin, Quantity).");
+        throw new ApiError(
+          400,
+          "The CSV header row must name a Sku column (and any of Title, Description, Link, ImageLink, Price, Currency, Availability, Brand, Gtin, Quantity).",
+        );
       }
       return;
     }

@@ -86,11 +86,9 @@ const STORE_ID = "storeId";
 const LIMITS = "limits";
 const LAST_JOB = "lastJob";
 
-export const fileKeyOf = (storeId: string, feedId: string, jobId: string, format: string) =>
-  `feeds/${storeId}/${feedId}/${jobId}.${format}`;
+export const fileKeyOf = (storeId: string, feedId: string, jobId: string, format: string) => `feeds/${storeId}/${feedId}/${jobId}.${format}`;
 
-export const contentTypeOf = (format: string) =>
-  format === "tsv" ? "text/tab-separated-values; charset=utf-8" : "text/csv; charset=utf-8";
+export const contentTypeOf = (format: string) => (format === "tsv" ? "text/tab-separated-values; charset=utf-8" : "text/csv; charset=utf-8");
 
 export class FeedCompiler extends DurableObject<Env> {
   private run: Run | null = null;
@@ -121,7 +119,13 @@ export class FeedCompiler extends DurableObject<Env> {
   async progress(): Promise<{ running: boolean; slices: number; parts: number; afterSku: string | null; rows: number } | null> {
     const job = this.job() ?? this.ctx.storage.kv.get<CompileJob>(LAST_JOB);
     if (!job) return null;
-    return { running: !!this.job(), slices: job.slices, parts: job.checkpoint.parts.length, afterSku: job.checkpoint.afterSku, rows: job.checkpoint.counts.total };
+    return {
+      running: !!this.job(),
+      slices: job.slices,
+      parts: job.checkpoint.parts.length,
+      afterSku: job.checkpoint.afterSku,
+      rows: job.checkpoint.counts.total,
+    };
   }
 
   override async alarm(): Promise<void> {
@@ -304,7 +308,9 @@ export class FeedCompiler extends DurableObject<Env> {
     }
     // A store deleted and purged meanwhile has no feed row to record the failure in: the job just ends.
     const db = await storeDbById(this.env, job.storeId);
-    const failed = db ? await failCompile(db, job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues, Date.now()) : { webhooks: [], intervalMinutes: null };
+    const failed = db
+      ? await failCompile(db, job.feedId, reason, this.run?.tally.issues ?? job.checkpoint.issues, Date.now())
+      : { webhooks: [], intervalMinutes: null };
     await wakeWebhooks(this.env, job.storeId, failed.webhooks);
     await this.close(job, failed.intervalMinutes);
   }

@@ -35,7 +35,10 @@ export function columnsOf(feed: Pick<FeedRow, "columns" | "template">): FeedColu
 
 /** A file's first row. */
 export function headerRow(format: FeedFormat, columns: FeedColumn[]): string {
-  return formatRow(format, columns.map((c) => c.header));
+  return formatRow(
+    format,
+    columns.map((c) => c.header),
+  );
 }
 
 /** What a spreadsheet takes for the start of a formula (OWASP's list: = + - @, tab, CR). */

@@ -69,7 +69,10 @@ export interface FeedPage {
 export async function listFeeds(db: Db, storeId: string, query: FeedListQuery, pageSize: number, start: PageStart): Promise<FeedPage> {
   const desc_ = query.sortDirection === "desc";
   const direction = desc_ ? desc : asc;
-  const where = "after" in start ? and(filterOf(storeId, query.filterQuery), after(query.sortBy, desc_, start.after.value, String(start.after.id))) : filterOf(storeId, query.filterQuery);
+  const where =
+    "after" in start
+      ? and(filterOf(storeId, query.filterQuery), after(query.sortBy, desc_, start.after.value, String(start.after.id)))
+      : filterOf(storeId, query.filterQuery);
   // The tie-break by id makes the order total, so pages neither skip nor repeat.
   const rows = await db
     .select()

@@ -20,31 +20,58 @@ import { parseRange } from "./ranges";
 export const feedNotFound = (feedId: string) => new ApiError(404, `No feed with FeedId '${feedId.slice(0, 40)}' exists in this store.`);
 
 export const feedsRoutes = createRouter()
-  .get("/count", documented("token", { summary: "Count feeds", tags: ["Feeds"], answer: envelope({ Count: z.number().int() }) }), requireScope("FeedsRead"), validate("query", feedCountQuery), async (c) => {
-    const count = await countFeeds(c.get("db"), c.get("caller").storeId, c.req.valid("query").filterQuery);
-    return ok(c, { Count: count });
-  })
-  .get("/", documented("token", { summary: "List feeds", tags: ["Feeds"], answer: envelope({ Feeds: z.array(wireFeed), Paging: pagingAnswer, Sorting: sortingAnswer }) }), requireScope("FeedsRead"), validate("query", feedListQuery), async (c) => {
-    const query = c.req.valid("query");
-    const storeId = c.get("caller").storeId;
-    const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
-    // A cursor is only valid with the request it continues: same store, filter, sort and size.
-    const binding = ["feeds", storeId, query.filterQuery ?? null, query.sortBy, query.sortDirection, pageSize];
-    const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);
-    if (!asked) throw invalidCursor("filterQuery, sortBy, sortDirection and pageSize");
-    const page = await listFeeds(c.get("db"), storeId, query, pageSize, asked.start);
-    return ok(c, {
-      Feeds: page.rows.map(toWireFeed),
-      Paging: { Page: asked.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE, NextCursor: await nextCursor(c.env.TOKEN_SIGNING_SECRET, binding, asked.page, page.next) },
-      Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
-    });
-  })
-  .get("/:feedId", documented("token", { summary: "Get one feed", tags: ["Feeds"], answer: envelope({ Feeds: z.array(wireFeed) }) }), requireScope("FeedsRead"), validate("param", feedIdParam), async (c) => {
-    const { feedId } = c.req.valid("param");
-    const feed = await findFeed(c.get("db"), c.get("caller").storeId, feedId);
-    if (!feed) throw feedNotFound(feedId);
-    return ok(c, { Feeds: [toWireFeed(feed)] });
-  })
+  .get(
+    "/count",
+    documented("token", { summary: "Count feeds", tags: ["Feeds"], answer: envelope({ Count: z.number().int() }) }),
+    requireScope("FeedsRead"),
+    validate("query", feedCountQuery),
+    async (c) => {
+      const count = await countFeeds(c.get("db"), c.get("caller").storeId, c.req.valid("query").filterQuery);
+      return ok(c, { Count: count });
+    },
+  )
+  .get(
+    "/",
+    documented("token", {
+      summary: "List feeds",
+      tags: ["Feeds"],
+      answer: envelope({ Feeds: z.array(wireFeed), Paging: pagingAnswer, Sorting: sortingAnswer }),
+    }),
+    requireScope("FeedsRead"),
+    validate("query", feedListQuery),
+    async (c) => {
+      const query = c.req.valid("query");
+      const storeId = c.get("caller").storeId;
+      const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
+      // A cursor is only valid with the request it continues: same store, filter, sort and size.
+      const binding = ["feeds", storeId, query.filterQuery ?? null, query.sortBy, query.sortDirection, pageSize];
+      const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);
+      if (!asked) throw invalidCursor("filterQuery, sortBy, sortDirection and pageSize");
+      const page = await listFeeds(c.get("db"), storeId, query, pageSize, asked.start);
+      return ok(c, {
+        Feeds: page.rows.map(toWireFeed),
+        Paging: {
+          Page: asked.page,
+          PageSize: pageSize,
+          MaxPageSize: MAX_PAGE_SIZE,
+          NextCursor: await nextCursor(c.env.TOKEN_SIGNING_SECRET, binding, asked.page, page.next),
+        },
+        Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
+      });
+    },
+  )
+  .get(
+    "/:feedId",
+    documented("token", { summary: "Get one feed", tags: ["Feeds"], answer: envelope({ Feeds: z.array(wireFeed) }) }),
+    requireScope("FeedsRead"),
+    validate("param", feedIdParam),
+    async (c) => {
+      const { feedId } = c.req.valid("param");
+      const feed = await findFeed(c.get("db"), c.get("caller").storeId, feedId);
+      if (!feed) throw feedNotFound(feedId);
+      return ok(c, { Feeds: [toWireFeed(feed)] });
+    },
+  )
   .get(
     "/:feedId/download",
     documented("token", {
@@ -55,21 +82,24 @@ export const feedsRoutes = createRouter()
       alsoAnswers: { 206: "One Range of the file.", 304: "If-None-Match matched: the file has not changed." },
       errors: [416],
     }),
-    requireScope("FeedsRead"), validate("param", feedIdParam), async (c) => {
-    const { feedId } = c.req.valid("param");
-    const db = c.get("db");
-    // A compile that completes between the two reads deletes the file the row named: read again.
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const feed = await findFeed(db, c.get("caller").storeId, feedId);
-      if (!feed) throw feedNotFound(feedId);
-      if (!feed.fileKey) {
-        throw new ApiError(404, `Feed '${feedId.slice(0, 40)}' has no file yet: it has not been compiled successfully (Status ${feed.status}).`);
+    requireScope("FeedsRead"),
+    validate("param", feedIdParam),
+    async (c) => {
+      const { feedId } = c.req.valid("param");
+      const db = c.get("db");
+      // A compile that completes between the two reads deletes the file the row named: read again.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const feed = await findFeed(db, c.get("caller").storeId, feedId);
+        if (!feed) throw feedNotFound(feedId);
+        if (!feed.fileKey) {
+          throw new ApiError(404, `Feed '${feedId.slice(0, 40)}' has no file yet: it has not been compiled successfully (Status ${feed.status}).`);
+        }
+        const response = await serveFile(c, feed, feed.fileKey);
+        if (response) return response;
       }
-      const response = await serveFile(c, feed, feed.fileKey);
-      if (response) return response;
-    }
-    throw new ApiError(503, "The feed's file is being replaced; try again.", { "Retry-After": "1" });
-  });
+      throw new ApiError(503, "The feed's file is being replaced; try again.", { "Retry-After": "1" });
+    },
+  );
 
 /** The file with conditional and range handling, or null if the object is gone. */
 async function serveFile(c: Context<AppEnv>, feed: FeedRow, key: string): Promise<Response | null> {

@@ -37,10 +37,7 @@ export const createFeedBody = z.object({
   Name: z.string().trim().min(1, { error: "must not be empty" }).max(200),
   Format: caseInsensitiveEnum({ csv: "csv", tsv: "tsv" } as const, "csv, tsv"),
   Columns: z.array(column).min(1, { error: "must name at least one column" }).max(100).optional(),
-  Template: caseInsensitiveEnum(
-    Object.fromEntries(Object.keys(TEMPLATES).map((t) => [t, t])) as Record<string, string>,
-    Object.keys(TEMPLATES).join(", "),
-  )
+  Template: caseInsensitiveEnum(Object.fromEntries(Object.keys(TEMPLATES).map((t) => [t, t])) as Record<string, string>, Object.keys(TEMPLATES).join(", "))
     .optional()
     .describe(
       `The channel whose columns and rules the feed follows: ${Object.keys(TEMPLATES).join(", ")} (any case). ` +
@@ -51,16 +48,20 @@ export const createFeedBody = z.object({
     .boolean()
     .optional()
     .describe(
-      "For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly.",
+      "For channels that open the file in a spreadsheet: every cell starting with =, +, -, @ (or a tab or carriage return) is written with a leading ' so " +
+        "that it is shown, never run as a formula. Off by default: the file holds the catalog's values exactly.",
     ),
 });
 export type CreateFeedBody = z.infer<typeof createFeedBody>;
 
 /** Format stays: a file already compiled as CSV must not be served as TSV. */
-export const updateFeedBody = createFeedBody.omit({ Format: true }).partial().extend({
-  Columns: createFeedBody.shape.Columns.nullable(),
-  Format: z.undefined({ error: "cannot change: create a new feed for the other format" }).optional(),
-});
+export const updateFeedBody = createFeedBody
+  .omit({ Format: true })
+  .partial()
+  .extend({
+    Columns: createFeedBody.shape.Columns.nullable(),
+    Format: z.undefined({ error: "cannot change: create a new feed for the other format" }).optional(),
+  });
 
 export const productsBody = z.object({
   Products: z.array(z.unknown()).max(100_000, { error: "must hold at most 100000 products a request; use a CSV upload for more" }),

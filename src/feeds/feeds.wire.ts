@@ -5,7 +5,6 @@ import type { FeedRow } from "../db/schema";
 import { toWireDate, wireDateOrNull as wireDate } from "../lib/dates";
 import { columnsOf } from "./feed-rows";
 
-
 export const wireFeed = z
   .object({
     FeedId: z.string(),

@@ -28,9 +28,7 @@ export function unmatched<E extends HonoEnv>(app: Hono<E>) {
     if (RETIRED_ROUTES.some((r) => r.test(path))) {
       return new ApiError(410, `${path} has been removed. Use the /v1 endpoints.`);
     }
-    matchers ??= app.routes
-      .filter((r) => r.method !== "ALL")
-      .map((r) => ({ method: r.method, pattern: compile(r.path) }));
+    matchers ??= app.routes.filter((r) => r.method !== "ALL").map((r) => ({ method: r.method, pattern: compile(r.path) }));
     const allowed = [...new Set(matchers.filter((m) => m.pattern.test(path)).map((m) => m.method))];
     if (allowed.length > 0 && !allowed.includes(method)) {
       return new ApiError(405, `${method} is not allowed here; use ${allowed.join(" or ")}.`, { Allow: allowed.join(", ") });

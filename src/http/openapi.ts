@@ -6,8 +6,7 @@ import { describeRoute, resolver } from "hono-openapi";
 import { z } from "zod";
 
 /** Every failure: `{Success:false, Message}` (components.schemas.ErrorEnvelope of the document). */
-export const errorEnvelope = z
-  .object({ Success: z.literal(false), Message: z.string().describe("What went wrong, in words; for a 400 it names the field.") });
+export const errorEnvelope = z.object({ Success: z.literal(false), Message: z.string().describe("What went wrong, in words; for a 400 it names the field.") });
 
 /** A success answer: the envelope's defaults plus the endpoint's own (PascalCase) fields. */
 export function envelope<T extends z.ZodRawShape>(fields: T) {

@@ -15,16 +15,19 @@ export const DEFAULT_PAGE_SIZE = 100;
  * document lists the words of `shown` (what a generated client offers); any case is accepted.
  */
 export function caseInsensitiveEnum<T extends string>(allowed: Record<string, T>, shown: string) {
-  return z.string().meta({ enum: shown.split(", ") }).transform((value, ctx) => {
-    // Own keys only: 'constructor' or '__proto__' must not find what every object inherits.
-    const word = value.trim().toLowerCase();
-    const hit = Object.hasOwn(allowed, word) ? allowed[word] : undefined;
-    if (hit === undefined) {
-      ctx.addIssue({ code: "custom", message: `'${truncate(value)}' is not allowed; use one of ${shown}` });
-      return z.NEVER;
-    }
-    return hit;
-  });
+  return z
+    .string()
+    .meta({ enum: shown.split(", ") })
+    .transform((value, ctx) => {
+      // Own keys only: 'constructor' or '__proto__' must not find what every object inherits.
+      const word = value.trim().toLowerCase();
+      const hit = Object.hasOwn(allowed, word) ? allowed[word] : undefined;
+      if (hit === undefined) {
+        ctx.addIssue({ code: "custom", message: `'${truncate(value)}' is not allowed; use one of ${shown}` });
+        return z.NEVER;
+      }
+      return hit;
+    });
 }
 
 const given = (what: string) => (issue: { input?: unknown }) =>
@@ -71,7 +74,10 @@ export function pageOrCursor(value: { page?: number; cursor?: string }, ctx: z.R
 
 /** A cursor that does not open: `sentWith` names what it must come back with (the list's filters, sort and size). */
 export const invalidCursor = (sentWith: string) =>
-  new ApiError(400, `'cursor' is not valid for this request: send the NextCursor of the previous page unaltered, with the same ${sentWith} as the request that returned it.`);
+  new ApiError(
+    400,
+    `'cursor' is not valid for this request: send the NextCursor of the previous page unaltered, with the same ${sentWith} as the request that returned it.`,
+  );
 
 export function sortingQuery<T extends string>(fields: readonly T[]) {
   return {

@@ -16,7 +16,8 @@ export const MIN_SECRET_BYTES = 32;
 export const PLACEHOLDER_PREFIX = "REPLACE_ME";
 
 /** The one answer to every request while a secret is wrong (it names none: that is for the log). */
-export const NOT_CONFIGURED = `The service is not configured: a secret it needs is missing, short or unusable. Its operator must set it (see docs/security.md).`;
+export const NOT_CONFIGURED =
+  `The service is not configured: a secret it needs is missing, short or unusable. Its operator must set it (see ` + `docs/security.md).`;
 
 const bytesOf = (value: string) => new TextEncoder().encode(value).byteLength;
 
@@ -27,7 +28,8 @@ export function secretProblems(env: Partial<Pick<Env, "ADMIN_API_KEY" | "TOKEN_S
     const value = env[name];
     const rule = name === "SOURCE_SETTINGS_KEY" ? `the base64 of exactly ${SETTINGS_KEY_BYTES} random bytes` : `at least ${MIN_SECRET_BYTES} bytes`;
     if (typeof value !== "string" || value.trim() === "") problems.push(`${name} is not set (it must be ${rule})`);
-    else if (value.trim().startsWith(PLACEHOLDER_PREFIX)) problems.push(`${name} is the placeholder of .dev.vars.example (it must be ${rule}; \`npm start\` writes random local ones to .dev.vars)`);
+    else if (value.trim().startsWith(PLACEHOLDER_PREFIX))
+      problems.push(`${name} is the placeholder of .dev.vars.example (it must be ${rule}; \`npm start\` writes random local ones to .dev.vars)`);
     else if (name === "SOURCE_SETTINGS_KEY") {
       const key = settingsKeyBytes(value);
       if ("problem" in key) problems.push(`${name} ${key.problem}`);

@@ -38,7 +38,8 @@ export const acceptJson = createMiddleware<{ Bindings: Env }>(async function acc
   if (!accepts(header, wanted)) {
     throw new ApiError(
       406,
-      `This endpoint answers ${wanted === FILE_TYPES ? "text/csv or text/tab-separated-values" : "application/json"} only; the Accept header '${header}' admits neither.`,
+      `This endpoint answers ${wanted === FILE_TYPES ? "text/csv or text/tab-separated-values" : "application/json"} only; the Accept header '${header}' ` +
+        `admits neither.`,
     );
   }
   await next();
@@ -78,8 +79,7 @@ export function limitStreamedBody(maxSize: number) {
   });
 }
 
-export const bodyTooLarge = (maxSize: number, hint = "") =>
-  new ApiError(413, `The request body is larger than ${sizeText(maxSize)}.${hint ? ` ${hint}` : ""}`);
+export const bodyTooLarge = (maxSize: number, hint = "") => new ApiError(413, `The request body is larger than ${sizeText(maxSize)}.${hint ? ` ${hint}` : ""}`);
 
 /** The same bytes, erroring with a 413 once more than `maxSize` have passed. */
 export function countedStream(body: ReadableStream<Uint8Array>, maxSize: number, hint = ""): ReadableStream<Uint8Array> {

@@ -126,7 +126,5 @@ function describeIssue(issue: z.core.$ZodIssue, target: string): string {
 
 /** OrderItems[0].Quantity */
 export function formatPath(path: PropertyKey[]): string {
-  return path
-    .map((part, i) => (typeof part === "number" ? `[${part}]` : `${i === 0 ? "" : "."}${String(part)}`))
-    .join("");
+  return path.map((part, i) => (typeof part === "number" ? `[${part}]` : `${i === 0 ? "" : "."}${String(part)}`)).join("");
 }

@@ -112,7 +112,13 @@ export function talliedD1<D extends D1Database | D1DatabaseSession>(database: D,
 }
 
 /** Every call on the object reports one call of `kind`; what `wrapResult` names is wrapped too. */
-function talliedCalls<T extends object>(target: T, kind: CallKind, tally: Tally, free: Set<PropertyKey>, wrapResult: Partial<Record<PropertyKey, (value: unknown) => unknown>> = {}): T {
+function talliedCalls<T extends object>(
+  target: T,
+  kind: CallKind,
+  tally: Tally,
+  free: Set<PropertyKey>,
+  wrapResult: Partial<Record<PropertyKey, (value: unknown) => unknown>> = {},
+): T {
   return new Proxy(target, {
     get(t, prop) {
       const value = Reflect.get(t, prop, t) as unknown;

@@ -44,10 +44,7 @@ const hmacKeys = new Map<string, Promise<CryptoKey>>();
 function hmacKey(secret: string): Promise<CryptoKey> {
   let key = hmacKeys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-      "verify",
-    ]);
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
     hmacKeys.set(secret, key);
   }
   return key;
@@ -82,7 +79,10 @@ export function settingsKeyBytes(value: string): { bytes: Uint8Array } | { probl
   } catch {
     return { problem: `is not base64 (it must be the base64 of exactly ${SETTINGS_KEY_BYTES} random bytes)` };
   }
-  if (binary.length !== SETTINGS_KEY_BYTES) return { problem: `decodes to ${binary.length} bytes; AES-256-GCM takes exactly ${SETTINGS_KEY_BYTES} (the base64 of exactly ${SETTINGS_KEY_BYTES} random bytes)` };
+  if (binary.length !== SETTINGS_KEY_BYTES)
+    return {
+      problem: `decodes to ${binary.length} bytes; AES-256-GCM takes exactly ${SETTINGS_KEY_BYTES} (the base64 of exactly ${SETTINGS_KEY_BYTES} random bytes)`,
+    };
   return { bytes: Uint8Array.from(binary, (ch) => ch.charCodeAt(0)) };
 }
 
@@ -98,11 +98,7 @@ async function aesKey(base64Key: string): Promise<CryptoKey> {
 /** AES-GCM with a fresh 96-bit IV; output is base64url(iv).base64url(ciphertext). */
 export async function encryptJson(base64Key: string, value: unknown): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const data = await crypto.subtle.encrypt(
-    { name: "AES-GCM", iv },
-    await aesKey(base64Key),
-    encoder.encode(JSON.stringify(value)),
-  );
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await aesKey(base64Key), encoder.encode(JSON.stringify(value)));
   return `${toBase64Url(iv)}.${toBase64Url(data)}`;
 }
 

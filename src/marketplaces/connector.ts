@@ -368,8 +368,7 @@ export class MarketplaceError extends Error {
   ) {
     super(message);
     this.name = "MarketplaceError";
-    this.retryAfterMs =
-      retryAfterMs === null ? null : Number.isNaN(retryAfterMs) ? MAX_WAIT_MS : Math.min(MAX_WAIT_MS, Math.max(0, Math.round(retryAfterMs)));
+    this.retryAfterMs = retryAfterMs === null ? null : Number.isNaN(retryAfterMs) ? MAX_WAIT_MS : Math.min(MAX_WAIT_MS, Math.max(0, Math.round(retryAfterMs)));
   }
 }
 

@@ -45,8 +45,21 @@ const coreSettings = {
 };
 
 export const CONNECTORS = {
-  simulated: { settingsSchema: simulatedSettingsSchema.extend(coreSettings), secretFields: [], endpointFields: [], create: createSimulatedConnector, received: receivedWire, pushesListings: true },
-  walmart: { settingsSchema: walmartSettingsSchema.extend(coreSettings), secretFields: ["clientId", "clientSecret"], endpointFields: ["baseUrl"], create: createWalmartConnector, pushesListings: true },
+  simulated: {
+    settingsSchema: simulatedSettingsSchema.extend(coreSettings),
+    secretFields: [],
+    endpointFields: [],
+    create: createSimulatedConnector,
+    received: receivedWire,
+    pushesListings: true,
+  },
+  walmart: {
+    settingsSchema: walmartSettingsSchema.extend(coreSettings),
+    secretFields: ["clientId", "clientSecret"],
+    endpointFields: ["baseUrl"],
+    create: createWalmartConnector,
+    pushesListings: true,
+  },
   ebay: {
     settingsSchema: ebaySettingsSchema.extend(coreSettings),
     secretFields: ["clientId", "clientSecret", "refreshToken"],
@@ -75,8 +88,20 @@ export const CONNECTORS = {
     create: (ctx, storage) => createEtsyConnector(ctx, storage),
     pushesListings: true,
   },
-  mirakl: { settingsSchema: miraklSettingsSchema.extend(coreSettings), secretFields: ["apiKey"], endpointFields: ["baseUrl"], create: createMiraklConnector, pushesListings: true },
-  tiktok: { settingsSchema: tiktokSettingsSchema.extend(coreSettings), secretFields: ["appSecret", "refreshToken"], endpointFields: ["baseUrl", "authUrl"], create: createTiktokConnector, pushesListings: true },
+  mirakl: {
+    settingsSchema: miraklSettingsSchema.extend(coreSettings),
+    secretFields: ["apiKey"],
+    endpointFields: ["baseUrl"],
+    create: createMiraklConnector,
+    pushesListings: true,
+  },
+  tiktok: {
+    settingsSchema: tiktokSettingsSchema.extend(coreSettings),
+    secretFields: ["appSecret", "refreshToken"],
+    endpointFields: ["baseUrl", "authUrl"],
+    create: createTiktokConnector,
+    pushesListings: true,
+  },
 } satisfies Record<string, ConnectorEntry>;
 
 export type SourceType = keyof typeof CONNECTORS;
@@ -102,5 +127,5 @@ export async function buildConnector(
   const secrets = { seal: (value: string) => encryptJson(key, value), open: (sealed: string) => decryptJson<string>(key, sealed) };
   const connector = entry.create({ sourceId: source.id, settings, fetch: useFetch, now: clock, secrets }, storage);
   // Settings.pushStock is the core's, not the connector's: false makes the source import-only.
-  return pushStock === false ? Object.create(connector, { listings: { value: undefined } }) as Connector : connector;
+  return pushStock === false ? (Object.create(connector, { listings: { value: undefined } }) as Connector) : connector;
 }

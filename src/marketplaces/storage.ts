@@ -15,8 +15,7 @@ export function memoryStorage(): SourceStorage {
     get: <T>(key: string) => map.get(key) as T | undefined,
     put: (key, value) => void map.set(key, structuredClone(value)),
     delete: (key) => void map.delete(key),
-    list: <T>(prefix: string) =>
-      [...map.entries()].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)) as [string, T][],
+    list: <T>(prefix: string) => [...map.entries()].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)) as [string, T][],
   };
 }
 

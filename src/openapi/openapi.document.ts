@@ -56,11 +56,15 @@ export async function buildDocument(app: Hono<AppEnv>): Promise<Document> {
           "X-RateLimit-Remaining": { description: "Calls left in the bucket now.", schema: { type: "integer" } },
           "X-RateLimit-Reset": { description: "Seconds until the bucket is empty again (rounded up; 0 when it is).", schema: { type: "integer" } },
           "RateLimit-Policy": {
-            description: 'The bucket as a quota policy (draft-ietf-httpapi-ratelimit-headers-11, a structured List): q its size in calls, w the seconds a full bucket takes to drain. The default bucket: `"bucket";q=50;w=25`.',
+            description:
+              "The bucket as a quota policy (draft-ietf-httpapi-ratelimit-headers-11, a structured List): q its size in calls, w the seconds a full bucket " +
+              'takes to drain. The default bucket: `"bucket";q=50;w=25`.',
             schema: { type: "string", pattern: '^"bucket";q=[0-9]+;w=[0-9]+$' },
           },
           RateLimit: {
-            description: 'The bucket now (draft-ietf-httpapi-ratelimit-headers-11, a structured List): r the calls remaining (X-RateLimit-Remaining), t the seconds until it is empty again (X-RateLimit-Reset).',
+            description:
+              "The bucket now (draft-ietf-httpapi-ratelimit-headers-11, a structured List): r the calls remaining (X-RateLimit-Remaining), t the seconds " +
+              "until it is empty again (X-RateLimit-Reset).",
             schema: { type: "string", pattern: '^"bucket";r=[0-9]+;t=[0-9]+$' },
           },
           "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer" } },

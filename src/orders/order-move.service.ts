@@ -10,16 +10,23 @@
 // operator's) only parse the request and call moveOrder.
 import type { Db } from "../db/client";
 import { ApiError } from "../http/errors";
-import { acknowledge, cancel, marketplaceLines, ship, type CancelRequest, type MarketplaceLines, type Move, type OrderState, type ShipRequest } from "./order-moves";
+import {
+  acknowledge,
+  cancel,
+  marketplaceLines,
+  ship,
+  type CancelRequest,
+  type MarketplaceLines,
+  type Move,
+  type OrderState,
+  type ShipRequest,
+} from "./order-moves";
 import { moveStateOf, moveStatesOfNumbers } from "./orders.queries";
 import type { UpdateStatusBody } from "./orders.schemas";
 import { applyMoves } from "./orders.writes";
 
 /** What a client asks of an order. */
-export type MoveRequest =
-  | { kind: "acknowledge"; sellerOrderNumber: string }
-  | ({ kind: "ship" } & ShipRequest)
-  | ({ kind: "cancel" } & CancelRequest);
+export type MoveRequest = { kind: "acknowledge"; sellerOrderNumber: string } | ({ kind: "ship" } & ShipRequest) | ({ kind: "cancel" } & CancelRequest);
 
 /** UpdateStatus's body (/v1 and the operator's) as a move request. */
 export function updateStatusRequest(body: UpdateStatusBody): MoveRequest {
@@ -52,7 +59,8 @@ function decide(order: OrderState, request: MoveRequest, now: number): Move {
 }
 
 /** A batch a line's own guard refused (order_items' trigger): another write got there first, as a failed guard says. */
-const lostRace = (error: unknown) => error instanceof Error && /line_over_quantity/.test(`${error.message} ${String((error as { cause?: unknown }).cause ?? "")}`);
+const lostRace = (error: unknown) =>
+  error instanceof Error && /line_over_quantity/.test(`${error.message} ${String((error as { cause?: unknown }).cause ?? "")}`);
 
 /**
  * Moves an order of the store as the request asks. Throws 404 for an order the store does not

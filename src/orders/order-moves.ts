@@ -139,7 +139,6 @@ function sameUnits(a: Units, b: Units): boolean {
   return key(a) === key(b);
 }
 
-
 /** A change of the order, assembled: the lines after it give the status, the events follow from it. */
 function assemble(
   order: OrderState,
@@ -156,7 +155,11 @@ function assemble(
   const add = new Map<number, { shipped: number; cancelled: number }>();
   for (const [id, n] of parts.shipped ?? []) add.set(id, { shipped: (add.get(id)?.shipped ?? 0) + n, cancelled: add.get(id)?.cancelled ?? 0 });
   for (const [id, n] of parts.cancelled ?? []) add.set(id, { shipped: add.get(id)?.shipped ?? 0, cancelled: (add.get(id)?.cancelled ?? 0) + n });
-  const after = order.lines.map((l) => ({ ...l, shipped: l.shipped + (add.get(l.id)?.shipped ?? 0), cancelled: l.cancelled + (add.get(l.id)?.cancelled ?? 0) }));
+  const after = order.lines.map((l) => ({
+    ...l,
+    shipped: l.shipped + (add.get(l.id)?.shipped ?? 0),
+    cancelled: l.cancelled + (add.get(l.id)?.cancelled ?? 0),
+  }));
   const { status, fulfillmentStatus } = statusOf(after, order.status);
   const set: OrderSet = { ...parts.set };
   if (status !== order.status) set.status = status;
@@ -180,7 +183,8 @@ function assemble(
 
 const nextSeq = (order: OrderState, plus = 1) => Math.max(0, ...order.changes.map((c) => c.seq)) + plus;
 const newest = (order: OrderState) => order.changes.reduce<LineChangeState | null>((a, c) => (a && a.seq > c.seq ? a : c), null);
-const newestPackage = (order: OrderState) => order.changes.filter((c) => c.kind === "ship").reduce<LineChangeState | null>((a, c) => (a && a.seq > c.seq ? a : c), null);
+const newestPackage = (order: OrderState) =>
+  order.changes.filter((c) => c.kind === "ship").reduce<LineChangeState | null>((a, c) => (a && a.seq > c.seq ? a : c), null);
 const leftUnits = (order: OrderState): Units => order.lines.filter((l) => left(l) > 0).map((l) => [l.id, left(l)]);
 
 // ---------------------------------------------------------------------------------------------
@@ -252,7 +256,8 @@ function checkLeft(order: OrderState, units: Units, verb: "ship" | "cancel"): vo
     if (n > left(line)) {
       throw new ApiError(
         400,
-        `'Items': OrderItemId '${id}' has ${left(line)} unit(s) left to ${verb} (ordered ${line.quantity}, shipped ${line.shipped}, cancelled ${line.cancelled}); ${n} asked. Nothing was changed.`,
+        `'Items': OrderItemId '${id}' has ${left(line)} unit(s) left to ${verb} (ordered ${line.quantity}, shipped ${line.shipped}, cancelled ` +
+          `${line.cancelled}); ${n} asked. Nothing was changed.`,
       );
     }
   }
@@ -299,9 +304,29 @@ function newPackage(order: OrderState, units: Units, request: ShipRequest, now: 
     shipped: units,
     // The seed's ShipmentTrackingNumber, DateShipped and carrier are the newest package's.
     set: { shipmentTrackingNumber: trackingNumber, dateShipped, destinationShippingCarrier: carrier, syncUserErrorMessage: null },
-    record: [{ seq, kind: "ship", origin: "seller", lines: units, trackingNumber, carrier: carrier || null, shippingMethod: order.shippingMethod || null, dateShipped, marketplaceRef: null }],
+    record: [
+      {
+        seq,
+        kind: "ship",
+        origin: "seller",
+        lines: units,
+        trackingNumber,
+        carrier: carrier || null,
+        shippingMethod: order.shippingMethod || null,
+        dateShipped,
+        marketplaceRef: null,
+      },
+    ],
     delivery: {
-      payload: { kind: "ship", trackingNumber, carrier: carrier || null, shippingMethod: order.shippingMethod || null, shippedAt: dateShipped, shipmentId: null, lines: units },
+      payload: {
+        kind: "ship",
+        trackingNumber,
+        carrier: carrier || null,
+        shippingMethod: order.shippingMethod || null,
+        shippedAt: dateShipped,
+        shipmentId: null,
+        lines: units,
+      },
       shipmentSeq: seq,
       replaces: false,
     },
@@ -381,7 +406,19 @@ function cancellation(order: OrderState, units: Units): Move {
   return assemble(order, {
     cancelled: units,
     set: { syncUserErrorMessage: null },
-    record: [{ seq, kind: "cancel", origin: "seller", lines: units, trackingNumber: null, carrier: null, shippingMethod: null, dateShipped: null, marketplaceRef: null }],
+    record: [
+      {
+        seq,
+        kind: "cancel",
+        origin: "seller",
+        lines: units,
+        trackingNumber: null,
+        carrier: null,
+        shippingMethod: null,
+        dateShipped: null,
+        marketplaceRef: null,
+      },
+    ],
     delivery: { payload: { kind: "cancel", reason: CANCEL_REASON, lines: whole ? null : units }, shipmentSeq: null, replaces: false },
     events: (status) => [{ type: "order.items_cancelled", status, items: units }],
   });
@@ -467,13 +504,29 @@ export function marketplaceLines(order: OrderState, report: MarketplaceLines, no
   const cancelled: Units = order.lines.map((l) => [l.id, cancelledTo.get(l.id)! - l.cancelled] as [number, number]).filter(([, n]) => n > 0);
   if (shipped.length === 0 && cancelled.length === 0 && record.length === 0) return NONE;
   if (cancelled.length > 0) {
-    record.push({ seq: nextSeq(order, record.length + 1), kind: "cancel", origin: "marketplace", lines: cancelled, trackingNumber: null, carrier: null, shippingMethod: null, dateShipped: null, marketplaceRef: null });
+    record.push({
+      seq: nextSeq(order, record.length + 1),
+      kind: "cancel",
+      origin: "marketplace",
+      lines: cancelled,
+      trackingNumber: null,
+      carrier: null,
+      shippingMethod: null,
+      dateShipped: null,
+      marketplaceRef: null,
+    });
   }
   const lastPackage = record.filter((r) => r.kind === "ship").at(-1);
   return assemble(order, {
     shipped,
     cancelled,
-    set: lastPackage ? { shipmentTrackingNumber: lastPackage.trackingNumber, dateShipped: lastPackage.dateShipped, ...(lastPackage.carrier ? { destinationShippingCarrier: lastPackage.carrier } : {}) } : {},
+    set: lastPackage
+      ? {
+          shipmentTrackingNumber: lastPackage.trackingNumber,
+          dateShipped: lastPackage.dateShipped,
+          ...(lastPackage.carrier ? { destinationShippingCarrier: lastPackage.carrier } : {}),
+        }
+      : {},
     record,
     delivery: null,
     cancelReason: MARKETPLACE_CANCEL_REASON,

@@ -22,7 +22,10 @@ export const orderRefundRoutes = createRouter().put(
   documented("token", {
     summary: "Refund lines, shipping or a return of an order",
     description:
-      "Each Item's Amount defaults to the line's paid amount (UnitPrice × Quantity − Discount + SaleTaxCost) per unit times Quantity; the refunds of a line never add up to more than was paid for it nor to more units than were ordered, and the shipping's never to more than ShippingTotal + ShippingTaxTotal. With ReturnId and no Items, the return's lines are refunded. The same call again answers the refund it recorded and records nothing new.",
+      "Each Item's Amount defaults to the line's paid amount (UnitPrice × Quantity − Discount + SaleTaxCost) per unit times Quantity; the refunds of a " +
+      "line never add up to more than was paid for it nor to more units than were ordered, and the shipping's never to more than ShippingTotal + " +
+      "ShippingTaxTotal. With ReturnId and no Items, the return's lines are refunded. The same call again answers the refund it recorded and records " +
+      "nothing new.",
     tags: ["Orders"],
     answer: envelope({ Refund: wireRefund }),
   }),
@@ -39,7 +42,11 @@ export const orderRefundRoutes = createRouter().put(
 
 export const orderRefundAdminRoutes = createRouter().put(
   "/stores/:storeId/orders/:orderId/refund",
-  documented("admin", { summary: "Refund lines, shipping or a return of an order (the console's refund form)", tags: ["Orders (operator)"], answer: envelope({ Refund: wireRefund }) }),
+  documented("admin", {
+    summary: "Refund lines, shipping or a return of an order (the console's refund form)",
+    tags: ["Orders (operator)"],
+    answer: envelope({ Refund: wireRefund }),
+  }),
   validate("param", z.object({ storeId: z.string(), orderId: z.string() })),
   validate("json", refundBody),
   async (c) => {

@@ -78,7 +78,8 @@ export async function refundOrder(db: Db, storeId: string, orderId: string, body
       toD1(db, touchOrderWhen(db, order.id, written, now)),
     ];
     if (order.sourceId) {
-      const payload = sql`json_object('refundId', (select ${refundsTable.id} from ${refundsTable} where ${refundsTable.orderId} = ${order.id} and ${refundsTable.lastWrite} = ${lastWrite}))`;
+      const payload = sql`json_object('refundId', (select ${refundsTable.id} from ${refundsTable} where ${refundsTable.orderId} = ${order.id} and
+        ${refundsTable.lastWrite} = ${lastWrite}))`;
       statements.push(enqueueWhen(db, { storeId, sourceId: order.sourceId, orderId: order.id, kind: "refund", payload, at: now }, written));
     }
     if (decided.returnId !== null) {

@@ -37,7 +37,6 @@ const adminOrderQuery = z.object({
 const storeParam = z.object({ storeId: z.string() });
 const orderParam = z.object({ storeId: z.string(), orderId: z.string() });
 
-
 /** The page's orders with their items (an operator's page: at most 100 orders, answered at once). */
 async function wireOrdersAtOnce(db: Db, page: OrderListPage): Promise<WireOrder[]> {
   const out: WireOrder[] = [];
@@ -92,7 +91,11 @@ export const ordersAdminRoutes = createRouter()
     documented("admin", {
       summary: "One order with its items and its deliveries to the marketplace",
       tags: ["Orders (operator)"],
-      answer: envelope({ Order: wireOrder, Deliveries: z.array(orderDelivery), Returns: z.array(wireReturn).describe("The order's returns (decisions 13), oldest first.") }),
+      answer: envelope({
+        Order: wireOrder,
+        Deliveries: z.array(orderDelivery),
+        Returns: z.array(wireReturn).describe("The order's returns (decisions 13), oldest first."),
+      }),
     }),
     validate("param", orderParam),
     async (c) => {
@@ -104,7 +107,11 @@ export const ordersAdminRoutes = createRouter()
       const deliveries = await entriesOfOrder(db, store.id, found.order.id);
       const returns = await wireReturnsOf(db, await returnsOfOrder(db, store.id, found.order.id));
       return ok(c, {
-        Order: toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled, refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [] }),
+        Order: toWireOrder(found.order, found.items, found.packages, {
+          maskBuyerPii: found.maskBuyerPii,
+          sourceEnabled: found.sourceEnabled,
+          refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [],
+        }),
         Deliveries: deliveries.map((d) => ({
           DeliveryId: String(d.id),
           SourceId: d.sourceId,
@@ -137,7 +144,11 @@ export const ordersAdminRoutes = createRouter()
       const found = await findOrder(db, store.id, orderId);
       if (!found) throw new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' in store '${store.id}'.`);
       return ok(c, {
-        Order: toWireOrder(found.order, found.items, found.packages, { maskBuyerPii: found.maskBuyerPii, sourceEnabled: found.sourceEnabled, refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [] }),
+        Order: toWireOrder(found.order, found.items, found.packages, {
+          maskBuyerPii: found.maskBuyerPii,
+          sourceEnabled: found.sourceEnabled,
+          refunds: (await refundsOfOrders(db, [found.order.id])).get(found.order.id) ?? [],
+        }),
       });
     },
   );

@@ -28,8 +28,7 @@ const dayStart = (ms: number) => ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
 const DATE_COLUMN = { created: "date_created_in_order_source", updated: "date_updated" } as const;
 
 /** The index whose leading columns are the filter's equalities; `what` is created, updated, id or total. */
-const indexOf = (status: string | undefined, what: "created" | "updated" | "id" | "total") =>
-  `orders_store_${status ? "status_" : ""}${what}`;
+const indexOf = (status: string | undefined, what: "created" | "updated" | "id" | "total") => `orders_store_${status ? "status_" : ""}${what}`;
 
 /**
  * A count reads no more than two days of orders whatever the range: whole UTC days come from
@@ -43,7 +42,9 @@ export function countStatement(storeId: string, filter: OrderFilter): { sql: str
   if (filter.fulfillmentStatus) {
     const params: unknown[] = [storeId, filter.fulfillmentStatus, ...(filter.status ? [filter.status] : []), filter.fromDate, filter.toDate];
     return {
-      sql: `select count(*) as n from orders indexed by orders_store_fulfillment_${filter.dateField} where store_id = ? and fulfillment_status = ?${filter.status ? " and status = ?" : ""} and ${column} between ? and ?`,
+      sql:
+        `select count(*) as n from orders indexed by orders_store_fulfillment_${filter.dateField} where store_id = ? and fulfillment_status = ` +
+        `?${filter.status ? " and status = ?" : ""} and ${column} between ? and ?`,
       params,
     };
   }
@@ -59,13 +60,18 @@ export function countStatement(storeId: string, filter: OrderFilter): { sql: str
   const endDay = dayStart(filter.toDate + 1);
   if (firstDay >= endDay) return { sql: `select ${edge(filter.fromDate, filter.toDate)} as n`, params };
   params.push(storeId, filter.dateField === "updated" ? "u" : "c", firstDay, endDay, ...(filter.status ? [filter.status] : []));
-  const days = `(select coalesce(sum(n), 0) from order_day_counts where store_id = ? and field = ? and day >= ? and day < ?${filter.status ? " and status = ?" : ""})`;
+  const days =
+    `(select coalesce(sum(n), 0) from order_day_counts where store_id = ? and field = ? and day >= ? and day < ` +
+    `?${filter.status ? " and status = ?" : ""})`;
   return { sql: `select ${days} + ${edge(filter.fromDate, firstDay - 1)} + ${edge(endDay, filter.toDate)} as n`, params };
 }
 
 export async function countOrders(db: Db, storeId: string, filter: OrderFilter): Promise<number> {
   const { sql: text, params } = countStatement(storeId, filter);
-  const row = await db.$client.prepare(text).bind(...params).first<{ n: number }>();
+  const row = await db.$client
+    .prepare(text)
+    .bind(...params)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -81,7 +87,6 @@ const SORTS: Record<OrderSortField, { key: keyof OrderRow; index: (q: OrderFilte
 
 /** A sort's SQL column, as the schema names its field. */
 const sortColumn = (sortBy: OrderSortField): string => orders[SORTS[sortBy].key].name;
-
 
 /**
  * The ids of one page, walked in sort order along the sort's own index (src/db/keyset.ts), so a
@@ -174,10 +179,7 @@ export async function listOrders(db: Db, storeId: string, query: OrderListQuery,
   const { sql: text, params } = listStatement(storeId, query, pageSize + 1, start, plan);
   const d1 = db.$client;
   const mask = maskSettingOf(db, storeId).toSQL();
-  const [store, page] = await d1.batch<Record<string, unknown>>([
-    d1.prepare(mask.sql).bind(...mask.params),
-    d1.prepare(text).bind(...params),
-  ]);
+  const [store, page] = await d1.batch<Record<string, unknown>>([d1.prepare(mask.sql).bind(...mask.params), d1.prepare(text).bind(...params)]);
   const raw = page!.results;
   const more = raw.length > pageSize;
   const rows = raw.slice(0, pageSize).map((r) => ({
@@ -237,13 +239,10 @@ export async function* orderItemsOf(db: Db, orderIds: number[], budget: number):
     return;
   }
   const counts = new Map(
-    (
-      await db
-        .select({ orderId: orderItems.orderId, n: count() })
-        .from(orderItems)
-        .where(among(orderIds))
-        .groupBy(orderItems.orderId)
-    ).map((r) => [r.orderId, r.n]),
+    (await db.select({ orderId: orderItems.orderId, n: count() }).from(orderItems).where(among(orderIds)).groupBy(orderItems.orderId)).map((r) => [
+      r.orderId,
+      r.n,
+    ]),
   );
   let slice: number[] = [];
   let size = 0;
@@ -312,7 +311,17 @@ type MoveStateRow = Record<string, unknown> & { lines: string; changes: string }
 
 function toMoveState(row: MoveStateRow): OrderState & { orderSourceOrderNumber: string } {
   const lines = JSON.parse(row.lines) as [number, string, string | null, number, number, number][];
-  const changes = JSON.parse(row.changes) as [number, number, "ship" | "cancel", "seller" | "marketplace", [number, number][], string | null, string | null, number | null, string | null][];
+  const changes = JSON.parse(row.changes) as [
+    number,
+    number,
+    "ship" | "cancel",
+    "seller" | "marketplace",
+    [number, number][],
+    string | null,
+    string | null,
+    number | null,
+    string | null,
+  ][];
   return {
     id: row.id as number,
     storeId: row.store_id as string,
@@ -347,7 +356,10 @@ function toMoveState(row: MoveStateRow): OrderState & { orderSourceOrderNumber: 
 export async function moveStateOf(db: Db, storeId: string, orderId: string): Promise<OrderState | null> {
   if (!/^[1-9]\d{0,15}$/.test(orderId)) return null;
   const query = dialect.sqlToQuery(moveStatesStatement(sql`o.id = ${Number(orderId)} and o.store_id = ${storeId}`));
-  const row = await db.$client.prepare(query.sql).bind(...query.params).first<MoveStateRow>();
+  const row = await db.$client
+    .prepare(query.sql)
+    .bind(...query.params)
+    .first<MoveStateRow>();
   return row ? toMoveState(row) : null;
 }
 
@@ -357,11 +369,16 @@ export async function moveStatesOfNumbers(db: Db, storeId: string, sourceId: str
     moveStatesStatement(sql`o.store_id = ${storeId} and o.order_source = (select ${sources.name} from ${sources} where ${sources.id} = ${sourceId})
       and o.order_source_order_number in (select value from json_each(${JSON.stringify(numbers)}))`),
   );
-  const { results } = await db.$client.prepare(query.sql).bind(...query.params).all<MoveStateRow>();
-  return new Map(results.map((row) => {
-    const state = toMoveState(row);
-    return [state.orderSourceOrderNumber, state];
-  }));
+  const { results } = await db.$client
+    .prepare(query.sql)
+    .bind(...query.params)
+    .all<MoveStateRow>();
+  return new Map(
+    results.map((row) => {
+      const state = toMoveState(row);
+      return [state.orderSourceOrderNumber, state];
+    }),
+  );
 }
 
 /**
@@ -428,10 +445,17 @@ export function deliveryReadsOf(db: Db, orderIds: number[]) {
  * acknowledged (New, any day): per store three reads of its order_day_counts rows (days times
  * statuses, by primary key), never its orders.
  */
-export async function ordersTodayAndWeek(db: Db, today: number, weekStart: number): Promise<{ storeId: string; today: number; week: number; waiting: number }[]> {
+export async function ordersTodayAndWeek(
+  db: Db,
+  today: number,
+  weekStart: number,
+): Promise<{ storeId: string; today: number; week: number; waiting: number }[]> {
   const sum = (where: string) => `(select coalesce(sum(n), 0) from order_day_counts where store_id = s.id and field = 'c' and ${where})`;
   const { results } = await db.$client
-    .prepare(`select s.id as storeId, ${sum("day >= ?1")} as today, ${sum("day >= ?2")} as week, ${sum("status = 'New'")} as waiting from stores s where s.deleted_at is null`)
+    .prepare(
+      `select s.id as storeId, ${sum("day >= ?1")} as today, ${sum("day >= ?2")} as week, ${sum("status = 'New'")} as waiting from stores s where ` +
+        `s.deleted_at is null`,
+    )
     .bind(today, weekStart)
     .all<{ storeId: string; today: number; week: number; waiting: number }>();
   return results;

@@ -81,7 +81,7 @@ const nonNegativeMoney = money.refine((n) => n >= 0, { error: "must not be negat
 const decimalString = z
   .union([z.string(), z.number()])
   .transform((v) => String(v).trim())
-  .refine((v) => /^-?\d{1,12}(\.\d{1,6})?$/.test(v), { error: "must be a decimal amount such as \"1.50\"" });
+  .refine((v) => /^-?\d{1,12}(\.\d{1,6})?$/.test(v), { error: 'must be a decimal amount such as "1.50"' });
 const emptyId = (what: string) =>
   z
     .union([z.string(), z.number(), z.null()])
@@ -142,10 +142,7 @@ export const insertOrderBody = z.object({
   ShippingTaxTotal: nonNegativeMoney.optional(),
   GiftWrapTotal: nonNegativeMoney.optional(),
   GiftWrapTaxTotal: nonNegativeMoney.optional(),
-  OrderItems: z
-    .array(insertOrderItem)
-    .min(1, { error: "must hold at least one item" })
-    .max(500, { error: "must hold at most 500 items" }),
+  OrderItems: z.array(insertOrderItem).min(1, { error: "must hold at least one item" }).max(500, { error: "must hold at most 500 items" }),
 });
 export type InsertOrderBody = z.infer<typeof insertOrderBody>;
 
@@ -161,7 +158,11 @@ const moveItems = z
   .array(
     z.object({
       OrderItemId: assignedId,
-      Quantity: z.number({ error: "must be a whole number of units, at least 1" }).int({ error: "must be a whole number of units, at least 1" }).min(1, { error: "must be at least 1" }).max(1_000_000, { error: "must be at most 1000000" }),
+      Quantity: z
+        .number({ error: "must be a whole number of units, at least 1" })
+        .int({ error: "must be a whole number of units, at least 1" })
+        .min(1, { error: "must be at least 1" })
+        .max(1_000_000, { error: "must be at most 1000000" }),
     }),
   )
   .min(1, { error: "must name at least one line; leave Items out to ship or cancel every unit left" })
@@ -169,35 +170,46 @@ const moveItems = z
   .superRefine((items, ctx) => {
     const seen = new Set<string>();
     items.forEach((item, i) => {
-      if (seen.has(item.OrderItemId)) ctx.addIssue({ code: "custom", path: [i, "OrderItemId"], message: `names OrderItemId '${item.OrderItemId}' a second time; each line once` });
+      if (seen.has(item.OrderItemId))
+        ctx.addIssue({ code: "custom", path: [i, "OrderItemId"], message: `names OrderItemId '${item.OrderItemId}' a second time; each line once` });
       seen.add(item.OrderItemId);
     });
   });
 
-export const updateStatusBody = z.object({
-  OrderStatus: z.string({ error: "is required: SHIPPED or CANCELLED" }).meta({ enum: ["SHIPPED", "CANCELED", "CANCELLED"] }).transform((value, ctx) => {
-    const v = value.trim().toUpperCase();
-    if (v === "SHIPPED") return "Shipped" as const;
-    if (v === "CANCELED" || v === "CANCELLED") return "Canceled" as const;
-    ctx.addIssue({
-      code: "custom",
-      message: `only CANCELLED or SHIPPED status updates are allowed; got '${truncate(value)}'`,
-    });
-    return z.NEVER;
-  }),
-  ShipmentTrackingNumber: optionalText(100),
-  DateShipped: isoDateField.nullish(),
-  DestinationShippingCarrier: optionalText(200),
-  Items: moveItems
-    .optional()
-    .describe("Decisions 12: SHIPPED ships exactly these units as one package; CANCELED cancels exactly these. Left out: every unit not yet shipped (or cancelled)."),
-  ShipmentId: assignedId
-    .optional()
-    .describe("SHIPPED without Items: correct this package's tracking, carrier and date (default: the newest package, when nothing is left to ship)."),
-})
+export const updateStatusBody = z
+  .object({
+    OrderStatus: z
+      .string({ error: "is required: SHIPPED or CANCELLED" })
+      .meta({ enum: ["SHIPPED", "CANCELED", "CANCELLED"] })
+      .transform((value, ctx) => {
+        const v = value.trim().toUpperCase();
+        if (v === "SHIPPED") return "Shipped" as const;
+        if (v === "CANCELED" || v === "CANCELLED") return "Canceled" as const;
+        ctx.addIssue({
+          code: "custom",
+          message: `only CANCELLED or SHIPPED status updates are allowed; got '${truncate(value)}'`,
+        });
+        return z.NEVER;
+      }),
+    ShipmentTrackingNumber: optionalText(100),
+    DateShipped: isoDateField.nullish(),
+    DestinationShippingCarrier: optionalText(200),
+    Items: moveItems
+      .optional()
+      .describe(
+        "Decisions 12: SHIPPED ships exactly these units as one package; CANCELED cancels exactly these. Left out: every unit not yet shipped (or cancelled).",
+      ),
+    ShipmentId: assignedId
+      .optional()
+      .describe("SHIPPED without Items: correct this package's tracking, carrier and date (default: the newest package, when nothing is left to ship)."),
+  })
   .superRefine((body, ctx) => {
     if (body.ShipmentId !== undefined && body.Items !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["Items"], message: "cannot go with ShipmentId: a correction changes a package's tracking, carrier and date, never its lines" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["Items"],
+        message: "cannot go with ShipmentId: a correction changes a package's tracking, carrier and date, never its lines",
+      });
     }
     if (body.ShipmentId !== undefined && body.OrderStatus === "Canceled") {
       ctx.addIssue({ code: "custom", path: ["ShipmentId"], message: "goes with SHIPPED only (a package's correction)" });

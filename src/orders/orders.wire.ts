@@ -23,7 +23,7 @@ export const wireOrderItem = z.object({
   Quantity: z.number().int(),
   UnitPrice: z.number(),
   SaleTaxCost: z.number(),
-  Discount: z.string().describe("A decimal amount, e.g. \"1.50\"."),
+  Discount: z.string().describe('A decimal amount, e.g. "1.50".'),
   QuantityShipped: z.number().int().describe("Units of the line shipped so far, in any package (decisions 12)."),
   QuantityCancelled: z.number().int().describe("Units of the line cancelled so far, by the seller or the marketplace."),
 });
@@ -282,7 +282,11 @@ export async function* wireOrders(db: Db, page: OrderListPage): AsyncGenerator<W
   for await (const slice of orderItemsOf(db, [...byId.keys()], ITEMS_PER_READ)) {
     for (const id of slice.ids) {
       const { order, sourceEnabled } = byId.get(id)!;
-      yield toWireOrder(order, slice.items.get(id) ?? [], slice.packages.get(id) ?? [], { maskBuyerPii: page.maskBuyerPii, sourceEnabled, refunds: refunds.get(id) ?? [] });
+      yield toWireOrder(order, slice.items.get(id) ?? [], slice.packages.get(id) ?? [], {
+        maskBuyerPii: page.maskBuyerPii,
+        sourceEnabled,
+        refunds: refunds.get(id) ?? [],
+      });
     }
   }
 }

@@ -16,8 +16,22 @@ import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
 import { lineChanges, orderItems, orders } from "../db/schema";
 import { deleteRowsOfOrders, enqueueStatements, lastRowError, type Enqueued } from "../outbox/outbox.queries";
-import { importedEventsAfter, importedEventsBefore, orderCreatedEvents, orderMovedEvents, toD1, wokenBy, type MovedEvent } from "../webhooks/webhook-deliveries.queries";
-import { cancelledAtMarketplace, stockBackStatement, stockBackByImportStatement, stockTakenByImportStatement, stockTakenStatement } from "../products/products.queries";
+import {
+  importedEventsAfter,
+  importedEventsBefore,
+  orderCreatedEvents,
+  orderMovedEvents,
+  toD1,
+  wokenBy,
+  type MovedEvent,
+} from "../webhooks/webhook-deliveries.queries";
+import {
+  cancelledAtMarketplace,
+  stockBackStatement,
+  stockBackByImportStatement,
+  stockTakenByImportStatement,
+  stockTakenStatement,
+} from "../products/products.queries";
 import type { Move, OrderSet, OrderState } from "./order-moves";
 import { deleteRefundsOfOrders } from "../refunds/refunds.queries";
 import { deleteReturnsOfOrders } from "../returns/returns.queries";
@@ -66,7 +80,17 @@ const ORDER_FIELDS = [
 ] as const satisfies readonly (keyof OrderValues)[];
 
 /** The same for an item. */
-const ITEM_FIELDS = ["sourceLineId", "sku", "name", "quantity", "unitPrice", "saleTaxCost", "discount", "quantityShipped", "quantityCancelled"] as const satisfies readonly (keyof ItemValues)[];
+const ITEM_FIELDS = [
+  "sourceLineId",
+  "sku",
+  "name",
+  "quantity",
+  "unitPrice",
+  "saleTaxCost",
+  "discount",
+  "quantityShipped",
+  "quantityCancelled",
+] as const satisfies readonly (keyof ItemValues)[];
 
 // Compile-time: the two lists name every value of a new order's row (orders.wire.ts's OrderWrite),
 // so a column added there and forgotten here does not build.
@@ -110,7 +134,8 @@ const INSERT_ORDER_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIS
 // An order inserted Shipped or Canceled is so by its lines (decisions 12; orderWriteOf set their
 // units): one package of every line, with the order's tracking, carrier, method and date, or one
 // cancellation of every line.
-const INSERT_ORDER_LINE_CHANGE = `insert into line_changes (order_id, seq, store_id, kind, origin, lines, tracking_number, carrier, shipping_method, date_shipped, created_at, updated_at)
+const INSERT_ORDER_LINE_CHANGE = `insert into line_changes (order_id, seq, store_id, kind, origin, lines, tracking_number, carrier, shipping_method,
+  date_shipped, created_at, updated_at)
   select o.id, 1, o.store_id, case o.status when 'Shipped' then 'ship' else 'cancel' end, 'seller',
     (select json_group_array(json_array(i.id, i.quantity)) from (select id, quantity from order_items where order_id = o.id order by id) as i),
     case o.status when 'Shipped' then o.shipment_tracking_number end, case o.status when 'Shipped' then nullif(o.destination_shipping_carrier, '') end,
@@ -119,24 +144,30 @@ const INSERT_ORDER_LINE_CHANGE = `insert into line_changes (order_id, seq, store
 
 export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody, now: number): Promise<InsertResult> {
   const write = orderWriteOf(body, now);
-  const key = and(
-    eq(orders.storeId, storeId),
-    eq(orders.orderSource, body.OrderSource),
-    eq(orders.orderSourceOrderNumber, body.OrderSourceOrderNumber),
-  );
+  const key = and(eq(orders.storeId, storeId), eq(orders.orderSource, body.OrderSource), eq(orders.orderSourceOrderNumber, body.OrderSourceOrderNumber));
   const { items, ...head } = write;
   const d1 = db.$client;
   let events: D1Result;
   try {
     // One batch: the order, its items, its webhook events and the stock they take land together
     // or not at all (a duplicate's unique violation undoes the stock too).
-    [, , events] = await d1.batch([
+    [, , events] = (await d1.batch([
       d1.prepare(INSERT_ORDER).bind(storeId, body.OrderSource, now, JSON.stringify([orderTuple(head)])),
       d1.prepare(INSERT_ORDER_ITEMS).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, JSON.stringify(items.map((item) => itemTuple(item)))),
       toD1(db, orderCreatedEvents(db, { storeId, orderSource: body.OrderSource, orderSourceOrderNumber: body.OrderSourceOrderNumber }, now)),
-      ...(head.status === "Canceled" ? [] : [stockTakenStatement(d1, storeId, items.map((item) => [item.sku, item.quantity]))]),
-      ...(head.status === "Shipped" || head.status === "Canceled" ? [d1.prepare(INSERT_ORDER_LINE_CHANGE).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, now)] : []),
-    ]) as [D1Result, D1Result, D1Result];
+      ...(head.status === "Canceled"
+        ? []
+        : [
+            stockTakenStatement(
+              d1,
+              storeId,
+              items.map((item) => [item.sku, item.quantity]),
+            ),
+          ]),
+      ...(head.status === "Shipped" || head.status === "Canceled"
+        ? [d1.prepare(INSERT_ORDER_LINE_CHANGE).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, now)]
+        : []),
+    ])) as [D1Result, D1Result, D1Result];
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const existing = await db.select({ id: orders.id }).from(orders).where(key).get();
@@ -221,8 +252,22 @@ export function importPageStatements(db: Db, source: { storeId: string; id: stri
   return [
     d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, JSON.stringify(numbers)),
     importedEventsBefore(db, source, numbers, now),
-    stockTakenByImportStatement(d1, source.storeId, source.id, taking.flatMap((order) => order.items.map((item): [string, string, number] => [order.orderSourceOrderNumber, item.sku, item.quantity]))),
-    ...(cancelled.length > 0 ? [stockBackByImportStatement(d1, source.storeId, source.id, cancelled.map((order) => order.orderSourceOrderNumber))] : []),
+    stockTakenByImportStatement(
+      d1,
+      source.storeId,
+      source.id,
+      taking.flatMap((order) => order.items.map((item): [string, string, number] => [order.orderSourceOrderNumber, item.sku, item.quantity])),
+    ),
+    ...(cancelled.length > 0
+      ? [
+          stockBackByImportStatement(
+            d1,
+            source.storeId,
+            source.id,
+            cancelled.map((order) => order.orderSourceOrderNumber),
+          ),
+        ]
+      : []),
     d1.prepare(UPSERT_IMPORTED_ORDERS).bind(source.storeId, source.id, rows, now),
     ...importedEventsAfter(db, source, now),
     d1.prepare(INSERT_IMPORTED_ITEMS).bind(source.storeId, source.id, lines),
@@ -245,7 +290,17 @@ export function stillAsRead(id: SQL, dateUpdated: SQL): SQL {
 }
 
 /** The order columns a move may set, as their SQL names. */
-const SETTABLE = ["status", "fulfillmentStatus", "orderDestinationOrderNumber", "dateCreatedInDestination", "shipmentTrackingNumber", "dateShipped", "destinationShippingCarrier", "syncUserErrorMessage", "cancelReason"] as const satisfies readonly (keyof OrderSet)[];
+const SETTABLE = [
+  "status",
+  "fulfillmentStatus",
+  "orderDestinationOrderNumber",
+  "dateCreatedInDestination",
+  "shipmentTrackingNumber",
+  "dateShipped",
+  "destinationShippingCarrier",
+  "syncUserErrorMessage",
+  "cancelReason",
+] as const satisfies readonly (keyof OrderSet)[];
 const orderColumn = (field: (typeof SETTABLE)[number]) => getTableColumns(orders)[field].name;
 
 /** What applyMoves made of its moves: the orders it changed, and the webhook endpoints to wake. */
@@ -282,7 +337,8 @@ export async function applyMoves(db: Db, storeId: string, moves: { order: OrderS
     move.record.map((r) => ({ o: order.id, u: order.dateUpdated, ...r, lines: JSON.stringify(r.lines), at: when })),
   );
   if (recorded.length > 0) {
-    run(sql`insert into ${lineChanges} (order_id, seq, store_id, kind, origin, lines, tracking_number, carrier, shipping_method, date_shipped, marketplace_ref, created_at, updated_at)
+    run(sql`insert into ${lineChanges} (order_id, seq, store_id, kind, origin, lines, tracking_number, carrier, shipping_method, date_shipped,
+      marketplace_ref, created_at, updated_at)
       select c.value ->> 'o', c.value ->> 'seq', ${storeId}, c.value ->> 'kind', c.value ->> 'origin', c.value ->> 'lines', c.value ->> 'trackingNumber',
         c.value ->> 'carrier', c.value ->> 'shippingMethod', c.value ->> 'dateShipped', c.value ->> 'marketplaceRef', c.value ->> 'at', c.value ->> 'at'
       from json_each(${JSON.stringify(recorded)}) as c where ${guardOn("c")} order by c.key`);
@@ -290,8 +346,10 @@ export async function applyMoves(db: Db, storeId: string, moves: { order: OrderS
 
   const corrected = changes.flatMap(({ order, move, at: when }) => (move.correct ? [{ o: order.id, u: order.dateUpdated, ...move.correct, at: when }] : []));
   if (corrected.length > 0) {
-    run(sql`update ${lineChanges} set tracking_number = k.value ->> 'trackingNumber', carrier = k.value ->> 'carrier', date_shipped = k.value ->> 'dateShipped', updated_at = k.value ->> 'at'
-      from json_each(${JSON.stringify(corrected)}) as k where ${lineChanges.id} = k.value ->> 'id' and ${lineChanges.orderId} = k.value ->> 'o' and ${guardOn("k")}`);
+    run(sql`update ${lineChanges} set tracking_number = k.value ->> 'trackingNumber', carrier = k.value ->> 'carrier', date_shipped = k.value ->>
+      'dateShipped', updated_at = k.value ->> 'at'
+      from json_each(${JSON.stringify(corrected)}) as k where ${lineChanges.id} = k.value ->> 'id' and ${lineChanges.orderId} = k.value ->> 'o' and
+        ${guardOn("k")}`);
   }
 
   // The lines' units; order_items' trigger refuses the batch if any line would hold more than ordered.
@@ -316,13 +374,17 @@ export async function applyMoves(db: Db, storeId: string, moves: { order: OrderS
   if (eventStatement) statements.push(eventStatement);
 
   const queued: Enqueued[] = changes.flatMap(({ order, move, at: when }) =>
-    move.delivery && order.sourceId
-      ? [{ orderId: order.id, dateUpdated: order.dateUpdated, sourceId: order.sourceId, ...move.delivery, at: when }]
-      : [],
+    move.delivery && order.sourceId ? [{ orderId: order.id, dateUpdated: order.dateUpdated, sourceId: order.sourceId, ...move.delivery, at: when }] : [],
   );
   statements.push(...enqueueStatements(db, storeId, queued, guardOn("d")));
 
-  const updates = changes.map(({ order, move, at: when }) => ({ o: order.id, u: order.dateUpdated, at: when, set: move.set, outbox: move.delivery && order.sourceId ? 1 : 0 }));
+  const updates = changes.map(({ order, move, at: when }) => ({
+    o: order.id,
+    u: order.dateUpdated,
+    at: when,
+    set: move.set,
+    outbox: move.delivery && order.sourceId ? 1 : 0,
+  }));
   const assignments = SETTABLE.map((field) => {
     const column = sql.raw(orderColumn(field));
     const value = sql`case when json_type(x.value, ${`$.set.${field}`}) is null then ${orders}.${column} else x.value ->> ${`$.set.${field}`} end`;
@@ -355,7 +417,10 @@ export async function applyMove(db: Db, order: OrderState, move: Move, now: numb
  * package, not made a second one. Runs with the delivery's outcome.
  */
 export function packageDelivered(db: Db, shipmentId: number, reference: string) {
-  return db.update(lineChanges).set({ marketplaceRef: reference }).where(and(eq(lineChanges.id, shipmentId), eq(lineChanges.kind, "ship")));
+  return db
+    .update(lineChanges)
+    .set({ marketplaceRef: reference })
+    .where(and(eq(lineChanges.id, shipmentId), eq(lineChanges.kind, "ship")));
 }
 
 /** A delivery failed for good: the order says what the marketplace answered, and dateUpdated moves so polls see it. */
@@ -415,7 +480,8 @@ export function purgeOrdersStatements(db: Db, storeId: string, limit: number) {
  */
 export function plainInsertStatements(db: Db, storeId: string, orderSource: string, write: OrderWrite, now: number) {
   const { items, ...order } = write;
-  const orderId = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} and ${orders.orderSource} = ${orderSource} and ${orders.orderSourceOrderNumber} = ${order.orderSourceOrderNumber})`;
+  const orderId = sql`(select ${orders.id} from ${orders} where ${orders.storeId} = ${storeId} and ${orders.orderSource} = ${orderSource} and
+    ${orders.orderSourceOrderNumber} = ${order.orderSourceOrderNumber})`;
   return [
     db.insert(orders).values({ ...order, storeId, orderSource, dateUpdated: now }),
     db.insert(orderItems).values(items.map((item) => ({ orderId, ...item }))),

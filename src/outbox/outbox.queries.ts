@@ -137,10 +137,12 @@ export function enqueueStatements(db: Db, storeId: string, rows: Enqueued[], gua
       where d.value ->> 'replaces' = 1 and ${outbox.orderId} = d.value ->> 'o' and ${outbox.kind} = d.value ->> 'kind'
         and (d.value ->> 'sid' is null or json_extract(${outbox.payload}, '$.shipmentId') = d.value ->> 'sid') and ${guard})`);
   // A new package's row names it by the id its line_changes row was given earlier in the batch.
-  const insert = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
+  const insert =
+    dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
     select ${storeId}, d.value ->> 'src', d.value ->> 'o', d.value ->> 'kind',
       case when d.value ->> 'seq' is null then d.value ->> 'payload'
-        else json_set(d.value ->> 'payload', '$.shipmentId', (select c.id from line_changes as c where c.order_id = d.value ->> 'o' and c.seq = d.value ->> 'seq')) end,
+        else json_set(d.value ->> 'payload', '$.shipmentId', (select c.id from line_changes as c where c.order_id = d.value ->> 'o' and c.seq =
+          d.value ->> 'seq')) end,
       case when s.id is null then 'failed' else 'pending' end, 0, d.value ->> 'at',
       case when s.id is null then ${SOURCE_DELETED} else null end, d.value ->> 'at'
     from json_each(${json}) as d left join ${sources} as s on s.id = d.value ->> 'src'
@@ -165,7 +167,8 @@ export function enqueueWhen(
   guard: SQL,
 ): D1PreparedStatement {
   const live = sql`exists (select 1 from ${sources} where ${sources.id} = ${row.sourceId})`;
-  const insert = dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
+  const insert =
+    dialect.sqlToQuery(sql`insert into ${outbox} (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, last_error, created_at)
     select ${row.storeId}, ${row.sourceId}, ${row.orderId}, ${row.kind}, ${row.payload},
       case when ${live} then 'pending' else 'failed' end, 0, ${row.at}, case when ${live} then null else ${SOURCE_DELETED} end, ${row.at}
     where ${guard}`);
@@ -281,7 +284,10 @@ export function recordOutcome(db: Db, entry: { id: number; state: OutboxState },
 
 /** A submitted row the marketplace has not finished with: asked again next cycle, attempt counted. */
 export function recordStillSubmitted(db: Db, id: number, error: string | null) {
-  return db.update(outbox).set({ lastError: error }).where(and(eq(outbox.id, id), eq(outbox.state, "submitted")));
+  return db
+    .update(outbox)
+    .set({ lastError: error })
+    .where(and(eq(outbox.id, id), eq(outbox.state, "submitted")));
 }
 
 export interface OutboxCounts {

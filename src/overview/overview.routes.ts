@@ -17,7 +17,9 @@ export const overviewRoutes = createRouter()
     "/overview",
     documented("admin", {
       summary: "The hub at a glance: every store's orders today and over 7 days, sources' health, backlog, feeds, and what needs the operator first",
-      description: "Answered in one directory statement and 5 D1 statements per shard (run at once) whatever the stores hold: orders from the day counts the database keeps, sources from their last 20 cycles.",
+      description:
+        "Answered in one directory statement and 5 D1 statements per shard (run at once) whatever the stores hold: orders from the day counts the database " +
+        "keeps, sources from their last 20 cycles.",
       tags: ["Overview"],
       answer: envelope({ Overview: hubAnswer }),
     }),

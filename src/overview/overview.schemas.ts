@@ -68,7 +68,9 @@ export const attentionItem = z
   })
   .meta({ id: "AttentionItem" });
 
-const attention = z.array(attentionItem).describe("What needs the operator first: failing sources (longest first), failed deliveries (most first), failed compiles.");
+const attention = z
+  .array(attentionItem)
+  .describe("What needs the operator first: failing sources (longest first), failed deliveries (most first), failed compiles.");
 
 export const hubStore = z
   .object({

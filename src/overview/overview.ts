@@ -40,7 +40,12 @@ const outcomeOf = (c: CycleSummary) => ({
 });
 
 /** A source's health from its kept cycles (newest first) and its outbox and set-aside counts. */
-export function sourceHealthOf(row: SourceRow, outbox: OutboxCounts | undefined, setAside: number | undefined, returnsSetAside = 0): SourceHealth & { cycles: CycleSummary[] } {
+export function sourceHealthOf(
+  row: SourceRow,
+  outbox: OutboxCounts | undefined,
+  setAside: number | undefined,
+  returnsSetAside = 0,
+): SourceHealth & { cycles: CycleSummary[] } {
   const cycles = readCycles(row.recentCycles);
   const streak = cycles.findIndex((c) => c.error === null);
   const failed = streak === -1 ? cycles.length : streak;
@@ -83,14 +88,31 @@ function attentionOf(stores: { store: Pick<StoreRow, "id" | "name">; sources: So
     const base = { StoreId: store.id, StoreName: store.name, FeedId: null };
     for (const s of sources) {
       if (s.Enabled && s.FailedCycles > 0) {
-        failing.push({ ...base, Kind: "SourceFailing", SourceId: s.SourceId, Name: s.Name, Count: s.FailedCycles, Since: s.FailingSince, Detail: s.LastCycle?.Error ?? "" });
+        failing.push({
+          ...base,
+          Kind: "SourceFailing",
+          SourceId: s.SourceId,
+          Name: s.Name,
+          Count: s.FailedCycles,
+          Since: s.FailingSince,
+          Detail: s.LastCycle?.Error ?? "",
+        });
       }
       if (s.DeliveriesFailed > 0) {
-        deliveries.push({ ...base, Kind: "DeliveriesFailed", SourceId: s.SourceId, Name: s.Name, Count: s.DeliveriesFailed, Since: null, Detail: `${s.DeliveriesFailed === 1 ? "1 delivery" : `${s.DeliveriesFailed} deliveries`} to ${s.Name} failed for good.` });
+        deliveries.push({
+          ...base,
+          Kind: "DeliveriesFailed",
+          SourceId: s.SourceId,
+          Name: s.Name,
+          Count: s.DeliveriesFailed,
+          Since: null,
+          Detail: `${s.DeliveriesFailed === 1 ? "1 delivery" : `${s.DeliveriesFailed} deliveries`} to ${s.Name} failed for good.`,
+        });
       }
     }
     for (const f of feeds) {
-      if (f.Status === "Failed") compiles.push({ ...base, Kind: "CompileFailed", SourceId: null, FeedId: f.FeedId, Name: f.Name, Count: 1, Since: null, Detail: f.StatusMessage });
+      if (f.Status === "Failed")
+        compiles.push({ ...base, Kind: "CompileFailed", SourceId: null, FeedId: f.FeedId, Name: f.Name, Count: 1, Since: null, Detail: f.StatusMessage });
     }
   }
   failing.sort((a, b) => String(a.Since).localeCompare(String(b.Since)));
@@ -122,10 +144,23 @@ export async function hubOverview(env: Env, now: number): Promise<HubOverview> {
     shardNames(env).map(async (shard) => {
       const db = shardDb(env, shard);
       const lives = (row: { storeId: string }) => home.get(row.storeId) === shard;
-      const [counts, sourceRows, feedRows] = await Promise.all([ordersTodayAndWeek(db, today, weekStart), sourcesForOverview(db, null), feedsForOverview(db, null)]);
+      const [counts, sourceRows, feedRows] = await Promise.all([
+        ordersTodayAndWeek(db, today, weekStart),
+        sourcesForOverview(db, null),
+        feedsForOverview(db, null),
+      ]);
       const sources = sourceRows.filter(lives);
       const living = stores.filter((store) => store.shard === shard).map((store) => store.id);
-      return { counts: counts.filter(lives), sourceRows: sources, feedRows: feedRows.filter(lives), ...(await backlogOf(db, sources.map((s) => s.id), living)) };
+      return {
+        counts: counts.filter(lives),
+        sourceRows: sources,
+        feedRows: feedRows.filter(lives),
+        ...(await backlogOf(
+          db,
+          sources.map((s) => s.id),
+          living,
+        )),
+      };
     }),
   );
   const orders = new Map(parts.flatMap((p) => p.counts).map((c) => [c.storeId, c]));
@@ -136,7 +171,9 @@ export async function hubOverview(env: Env, now: number): Promise<HubOverview> {
   const returnsSetAside = new Map(parts.flatMap((p) => [...p.returnsSetAside]));
   const openReturns = new Map(parts.flatMap((p) => [...p.openReturns]));
   const perStore = stores.map((store) => {
-    const sources = sourceRows.filter((s) => s.storeId === store.id).map((s) => sourceHealthOf(s, outbox.get(s.id), setAside.get(s.id), returnsSetAside.get(s.id)));
+    const sources = sourceRows
+      .filter((s) => s.storeId === store.id)
+      .map((s) => sourceHealthOf(s, outbox.get(s.id), setAside.get(s.id), returnsSetAside.get(s.id)));
     const feeds = feedRows.filter((f) => f.storeId === store.id).map(feedHealthOf);
     const counts = orders.get(store.id);
     return { store, sources, feeds, today: counts?.today ?? 0, week: counts?.week ?? 0, waiting: counts?.waiting ?? 0 };
@@ -170,12 +207,19 @@ export async function storeOverview(db: Db, store: StoreRow, now: number): Promi
     sourcesForOverview(db, store.id),
     feedsForOverview(db, store.id),
   ]);
-  const { outbox, setAside, returnsSetAside, openReturns } = await backlogOf(db, sourceRows.map((s) => s.id), [store.id]);
+  const { outbox, setAside, returnsSetAside, openReturns } = await backlogOf(
+    db,
+    sourceRows.map((s) => s.id),
+    [store.id],
+  );
   const sources = sourceRows.map((s) => sourceHealthOf(s, outbox.get(s.id), setAside.get(s.id), returnsSetAside.get(s.id)));
   const feeds = feedRows.map(feedHealthOf);
   const days = Array.from({ length: CHART_DAYS }, (_, i) => first + i * DAY_MS);
   const names = [...new Set(perDay.map((r) => r.orderSource))].sort();
-  const series = names.map((name) => ({ OrderSource: name, Counts: days.map((d) => perDay.filter((r) => r.orderSource === name && r.day === d).reduce((n, r) => n + r.n, 0)) }));
+  const series = names.map((name) => ({
+    OrderSource: name,
+    Counts: days.map((d) => perDay.filter((r) => r.orderSource === name && r.day === d).reduce((n, r) => n + r.n, 0)),
+  }));
   const totals = days.map((_, i) => series.reduce((n, s) => n + s.Counts[i]!, 0));
   const byStatus = new Map(statuses.map((s) => [s.status, s.n]));
   return {

@@ -61,7 +61,12 @@ export function productValue(p: ProductRow, field: string): string {
       // "In Stock", "in-stock" and "in_stock" are one value to a channel.
       if (!p.availability) return "";
       // Already spelled so (the common case): nothing to normalize.
-      return /^[a-z_]+$/.test(p.availability) ? p.availability : p.availability.trim().toLowerCase().replace(/[\s-]+/g, "_");
+      return /^[a-z_]+$/.test(p.availability)
+        ? p.availability
+        : p.availability
+            .trim()
+            .toLowerCase()
+            .replace(/[\s-]+/g, "_");
     case "Brand":
       return p.brand ?? "";
     case "Gtin":

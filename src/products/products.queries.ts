@@ -63,7 +63,12 @@ export async function deleteProduct(db: Db, storeId: string, sku: string): Promi
 export async function purgeProducts(db: Db, storeId: string, limit: number): Promise<number> {
   const gone = await db
     .delete(products)
-    .where(and(eq(products.storeId, storeId), sql`${products.sku} in (select ${products.sku} from ${products} where ${products.storeId} = ${storeId} limit ${limit})`))
+    .where(
+      and(
+        eq(products.storeId, storeId),
+        sql`${products.sku} in (select ${products.sku} from ${products} where ${products.storeId} = ${storeId} limit ${limit})`,
+      ),
+    )
     .returning({ sku: products.sku });
   return gone.length;
 }
@@ -74,7 +79,11 @@ export function deleteStockClockOf(db: Db, storeId: string) {
 }
 
 export async function findProduct(db: Db, storeId: string, sku: string): Promise<ProductRow | undefined> {
-  return db.select().from(products).where(and(eq(products.storeId, storeId), eq(products.sku, sku))).get();
+  return db
+    .select()
+    .from(products)
+    .where(and(eq(products.storeId, storeId), eq(products.sku, sku)))
+    .get();
 }
 
 export async function countProducts(db: Db, storeId: string): Promise<number> {
@@ -82,8 +91,7 @@ export async function countProducts(db: Db, storeId: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-const PAGE_COLUMNS =
-  "sku, title, description, link, image_link, price, currency, availability, brand, gtin, attributes, updated_at, quantity, stock_seq";
+const PAGE_COLUMNS = "sku, title, description, link, image_link, price, currency, availability, brand, gtin, attributes, updated_at, quantity, stock_seq";
 
 /**
  * The next page after `afterSku` (null: from the start), in Sku order; the primary key serves it.
@@ -95,7 +103,25 @@ export async function pageProducts(d1: D1Database, storeId: string, afterSku: st
     afterSku === null
       ? d1.prepare(`select ${PAGE_COLUMNS} from products where store_id = ?1 order by sku limit ?2`).bind(storeId, limit)
       : d1.prepare(`select ${PAGE_COLUMNS} from products where store_id = ?1 and sku > ?3 order by sku limit ?2`).bind(storeId, limit, afterSku);
-  const rows = await statement.raw<[string, string | null, string | null, string | null, string | null, number | null, string | null, string | null, string | null, string | null, string | null, number, number | null, number | null]>();
+  const rows =
+    await statement.raw<
+      [
+        string,
+        string | null,
+        string | null,
+        string | null,
+        string | null,
+        number | null,
+        string | null,
+        string | null,
+        string | null,
+        string | null,
+        string | null,
+        number,
+        number | null,
+        number | null,
+      ]
+    >();
   const out = new Array<ProductRow>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;
@@ -243,7 +269,8 @@ export function stockBackByImportStatement(d1: D1Database, storeId: string, sour
 export function stockBackStatement(d1: D1Database, storeId: string, units: [number, number, string, number][], guard: SQL): D1PreparedStatement {
   const held = sql`${guard} and not exists (select 1 from orders as o where o.id = u.value ->> 0 and ${sql.raw(CANCELLED_AT_MARKETPLACE("o"))})`;
   const json = JSON.stringify(units);
-  const query = dialect.sqlToQuery(sql`update products set quantity = quantity + (select sum(u.value ->> 3) from json_each(${json}) as u where u.value ->> 2 = products.sku and ${held})
+  const query = dialect.sqlToQuery(sql`update products set quantity = quantity + (select sum(u.value ->> 3) from json_each(${json}) as u where u.value ->> 2 =
+      products.sku and ${held})
     where store_id = ${storeId} and quantity is not null and sku in (select u.value ->> 2 from json_each(${json}) as u where ${held})`);
   return d1.prepare(query.sql).bind(...query.params);
 }
@@ -253,7 +280,12 @@ export function stockBackStatement(d1: D1Database, storeId: string, units: [numb
  * the receipt's batch and under its guard (the return still as read), so each unit once. Untracked
  * products stay untracked.
  */
-export function stockRestockedStatement(d1: D1Database, storeId: string, lines: [string, number][], guard: { returnId: number; dateUpdated: number }): D1PreparedStatement {
+export function stockRestockedStatement(
+  d1: D1Database,
+  storeId: string,
+  lines: [string, number][],
+  guard: { returnId: number; dateUpdated: number },
+): D1PreparedStatement {
   return d1
     .prepare(
       `update products set quantity = quantity + (select sum(l.value ->> 1) from json_each(?2) as l where l.value ->> 0 = products.sku)

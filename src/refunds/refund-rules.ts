@@ -75,7 +75,7 @@ export function decideRefund(
   request: RefundRequest,
 ): DecidedRefund {
   const byId = new Map(lines.map((l) => [l.id, l]));
-  const returnedOf = returned ? new Map(returned.lines.map((l) => [l.orderItemId, (returnedOfLine(returned, l.orderItemId))])) : null;
+  const returnedOf = returned ? new Map(returned.lines.map((l) => [l.orderItemId, returnedOfLine(returned, l.orderItemId)])) : null;
   const asked: { field: string; line: RefundableLine; quantity: number; amount?: number }[] = [];
   if (request.Items) {
     request.Items.forEach((item, i) => {
@@ -106,11 +106,15 @@ export function decideRefund(
     if (refundedQuantity + quantity > line.quantity) {
       throw new ApiError(
         400,
-        `'${field}.Quantity': ${quantity} is more than the ${line.quantity - refundedQuantity} of line ${line.id} (${line.sku}) not yet refunded (ordered ${line.quantity}, refunded ${refundedQuantity}).`,
+        `'${field}.Quantity': ${quantity} is more than the ${line.quantity - refundedQuantity} of line ${line.id} (${line.sku}) not yet refunded (ordered ` +
+          `${line.quantity}, refunded ${refundedQuantity}).`,
       );
     }
     if (returnedOf && quantity > (returnedOf.get(line.id) ?? 0)) {
-      throw new ApiError(400, `'${field}.Quantity': ${quantity} is more than the ${returnedOf.get(line.id)} of line ${line.id} that return ${returned!.id} takes back.`);
+      throw new ApiError(
+        400,
+        `'${field}.Quantity': ${quantity} is more than the ${returnedOf.get(line.id)} of line ${line.id} that return ${returned!.id} takes back.`,
+      );
     }
     // The last units of a line take what is left of it, so refunding a line unit by unit adds
     // up to what was paid, to the cent.
@@ -119,10 +123,15 @@ export function decideRefund(
     if (refundedAmount + value > paid + CENT_TOLERANCE) {
       throw new ApiError(
         400,
-        `'${field}${amount === undefined ? ".Quantity" : ".Amount"}': ${money(value)} is more than the ${money(Math.max(0, paid - refundedAmount))} of line ${line.id} (${line.sku}) not yet refunded (paid ${money(paid)}, refunded ${money(refundedAmount)}).`,
+        `'${field}${amount === undefined ? ".Quantity" : ".Amount"}': ${money(value)} is more than the ${money(Math.max(0, paid - refundedAmount))} of ` +
+          `line ${line.id} (${line.sku}) not yet refunded (paid ${money(paid)}, refunded ${money(refundedAmount)}).`,
       );
     }
-    if (!(value > 0)) throw new ApiError(400, `'${field}.Quantity': line ${line.id} (${line.sku}) has nothing left to refund (paid ${money(paid)}, refunded ${money(refundedAmount)}).`);
+    if (!(value > 0))
+      throw new ApiError(
+        400,
+        `'${field}.Quantity': line ${line.id} (${line.sku}) has nothing left to refund (paid ${money(paid)}, refunded ${money(refundedAmount)}).`,
+      );
     decided.push({ orderItemId: line.id, quantity, amount: value });
   }
   const shippingAmount = request.ShippingAmount ?? 0;
@@ -130,7 +139,8 @@ export function decideRefund(
   if (soFar.shipping + shippingAmount > shippingPaid + CENT_TOLERANCE) {
     throw new ApiError(
       400,
-      `'ShippingAmount': ${money(shippingAmount)} is more than the ${money(Math.max(0, shippingPaid - soFar.shipping))} of shipping not yet refunded (paid ${money(shippingPaid)}, refunded ${money(soFar.shipping)}).`,
+      `'ShippingAmount': ${money(shippingAmount)} is more than the ${money(Math.max(0, shippingPaid - soFar.shipping))} of shipping not yet refunded (paid ` +
+        `${money(shippingPaid)}, refunded ${money(soFar.shipping)}).`,
     );
   }
   const total = round2(decided.reduce((n, l) => n + l.amount, 0) + shippingAmount);
@@ -148,6 +158,8 @@ function returnedOfLine(returned: ReturnLinesOf, orderItemId: number): number {
  * same key whatever the order the Items came in, so a client's retry records nothing new.
  */
 export async function refundRequestKey(request: RefundRequest): Promise<string> {
-  const items = (request.Items ?? []).map((i) => [i.OrderItemId, i.Quantity, i.Amount ?? null] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const items = (request.Items ?? [])
+    .map((i) => [i.OrderItemId, i.Quantity, i.Amount ?? null] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return sha256Hex(JSON.stringify([items, request.ShippingAmount ?? 0, request.Reason, request.ReturnId ?? null]));
 }

@@ -40,7 +40,10 @@ export async function refundsOfOrders(db: Db, orderIds: number[]): Promise<Map<n
 
 /** One refund of the order found by its request key (a repeated call), or null. */
 export async function refundByRequestKey(db: Db, orderId: number, requestKey: string): Promise<RefundView | null> {
-  const [head] = await db.select().from(refunds).where(and(eq(refunds.orderId, orderId), eq(refunds.requestKey, requestKey)));
+  const [head] = await db
+    .select()
+    .from(refunds)
+    .where(and(eq(refunds.orderId, orderId), eq(refunds.requestKey, requestKey)));
   if (!head) return null;
   const lines = await db.select().from(refundLines).where(eq(refundLines.refundId, head.id)).orderBy(asc(refundLines.id));
   return { ...head, lines };
@@ -86,7 +89,8 @@ export function hubRefundStatements(db: Db, w: HubRefundWrite): D1PreparedStatem
   const d1 = db.$client;
   const lines = JSON.stringify(w.lines.map((l) => [l.orderItemId, l.quantity, l.amount]));
   const refunded = (what: "quantity" | "amount") => `coalesce((select sum(rl.${what}) from refund_lines as rl where rl.order_item_id = i.id), 0)`;
-  const insert = `insert into refunds (store_id, order_id, return_id, origin, source_refund_id, request_key, status, reason, shipping_amount, total, currency, date_created, last_write)
+  const insert = `insert into refunds (store_id, order_id, return_id, origin, source_refund_id, request_key, status, reason, shipping_amount, total,
+    currency, date_created, last_write)
     select ?1, o.id, ?3, 'hub', null, ?4, ?5, ?6, ?7, ?8, null, ?9, ?10
     from orders as o
     where o.id = ?2 and o.store_id = ?1
@@ -94,7 +98,8 @@ export function hubRefundStatements(db: Db, w: HubRefundWrite): D1PreparedStatem
       and not exists (select 1 from json_each(?11) as l join order_items as i on i.id = l.value ->> 0
         where ${refunded("quantity")} + (l.value ->> 1) > i.quantity
            or ${refunded("amount")} + (l.value ->> 2) > ${PAID_SQL("i")} + ${CENT_TOLERANCE})
-      and coalesce((select sum(r.shipping_amount) from refunds as r where r.order_id = o.id), 0) + ?7 <= o.shipping_total + o.shipping_tax_total + ${CENT_TOLERANCE}
+      and coalesce((select sum(r.shipping_amount) from refunds as r where r.order_id = o.id), 0) + ?7 <= o.shipping_total + o.shipping_tax_total +
+        ${CENT_TOLERANCE}
     on conflict (order_id, request_key) do nothing`;
   const insertLines = `insert into refund_lines (refund_id, order_item_id, quantity, amount)
     select r.id, l.value ->> 0, l.value ->> 1, l.value ->> 2 from refunds as r, json_each(?2) as l
@@ -134,7 +139,12 @@ export interface ImportedRefundWrite {
  * hub sent and the marketplace now reports, or one imported before) is left as it is. Lines that
  * name no line of the order are left out of the lines; the total keeps what the marketplace said.
  */
-export function importedRefundStatements(db: Db, source: { id: string; storeId: string }, rows: ImportedRefundWrite[], lastWrite: string): D1PreparedStatement[] {
+export function importedRefundStatements(
+  db: Db,
+  source: { id: string; storeId: string },
+  rows: ImportedRefundWrite[],
+  lastWrite: string,
+): D1PreparedStatement[] {
   if (rows.length === 0) return [];
   const d1 = db.$client;
   const json = JSON.stringify(
@@ -150,10 +160,14 @@ export function importedRefundStatements(db: Db, source: { id: string; storeId: 
       lines: r.lines.map((l) => [l.sourceLineId, l.quantity, l.amount]),
     })),
   );
-  const orderOf = `(select o.id from orders as o where o.store_id = ?1 and o.order_source = (select name from sources where id = ?2) and o.order_source_order_number = f.value ->> 'order')`;
-  const insert = `insert into refunds (store_id, order_id, return_id, origin, source_refund_id, request_key, status, reason, shipping_amount, total, currency, date_created, last_write)
+  const orderOf =
+    `(select o.id from orders as o where o.store_id = ?1 and o.order_source = (select name from sources where id = ?2) and ` +
+    `o.order_source_order_number = f.value ->> 'order')`;
+  const insert = `insert into refunds (store_id, order_id, return_id, origin, source_refund_id, request_key, status, reason, shipping_amount, total,
+    currency, date_created, last_write)
     select ?1, ${orderOf}, (select id from returns where store_id = ?1 and source_id = ?2 and source_return_number = f.value ->> 'ret'),
-      'marketplace', f.value ->> 'id', null, 'Refunded', f.value ->> 'reason', f.value ->> 'shipping', f.value ->> 'total', f.value ->> 'currency', f.value ->> 'at', ?3
+      'marketplace', f.value ->> 'id', null, 'Refunded', f.value ->> 'reason', f.value ->> 'shipping', f.value ->> 'total', f.value ->> 'currency',
+        f.value ->> 'at', ?3
     from json_each(?4) as f where ${orderOf} is not null
     on conflict (order_id, source_refund_id) do nothing`;
   const insertLines = `insert into refund_lines (refund_id, order_item_id, quantity, amount)
@@ -201,9 +215,18 @@ export async function refundsForDelivery(db: Db, refundIds: number[]): Promise<M
       .orderBy(asc(refundLines.refundId), asc(refundLines.id)),
   ]);
   for (const head of heads) {
-    out.set(head.id, { id: head.id, reason: head.reason, shippingAmount: head.shippingAmount, total: head.total, currency: head.currency, returnId: head.returnId, lines: [] });
+    out.set(head.id, {
+      id: head.id,
+      reason: head.reason,
+      shippingAmount: head.shippingAmount,
+      total: head.total,
+      currency: head.currency,
+      returnId: head.returnId,
+      lines: [],
+    });
   }
-  for (const line of lines) out.get(line.refundId)?.lines.push({ sourceLineId: String(line.sourceLineId), sku: line.sku, quantity: line.quantity, amount: line.amount });
+  for (const line of lines)
+    out.get(line.refundId)?.lines.push({ sourceLineId: String(line.sourceLineId), sku: line.sku, quantity: line.quantity, amount: line.amount });
   return out;
 }
 

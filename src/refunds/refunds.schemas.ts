@@ -33,7 +33,11 @@ export const refundItem = z
 
 export const refundBody = z
   .object({
-    Items: z.array(refundItem).min(1, { error: "must name at least one line (or leave Items out)" }).max(500, { error: "must hold at most 500 lines" }).optional(),
+    Items: z
+      .array(refundItem)
+      .min(1, { error: "must name at least one line (or leave Items out)" })
+      .max(500, { error: "must hold at most 500 lines" })
+      .optional(),
     ShippingAmount: z
       .number()
       .refine(Number.isFinite, { error: "must be a finite number" })
@@ -53,7 +57,11 @@ export const refundBody = z
     const seen = new Map<string, number>();
     body.Items?.forEach((item, i) => {
       if (seen.has(item.OrderItemId)) {
-        ctx.addIssue({ code: "custom", path: ["Items", i, "OrderItemId"], message: `names line ${item.OrderItemId} again (it is Items[${seen.get(item.OrderItemId)}]); name each line once` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["Items", i, "OrderItemId"],
+          message: `names line ${item.OrderItemId} again (it is Items[${seen.get(item.OrderItemId)}]); name each line once`,
+        });
       }
       seen.set(item.OrderItemId, i);
     });

@@ -8,7 +8,11 @@ import type { RefundView } from "./refunds.queries";
 export const wireRefund = z
   .object({
     RefundId: z.string(),
-    Status: z.enum(REFUND_STATUSES).describe("Pending until the marketplace takes it; NotApplicable when there is no marketplace to tell or it takes no refunds (the seller refunds there)."),
+    Status: z
+      .enum(REFUND_STATUSES)
+      .describe(
+        "Pending until the marketplace takes it; NotApplicable when there is no marketplace to tell or it takes no refunds (the seller refunds there).",
+      ),
     Origin: z.enum(["Hub", "Marketplace"]).describe("Hub: made through PUT .../Refund. Marketplace: made in the marketplace and imported."),
     Reason: z.string(),
     ReturnId: z.string().nullable().describe("The return the refund settles, if any."),

@@ -34,12 +34,17 @@ export function receive(ret: ReturnView, body: ReceiveBody): Receipt | "none" {
     const returned = lines.reduce((n, l) => n + l.quantity, 0);
     const received = lines.reduce((n, l) => n + l.quantityReceived, 0);
     if (item.Quantity > returned) {
-      throw new ApiError(400, `'Items[${i}].Quantity': ${item.Quantity} is more than the ${returned} of line ${item.OrderItemId} (${lines[0]!.sku}) that return ${ret.id} takes back.`);
+      throw new ApiError(
+        400,
+        `'Items[${i}].Quantity': ${item.Quantity} is more than the ${returned} of line ${item.OrderItemId} (${lines[0]!.sku}) that return ${ret.id} takes ` +
+          `back.`,
+      );
     }
     if (item.Quantity < received) {
       throw new ApiError(
         400,
-        `'Items[${i}].Quantity': ${item.Quantity} is less than the ${received} of line ${item.OrderItemId} already received; Quantity is how many came back in all, and a receipt cannot be undone.`,
+        `'Items[${i}].Quantity': ${item.Quantity} is less than the ${received} of line ${item.OrderItemId} already received; Quantity is how many came ` +
+          `back in all, and a receipt cannot be undone.`,
       );
     }
     let more = item.Quantity - received;

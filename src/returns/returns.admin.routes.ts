@@ -27,7 +27,6 @@ const adminReturnQuery = z.object({
 const storeParam = z.object({ storeId: z.string() });
 const returnParam = z.object({ storeId: z.string(), returnId: z.string() });
 
-
 const ALL_TIME = { fromDate: 0, toDate: 253_402_300_799_999 };
 
 export const returnsAdminRoutes = createRouter()
@@ -57,7 +56,11 @@ export const returnsAdminRoutes = createRouter()
   )
   .get(
     "/stores/:storeId/returns/:returnId",
-    documented("admin", { summary: "One return with its lines and the deliveries of its receipts, decisions and refunds", tags: ["Returns (operator)"], answer: envelope({ Return: wireReturn, Deliveries: z.array(returnDelivery) }) }),
+    documented("admin", {
+      summary: "One return with its lines and the deliveries of its receipts, decisions and refunds",
+      tags: ["Returns (operator)"],
+      answer: envelope({ Return: wireReturn, Deliveries: z.array(returnDelivery) }),
+    }),
     validate("param", returnParam),
     async (c) => {
       const { storeId, returnId } = c.req.valid("param");
@@ -68,7 +71,8 @@ export const returnsAdminRoutes = createRouter()
       const orderId = Number(ret.OrderId);
       const refunds = new Set(((await refundsOfOrders(db, [orderId])).get(orderId) ?? []).filter((r) => r.returnId === id).map((r) => r.id));
       const entries = (await entriesOfOrder(db, store.id, orderId)).filter(
-        (d) => (d.payload?.kind === "refund" && refunds.has(d.payload.refundId)) || (d.payload !== null && "returnId" in d.payload && d.payload.returnId === id),
+        (d) =>
+          (d.payload?.kind === "refund" && refunds.has(d.payload.refundId)) || (d.payload !== null && "returnId" in d.payload && d.payload.returnId === id),
       );
       return ok(c, {
         Return: ret,
@@ -87,7 +91,11 @@ export const returnsAdminRoutes = createRouter()
   )
   .put(
     "/stores/:storeId/returns/:returnId/receive",
-    documented("admin", { summary: "Record what came back of a return (the console's Receive), with Restock", tags: ["Returns (operator)"], answer: envelope({ Return: wireReturn }) }),
+    documented("admin", {
+      summary: "Record what came back of a return (the console's Receive), with Restock",
+      tags: ["Returns (operator)"],
+      answer: envelope({ Return: wireReturn }),
+    }),
     validate("param", returnParam),
     validate("json", receiveBody),
     async (c) => {
@@ -101,7 +109,13 @@ export const returnsAdminRoutes = createRouter()
   )
   .put(
     "/stores/:storeId/returns/:returnId/:decision{approve|reject}",
-    documented("admin", { summary: "Approve or reject a requested return", tags: ["Returns (operator)"], answer: envelope({ Return: wireReturn }), body: { "application/json": decisionBody }, bodyOptional: true }),
+    documented("admin", {
+      summary: "Approve or reject a requested return",
+      tags: ["Returns (operator)"],
+      answer: envelope({ Return: wireReturn }),
+      body: { "application/json": decisionBody },
+      bodyOptional: true,
+    }),
     validate("param", returnParam.extend({ decision: z.enum(["approve", "reject"]) })),
     validate("json", decisionBody, { optional: true }),
     async (c) => {

@@ -44,14 +44,23 @@ const SORTS: Record<ReturnSortField, { column: string; key: keyof ReturnRow; ind
 export function countStatement(storeId: string, filter: ReturnFilter): { sql: string; params: unknown[] } {
   const column = DATE_COLUMN[filter.dateField];
   return {
-    sql: `select count(*) as n from returns indexed by ${indexOf(filter.status, filter.dateField)} where store_id = ?${filter.status ? " and status = ?" : ""} and ${column} between ? and ?`,
+    sql:
+      `select count(*) as n from returns indexed by ${indexOf(filter.status, filter.dateField)} where store_id = ` +
+      `?${filter.status ? " and status = ?" : ""} and ${column} between ? and ?`,
     params: [storeId, ...(filter.status ? [filter.status] : []), filter.fromDate, filter.toDate],
   };
 }
 
 export async function countReturns(db: Db, storeId: string, filter: ReturnFilter): Promise<number> {
   const { sql: text, params } = countStatement(storeId, filter);
-  return (await db.$client.prepare(text).bind(...params).first<{ n: number }>())?.n ?? 0;
+  return (
+    (
+      await db.$client
+        .prepare(text)
+        .bind(...params)
+        .first<{ n: number }>()
+    )?.n ?? 0
+  );
 }
 
 /** The page's statement: its ids along the sort's index, then the returns with their order's source and number. */
@@ -118,7 +127,10 @@ export interface ReturnListPage {
 export async function listReturns(db: Db, storeId: string, query: ReturnListQuery, pageSize: number, start: PageStart): Promise<ReturnListPage> {
   const plan = await planFor(db, storeId, query);
   const { sql: text, params } = listStatement(storeId, query, pageSize + 1, start, plan);
-  const { results } = await db.$client.prepare(text).bind(...params).all<Record<string, unknown>>();
+  const { results } = await db.$client
+    .prepare(text)
+    .bind(...params)
+    .all<Record<string, unknown>>();
   const rows = results.slice(0, pageSize).map(toListRow);
   const last = rows.at(-1);
   return { rows, next: results.length > pageSize && last ? { value: last[SORTS[query.sortBy].key] as string | number, id: last.id } : null };
@@ -184,7 +196,10 @@ export async function returnsOfOrder(db: Db, storeId: string, orderId: number): 
     .innerJoin(orders, eq(orders.id, returns.orderId))
     .where(and(eq(returns.orderId, orderId), eq(returns.storeId, storeId)))
     .orderBy(asc(returns.id));
-  const lines = await linesOfReturns(db, heads.map((h) => h.ret.id));
+  const lines = await linesOfReturns(
+    db,
+    heads.map((h) => h.ret.id),
+  );
   return heads.map((h) => ({ ...h.ret, orderSource: h.orderSource, orderSourceOrderNumber: h.orderSourceOrderNumber, lines: lines.get(h.ret.id) ?? [] }));
 }
 
@@ -205,7 +220,11 @@ export function returnAsRead(ret: { id: number; dateUpdated: number }): SQL {
 }
 
 /** The lines' new received and restocked counts ([line id, received, restocked]), under the return's guard. */
-export function receiveLinesStatement(db: Db, ret: { id: number; dateUpdated: number }, lines: [id: number, received: number, restocked: number][]): D1PreparedStatement {
+export function receiveLinesStatement(
+  db: Db,
+  ret: { id: number; dateUpdated: number },
+  lines: [id: number, received: number, restocked: number][],
+): D1PreparedStatement {
   return db.$client
     .prepare(
       `update return_lines set quantity_received = l.value ->> 1, quantity_restocked = l.value ->> 2
@@ -257,7 +276,13 @@ export interface ImportedReturnWrite {
  * is as far along as the hub's (STATUS_RANK), and is rewritten only when something changed. The
  * rows a statement wrote are marked `<lastWrite>:new` or `<lastWrite>:upd`, for their events.
  */
-export function importedReturnStatements(db: Db, source: { id: string; storeId: string }, rows: ImportedReturnWrite[], lastWrite: string, now: number): D1PreparedStatement[] {
+export function importedReturnStatements(
+  db: Db,
+  source: { id: string; storeId: string },
+  rows: ImportedReturnWrite[],
+  lastWrite: string,
+  now: number,
+): D1PreparedStatement[] {
   if (rows.length === 0) return [];
   const d1 = db.$client;
   const json = JSON.stringify(
@@ -272,8 +297,10 @@ export function importedReturnStatements(db: Db, source: { id: string; storeId: 
       lines: r.lines.map((l) => [l.sourceReturnLineId, l.sourceLineId, l.quantity, l.reason]),
     })),
   );
-  const upsert = `insert into returns (store_id, order_id, source_id, source_return_number, status, source_status, reason, source_data, date_requested, date_updated, created_at, last_write)
-    select ?1, o.id, ?2, r.value ->> 'number', r.value ->> 'state', r.value ->> 'sourceStatus', r.value ->> 'reason', r.value ->> 'data', r.value ->> 'at', ?3, ?3, ?4 || ':new'
+  const upsert = `insert into returns (store_id, order_id, source_id, source_return_number, status, source_status, reason, source_data,
+    date_requested, date_updated, created_at, last_write)
+    select ?1, o.id, ?2, r.value ->> 'number', r.value ->> 'state', r.value ->> 'sourceStatus', r.value ->> 'reason', r.value ->> 'data', r.value ->>
+      'at', ?3, ?3, ?4 || ':new'
     from json_each(?5) as r cross join orders as o
     where o.store_id = ?1 and o.order_source = (select name from sources where id = ?2) and o.order_source_order_number = r.value ->> 'order'
     on conflict (store_id, source_id, source_return_number) do update set
@@ -319,20 +346,25 @@ export async function returnsForDelivery(db: Db, returnIds: number[]): Promise<M
   const out = new Map<number, ReturnForDelivery>();
   if (returnIds.length === 0) return out;
   const [heads, lines] = await db.batch([
-    db.select({ id: returns.id, sourceReturnNumber: returns.sourceReturnNumber, sourceData: returns.sourceData }).from(returns).where(idIn(returns.id, returnIds)),
+    db
+      .select({ id: returns.id, sourceReturnNumber: returns.sourceReturnNumber, sourceData: returns.sourceData })
+      .from(returns)
+      .where(idIn(returns.id, returnIds)),
     db
       .select({
         id: returnLines.id,
         returnId: returnLines.returnId,
         sourceReturnLineId: returnLines.sourceReturnLineId,
-        sourceLineId: sql<string>`coalesce(${orderItems.sourceLineId}, (select count(*) from order_items as j where j.order_id = ${orderItems.orderId} and j.id <= ${orderItems.id}))`,
+        sourceLineId: sql<string>`coalesce(${orderItems.sourceLineId}, (select count(*) from order_items as j where j.order_id = ${orderItems.orderId}
+          and j.id <= ${orderItems.id}))`,
       })
       .from(returnLines)
       .innerJoin(orderItems, eq(orderItems.id, returnLines.orderItemId))
       .where(idIn(returnLines.returnId, returnIds)),
   ]);
   for (const head of heads) out.set(head.id, { ...head, lines: new Map() });
-  for (const line of lines) out.get(line.returnId)?.lines.set(line.id, { sourceReturnLineId: line.sourceReturnLineId, sourceLineId: String(line.sourceLineId) });
+  for (const line of lines)
+    out.get(line.returnId)?.lines.set(line.id, { sourceReturnLineId: line.sourceReturnLineId, sourceLineId: String(line.sourceLineId) });
   return out;
 }
 

@@ -17,12 +17,22 @@ import { answerReturn, decideReturn, receiveReturn, wireReturnsOf } from "./retu
 import { wireReturn } from "./returns.wire";
 
 export const returnsRoutes = createRouter()
-  .get("/count", documented("token", { summary: "Count returns", tags: ["Returns"], answer: envelope({ Count: z.number().int() }) }), requireScope("ReturnsRead"), validate("query", returnCountQuery), async (c) => {
-    return ok(c, { Count: await countReturns(c.get("db"), c.get("caller").storeId, c.req.valid("query")) });
-  })
+  .get(
+    "/count",
+    documented("token", { summary: "Count returns", tags: ["Returns"], answer: envelope({ Count: z.number().int() }) }),
+    requireScope("ReturnsRead"),
+    validate("query", returnCountQuery),
+    async (c) => {
+      return ok(c, { Count: await countReturns(c.get("db"), c.get("caller").storeId, c.req.valid("query")) });
+    },
+  )
   .get(
     "/",
-    documented("token", { summary: "List returns", tags: ["Returns"], answer: envelope({ Returns: z.array(wireReturn), Paging: pagingAnswer, Sorting: sortingAnswer }) }),
+    documented("token", {
+      summary: "List returns",
+      tags: ["Returns"],
+      answer: envelope({ Returns: z.array(wireReturn), Paging: pagingAnswer, Sorting: sortingAnswer }),
+    }),
     requireScope("ReturnsRead"),
     validate("query", returnListQuery),
     async (c) => {
@@ -37,21 +47,33 @@ export const returnsRoutes = createRouter()
       const page = await listReturns(db, storeId, query, pageSize, asked.start);
       return ok(c, {
         Returns: await wireReturnsOf(db, page.rows),
-        Paging: { Page: asked.page, PageSize: pageSize, MaxPageSize: MAX_PAGE_SIZE, NextCursor: await nextCursor(c.env.TOKEN_SIGNING_SECRET, binding, asked.page, page.next) },
+        Paging: {
+          Page: asked.page,
+          PageSize: pageSize,
+          MaxPageSize: MAX_PAGE_SIZE,
+          NextCursor: await nextCursor(c.env.TOKEN_SIGNING_SECRET, binding, asked.page, page.next),
+        },
         Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
       });
     },
   )
   // Ids are numeric, so a fixed word (count) is never taken for a return id.
-  .get("/:returnId{[0-9]+}", documented("token", { summary: "Get one return", tags: ["Returns"], answer: envelope({ Returns: z.array(wireReturn) }) }), requireScope("ReturnsRead"), validate("param", returnIdParam), async (c) => {
-    return ok(c, { Returns: [await answerReturn(c.get("db"), c.get("caller").storeId, c.req.valid("param").returnId)] });
-  })
+  .get(
+    "/:returnId{[0-9]+}",
+    documented("token", { summary: "Get one return", tags: ["Returns"], answer: envelope({ Returns: z.array(wireReturn) }) }),
+    requireScope("ReturnsRead"),
+    validate("param", returnIdParam),
+    async (c) => {
+      return ok(c, { Returns: [await answerReturn(c.get("db"), c.get("caller").storeId, c.req.valid("param").returnId)] });
+    },
+  )
   .put(
     "/:returnId/receive",
     documented("token", {
       summary: "Record what came back of a return, and put it back in stock",
       description:
-        "Items give, per order line of the return, how many units came back in all so far: a repeated call changes nothing. With Restock true, the units this call adds go back in the Skus' stock, once each (and so to every channel's next stock push). The marketplace is told where it takes receipts.",
+        "Items give, per order line of the return, how many units came back in all so far: a repeated call changes nothing. With Restock true, the units " +
+        "this call adds go back in the Skus' stock, once each (and so to every channel's next stock push). The marketplace is told where it takes receipts.",
       tags: ["Returns"],
       answer: envelope({ Return: wireReturn }),
     }),
@@ -70,7 +92,13 @@ export const returnsRoutes = createRouter()
   )
   .put(
     "/:returnId/approve",
-    documented("token", { summary: "Approve a requested return (where the marketplace lets the seller decide)", tags: ["Returns"], answer: envelope({ Return: wireReturn }), body: { "application/json": decisionBody }, bodyOptional: true }),
+    documented("token", {
+      summary: "Approve a requested return (where the marketplace lets the seller decide)",
+      tags: ["Returns"],
+      answer: envelope({ Return: wireReturn }),
+      body: { "application/json": decisionBody },
+      bodyOptional: true,
+    }),
     requireScope("ReturnsUpdate"),
     validate("param", returnIdParam),
     validate("json", decisionBody, { optional: true }),
@@ -86,7 +114,13 @@ export const returnsRoutes = createRouter()
   )
   .put(
     "/:returnId/reject",
-    documented("token", { summary: "Reject a requested return (where the marketplace lets the seller decide)", tags: ["Returns"], answer: envelope({ Return: wireReturn }), body: { "application/json": decisionBody }, bodyOptional: true }),
+    documented("token", {
+      summary: "Reject a requested return (where the marketplace lets the seller decide)",
+      tags: ["Returns"],
+      answer: envelope({ Return: wireReturn }),
+      body: { "application/json": decisionBody },
+      bodyOptional: true,
+    }),
     requireScope("ReturnsUpdate"),
     validate("param", returnIdParam),
     validate("json", decisionBody, { optional: true }),

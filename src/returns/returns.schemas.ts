@@ -54,7 +54,11 @@ function eachLineOnce(items: { OrderItemId: string }[] | undefined, ctx: z.Refin
   const seen = new Map<string, number>();
   items?.forEach((item, i) => {
     if (seen.has(item.OrderItemId)) {
-      ctx.addIssue({ code: "custom", path: ["Items", i, "OrderItemId"], message: `names line ${item.OrderItemId} again (it is Items[${seen.get(item.OrderItemId)}]); name each line once` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["Items", i, "OrderItemId"],
+        message: `names line ${item.OrderItemId} again (it is Items[${seen.get(item.OrderItemId)}]); name each line once`,
+      });
     }
     seen.set(item.OrderItemId, i);
   });
@@ -66,7 +70,12 @@ export const receiveBody = z
       .array(
         z.object({
           OrderItemId: wireId,
-          Quantity: z.number().int().min(0).max(1_000_000).describe("How many of the line have come back so far, in all (not this delivery's count): a repeated call changes nothing."),
+          Quantity: z
+            .number()
+            .int()
+            .min(0)
+            .max(1_000_000)
+            .describe("How many of the line have come back so far, in all (not this delivery's count): a repeated call changes nothing."),
         }),
       )
       .min(1, { error: "must name at least one line of the return" })

@@ -50,10 +50,22 @@ export async function answerReturn(db: Db, storeId: string, returnId: string): P
 
 /** A receipt (Receive); answers the webhook endpoints to wake. */
 export function receiveReturn(db: Db, storeId: string, returnId: string, body: ReceiveBody): Promise<string[]> {
-  return moveReturn(db, storeId, returnId, (ret) => receive(ret, body), (ret, receipt, now) => applyReceipt(db, ret, receipt, now));
+  return moveReturn(
+    db,
+    storeId,
+    returnId,
+    (ret) => receive(ret, body),
+    (ret, receipt, now) => applyReceipt(db, ret, receipt, now),
+  );
 }
 
 /** A decision on a requested return (Approve, Reject); answers the webhook endpoints to wake. */
 export function decideReturn(db: Db, storeId: string, returnId: string, decision: "approve" | "reject", body: DecisionBody): Promise<string[]> {
-  return moveReturn(db, storeId, returnId, (ret) => decide(ret, decision, body), (ret, change, now) => applyDecision(db, ret, change, now));
+  return moveReturn(
+    db,
+    storeId,
+    returnId,
+    (ret) => decide(ret, decision, body),
+    (ret, change, now) => applyDecision(db, ret, change, now),
+  );
 }

@@ -13,13 +13,21 @@ import { moveReturnStatement, receiveLinesStatement, returnAsRead, returnIs, typ
 export async function applyReceipt(db: Db, ret: ReturnView, receipt: Receipt, now: number): Promise<false | { webhooks: string[] }> {
   const updatedAt = Math.max(now, ret.dateUpdated + 1);
   const d1 = db.$client;
-  const payload = { returnId: ret.id, lines: receipt.added.map((a) => ({ returnLineId: a.returnLineId, quantity: a.quantity })), restock: receipt.restock.length > 0 };
+  const payload = {
+    returnId: ret.id,
+    lines: receipt.added.map((a) => ({ returnLineId: a.returnLineId, quantity: a.quantity })),
+    restock: receipt.restock.length > 0,
+  };
   const statements = [
     // Before the change and under its guard: written exactly when the change is.
     toD1(db, returnEvents(db, "return.updated", now, returnIs(ret), receipt.status)),
     ...(receipt.restock.length > 0 ? [stockRestockedStatement(d1, ret.storeId, receipt.restock, { returnId: ret.id, dateUpdated: ret.dateUpdated })] : []),
     receiveLinesStatement(db, ret, receipt.lines),
-    enqueueWhen(db, { storeId: ret.storeId, sourceId: ret.sourceId, orderId: ret.orderId, kind: "receiveReturn", payload: sql`${JSON.stringify(payload)}`, at: updatedAt }, returnAsRead(ret)),
+    enqueueWhen(
+      db,
+      { storeId: ret.storeId, sourceId: ret.sourceId, orderId: ret.orderId, kind: "receiveReturn", payload: sql`${JSON.stringify(payload)}`, at: updatedAt },
+      returnAsRead(ret),
+    ),
     toD1(db, moveReturnStatement(db, ret, receipt.status, updatedAt)),
   ];
   const results = await d1.batch(statements);
@@ -32,7 +40,18 @@ export async function applyDecision(db: Db, ret: ReturnView, decision: Decision,
   const kind = decision.status === "Approved" ? "approveReturn" : "rejectReturn";
   const statements = [
     toD1(db, returnEvents(db, "return.updated", now, returnIs(ret), decision.status)),
-    enqueueWhen(db, { storeId: ret.storeId, sourceId: ret.sourceId, orderId: ret.orderId, kind, payload: sql`${JSON.stringify({ returnId: ret.id, reason: decision.reason })}`, at: updatedAt }, returnAsRead(ret)),
+    enqueueWhen(
+      db,
+      {
+        storeId: ret.storeId,
+        sourceId: ret.sourceId,
+        orderId: ret.orderId,
+        kind,
+        payload: sql`${JSON.stringify({ returnId: ret.id, reason: decision.reason })}`,
+        at: updatedAt,
+      },
+      returnAsRead(ret),
+    ),
     toD1(db, moveReturnStatement(db, ret, decision.status, updatedAt)),
   ];
   const results = await d1.batch(statements);

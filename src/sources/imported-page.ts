@@ -49,7 +49,14 @@ export async function writePage(db: Db, source: ImportSource, page: Pick<OrderPa
     })),
   );
   const statements = [
-    ...(page.orders.length > 0 ? importPageStatements(db, source, page.orders.map((order) => toWrite(order, now)), now) : []),
+    ...(page.orders.length > 0
+      ? importPageStatements(
+          db,
+          source,
+          page.orders.map((order) => toWrite(order, now)),
+          now,
+        )
+      : []),
     // After the orders and their lines: a refund names both.
     ...importedRefundsStatements(db, source, refunded, randomId("rw"), now),
     ...setAsideStatements(db, source, page, now),
@@ -57,10 +64,12 @@ export async function writePage(db: Db, source: ImportSource, page: Pick<OrderPa
   if (statements.length === 0) return { imported: 0, linesMoved: 0 };
   const [existing] = await db.$client.batch<{ n: number }>(statements);
   const imported = page.orders.length > 0 ? page.orders.length - (existing?.results[0]?.n ?? 0) : 0;
-  const reports = new Map(page.orders.flatMap((order) => {
-    const report = lineReportOf(order);
-    return report ? [[order.sourceOrderNumber, report] as const] : [];
-  }));
+  const reports = new Map(
+    page.orders.flatMap((order) => {
+      const report = lineReportOf(order);
+      return report ? [[order.sourceOrderNumber, report] as const] : [];
+    }),
+  );
   const linesMoved = reports.size > 0 ? (await applyMarketplaceLines(db, source, reports, now)).moved : 0;
   return { imported, linesMoved };
 }

@@ -23,12 +23,17 @@ export interface ReturnsWritten {
 
 /** The page's returns checked against the orders the hub holds: those to write, those set aside. */
 async function split(db: Db, source: ImportSource, page: Pick<ReturnPage, "returns" | "setAside">) {
-  const held = await heldOrderLines(db, source, page.returns.map((r) => r.sourceOrderNumber));
+  const held = await heldOrderLines(
+    db,
+    source,
+    page.returns.map((r) => r.sourceOrderNumber),
+  );
   const writes: ImportedReturn[] = [];
   const aside: SetAsideReturn[] = [...page.setAside];
   for (const r of page.returns) {
     const lines = held.get(r.sourceOrderNumber);
-    const setAside = (reason: string) => aside.push({ sourceReturnNumber: r.sourceReturnNumber, sourceOrderNumber: r.sourceOrderNumber, reason, record: r.record });
+    const setAside = (reason: string) =>
+      aside.push({ sourceReturnNumber: r.sourceReturnNumber, sourceOrderNumber: r.sourceOrderNumber, reason, record: r.record });
     const unknown = lines && r.lines.find((l) => !lines.has(l.sourceLineId));
     if (!lines) setAside(`order ${r.sourceOrderNumber} is not held by the hub (not imported yet, or older than the source's first import); retry once it is`);
     else if (r.lines.length === 0) setAside("the return names no line of its order");
@@ -97,7 +102,13 @@ export interface SetAsideReturnsRetry {
  * again by the source's connector and written as an imported page would be, which sets it aside
  * again (with the reason of now) if its order is still not held.
  */
-export async function retrySetAsideReturns(db: Db, source: ImportSource, reader: ReturnsImport, now: number, numbers: string[] | null): Promise<SetAsideReturnsRetry> {
+export async function retrySetAsideReturns(
+  db: Db,
+  source: ImportSource,
+  reader: ReturnsImport,
+  now: number,
+  numbers: string[] | null,
+): Promise<SetAsideReturnsRetry> {
   const named = numbers === null ? null : new Set(numbers);
   const rows = (await listSetAsideReturns(db, source.id, 1000)).filter((r) => named === null || named.has(r.sourceReturnNumber));
   const mapped: ImportedReturn[] = [];
@@ -112,18 +123,33 @@ export async function retrySetAsideReturns(db: Db, source: ImportSource, reader:
     try {
       record = JSON.parse(row.record);
     } catch {
-      aside.push({ sourceReturnNumber: row.sourceReturnNumber, sourceOrderNumber: row.orderSourceOrderNumber, reason: "the kept record is not JSON", record: row.record });
+      aside.push({
+        sourceReturnNumber: row.sourceReturnNumber,
+        sourceOrderNumber: row.orderSourceOrderNumber,
+        reason: "the kept record is not JSON",
+        record: row.record,
+      });
       continue;
     }
     let again: ImportedReturn | SetAsideReturn;
     try {
       again = reader.remap(record);
     } catch (error) {
-      again = { sourceReturnNumber: row.sourceReturnNumber, sourceOrderNumber: row.orderSourceOrderNumber, reason: `the record could not be read: ${error instanceof Error ? error.message : String(error)}`, record };
+      again = {
+        sourceReturnNumber: row.sourceReturnNumber,
+        sourceOrderNumber: row.orderSourceOrderNumber,
+        reason: `the record could not be read: ${error instanceof Error ? error.message : String(error)}`,
+        record,
+      };
     }
     if (!("lines" in again)) aside.push({ ...again, sourceReturnNumber: row.sourceReturnNumber });
     else if (again.sourceReturnNumber !== row.sourceReturnNumber) {
-      aside.push({ sourceReturnNumber: row.sourceReturnNumber, sourceOrderNumber: row.orderSourceOrderNumber, reason: `the record maps to another return (${again.sourceReturnNumber})`, record });
+      aside.push({
+        sourceReturnNumber: row.sourceReturnNumber,
+        sourceOrderNumber: row.orderSourceOrderNumber,
+        reason: `the record maps to another return (${again.sourceReturnNumber})`,
+        record,
+      });
     } else mapped.push(again);
   }
   let imported = 0;

@@ -17,7 +17,8 @@ interface SetAsideReturn {
   record: unknown;
 }
 
-const UPSERT = `insert into set_aside_returns (store_id, source_id, source_return_number, order_source_order_number, reason, record, record_truncated, first_seen_at, last_seen_at)
+const UPSERT = `insert into set_aside_returns (store_id, source_id, source_return_number, order_source_order_number, reason, record, record_truncated,
+  first_seen_at, last_seen_at)
   select ?1, ?2, s ->> 'number', s ->> 'order', s ->> 'reason', s ->> 'record', s ->> 'truncated', ?3, ?3
   from (select value as s from json_each(?4)) where exists (select 1 from sources where id = ?2)
   on conflict (source_id, source_return_number) do update set

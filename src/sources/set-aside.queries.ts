@@ -79,11 +79,7 @@ export function listSetAside(db: Db, sourceId: string, limit: number): Promise<S
 export async function countSetAside(db: Db, sourceIds: string[]): Promise<Map<string, number>> {
   const map = new Map(sourceIds.map((id) => [id, 0]));
   if (sourceIds.length === 0) return map;
-  const rows = await db
-    .select({ sourceId: setAsideOrders.sourceId, n: count() })
-    .from(setAsideOrders)
-    .where(sqlIn(sourceIds))
-    .groupBy(setAsideOrders.sourceId);
+  const rows = await db.select({ sourceId: setAsideOrders.sourceId, n: count() }).from(setAsideOrders).where(sqlIn(sourceIds)).groupBy(setAsideOrders.sourceId);
   for (const row of rows) map.set(row.sourceId, row.n);
   return map;
 }
@@ -94,9 +90,7 @@ function sqlIn(sourceIds: string[]) {
 
 /** Dismisses one set-aside order; answers whether there was one. */
 export async function dismissSetAside(db: Db, sourceId: string, orderNumber: string): Promise<boolean> {
-  const result = await db
-    .delete(setAsideOrders)
-    .where(and(eq(setAsideOrders.sourceId, sourceId), eq(setAsideOrders.orderSourceOrderNumber, orderNumber)));
+  const result = await db.delete(setAsideOrders).where(and(eq(setAsideOrders.sourceId, sourceId), eq(setAsideOrders.orderSourceOrderNumber, orderNumber)));
   return result.meta.changes > 0;
 }
 

@@ -28,7 +28,13 @@ export function listSources(db: Db, storeId: string): Promise<SourceRow[]> {
 }
 
 export async function findSource(db: Db, storeId: string, sourceId: string): Promise<SourceRow | null> {
-  return (await db.select().from(sources).where(and(eq(sources.id, sourceId), eq(sources.storeId, storeId))).get()) ?? null;
+  return (
+    (await db
+      .select()
+      .from(sources)
+      .where(and(eq(sources.id, sourceId), eq(sources.storeId, storeId)))
+      .get()) ?? null
+  );
 }
 
 export async function sourceById(db: Db, sourceId: string): Promise<SourceRow | null> {
@@ -75,7 +81,14 @@ export async function updateSource(
 ): Promise<void> {
   const update = db
     .update(sources)
-    .set({ name: next.name, enabled: next.enabled, settingsCiphertext: next.settingsCiphertext, updatedAt: next.updatedAt, cursorAt: next.cursorAt, returnsCursorAt: next.returnsCursorAt })
+    .set({
+      name: next.name,
+      enabled: next.enabled,
+      settingsCiphertext: next.settingsCiphertext,
+      updatedAt: next.updatedAt,
+      cursorAt: next.cursorAt,
+      returnsCursorAt: next.returnsCursorAt,
+    })
     .where(eq(sources.id, before.id));
   if (next.name === before.name) await db.batch([update]);
   else await db.batch([update, renameOrderSource(db, before.id, next.name)]);
@@ -124,7 +137,10 @@ export function advanceReturnsCursor(db: Db, sourceId: string, from: number | nu
 }
 
 export function addImported(db: Db, sourceId: string, count: number) {
-  return db.update(sources).set({ importedTotal: sql`${sources.importedTotal} + ${count}` }).where(eq(sources.id, sourceId));
+  return db
+    .update(sources)
+    .set({ importedTotal: sql`${sources.importedTotal} + ${count}` })
+    .where(eq(sources.id, sourceId));
 }
 
 /** What the row keeps apart of a cycle's summary (the engine's CycleSummary); the whole summary goes into its recent cycles. */

@@ -30,7 +30,15 @@ import { countSetAsideReturns, dismissSetAsideReturn, listSetAsideReturns } from
 import { deleteSource, findSource, insertSource, listSources, updateSource, type SourceRow } from "./sources.queries";
 import { wakeLater } from "../webhooks/wake";
 import { wireDelivery, wireSetAside, wireSetAsideReturn, wireSource, type SourceStatus } from "./sources.wire";
-import { createSourceDocument, deliveryAnswer, receivedAnswer, retrySetAsideAnswer, setAsideAnswer, setAsideReturnAnswer, sourceAnswer } from "./sources.schemas";
+import {
+  createSourceDocument,
+  deliveryAnswer,
+  receivedAnswer,
+  retrySetAsideAnswer,
+  setAsideAnswer,
+  setAsideReturnAnswer,
+  sourceAnswer,
+} from "./sources.schemas";
 
 const settingsObject = z.record(z.string(), z.unknown());
 
@@ -102,7 +110,8 @@ function refuseBareEndpointChange(type: string, stored: Record<string, unknown>,
   const names = (fields: string[]) => fields.map((f) => `'Settings.${f}'`).join(", ");
   throw new ApiError(
     400,
-    `Changing ${names(changed)} points the source's credentials at another host: give every secret setting again in the same request (${names(missing)} missing).`,
+    `Changing ${names(changed)} points the source's credentials at another host: give every secret setting again in the same request (${names(missing)} ` +
+      `missing).`,
   );
 }
 
@@ -119,7 +128,10 @@ async function statuses(db: Db, ids: string[]): Promise<Map<string, SourceStatus
 }
 
 async function answerSources(env: Env, db: Db, rows: SourceRow[]) {
-  const status = await statuses(db, rows.map((r) => r.id));
+  const status = await statuses(
+    db,
+    rows.map((r) => r.id),
+  );
   return Promise.all(rows.map(async (r) => wireSource(r, await visibleSettings(env, r), status.get(r.id)!)));
 }
 
@@ -142,104 +154,145 @@ export const sourcesRoutes = createRouter()
     validate("param", storeParam),
     validate("json", createSourceBody, { documentAs: createSourceDocument }),
     async (c) => {
-    const store = await requireStore(c.env, c.req.valid("param").storeId);
-    const body = c.req.valid("json");
-    const settings = checkSettings(body.Type, body.Settings ?? {});
-    const now = Date.now();
-    const row: SourceRow = {
-      id: randomId("src"),
-      storeId: store.id,
-      type: body.Type,
-      name: body.Name,
-      enabled: body.Enabled ?? true,
-      settingsCiphertext: await encryptJson(c.env.SOURCE_SETTINGS_KEY, settings),
-      cursorAt: null,
-      returnsCursorAt: null,
-      lastCycleStartedAt: null,
-      lastCycleEndedAt: null,
-      lastCycleImported: 0,
-      importedTotal: 0,
-      lastError: null,
-      recentCycles: [],
-      createdAt: now,
-      updatedAt: now,
-    };
-    try {
-      await insertSource(storeDb(c.env, store), row);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw nameTaken(body.Name);
-      throw error;
-    }
-    const [source] = await answerSources(c.env, storeDb(c.env, store), [row]);
-    return ok(c, { Source: source });
-  })
-  .get("/stores/:storeId/sources", documented("admin", { summary: "List a store's sources", tags: ["Sources"], answer: envelope({ Sources: z.array(sourceAnswer) }) }), validate("param", storeParam), async (c) => {
-    const store = await requireStore(c.env, c.req.valid("param").storeId);
-    const db = storeDb(c.env, store);
-    return ok(c, { Sources: await answerSources(c.env, db, await listSources(db, store.id)) });
-  })
-  .get("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Get a source with its status and recent cycles", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), async (c) => {
-    const { storeId, sourceId } = c.req.valid("param");
-    const { row, db } = await requireSource(c.env, storeId, sourceId);
-    const [source] = await answerSources(c.env, db, [row]);
-    return ok(c, { Source: source });
-  })
-  .patch("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Rename, enable or disable a source, merge Settings, or import again from a date (ImportFrom)", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }), validate("param", sourceParam), validate("json", updateSourceBody), async (c) => {
-    const { storeId, sourceId } = c.req.valid("param");
-    const { row, db } = await requireSource(c.env, storeId, sourceId);
-    const body = c.req.valid("json");
-    const now = Date.now();
-    if (body.ImportFrom !== undefined && (body.ImportFrom > now || body.ImportFrom < now - MAX_IMPORT_FROM_AGE_MS)) {
-      throw new ApiError(400, "'ImportFrom' must be a date in the past, at most 366 days ago.");
-    }
-    const next: SourceRow = {
-      ...row,
-      name: body.Name ?? row.name,
-      enabled: body.Enabled ?? row.enabled,
-      cursorAt: body.ImportFrom ?? row.cursorAt,
-      // Returns are imported again from the same date (decisions 13): their write is idempotent too.
-      returnsCursorAt: body.ImportFrom ?? row.returnsCursorAt,
-      updatedAt: now,
-    };
-    if (body.Settings) {
-      const stored = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, row.settingsCiphertext);
-      refuseBareEndpointChange(row.type, stored, body.Settings);
-      const merged = { ...stored, ...body.Settings };
-      for (const [key, value] of Object.entries(body.Settings)) if (value === null) delete merged[key];
-      next.settingsCiphertext = await encryptJson(c.env.SOURCE_SETTINGS_KEY, checkSettings(row.type, merged));
-    }
-    try {
-      await updateSource(db, row, next);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw nameTaken(next.name);
-      throw error;
-    }
-    const [source] = await answerSources(c.env, db, [next]);
-    return ok(c, { Source: source });
-  })
-  .delete("/stores/:storeId/sources/:sourceId", documented("admin", { summary: "Delete a source (its orders stay)", tags: ["Sources"], answer: envelope({}) }), validate("param", sourceParam), async (c) => {
-    const { storeId, sourceId } = c.req.valid("param");
-    const { row, db } = await requireSource(c.env, storeId, sourceId);
-    wakeLater(c, row.storeId, await deleteSource(db, row.id, Date.now()));
-    await c.env.SOURCE_SYNC.getByName(row.id).forget();
-    return ok(c);
-  })
-  .get("/stores/:storeId/sources/:sourceId/deliveries", documented("admin", { summary: "The source's outbox (oldest 1,000)", tags: ["Sources"], answer: envelope({ Deliveries: z.array(deliveryAnswer) }) }), validate("param", sourceParam), validate("query", deliveriesQuery), async (c) => {
-    const { storeId, sourceId } = c.req.valid("param");
-    const { row, db } = await requireSource(c.env, storeId, sourceId);
-    const entries = await listEntries(db, row.id, c.req.valid("query").status, 1000);
-    return ok(c, { Deliveries: entries.map(wireDelivery) });
-  })
+      const store = await requireStore(c.env, c.req.valid("param").storeId);
+      const body = c.req.valid("json");
+      const settings = checkSettings(body.Type, body.Settings ?? {});
+      const now = Date.now();
+      const row: SourceRow = {
+        id: randomId("src"),
+        storeId: store.id,
+        type: body.Type,
+        name: body.Name,
+        enabled: body.Enabled ?? true,
+        settingsCiphertext: await encryptJson(c.env.SOURCE_SETTINGS_KEY, settings),
+        cursorAt: null,
+        returnsCursorAt: null,
+        lastCycleStartedAt: null,
+        lastCycleEndedAt: null,
+        lastCycleImported: 0,
+        importedTotal: 0,
+        lastError: null,
+        recentCycles: [],
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await insertSource(storeDb(c.env, store), row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw nameTaken(body.Name);
+        throw error;
+      }
+      const [source] = await answerSources(c.env, storeDb(c.env, store), [row]);
+      return ok(c, { Source: source });
+    },
+  )
+  .get(
+    "/stores/:storeId/sources",
+    documented("admin", { summary: "List a store's sources", tags: ["Sources"], answer: envelope({ Sources: z.array(sourceAnswer) }) }),
+    validate("param", storeParam),
+    async (c) => {
+      const store = await requireStore(c.env, c.req.valid("param").storeId);
+      const db = storeDb(c.env, store);
+      return ok(c, { Sources: await answerSources(c.env, db, await listSources(db, store.id)) });
+    },
+  )
+  .get(
+    "/stores/:storeId/sources/:sourceId",
+    documented("admin", { summary: "Get a source with its status and recent cycles", tags: ["Sources"], answer: envelope({ Source: sourceAnswer }) }),
+    validate("param", sourceParam),
+    async (c) => {
+      const { storeId, sourceId } = c.req.valid("param");
+      const { row, db } = await requireSource(c.env, storeId, sourceId);
+      const [source] = await answerSources(c.env, db, [row]);
+      return ok(c, { Source: source });
+    },
+  )
+  .patch(
+    "/stores/:storeId/sources/:sourceId",
+    documented("admin", {
+      summary: "Rename, enable or disable a source, merge Settings, or import again from a date (ImportFrom)",
+      tags: ["Sources"],
+      answer: envelope({ Source: sourceAnswer }),
+    }),
+    validate("param", sourceParam),
+    validate("json", updateSourceBody),
+    async (c) => {
+      const { storeId, sourceId } = c.req.valid("param");
+      const { row, db } = await requireSource(c.env, storeId, sourceId);
+      const body = c.req.valid("json");
+      const now = Date.now();
+      if (body.ImportFrom !== undefined && (body.ImportFrom > now || body.ImportFrom < now - MAX_IMPORT_FROM_AGE_MS)) {
+        throw new ApiError(400, "'ImportFrom' must be a date in the past, at most 366 days ago.");
+      }
+      const next: SourceRow = {
+        ...row,
+        name: body.Name ?? row.name,
+        enabled: body.Enabled ?? row.enabled,
+        cursorAt: body.ImportFrom ?? row.cursorAt,
+        // Returns are imported again from the same date (decisions 13): their write is idempotent too.
+        returnsCursorAt: body.ImportFrom ?? row.returnsCursorAt,
+        updatedAt: now,
+      };
+      if (body.Settings) {
+        const stored = await decryptJson<Record<string, unknown>>(c.env.SOURCE_SETTINGS_KEY, row.settingsCiphertext);
+        refuseBareEndpointChange(row.type, stored, body.Settings);
+        const merged = { ...stored, ...body.Settings };
+        for (const [key, value] of Object.entries(body.Settings)) if (value === null) delete merged[key];
+        next.settingsCiphertext = await encryptJson(c.env.SOURCE_SETTINGS_KEY, checkSettings(row.type, merged));
+      }
+      try {
+        await updateSource(db, row, next);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw nameTaken(next.name);
+        throw error;
+      }
+      const [source] = await answerSources(c.env, db, [next]);
+      return ok(c, { Source: source });
+    },
+  )
+  .delete(
+    "/stores/:storeId/sources/:sourceId",
+    documented("admin", { summary: "Delete a source (its orders stay)", tags: ["Sources"], answer: envelope({}) }),
+    validate("param", sourceParam),
+    async (c) => {
+      const { storeId, sourceId } = c.req.valid("param");
+      const { row, db } = await requireSource(c.env, storeId, sourceId);
+      wakeLater(c, row.storeId, await deleteSource(db, row.id, Date.now()));
+      await c.env.SOURCE_SYNC.getByName(row.id).forget();
+      return ok(c);
+    },
+  )
+  .get(
+    "/stores/:storeId/sources/:sourceId/deliveries",
+    documented("admin", { summary: "The source's outbox (oldest 1,000)", tags: ["Sources"], answer: envelope({ Deliveries: z.array(deliveryAnswer) }) }),
+    validate("param", sourceParam),
+    validate("query", deliveriesQuery),
+    async (c) => {
+      const { storeId, sourceId } = c.req.valid("param");
+      const { row, db } = await requireSource(c.env, storeId, sourceId);
+      const entries = await listEntries(db, row.id, c.req.valid("query").status, 1000);
+      return ok(c, { Deliveries: entries.map(wireDelivery) });
+    },
+  )
   // An operator fixed what the marketplace refused (or it is back): failed deliveries go out again
   // on the next cycle, each order's in their original order, and the orders' messages clear.
-  .post("/stores/:storeId/sources/:sourceId/deliveries/retry", documented("admin", { summary: "Send failed deliveries again on the next cycle", tags: ["Sources"], answer: envelope({ Retried: z.number().int(), Source: sourceAnswer }) }), validate("param", sourceParam), async (c) => {
-    const { storeId, sourceId } = c.req.valid("param");
-    const { row, db } = await requireSource(c.env, storeId, sourceId);
-    const now = Date.now();
-    const [, retried] = await db.batch([clearSyncErrors(db, failedOrderIds(row.id), now), retryFailed(db, row.id, now)]);
-    const [source] = await answerSources(c.env, db, [row]);
-    return ok(c, { Retried: retried.length, Source: source });
-  })
+  .post(
+    "/stores/:storeId/sources/:sourceId/deliveries/retry",
+    documented("admin", {
+      summary: "Send failed deliveries again on the next cycle",
+      tags: ["Sources"],
+      answer: envelope({ Retried: z.number().int(), Source: sourceAnswer }),
+    }),
+    validate("param", sourceParam),
+    async (c) => {
+      const { storeId, sourceId } = c.req.valid("param");
+      const { row, db } = await requireSource(c.env, storeId, sourceId);
+      const now = Date.now();
+      const [, retried] = await db.batch([clearSyncErrors(db, failedOrderIds(row.id), now), retryFailed(db, row.id, now)]);
+      const [source] = await answerSources(c.env, db, [row]);
+      return ok(c, { Retried: retried.length, Source: source });
+    },
+  )
   .get(
     "/stores/:storeId/sources/:sourceId/set-aside",
     documented("admin", {
@@ -258,57 +311,93 @@ export const sourcesRoutes = createRouter()
   )
   // Maps the set-aside orders again (all, or those named) with the source's connector as it is
   // now: those that map are imported and leave the list, the others stay with the new reason.
-  .post("/stores/:storeId/sources/:sourceId/set-aside/retry", documented("admin", { summary: "Map set-aside orders again (all, or those named) and import those that map", tags: ["Sources"], answer: envelope(retrySetAsideAnswer.shape), body: { "application/json": retrySetAsideBody }, bodyOptional: true }), validate("param", sourceParam), validate("json", retrySetAsideBody, { optional: true }), async (c) => {
-    const { storeId, sourceId } = c.req.valid("param");
-    const { row, db } = await requireSource(c.env, storeId, sourceId);
-    const body = c.req.valid("json");
-    const now = Date.now();
-    let connector: Connector;
-    try {
-      // Mapping needs no marketplace call and no per-source state.
-      connector = await buildConnector(c.env, row, memoryStorage(), () => new Date());
-    } catch (error) {
-      throw new ApiError(400, `The source's connector cannot be built: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    // Without a body, everything; with one, what it names (orders first: a return may wait for one).
-    const all = body.OrderSourceOrderNumbers === undefined && body.ReturnSourceNumbers === undefined;
-    const result = all || body.OrderSourceOrderNumbers ? await retrySetAside(db, row, connector, now, body.OrderSourceOrderNumbers ?? null) : { retried: 0, imported: 0, stillSetAside: 0 };
-    const reader = connector.returns && "fetchReturns" in connector.returns ? connector.returns : null;
-    const returns =
-      reader && (all || body.ReturnSourceNumbers) ? await retrySetAsideReturns(db, row, reader, now, body.ReturnSourceNumbers ?? null) : { retried: 0, imported: 0, stillSetAside: 0 };
-    return ok(c, {
-      Retried: result.retried,
-      Imported: result.imported,
-      StillSetAside: result.stillSetAside,
-      SetAside: (await listSetAside(db, row.id, 1000)).map(wireSetAside),
-      ReturnsRetried: returns.retried,
-      ReturnsImported: returns.imported,
-      ReturnsStillSetAside: returns.stillSetAside,
-      SetAsideReturns: (await listSetAsideReturns(db, row.id, 1000)).map(wireSetAsideReturn),
-    });
-  })
-  .delete("/stores/:storeId/sources/:sourceId/set-aside/returns/:returnNumber", documented("admin", { summary: "Dismiss a set-aside return", tags: ["Sources"], answer: envelope({}) }), validate("param", setAsideReturnParam), async (c) => {
-    const { storeId, sourceId, returnNumber } = c.req.valid("param");
-    const { row, db } = await requireSource(c.env, storeId, sourceId);
-    if (!(await dismissSetAsideReturn(db, row.id, returnNumber))) {
-      throw new ApiError(404, `Source '${row.id}' has no set-aside return '${returnNumber.slice(0, 60)}'.`);
-    }
-    return ok(c);
-  })
-  .delete("/stores/:storeId/sources/:sourceId/set-aside/:orderNumber", documented("admin", { summary: "Dismiss a set-aside order", tags: ["Sources"], answer: envelope({}) }), validate("param", setAsideParam), async (c) => {
-    const { storeId, sourceId, orderNumber } = c.req.valid("param");
-    const { row, db } = await requireSource(c.env, storeId, sourceId);
-    if (!(await dismissSetAside(db, row.id, orderNumber))) {
-      throw new ApiError(404, `Source '${row.id}' has no set-aside order '${orderNumber.slice(0, 60)}'.`);
-    }
-    return ok(c);
-  })
-  .get("/stores/:storeId/sources/:sourceId/received", documented("admin", { summary: "What a simulated marketplace received (latest 1,000)", tags: ["Sources"], answer: envelope({ Received: z.array(receivedAnswer) }) }), validate("param", sourceParam), async (c) => {
-    const { storeId, sourceId } = c.req.valid("param");
-    const { row } = await requireSource(c.env, storeId, sourceId);
-    const received = await c.env.SOURCE_SYNC.getByName(row.id).received(row.type);
-    if (received === null) {
-      throw new ApiError(400, `Only a simulated source records what it receives; source '${row.id}' is of Type '${row.type}'.`);
-    }
-    return ok(c, { Received: JSON.parse(received) });
-  });
+  .post(
+    "/stores/:storeId/sources/:sourceId/set-aside/retry",
+    documented("admin", {
+      summary: "Map set-aside orders again (all, or those named) and import those that map",
+      tags: ["Sources"],
+      answer: envelope(retrySetAsideAnswer.shape),
+      body: { "application/json": retrySetAsideBody },
+      bodyOptional: true,
+    }),
+    validate("param", sourceParam),
+    validate("json", retrySetAsideBody, { optional: true }),
+    async (c) => {
+      const { storeId, sourceId } = c.req.valid("param");
+      const { row, db } = await requireSource(c.env, storeId, sourceId);
+      const body = c.req.valid("json");
+      const now = Date.now();
+      let connector: Connector;
+      try {
+        // Mapping needs no marketplace call and no per-source state.
+        connector = await buildConnector(c.env, row, memoryStorage(), () => new Date());
+      } catch (error) {
+        throw new ApiError(400, `The source's connector cannot be built: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      // Without a body, everything; with one, what it names (orders first: a return may wait for one).
+      const all = body.OrderSourceOrderNumbers === undefined && body.ReturnSourceNumbers === undefined;
+      const result =
+        all || body.OrderSourceOrderNumbers
+          ? await retrySetAside(db, row, connector, now, body.OrderSourceOrderNumbers ?? null)
+          : { retried: 0, imported: 0, stillSetAside: 0 };
+      const reader = connector.returns && "fetchReturns" in connector.returns ? connector.returns : null;
+      const returns =
+        reader && (all || body.ReturnSourceNumbers)
+          ? await retrySetAsideReturns(db, row, reader, now, body.ReturnSourceNumbers ?? null)
+          : { retried: 0, imported: 0, stillSetAside: 0 };
+      return ok(c, {
+        Retried: result.retried,
+        Imported: result.imported,
+        StillSetAside: result.stillSetAside,
+        SetAside: (await listSetAside(db, row.id, 1000)).map(wireSetAside),
+        ReturnsRetried: returns.retried,
+        ReturnsImported: returns.imported,
+        ReturnsStillSetAside: returns.stillSetAside,
+        SetAsideReturns: (await listSetAsideReturns(db, row.id, 1000)).map(wireSetAsideReturn),
+      });
+    },
+  )
+  .delete(
+    "/stores/:storeId/sources/:sourceId/set-aside/returns/:returnNumber",
+    documented("admin", { summary: "Dismiss a set-aside return", tags: ["Sources"], answer: envelope({}) }),
+    validate("param", setAsideReturnParam),
+    async (c) => {
+      const { storeId, sourceId, returnNumber } = c.req.valid("param");
+      const { row, db } = await requireSource(c.env, storeId, sourceId);
+      if (!(await dismissSetAsideReturn(db, row.id, returnNumber))) {
+        throw new ApiError(404, `Source '${row.id}' has no set-aside return '${returnNumber.slice(0, 60)}'.`);
+      }
+      return ok(c);
+    },
+  )
+  .delete(
+    "/stores/:storeId/sources/:sourceId/set-aside/:orderNumber",
+    documented("admin", { summary: "Dismiss a set-aside order", tags: ["Sources"], answer: envelope({}) }),
+    validate("param", setAsideParam),
+    async (c) => {
+      const { storeId, sourceId, orderNumber } = c.req.valid("param");
+      const { row, db } = await requireSource(c.env, storeId, sourceId);
+      if (!(await dismissSetAside(db, row.id, orderNumber))) {
+        throw new ApiError(404, `Source '${row.id}' has no set-aside order '${orderNumber.slice(0, 60)}'.`);
+      }
+      return ok(c);
+    },
+  )
+  .get(
+    "/stores/:storeId/sources/:sourceId/received",
+    documented("admin", {
+      summary: "What a simulated marketplace received (latest 1,000)",
+      tags: ["Sources"],
+      answer: envelope({ Received: z.array(receivedAnswer) }),
+    }),
+    validate("param", sourceParam),
+    async (c) => {
+      const { storeId, sourceId } = c.req.valid("param");
+      const { row } = await requireSource(c.env, storeId, sourceId);
+      const received = await c.env.SOURCE_SYNC.getByName(row.id).received(row.type);
+      if (received === null) {
+        throw new ApiError(400, `Only a simulated source records what it receives; source '${row.id}' is of Type '${row.type}'.`);
+      }
+      return ok(c, { Received: JSON.parse(received) });
+    },
+  );

@@ -9,7 +9,6 @@ import { OUTBOX_STATES } from "../db/schema";
 import { DELIVERY_KINDS } from "../outbox/outbox.queries";
 import { CONNECTORS, SOURCE_TYPES } from "../marketplaces/registry";
 
-
 export const cycleAnswer = z
   .object({
     SourceId: z.string(),
@@ -21,7 +20,9 @@ export const cycleAnswer = z
     OrdersFetched: z.number().int(),
     OrdersImported: z.number().int(),
     OrdersSetAside: z.number().int().describe("Orders the connector could not map, kept aside (GET .../set-aside)."),
-    ImportContinues: z.boolean().describe("The import window was not finished: the next cycle (or, with Continues, the next invocation) goes on from its last page."),
+    ImportContinues: z
+      .boolean()
+      .describe("The import window was not finished: the next cycle (or, with Continues, the next invocation) goes on from its last page."),
     Delivered: z.number().int(),
     DeliveriesSubmitted: z.number().int(),
     DeliveriesNotApplicable: z.number().int(),
@@ -36,7 +37,10 @@ export const cycleAnswer = z
     D1Statements: z.number().int().describe("D1 statements this invocation of the cycle issued."),
     Continues: z
       .boolean()
-      .describe("The cycle's work did not fit one invocation (Cloudflare's 1,000 D1 queries and 10,000 subrequests): it goes on at once, and its next part reports as a cycle of its own."),
+      .describe(
+        "The cycle's work did not fit one invocation (Cloudflare's 1,000 D1 queries and 10,000 subrequests): it goes on at once, and its next part reports " +
+          "as a cycle of its own.",
+      ),
     Error: z.string().nullable(),
   })
   .meta({ id: "Cycle" });

@@ -18,7 +18,10 @@ const inventoryItem = z.strictObject({
 });
 
 export const inventoryBody = z.strictObject({
-  Items: z.array(inventoryItem).min(1).max(MAX_INVENTORY_ITEMS, { error: `must hold at most ${MAX_INVENTORY_ITEMS} items a call` }),
+  Items: z
+    .array(inventoryItem)
+    .min(1)
+    .max(MAX_INVENTORY_ITEMS, { error: `must hold at most ${MAX_INVENTORY_ITEMS} items a call` }),
 });
 
 export const inventoryAnswer = {

@@ -96,7 +96,8 @@ export function recordOutcomes(d1: D1Database, sourceId: string, outcomes: Recor
   // every listing of the source once per Sku of the batch: 47 s for 1,000 of 100,000 listings.
   return d1
     .prepare(
-      `insert into listings (source_id, store_id, sku, planned_seq, accepted_quantity, accepted_price, accepted_at, status, submission, attempts, next_attempt_at, last_error, updated_at)
+      `insert into listings (source_id, store_id, sku, planned_seq, accepted_quantity, accepted_price, accepted_at, status, submission, attempts,
+        next_attempt_at, last_error, updated_at)
       select l.source_id, l.store_id, l.sku, l.planned_seq, ${acceptedQuantity}, ${acceptedPrice},
         case when o.value ->> 2 = 1 or o.value ->> 4 = 1 then ?3 else l.accepted_at end,
         case
@@ -201,7 +202,8 @@ export async function listListings(d1: D1Database, sourceId: string, filter: Lis
     .prepare(
       `select source_id as sourceId, store_id as storeId, sku, accepted_quantity as acceptedQuantity, accepted_price as acceptedPrice,
         accepted_at as acceptedAt, pending_quantity as pendingQuantity, pending_price as pendingPrice, currency, planned_seq as plannedSeq,
-        status, submission, submitted_quantity as submittedQuantity, submitted_price as submittedPrice, attempts, next_attempt_at as nextAttemptAt, last_error as lastError, updated_at as updatedAt
+        status, submission, submitted_quantity as submittedQuantity, submitted_price as submittedPrice, attempts, next_attempt_at as nextAttemptAt,
+          last_error as lastError, updated_at as updatedAt
       from listings where ${where.join(" and ")} order by sku limit ?${params.push(filter.limit)}`,
     )
     .bind(...params)
@@ -211,7 +213,10 @@ export async function listListings(d1: D1Database, sourceId: string, filter: Lis
 
 /** How many of the source's listings are in each state. */
 export async function countListings(d1: D1Database, sourceId: string): Promise<Record<ListingRow["status"], number>> {
-  const rows = await d1.prepare("select status, count(*) as n from listings where source_id = ?1 group by status").bind(sourceId).all<{ status: ListingRow["status"]; n: number }>();
+  const rows = await d1
+    .prepare("select status, count(*) as n from listings where source_id = ?1 group by status")
+    .bind(sourceId)
+    .all<{ status: ListingRow["status"]; n: number }>();
   const out = { pending: 0, submitted: 0, accepted: 0, unknownSku: 0, refused: 0 };
   for (const r of rows.results) out[r.status] = r.n;
   return out;

@@ -131,7 +131,10 @@ function upsertChunk(to: D1Database, name: TableName, rows: Row[]): D1PreparedSt
   if (name === "products") {
     statements.push(
       to
-        .prepare("update products set stock_seq = json_extract(j.value, '$.stock_seq') from json_each(?1) j where products.store_id = json_extract(j.value, '$.store_id') and products.sku = json_extract(j.value, '$.sku')")
+        .prepare(
+          "update products set stock_seq = json_extract(j.value, '$.stock_seq') from json_each(?1) j where products.store_id = json_extract(j.value, " +
+            "'$.store_id') and products.sku = json_extract(j.value, '$.sku')",
+        )
         .bind(json),
     );
   }
@@ -166,7 +169,12 @@ function fitting(sizes: Row[], bytes: number): number {
 }
 
 async function all(d1: D1Database, query: string, ...binds: unknown[]): Promise<Row[]> {
-  return (await d1.prepare(query).bind(...binds).all<Row>()).results;
+  return (
+    await d1
+      .prepare(query)
+      .bind(...binds)
+      .all<Row>()
+  ).results;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,12 +214,20 @@ const next = (cursor: CopyCursor): CopyCursor => ({ phase: NEXT[cursor.phase], i
  * short of the limit ends its table: rows written behind it since the capture began are in the
  * change log, so a store written faster than one batch a step is never chased.
  */
-export async function copyBatch(from: D1Database, to: D1Database, storeId: string, cursor: CopyCursor, limits: CopyLimits): Promise<{ cursor: CopyCursor; rows: number }> {
+export async function copyBatch(
+  from: D1Database,
+  to: D1Database,
+  storeId: string,
+  cursor: CopyCursor,
+  limits: CopyLimits,
+): Promise<{ cursor: CopyCursor; rows: number }> {
   const n = limits.rows;
   switch (cursor.phase) {
     case "small": {
       // Sources, endpoints and feeds: at most a few hundred each (the store's limits).
-      const [sources, webhooks, feeds] = await Promise.all(["sources", "webhooks", "feeds"].map((t) => all(from, `select * from ${t} where store_id = ?1`, storeId)));
+      const [sources, webhooks, feeds] = await Promise.all(
+        ["sources", "webhooks", "feeds"].map((t) => all(from, `select * from ${t} where store_id = ?1`, storeId)),
+      );
       await write(to, [...upsert(to, "sources", sources!), ...upsert(to, "webhooks", webhooks!), ...upsert(to, "feeds", feeds!)]);
       return { cursor: next(cursor), rows: sources!.length + webhooks!.length + feeds!.length };
     }
@@ -235,11 +251,21 @@ export async function copyBatch(from: D1Database, to: D1Database, storeId: strin
       const orders = await all(from, "select * from orders where store_id = ?1 and id > ?2 and id <= ?3 order by id", storeId, after, last);
       const ids = JSON.stringify(orders.map((o) => o.id));
       const ofOrders = (table: string) => all(from, `select * from ${table} where order_id in (select value from json_each(?1)) order by id`, ids);
-      const [items, changes, outbox, returns, refunds] = await Promise.all([ofOrders("order_items"), ofOrders("line_changes"), ofOrders("outbox"), ofOrders("returns"), ofOrders("refunds")]);
+      const [items, changes, outbox, returns, refunds] = await Promise.all([
+        ofOrders("order_items"),
+        ofOrders("line_changes"),
+        ofOrders("outbox"),
+        ofOrders("returns"),
+        ofOrders("refunds"),
+      ]);
       // Returns and refunds (decisions 13) go with their orders; their size is not in the byte bound.
       const [returnLines, refundLines] = await Promise.all([
-        returns.length ? all(from, "select * from return_lines where return_id in (select value from json_each(?1)) order by id", JSON.stringify(returns.map((r) => r.id))) : [],
-        refunds.length ? all(from, "select * from refund_lines where refund_id in (select value from json_each(?1)) order by id", JSON.stringify(refunds.map((r) => r.id))) : [],
+        returns.length
+          ? all(from, "select * from return_lines where return_id in (select value from json_each(?1)) order by id", JSON.stringify(returns.map((r) => r.id)))
+          : [],
+        refunds.length
+          ? all(from, "select * from refund_lines where refund_id in (select value from json_each(?1)) order by id", JSON.stringify(refunds.map((r) => r.id)))
+          : [],
       ]);
       await write(to, [
         ...upsert(to, "orders", orders),
@@ -310,7 +336,13 @@ async function copyRange(
   limits: CopyLimits,
 ): Promise<{ rows: number; last: string | number; ended: boolean }> {
   const table = getTableName(TABLES[name].table);
-  const sizes = await all(from, `select t.${key} as k, ${sizeSql(name)("t")} as bytes from ${table} t where t.${scope} = ?1 and t.${key} > ?2 order by t.${key} limit ?3`, owner, after, limits.rows);
+  const sizes = await all(
+    from,
+    `select t.${key} as k, ${sizeSql(name)("t")} as bytes from ${table} t where t.${scope} = ?1 and t.${key} > ?2 order by t.${key} limit ?3`,
+    owner,
+    after,
+    limits.rows,
+  );
   if (sizes.length === 0) return { rows: 0, last: after, ended: true };
   const taken = fitting(sizes, limits.bytes);
   const last = sizes[taken - 1]!.k as string | number;
@@ -344,8 +376,18 @@ const keyOf = (c: { tbl: string; k1: string; k2: string | null }) => `${c.tbl}\u
  * name) does not collide. Answers how many log entries it consumed (removed from the log once
  * applied) and whether more wait.
  */
-export async function applyChanges(from: D1Database, to: D1Database, storeId: string, limits: { changes: number; bytes: number }): Promise<{ applied: number; more: boolean }> {
-  const log = (await all(from, "select seq, tbl, k1, k2 from move_log where store_id = ?1 order by seq limit ?2", storeId, limits.changes)) as unknown as (Change & { seq: number })[];
+export async function applyChanges(
+  from: D1Database,
+  to: D1Database,
+  storeId: string,
+  limits: { changes: number; bytes: number },
+): Promise<{ applied: number; more: boolean }> {
+  const log = (await all(
+    from,
+    "select seq, tbl, k1, k2 from move_log where store_id = ?1 order by seq limit ?2",
+    storeId,
+    limits.changes,
+  )) as unknown as (Change & { seq: number })[];
   if (log.length === 0) return { applied: 0, more: false };
   // The sizes of the rows changed, then as many changes, in log order, as fit the bytes.
   const sizes = new Map<string, number>();
@@ -417,10 +459,19 @@ async function readRows(from: D1Database, storeId: string, name: TableName, keys
   const table = getTableName(spec.table);
   if (name === "products") {
     // Logged by Sku: the store is the moving one.
-    return all(from, `select ${columns} from products where store_id = ?2 and sku in (select value from json_each(?1))`, JSON.stringify(keys.map((k) => k.k1)), storeId);
+    return all(
+      from,
+      `select ${columns} from products where store_id = ?2 and sku in (select value from json_each(?1))`,
+      JSON.stringify(keys.map((k) => k.k1)),
+      storeId,
+    );
   }
   if (name === "listings") {
-    return all(from, `select ${columns} from listings where (source_id, sku) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?1))`, JSON.stringify(keys.map((k) => [k.k1, k.k2])));
+    return all(
+      from,
+      `select ${columns} from listings where (source_id, sku) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?1))`,
+      JSON.stringify(keys.map((k) => [k.k1, k.k2])),
+    );
   }
   const ids = JSON.stringify(keys.map((k) => (spec.numeric ? Number(k.k1) : k.k1)));
   return all(from, `select ${columns} from ${table} where ${spec.key[0]} in (select value from json_each(?1))`, ids);
@@ -440,12 +491,18 @@ function deleteByKeys(to: D1Database, storeId: string, name: TableName, keys: Ch
   const spec = TABLES[name];
   const table = getTableName(spec.table);
   if (name === "listings") {
-    return to.prepare(`delete from ${table} where (source_id, sku) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?1))`).bind(JSON.stringify(keys.map((k) => [k.k1, k.k2])));
+    return to
+      .prepare(`delete from ${table} where (source_id, sku) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(?1))`)
+      .bind(JSON.stringify(keys.map((k) => [k.k1, k.k2])));
   }
   if (name === "products") {
-    return to.prepare(`delete from ${table} where store_id = ?2 and sku in (select value from json_each(?1))`).bind(JSON.stringify(keys.map((k) => k.k1)), storeId);
+    return to
+      .prepare(`delete from ${table} where store_id = ?2 and sku in (select value from json_each(?1))`)
+      .bind(JSON.stringify(keys.map((k) => k.k1)), storeId);
   }
-  return to.prepare(`delete from ${table} where ${spec.key[0]} in (select value from json_each(?1))`).bind(JSON.stringify(keys.map((k) => (spec.numeric ? Number(k.k1) : k.k1))));
+  return to
+    .prepare(`delete from ${table} where ${spec.key[0]} in (select value from json_each(?1))`)
+    .bind(JSON.stringify(keys.map((k) => (spec.numeric ? Number(k.k1) : k.k1))));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -479,7 +536,13 @@ export const REMOVE_START: RemoveCursor = { step: 0 };
  * count with it); the step ends when it deletes fewer. `keepStoreRow`: the store's row and usage
  * there stay (the directory's own, when a store from before sharding leaves it).
  */
-export async function removeBatch(from: D1Database, storeId: string, cursor: RemoveCursor, limit: number, keepStoreRow: boolean): Promise<{ cursor: RemoveCursor | null; rows: number }> {
+export async function removeBatch(
+  from: D1Database,
+  storeId: string,
+  cursor: RemoveCursor,
+  limit: number,
+  keepStoreRow: boolean,
+): Promise<{ cursor: RemoveCursor | null; rows: number }> {
   const step = REMOVE_STEPS[cursor.step];
   if (step === undefined) return { cursor: null, rows: 0 };
   const bySource = `(select id from sources where store_id = ?1)`;
@@ -500,7 +563,15 @@ export async function removeBatch(from: D1Database, storeId: string, cursor: Rem
     sources: `delete from sources where id in (select id from sources where store_id = ?1 limit ?2)`,
   };
   if (step === "derived") {
-    const derived = ["stock_clock", "order_day_counts", "order_source_day_counts", "move_log", "move_capture", "store_fences", ...(keepStoreRow ? [] : ["store_usage"])];
+    const derived = [
+      "stock_clock",
+      "order_day_counts",
+      "order_source_day_counts",
+      "move_log",
+      "move_capture",
+      "store_fences",
+      ...(keepStoreRow ? [] : ["store_usage"]),
+    ];
     await from.batch(derived.map((t) => from.prepare(`delete from ${t} where store_id = ?1`).bind(storeId)));
     if (!keepStoreRow) await from.prepare("delete from stores where id = ?1").bind(storeId).run();
     return { cursor: null, rows: 0 };

@@ -56,7 +56,7 @@ export async function giveUpStoreMove(env: Env, storeId: string, now: number): P
   if (!given) {
     const active = move.status === "copying" || move.status === "switching";
     if (active && move.phase === "abandon") return move;
-    if (active || move.switchedAt !== null && move.status !== "failed") {
+    if (active || (move.switchedAt !== null && move.status !== "failed")) {
       throw new ApiError(409, `The move to '${move.toShard}' has switched (${move.phase}): the store lives there now and the move finishes on its own.`);
     }
     throw new ApiError(409, `No move of this store is under way (the last one is ${move.status}).`);
@@ -69,4 +69,3 @@ export async function resumeMoves(env: Env): Promise<void> {
   const storeIds = await unfinishedMoves(directoryDb(env));
   await Promise.all(storeIds.map((storeId) => env.STORE_MOVER.getByName(storeId).start(storeId)));
 }
-

@@ -38,7 +38,18 @@ import { LIMITS } from "../stores/limits";
 import { directoryRow, findStore, switchStoreShard, upsertStoreCopy, type StoreRow } from "../stores/stores.queries";
 import { applyChanges, COPY_START, copyBatch, REMOVE_START, removeBatch, type CopyCursor, type RemoveCursor } from "./move-copy";
 import { CLOUDFLARE_LIMITS, countedEnv, type InvocationCount } from "./invocation";
-import { BEFORE_SWITCH, captureChanges, clearMoveLog, fenceStore, findMove, releaseStore, saveMove, stillAtSwitch, stopCapture, type MoveRow } from "./store-moves.queries";
+import {
+  BEFORE_SWITCH,
+  captureChanges,
+  clearMoveLog,
+  fenceStore,
+  findMove,
+  releaseStore,
+  saveMove,
+  stillAtSwitch,
+  stopCapture,
+  type MoveRow,
+} from "./store-moves.queries";
 
 export type MovePhase = "capture" | "copy" | "catch-up" | "fence" | "drain" | "flip" | "grants" | "grace" | "cleanup" | "abandon" | "done";
 
@@ -194,7 +205,12 @@ async function step(env: Env, move: MoveRow, limits: MoveLimits, now: () => numb
       const heldAt = move.writesHeldAt ?? now();
       // Clients are told at once by their keys' limiters (a page of keys a step); the fence in the
       // database is what guarantees it.
-      const told = await tellKeys(env, storeId, move.cursor as KeysCursor, limits, "fence", { deleted: false, shard: fromShard, writesHeldUntil: heldAt + limits.graceMs, revision: store!.revision });
+      const told = await tellKeys(env, storeId, move.cursor as KeysCursor, limits, "fence", {
+        deleted: false,
+        shard: fromShard,
+        writesHeldUntil: heldAt + limits.graceMs,
+        revision: store!.revision,
+      });
       if (told) return { ...move, cursor: told, writesHeldAt: heldAt };
       await fenceStore(shardDb(env, fromShard), storeId, false);
       return { ...move, status: "switching", phase: "drain", cursor: null, writesHeldAt: heldAt };
@@ -221,7 +237,11 @@ async function step(env: Env, move: MoveRow, limits: MoveLimits, now: () => numb
     }
     case "grants": {
       const current = await directoryRow(directory, storeId);
-      const told = await tellKeys(env, storeId, move.cursor as KeysCursor, limits, "grants", { deleted: !store, shard: toShard, revision: current?.revision ?? 0 });
+      const told = await tellKeys(env, storeId, move.cursor as KeysCursor, limits, "grants", {
+        deleted: !store,
+        shard: toShard,
+        revision: current?.revision ?? 0,
+      });
       if (told) return { ...move, cursor: told };
       return { ...move, phase: "grace", writeHoldMs: now() - (move.writesHeldAt ?? now()), cursor: { until: now() + limits.graceMs } };
     }
@@ -281,6 +301,7 @@ export function moveRefusal(env: Env, current: { shard: string }, to: string, dr
   if (!isShard(env, to)) return `Shard '${to.slice(0, 60)}' is not one of this hub's shards.`;
   if (to === current.shard) return `The store already lives in shard '${to}'.`;
   if (draining.has(to)) return `Shard '${to}' is draining: no store is moved into it.`;
-  if (active && (active.status === "copying" || active.status === "switching")) return `The store is already moving to '${active.toShard}' (${active.status}); wait for it to finish.`;
+  if (active && (active.status === "copying" || active.status === "switching"))
+    return `The store is already moving to '${active.toShard}' (${active.status}); wait for it to finish.`;
   return null;
 }

@@ -17,10 +17,6 @@ import { moveAnswer, moveBody, shardAnswer } from "./shards.schemas";
 import { giveUpStoreMove, startStoreMove } from "./move-start";
 import { findMove, type MoveRow } from "./store-moves.queries";
 
-
-
-
-
 function wireMove(m: MoveRow): z.input<typeof moveAnswer> {
   return {
     StoreId: m.storeId,
@@ -40,12 +36,13 @@ function wireMove(m: MoveRow): z.input<typeof moveAnswer> {
   };
 }
 
-
 export const shardsRoutes = createRouter()
   .post(
     "/stores/:storeId/move",
     documented("admin", {
-      summary: "Move a store to another shard (answered at once; progress on GET). A store over its limits moves like any other; two requests at once start one move, the other answers 409.",
+      summary:
+        "Move a store to another shard (answered at once; progress on GET). A store over its limits moves like any other; two requests at once start one " +
+        "move, the other answers 409.",
       tags: ["Shards"],
       answer: envelope({ Move: moveAnswer }),
       errors: [409],
@@ -61,7 +58,8 @@ export const shardsRoutes = createRouter()
     "/stores/:storeId/move",
     documented("admin", {
       summary:
-        "Give up the store's move before it switches: the store stays where it was, the partial copy and the old shard's change log are removed (the move ends failed, Phase abandon until then). 409 once the move has switched or when none is under way.",
+        "Give up the store's move before it switches: the store stays where it was, the partial copy and the old shard's change log are removed (the move " +
+        "ends failed, Phase abandon until then). 409 once the move has switched or when none is under way.",
       tags: ["Shards"],
       answer: envelope({ Move: moveAnswer }),
       errors: [404, 409],
@@ -84,12 +82,19 @@ export const shardsRoutes = createRouter()
     },
   )
   .get(
-  "/shards",
-  documented("admin", { summary: "List the shards and what each holds", tags: ["Shards"], answer: envelope({ Shards: z.array(shardAnswer) }) }),
-  async (c) => {
-    const views = await shardViews(c.env);
-    return ok(c, {
-      Shards: views.map((v) => ({ Shard: v.shard, Stores: v.stores, Orders: v.orders, OrderItems: v.orderItems, Products: v.products, Draining: v.draining })),
-    });
-  },
-);
+    "/shards",
+    documented("admin", { summary: "List the shards and what each holds", tags: ["Shards"], answer: envelope({ Shards: z.array(shardAnswer) }) }),
+    async (c) => {
+      const views = await shardViews(c.env);
+      return ok(c, {
+        Shards: views.map((v) => ({
+          Shard: v.shard,
+          Stores: v.stores,
+          Orders: v.orders,
+          OrderItems: v.orderItems,
+          Products: v.products,
+          Draining: v.draining,
+        })),
+      });
+    },
+  );

@@ -41,7 +41,8 @@ export async function saveMove(db: Db, row: MoveRow, read: Pick<MoveRow, "phase"
 
 /** The condition a move's switch of the directory holds under: its row is still at the switch (not given up). */
 export function stillAtSwitch(storeId: string) {
-  return sql`exists (select 1 from ${storeMoves} where ${storeMoves.storeId} = ${storeId} and ${storeMoves.phase} = 'flip' and ${storeMoves.status} = 'switching')`;
+  return sql`exists (select 1 from ${storeMoves} where ${storeMoves.storeId} = ${storeId} and ${storeMoves.phase} = 'flip' and ${storeMoves.status} =
+    'switching')`;
 }
 
 /**
@@ -67,7 +68,10 @@ export async function giveUpMove(db: Db, storeId: string, now: number, reason: s
 
 /** Moves not yet finished (the cron wakes their movers, in case an alarm was lost). */
 export async function unfinishedMoves(db: Db): Promise<string[]> {
-  const rows = await db.select({ storeId: storeMoves.storeId }).from(storeMoves).where(inArray(storeMoves.status, [...ACTIVE]));
+  const rows = await db
+    .select({ storeId: storeMoves.storeId })
+    .from(storeMoves)
+    .where(inArray(storeMoves.status, [...ACTIVE]));
   return rows.map((r) => r.storeId);
 }
 

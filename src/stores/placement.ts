@@ -17,9 +17,7 @@ export interface ShardView {
 /** Every shard with what it holds, in shardNames order (the directory first). */
 export async function shardViews(env: Env): Promise<ShardView[]> {
   const draining = drainingShards(env);
-  return Promise.all(
-    shardNames(env).map(async (shard) => ({ shard, ...(await shardTotals(shardDb(env, shard), shard)), draining: draining.has(shard) })),
-  );
+  return Promise.all(shardNames(env).map(async (shard) => ({ shard, ...(await shardTotals(shardDb(env, shard), shard)), draining: draining.has(shard) })));
 }
 
 /** The shard a new store is placed on; ties go to the first in name order. */

@@ -50,7 +50,10 @@ export async function insertStore(
  */
 export function upsertStoreCopy(db: Db, store: StoreRow) {
   const { id: _, ...columns } = store;
-  return db.insert(stores).values(store).onConflictDoUpdate({ target: stores.id, set: columns, setWhere: sql`excluded.revision > ${stores.revision}` });
+  return db
+    .insert(stores)
+    .values(store)
+    .onConflictDoUpdate({ target: stores.id, set: columns, setWhere: sql`excluded.revision > ${stores.revision}` });
 }
 
 /**
@@ -75,7 +78,10 @@ export function directoryRow(directory: Db, storeId: string): Promise<StoreRow |
 
 /** Stores whose data lives in `shard` (directory rows, with their shard). */
 export function storesOfShard(db: Db, shard: string): Promise<StoreRow[]> {
-  return db.select().from(stores).where(and(eq(stores.shard, shard), isNull(stores.deletedAt)));
+  return db
+    .select()
+    .from(stores)
+    .where(and(eq(stores.shard, shard), isNull(stores.deletedAt)));
 }
 
 /** What a shard holds for the stores living in it (not a moving store's copy): one row of sums. */
@@ -150,14 +156,22 @@ export async function updateStore(
   if (changes.maskBuyerPii !== undefined) set.maskBuyerPii = changes.maskBuyerPii;
   if (Object.keys(set).length === 0) return findStore(directoryDb(env), store.id);
   const live = and(eq(stores.id, store.id), isNull(stores.deletedAt));
-  const [row] = await directoryDb(env).update(stores).set({ ...set, revision: sql`${stores.revision} + 1` }).where(live).returning();
+  const [row] = await directoryDb(env)
+    .update(stores)
+    .set({ ...set, revision: sql`${stores.revision} + 1` })
+    .where(live)
+    .returning();
   if (row) await upsertStoreCopy(storeDb(env, row), row);
   return row;
 }
 
 /** Deleted in the directory first: from then on no request finds it; the shard's copy (where the directory says) stops its sync. */
 export async function markStoreDeleted(env: Env, store: StoreRow, at: number): Promise<void> {
-  const [row] = await directoryDb(env).update(stores).set({ deletedAt: at, revision: sql`${stores.revision} + 1` }).where(eq(stores.id, store.id)).returning();
+  const [row] = await directoryDb(env)
+    .update(stores)
+    .set({ deletedAt: at, revision: sql`${stores.revision} + 1` })
+    .where(eq(stores.id, store.id))
+    .returning();
   if (row) await upsertStoreCopy(storeDb(env, row), row);
 }
 
@@ -168,7 +182,10 @@ export function deletedStores(db: Db, limit: number): Promise<{ id: string; shar
 
 /** The last step of a purge: the store's usage row and the store itself. */
 export function deleteStoreRow(db: Db, storeId: string) {
-  return [db.delete(storeUsage).where(eq(storeUsage.storeId, storeId)), db.delete(stores).where(and(eq(stores.id, storeId), isNotNull(stores.deletedAt)))] as const;
+  return [
+    db.delete(storeUsage).where(eq(storeUsage.storeId, storeId)),
+    db.delete(stores).where(and(eq(stores.id, storeId), isNotNull(stores.deletedAt))),
+  ] as const;
 }
 
 /** The store's MaskBuyerPii setting, as a query an order read can batch. */
@@ -184,7 +201,11 @@ export function ordersStoredOf(db: Db, storeId: string) {
 /** What the store holds of the limits its shard keeps (all but consumer keys), read in that shard. */
 export async function shardUsageOf(db: Db, storeId: string): Promise<Omit<Limits, "ConsumerKeys">> {
   const u = await db.select().from(storeUsage).where(eq(storeUsage.storeId, storeId)).get();
-  return Object.fromEntries(Object.entries(LIMITS).filter(([name]) => name !== "ConsumerKeys").map(([name, { used }]) => [name, u?.[used] ?? 0])) as Omit<Limits, "ConsumerKeys">;
+  return Object.fromEntries(
+    Object.entries(LIMITS)
+      .filter(([name]) => name !== "ConsumerKeys")
+      .map(([name, { used }]) => [name, u?.[used] ?? 0]),
+  ) as Omit<Limits, "ConsumerKeys">;
 }
 
 /** What the store holds, by limit name: its consumer keys from the directory, the rest from its shard. */
@@ -220,4 +241,3 @@ export async function limitRefusal(env: Env, error: unknown, storeId: string | u
     : undefined;
   return limitError(name, value);
 }
-

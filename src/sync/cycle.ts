@@ -142,10 +142,12 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
     return true;
   };
 
-  const connector = await buildConnector(deps.env, source, storage, clock, budget.fetch(deps.fetch ?? (outboundFetch as typeof fetch))).catch((error: unknown) => {
-    note("settings", error);
-    return null;
-  });
+  const connector = await buildConnector(deps.env, source, storage, clock, budget.fetch(deps.fetch ?? (outboundFetch as typeof fetch))).catch(
+    (error: unknown) => {
+      note("settings", error);
+      return null;
+    },
+  );
   if (connector && allowance.importPages > 0 && !paused("import")) {
     let resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
     // An operator moved the cursor (ImportFrom) since this import began: start the new window.
@@ -265,7 +267,8 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   // A cycle goes on in the next invocation only from where this one got: one that could not do a
   // single unit of work would only start over and over.
   const continuation = outOfBudget && progress > 0 ? left : null;
-  if (outOfBudget && !continuation) errors.push("cycle: not one page, delivery or push fitted in an invocation's share of Cloudflare's limits; the next cycle tries again.");
+  if (outOfBudget && !continuation)
+    errors.push("cycle: not one page, delivery or push fitted in an invocation's share of Cloudflare's limits; the next cycle tries again.");
   summary.continues = continuation !== null;
   const open = await countOpen(db, sourceId);
   summary.pendingDeliveries = open.find((r) => r.state === "pending")?.n ?? 0;

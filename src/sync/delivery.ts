@@ -22,15 +22,7 @@ import type { Cost, InvocationBudget } from "../lib/invocation-budget";
 import { deliveryReadsOf } from "../orders/orders.queries";
 import { markDeliveryFailed, packageDelivered } from "../orders/orders.writes";
 import { orderSyncFailedEvents } from "../webhooks/webhook-deliveries.queries";
-import {
-  completedOf,
-  dueEntries,
-  recordOutcome,
-  recordStillSubmitted,
-  submittedEntries,
-  type OutboxEntry,
-  type RowOutcome,
-} from "../outbox/outbox.queries";
+import { completedOf, dueEntries, recordOutcome, recordStillSubmitted, submittedEntries, type OutboxEntry, type RowOutcome } from "../outbox/outbox.queries";
 import {
   MarketplaceError,
   type Capabilities,
@@ -134,7 +126,10 @@ export async function deliverPending(
   const checks = options.checks ?? CHECKS_PER_CYCLE;
   if (connector.checkSubmitted && checks > 0 && room(ROUND_COST)) {
     const submitted = await submittedEntries(db, sourceId, result.checkedUpTo, checks);
-    const targets = await deliveryTargets(db, submitted.map((e) => e.orderId));
+    const targets = await deliveryTargets(
+      db,
+      submitted.map((e) => e.orderId),
+    );
     const extras = await returnReads(db, submitted);
     for (const entry of submitted) {
       if (!room()) break;
@@ -184,7 +179,10 @@ export async function deliverPending(
   while (attempted < limit && !result.stoppedBy && !result.outOfBudget && room(ROUND_COST)) {
     const entries = await dueEntries(db, sourceId, now, Math.min(ROUND, limit - attempted));
     if (entries.length === 0) break;
-    const targets = await deliveryTargets(db, entries.map((e) => e.orderId));
+    const targets = await deliveryTargets(
+      db,
+      entries.map((e) => e.orderId),
+    );
     const extras = await returnReads(db, entries);
     const done = new Set<number>();
     for (const entry of entries) {
@@ -415,7 +413,8 @@ function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undef
       return { ...base, kind: "acknowledge", sellerOrderNumber: payload.sellerOrderNumber ?? target.order.sellerOrderNumber };
     case "ship": {
       // A row written before packages carries every line, whole.
-      const lines = payload.lines === null ? target.order.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity })) : linesOf(target, payload.lines);
+      const lines =
+        payload.lines === null ? target.order.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity })) : linesOf(target, payload.lines);
       if (typeof lines === "string") return lines;
       return {
         ...base,
@@ -495,11 +494,7 @@ async function deliveryTargets(db: Db, orderIds: number[]): Promise<Map<number, 
   const map = new Map<number, Target>();
   if (ids.length === 0) return map;
   const [headsQuery, linesQuery] = deliveryReadsOf(db, ids);
-  const [heads, lines, completed] = await db.batch([
-    headsQuery,
-    linesQuery,
-    completedOf(db, ids),
-  ]);
+  const [heads, lines, completed] = await db.batch([headsQuery, linesQuery, completedOf(db, ids)]);
   for (const head of heads) {
     map.set(head.id, {
       order: {

@@ -16,7 +16,6 @@ export const OVERLAP_MS = 10 * 60_000;
 /** A source's first fetch looks back this far (Walmart's own default window is 7 days). */
 export const FIRST_LOOKBACK_MS = 7 * 24 * 60 * 60_000;
 
-
 /** Where an unfinished import stands: the window it fetches and the marketplace's next page. */
 export interface ImportProgress {
   since: number;
@@ -79,13 +78,7 @@ export interface ImportOptions {
  * the invocation (`units`: the cycle goes on from here in its next invocation, the pages read so
  * far counting toward the budget). `now` is the cycle's time; the window ends `settleMs` before it.
  */
-export async function importOrders(
-  db: Db,
-  source: ImportSource,
-  connector: Connector,
-  now: number,
-  options: ImportOptions = {},
-): Promise<ImportResult> {
+export async function importOrders(db: Db, source: ImportSource, connector: Connector, now: number, options: ImportOptions = {}): Promise<ImportResult> {
   return importWindow$(source.cursorAt, now - (connector.settleMs ?? 0), options, async (window, cursor) => {
     const page: OrderPage = await connector.fetchOrders(window, cursor);
     const { imported, linesMoved } = await writePage(db, source, page, now);
@@ -132,7 +125,17 @@ async function importWindow$(
   const resume = options.resume ?? null;
   const window = resume ? { since: resume.since, until: resume.until } : importWindow(cursorAt, until);
   const fromCursor = resume ? resume.fromCursor : cursorAt;
-  const result: ImportResult = { fetched: 0, imported: 0, linesMoved: 0, setAside: 0, pages: 0, unfinished: null, outOfBudget: false, endedEarly: null, cursorAt: window.until };
+  const result: ImportResult = {
+    fetched: 0,
+    imported: 0,
+    linesMoved: 0,
+    setAside: 0,
+    pages: 0,
+    unfinished: null,
+    outOfBudget: false,
+    endedEarly: null,
+    cursorAt: window.until,
+  };
   let cursor: string | null = resume ? resume.cursor : null;
   // The tokens of this run (at most the page budget): one sent again would go round for ever.
   const seen = new Set<string>(cursor === null ? [] : [cursor]);

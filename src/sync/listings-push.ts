@@ -63,8 +63,26 @@ export interface PushOptions {
   pushes?: number;
 }
 
-export async function pushListings(d1: D1Database, source: { id: string; storeId: string }, push: ListingsPush, now: number, options: PushOptions = {}): Promise<PushResult> {
-  const result: PushResult = { planned: 0, sent: 0, accepted: 0, unknownSku: 0, refused: 0, retrying: 0, submitted: 0, pushes: 0, plans: 0, outOfBudget: false, stoppedBy: null };
+export async function pushListings(
+  d1: D1Database,
+  source: { id: string; storeId: string },
+  push: ListingsPush,
+  now: number,
+  options: PushOptions = {},
+): Promise<PushResult> {
+  const result: PushResult = {
+    planned: 0,
+    sent: 0,
+    accepted: 0,
+    unknownSku: 0,
+    refused: 0,
+    retrying: 0,
+    submitted: 0,
+    pushes: 0,
+    plans: 0,
+    outOfBudget: false,
+    stoppedBy: null,
+  };
   const budget = options.budget;
   /** Whether work of `cost` still fits in the invocation; says so in the result when not. */
   const room = (cost: Cost) => {
@@ -127,7 +145,9 @@ export async function pushListings(d1: D1Database, source: { id: string; storeId
       } catch (error) {
         const failure = error instanceof MarketplaceError ? error : new MarketplaceError(error instanceof Error ? error.message : String(error), null, true);
         // Not the Skus' fault: each is tried again later, and the cycle stops asking.
-        const retry = updates.map((u): RecordedOutcome => ({ sku: u.sku, state: "retry", quantity: null, price: null, message: failure.message.slice(0, 500) }));
+        const retry = updates.map(
+          (u): RecordedOutcome => ({ sku: u.sku, state: "retry", quantity: null, price: null, message: failure.message.slice(0, 500) }),
+        );
         await recordOutcomes(d1, source.id, [...retry, ...nothingToSend], now).run();
         result.retrying += updates.length;
         result.stoppedBy = failure;
@@ -164,7 +184,10 @@ async function checkSubmissions(d1: D1Database, sourceId: string, submission: Li
     let outcomes: Map<string, ListingOutcome> | null = null;
     let failure: MarketplaceError | null = null;
     try {
-      outcomes = await submission.check(open.reference, rows.map((r) => r.sku));
+      outcomes = await submission.check(
+        open.reference,
+        rows.map((r) => r.sku),
+      );
     } catch (error) {
       failure = error instanceof MarketplaceError ? error : new MarketplaceError(error instanceof Error ? error.message : String(error), null, true);
     }
@@ -177,13 +200,15 @@ async function checkSubmissions(d1: D1Database, sourceId: string, submission: Li
     }
     const recorded = outcomes
       ? rows.map((r) => recorded$({ sku: r.sku, quantity: r.quantity, price: r.price, currency: "" }, outcomes.get(r.sku)))
-      : rows.map((r): RecordedOutcome => ({
-          sku: r.sku,
-          state: "retry",
-          quantity: null,
-          price: null,
-          message: `No outcome for submission ${open.reference} within a day${failure ? ` (${failure.message})` : ""}: sent again.`.slice(0, 500),
-        }));
+      : rows.map(
+          (r): RecordedOutcome => ({
+            sku: r.sku,
+            state: "retry",
+            quantity: null,
+            price: null,
+            message: `No outcome for submission ${open.reference} within a day${failure ? ` (${failure.message})` : ""}: sent again.`.slice(0, 500),
+          }),
+        );
     await recordOutcomes(d1, sourceId, recorded, now).run();
     for (const r of recorded) {
       if (r.state === "retry") result.retrying += 1;
@@ -224,7 +249,15 @@ async function submit(d1: D1Database, sourceId: string, submission: ListingsSubm
   const decided = updates.filter((u) => answer.outcomes.has(u.sku)).map((u) => recorded$(u, answer.outcomes.get(u.sku)));
   const statements = [recordOutcomes(d1, sourceId, [...decided, ...settled], now)];
   if (answer.sent.length > 0) {
-    statements.push(recordSubmitted(d1, sourceId, answer.sent.map((u) => ({ sku: u.sku, quantity: u.quantity, price: u.price })), answer.reference, now));
+    statements.push(
+      recordSubmitted(
+        d1,
+        sourceId,
+        answer.sent.map((u) => ({ sku: u.sku, quantity: u.quantity, price: u.price })),
+        answer.reference,
+        now,
+      ),
+    );
   }
   await d1.batch(statements);
   result.sent += answer.sent.length + decided.length;

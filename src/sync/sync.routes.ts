@@ -35,27 +35,27 @@ export const syncRoutes = createRouter().post(
   }),
   validate("query", syncQuery),
   async (c) => {
-  const { sourceId } = c.req.valid("query");
-  let only: { sourceId: string; storeId: string } | undefined;
-  if (sourceId !== undefined) {
-    // Known by its id alone: its store is found in the shards, then its row read where the store lives.
-    const home = await storeOfRow(c.env, (db) => sourceById(db, sourceId));
-    const source = home && (await sourceById(home.db, sourceId));
-    if (!source) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}'.`);
-    if (!source.enabled) throw new ApiError(400, `Source '${sourceId}' is disabled; enable it (PATCH Enabled: true) to sync it.`);
-    only = { sourceId, storeId: source.storeId };
-  }
-  const summary = await runSync(c.env, Date.now(), only === undefined ? {} : { sources: [only] });
-  const cycles = summary.sources.map(toWireCycle);
-  return ok(c, {
-    Sync: {
-      DateStarted: toWireDate(summary.startedAt),
-      OrdersImported: cycles.reduce((n, s) => n + s.OrdersImported, 0),
-      Delivered: cycles.reduce((n, s) => n + s.Delivered, 0),
-      DeliveriesFailed: cycles.reduce((n, s) => n + s.DeliveriesFailed, 0),
-      Sources: cycles,
-      Queued: summary.queued,
-    },
-  });
-},
+    const { sourceId } = c.req.valid("query");
+    let only: { sourceId: string; storeId: string } | undefined;
+    if (sourceId !== undefined) {
+      // Known by its id alone: its store is found in the shards, then its row read where the store lives.
+      const home = await storeOfRow(c.env, (db) => sourceById(db, sourceId));
+      const source = home && (await sourceById(home.db, sourceId));
+      if (!source) throw new ApiError(404, `No source with SourceId '${sourceId.slice(0, 40)}'.`);
+      if (!source.enabled) throw new ApiError(400, `Source '${sourceId}' is disabled; enable it (PATCH Enabled: true) to sync it.`);
+      only = { sourceId, storeId: source.storeId };
+    }
+    const summary = await runSync(c.env, Date.now(), only === undefined ? {} : { sources: [only] });
+    const cycles = summary.sources.map(toWireCycle);
+    return ok(c, {
+      Sync: {
+        DateStarted: toWireDate(summary.startedAt),
+        OrdersImported: cycles.reduce((n, s) => n + s.OrdersImported, 0),
+        Delivered: cycles.reduce((n, s) => n + s.Delivered, 0),
+        DeliveriesFailed: cycles.reduce((n, s) => n + s.DeliveriesFailed, 0),
+        Sources: cycles,
+        Queued: summary.queued,
+      },
+    });
+  },
 );

@@ -89,7 +89,14 @@ export class LeaseBook {
     if (held.used >= held.terms.count) return { kind: "trip" };
     const due = held.receivedUs + Math.max(0, held.terms.dueBaseUs + (held.used + 1) * held.terms.intervalUs);
     if (nowUs < due) {
-      return { kind: "refuse", reason: "throttled", grant: held.grant, remaining: 0, resetMs: view().resetMs, retryAfterMs: Math.ceil((due - nowUs) / US_PER_MS) };
+      return {
+        kind: "refuse",
+        reason: "throttled",
+        grant: held.grant,
+        remaining: 0,
+        resetMs: view().resetMs,
+        retryAfterMs: Math.ceil((due - nowUs) / US_PER_MS),
+      };
     }
     held.used += 1;
     held.foldUs = Math.max(held.foldUs ?? nowUs, nowUs) + held.terms.intervalUs;
@@ -116,7 +123,15 @@ export class LeaseBook {
 
   /** Holds a lease the object issued, replacing any other of the key. */
   accept(keyId: string, terms: LeaseTerms, grant: LeaseGrant, sentAt: number, receivedAt: number): void {
-    this.held.set(keyId, { terms, grant, sentAt, receivedUs: receivedAt * US_PER_MS, used: 0, foldUs: null, shadowUs: receivedAt * US_PER_MS + terms.shadowUs });
+    this.held.set(keyId, {
+      terms,
+      grant,
+      sentAt,
+      receivedUs: receivedAt * US_PER_MS,
+      used: 0,
+      foldUs: null,
+      shadowUs: receivedAt * US_PER_MS + terms.shadowUs,
+    });
   }
 
   /** After this isolate's write of the key: its reads here start at least there (the object is told on the same trip). */

@@ -115,7 +115,13 @@ export function admitDirect(state: BucketState, now: number, config: BucketConfi
   const next = Math.max(judged, nowUs) + interval;
   if (next - nowUs > limit) {
     const backlog = Math.max(0, judged - nowUs);
-    return { allowed: false, state, remaining: Math.max(0, Math.floor((limit - backlog) / interval)), resetUs: backlog, retryAfterMs: Math.ceil((next - nowUs - limit) / US_PER_MS) };
+    return {
+      allowed: false,
+      state,
+      remaining: Math.max(0, Math.floor((limit - backlog) / interval)),
+      resetUs: backlog,
+      retryAfterMs: Math.ceil((next - nowUs - limit) / US_PER_MS),
+    };
   }
   return {
     allowed: true,
@@ -150,7 +156,14 @@ export interface LeaseTerms {
  * would expire. Its admissions are booked at its expiry; the i-th is due when the bucket so judged
  * holds it, so no window sees more than capacity + rate × elapsed, whatever the holders do.
  */
-export function grantLease(state: BucketState, now: number, config: BucketConfig, holder: string, want: number, id: string): { state: BucketState; terms: LeaseTerms } | null {
+export function grantLease(
+  state: BucketState,
+  now: number,
+  config: BucketConfig,
+  holder: string,
+  want: number,
+  id: string,
+): { state: BucketState; terms: LeaseTerms } | null {
   const shape = leaseShape(config);
   if (shape.cap < 1 || want < 1) return null;
   const interval = emissionIntervalUs(config);
@@ -199,7 +212,12 @@ export interface TripStep {
  * One round trip as the object runs it, in order: leases long expired and never reported counted
  * as used, the holder's report settled, the call taken, a new lease issued.
  */
-export function trip(state: BucketState, now: number, config: BucketConfig, step: TripStep): { state: BucketState; direct: Direct | null; terms: LeaseTerms | null } {
+export function trip(
+  state: BucketState,
+  now: number,
+  config: BucketConfig,
+  step: TripStep,
+): { state: BucketState; direct: Direct | null; terms: LeaseTerms | null } {
   let next = expireUnreturned(state, now, config);
   if (step.report) next = settle(next, step.report, config);
   let direct: Direct | null = null;

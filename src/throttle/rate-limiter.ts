@@ -162,7 +162,14 @@ export class RateLimiter extends DurableObject<Env> {
     else if (grant.revoked) admission = this.refusal("revoked", state, now, bucket);
     else if (request.admit && !admit) admission = this.refusal("scope", state, now, bucket);
     else if (step.direct && !step.direct.allowed) {
-      admission = { allowed: false, reason: "throttled", ...view, remaining: 0, resetMs: Math.ceil(step.direct.resetUs / 1000), retryAfterMs: step.direct.retryAfterMs };
+      admission = {
+        allowed: false,
+        reason: "throttled",
+        ...view,
+        remaining: 0,
+        resetMs: Math.ceil(step.direct.resetUs / 1000),
+        retryAfterMs: step.direct.retryAfterMs,
+      };
     } else {
       // Taken now, or (a write's bookmark, a returned lease) the bucket as it stands.
       const shown = step.direct ?? { remaining: peek(state, now, bucket).remaining, resetUs: peek(state, now, bucket).resetUs };
@@ -173,7 +180,15 @@ export class RateLimiter extends DurableObject<Env> {
       const where = this.where(grant, now);
       issued = {
         terms: step.terms,
-        grant: { storeId: where.storeId, shard: where.shard, scopes: grant.scopes, ...(where.writesHeldUntil !== undefined ? { writesHeldUntil: where.writesHeldUntil } : {}), bookmark: where.bookmark, ...view, capacity: bucket.capacity },
+        grant: {
+          storeId: where.storeId,
+          shard: where.shard,
+          scopes: grant.scopes,
+          ...(where.writesHeldUntil !== undefined ? { writesHeldUntil: where.writesHeldUntil } : {}),
+          bookmark: where.bookmark,
+          ...view,
+          capacity: bucket.capacity,
+        },
       };
     }
     this.store(state);
@@ -237,7 +252,12 @@ export class RateLimiter extends DurableObject<Env> {
   async viewAnonymous(): Promise<LimitView> {
     const tat = this.ctx.storage.kv.get<number>(TAT) ?? 0;
     const now = Date.now();
-    return { limit: DEFAULT_BUCKET.capacity, remaining: remainingAt(tat, now, DEFAULT_BUCKET), resetMs: Math.max(0, Math.ceil(tat / 1000 - now)), windowSeconds: windowSeconds(DEFAULT_BUCKET) };
+    return {
+      limit: DEFAULT_BUCKET.capacity,
+      remaining: remainingAt(tat, now, DEFAULT_BUCKET),
+      resetMs: Math.max(0, Math.ceil(tat / 1000 - now)),
+      windowSeconds: windowSeconds(DEFAULT_BUCKET),
+    };
   }
 
   /**
@@ -346,7 +366,14 @@ export class RateLimiter extends DurableObject<Env> {
     const decision = decide(tat, now, bucket);
     const view = { limit: bucket.capacity, windowSeconds: windowSeconds(bucket) };
     if (!decision.allowed) {
-      return { allowed: false, reason: "throttled", ...view, remaining: 0, resetMs: Math.max(0, Math.ceil(tat / 1000 - now)), retryAfterMs: decision.retryAfterMs };
+      return {
+        allowed: false,
+        reason: "throttled",
+        ...view,
+        remaining: 0,
+        resetMs: Math.max(0, Math.ceil(tat / 1000 - now)),
+        retryAfterMs: decision.retryAfterMs,
+      };
     }
     this.ctx.storage.kv.put(key, decision.tat);
     return { allowed: true, storeId: "", shard: "", ...view, remaining: decision.remaining, resetMs: Math.ceil(decision.tat / 1000 - now), bookmark: null };
@@ -354,7 +381,15 @@ export class RateLimiter extends DurableObject<Env> {
 
   private refusal(reason: Reason, state: BucketState, now: number, bucket: BucketConfig): Admission {
     const view = peek(state, now, bucket);
-    return { allowed: false, reason, limit: bucket.capacity, remaining: view.remaining, resetMs: Math.ceil(view.resetUs / 1000), windowSeconds: windowSeconds(bucket), retryAfterMs: 0 };
+    return {
+      allowed: false,
+      reason,
+      limit: bucket.capacity,
+      remaining: view.remaining,
+      resetMs: Math.ceil(view.resetUs / 1000),
+      windowSeconds: windowSeconds(bucket),
+      retryAfterMs: 0,
+    };
   }
 
   /**

@@ -18,14 +18,7 @@ import { InvocationBudget, type Cost } from "../lib/invocation-budget";
 import { retryAfterMs, scheduledDelay, WEBHOOK_SCHEDULE_MS } from "../lib/retry";
 import { safeErrorText, safeUrl } from "./receiver-url";
 import { signedHeaders, signingSecrets } from "./signing";
-import {
-  dueDeliveries,
-  lastFinishedStates,
-  nextDueAt,
-  recordAttempts,
-  type AttemptOutcome,
-  type DeliveryRow,
-} from "./webhook-deliveries.queries";
+import { dueDeliveries, lastFinishedStates, nextDueAt, recordAttempts, type AttemptOutcome, type DeliveryRow } from "./webhook-deliveries.queries";
 import { disableWebhook, webhookById } from "./webhooks.queries";
 
 /** The eighth attempt is the last (src/lib/retry.ts: the schedule). */
@@ -189,7 +182,10 @@ async function attempt(url: string, secrets: string[], row: DeliveryRow, deps: P
     await response.body?.cancel().catch(() => undefined);
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    return failure(null, timedOut ? `No answer within ${TIMEOUT_MS / 1000} seconds.` : `The request failed: ${safeErrorText(String((error as Error)?.message ?? error))}`);
+    return failure(
+      null,
+      timedOut ? `No answer within ${TIMEOUT_MS / 1000} seconds.` : `The request failed: ${safeErrorText(String((error as Error)?.message ?? error))}`,
+    );
   } finally {
     clearTimeout(timer);
   }

@@ -28,7 +28,12 @@ export function wakeLater(c: Context<AppEnv>, storeId: string, webhookIds: strin
 /** After a background job of a store: wakes its endpoints with pending events. */
 export async function wakeStoreWebhooks(env: Env, storeId: string): Promise<void> {
   const db = await storeDbById(env, storeId);
-  if (db) await wakeWebhooks(env, storeId, (await endpointsWithPending(db, storeId)).map((e) => e.id));
+  if (db)
+    await wakeWebhooks(
+      env,
+      storeId,
+      (await endpointsWithPending(db, storeId)).map((e) => e.id),
+    );
 }
 
 /**

@@ -94,7 +94,8 @@ export function orderCreatedEvents(db: Db, order: { storeId: string; orderSource
   return insertEvents(db, "order.created", at, {
     from: sql`${orders}`,
     join: subscribed("order.created", sql`${orders.storeId}`),
-    where: sql`${orders.storeId} = ${order.storeId} and ${orders.orderSource} = ${order.orderSource} and ${orders.orderSourceOrderNumber} = ${order.orderSourceOrderNumber}`,
+    where: sql`${orders.storeId} = ${order.storeId} and ${orders.orderSource} = ${order.orderSource} and ${orders.orderSourceOrderNumber} =
+      ${order.orderSourceOrderNumber}`,
     subject: sql`'order:' || ${orders.id}`,
     payload: body("order.created", at, orderData()),
   });
@@ -127,11 +128,20 @@ export interface MovedEvent {
 export function orderMovedEvents(db: Db, storeId: string, events: MovedEvent[], guard: SQL, at: number): D1PreparedStatement | null {
   if (events.length === 0) return null;
   const json = JSON.stringify(
-    events.map((e) => ({ o: e.orderId, u: e.dateUpdated, type: e.type, status: e.status, sid: e.shipmentId ?? null, seq: e.shipmentSeq ?? null, items: e.items ?? null })),
+    events.map((e) => ({
+      o: e.orderId,
+      u: e.dateUpdated,
+      type: e.type,
+      status: e.status,
+      sid: e.shipmentId ?? null,
+      seq: e.shipmentSeq ?? null,
+      items: e.items ?? null,
+    })),
   );
   const base = sql`json_object('StoreId', ${orders.storeId}, 'OrderId', cast(${orders.id} as text), 'OrderSource', ${orders.orderSource},
     'OrderSourceOrderNumber', ${orders.orderSourceOrderNumber}, 'OrderStatus', e.value ->> 'status')`;
-  const shipmentId = sql`cast(coalesce(e.value ->> 'sid', (select c.id from line_changes as c where c.order_id = ${orders.id} and c.seq = e.value ->> 'seq')) as text)`;
+  const shipmentId = sql`cast(coalesce(e.value ->> 'sid', (select c.id from line_changes as c where c.order_id = ${orders.id} and c.seq = e.value ->>
+    'seq')) as text)`;
   const data = sql`case e.value ->> 'type'
       when 'order.shipment_created' then json_insert(${base}, '$.ShipmentId', ${shipmentId}, '$.Items', json(e.value -> 'items'))
       when 'order.items_cancelled' then json_insert(${base}, '$.Items', json(e.value -> 'items'))
@@ -205,7 +215,8 @@ export function orderRefundedEvents(db: Db, at: number, where: SQL) {
       "order.refunded",
       at,
       sql`json_object('StoreId', ${orders.storeId}, 'OrderId', cast(${orders.id} as text), 'OrderSource', ${orders.orderSource},
-        'OrderSourceOrderNumber', ${orders.orderSourceOrderNumber}, 'OrderStatus', ${orders.status}, 'RefundId', cast(${refunds.id} as text), 'Total', ${refunds.total})`,
+        'OrderSourceOrderNumber', ${orders.orderSourceOrderNumber}, 'OrderStatus', ${orders.status}, 'RefundId', cast(${refunds.id} as text), 'Total',
+          ${refunds.total})`,
     ),
   });
 }
@@ -310,12 +321,7 @@ function firstOfSubjectPending(webhookId: string, now?: number): SQL | undefined
  * events cost n * n / limit row reads (test/webhooks/webhooks.backlog.test.ts pins the plan).
  */
 export function dueDeliveries(db: Db, webhookId: string, now: number, limit: number) {
-  return db
-    .select()
-    .from(deliveries)
-    .where(firstOfSubjectPending(webhookId, now))
-    .orderBy(asc(deliveries.nextAttemptAt), asc(deliveries.id))
-    .limit(limit);
+  return db.select().from(deliveries).where(firstOfSubjectPending(webhookId, now)).orderBy(asc(deliveries.nextAttemptAt), asc(deliveries.id)).limit(limit);
 }
 
 /** The endpoint's next row to fall due (first of its subject only): the same index walk, one row. */

@@ -28,7 +28,10 @@ export function listWebhooks(db: Db, storeId: string): Promise<WebhookRow[]> {
 }
 
 export type WebhookChange = Partial<
-  Pick<WebhookRow, "url" | "events" | "description" | "enabled" | "disabledReason" | "secretCiphertext" | "previousSecretCiphertext" | "previousSecretExpiresAt">
+  Pick<
+    WebhookRow,
+    "url" | "events" | "description" | "enabled" | "disabledReason" | "secretCiphertext" | "previousSecretCiphertext" | "previousSecretExpiresAt"
+  >
 >;
 
 export async function updateWebhook(db: Db, webhookId: string, change: WebhookChange, now: number): Promise<WebhookRow | undefined> {

@@ -48,7 +48,11 @@ async function requireWebhook(env: Env, storeId: string, webhookId: string): Pro
 export const webhooksRoutes = createRouter()
   .post(
     "/stores/:storeId/webhooks",
-    documented("admin", { summary: "Add a webhook endpoint (its Secret is shown only in this answer)", tags, answer: envelope({ Webhook: webhookWithSecret }) }),
+    documented("admin", {
+      summary: "Add a webhook endpoint (its Secret is shown only in this answer)",
+      tags,
+      answer: envelope({ Webhook: webhookWithSecret }),
+    }),
     validate("param", storeParam),
     validate("json", createWebhookBody),
     async (c) => {
@@ -74,17 +78,31 @@ export const webhooksRoutes = createRouter()
       return ok(c, { Webhook: { ...wireWebhook(row), Secret: secret } });
     },
   )
-  .get("/stores/:storeId/webhooks", documented("admin", { summary: "List a store's webhook endpoints", tags, answer: envelope({ Webhooks: z.array(webhookAnswer) }) }), validate("param", storeParam), async (c) => {
-    const store = await requireStore(c.env, c.req.valid("param").storeId);
-    return ok(c, { Webhooks: (await listWebhooks(storeDb(c.env, store), store.id)).map(wireWebhook) });
-  })
-  .get("/stores/:storeId/webhooks/:webhookId", documented("admin", { summary: "Get a webhook endpoint", tags, answer: envelope({ Webhook: webhookAnswer }) }), validate("param", webhookParams), async (c) => {
-    const { storeId, webhookId } = c.req.valid("param");
-    return ok(c, { Webhook: wireWebhook(await requireWebhook(c.env, storeId, webhookId)) });
-  })
+  .get(
+    "/stores/:storeId/webhooks",
+    documented("admin", { summary: "List a store's webhook endpoints", tags, answer: envelope({ Webhooks: z.array(webhookAnswer) }) }),
+    validate("param", storeParam),
+    async (c) => {
+      const store = await requireStore(c.env, c.req.valid("param").storeId);
+      return ok(c, { Webhooks: (await listWebhooks(storeDb(c.env, store), store.id)).map(wireWebhook) });
+    },
+  )
+  .get(
+    "/stores/:storeId/webhooks/:webhookId",
+    documented("admin", { summary: "Get a webhook endpoint", tags, answer: envelope({ Webhook: webhookAnswer }) }),
+    validate("param", webhookParams),
+    async (c) => {
+      const { storeId, webhookId } = c.req.valid("param");
+      return ok(c, { Webhook: wireWebhook(await requireWebhook(c.env, storeId, webhookId)) });
+    },
+  )
   .patch(
     "/stores/:storeId/webhooks/:webhookId",
-    documented("admin", { summary: "Change a webhook's Url, Events or Description, or enable or disable it", tags, answer: envelope({ Webhook: webhookAnswer }) }),
+    documented("admin", {
+      summary: "Change a webhook's Url, Events or Description, or enable or disable it",
+      tags,
+      answer: envelope({ Webhook: webhookAnswer }),
+    }),
     validate("param", webhookParams),
     validate("json", updateWebhookBody),
     async (c) => {
@@ -111,12 +129,17 @@ export const webhooksRoutes = createRouter()
       return ok(c, { Webhook: wireWebhook(updated) });
     },
   )
-  .delete("/stores/:storeId/webhooks/:webhookId", documented("admin", { summary: "Delete a webhook endpoint and its deliveries", tags, answer: envelope({}) }), validate("param", webhookParams), async (c) => {
-    const { storeId, webhookId } = c.req.valid("param");
-    const { row, db } = await requireWebhookIn(c.env, storeId, webhookId);
-    await deleteWebhook(db, row.id);
-    return ok(c);
-  })
+  .delete(
+    "/stores/:storeId/webhooks/:webhookId",
+    documented("admin", { summary: "Delete a webhook endpoint and its deliveries", tags, answer: envelope({}) }),
+    validate("param", webhookParams),
+    async (c) => {
+      const { storeId, webhookId } = c.req.valid("param");
+      const { row, db } = await requireWebhookIn(c.env, storeId, webhookId);
+      await deleteWebhook(db, row.id);
+      return ok(c);
+    },
+  )
   .post(
     "/stores/:storeId/webhooks/:webhookId/rotate-secret",
     documented("admin", {
@@ -133,7 +156,11 @@ export const webhooksRoutes = createRouter()
       const updated = await updateWebhook(
         db,
         row.id,
-        { secretCiphertext: await sealSecret(c.env, secret), previousSecretCiphertext: row.secretCiphertext, previousSecretExpiresAt: now + ROTATION_OVERLAP_MS },
+        {
+          secretCiphertext: await sealSecret(c.env, secret),
+          previousSecretCiphertext: row.secretCiphertext,
+          previousSecretExpiresAt: now + ROTATION_OVERLAP_MS,
+        },
         now,
       );
       if (!updated) throw new ApiError(404, `No webhook with WebhookId '${webhookId.slice(0, 40)}' in store '${storeId.slice(0, 40)}'.`);
@@ -142,7 +169,11 @@ export const webhooksRoutes = createRouter()
   )
   .get(
     "/stores/:storeId/webhooks/:webhookId/deliveries",
-    documented("admin", { summary: `A webhook's events and their attempts (newest ${LISTED}; ?status= pending, delivered or failed)`, tags, answer: envelope({ Deliveries: z.array(deliveryAnswer) }) }),
+    documented("admin", {
+      summary: `A webhook's events and their attempts (newest ${LISTED}; ?status= pending, delivered or failed)`,
+      tags,
+      answer: envelope({ Deliveries: z.array(deliveryAnswer) }),
+    }),
     validate("param", webhookParams),
     validate("query", deliveriesQuery),
     async (c) => {

@@ -32,11 +32,14 @@ const url = z
     const problem = receiverUrlProblem(value);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
-  .describe("The receiver: https:// only, no user name or password, no IP address in a private, link-local or unique-local range, no numeric host written other than as four decimal numbers; https on the machine itself (localhost, 127.0.0.1, [::1]) is allowed for local work.");
+  .describe(
+    "The receiver: https:// only, no user name or password, no IP address in a private, link-local or unique-local range, no numeric host written other " +
+      "than as four decimal numbers; https on the machine itself (localhost, 127.0.0.1, [::1]) is allowed for local work.",
+  );
 
 const events = z
   .array(z.enum([...EVENT_TYPES, "*"]))
-  .min(1, { error: "must name at least one event, or be [\"*\"]" })
+  .min(1, { error: 'must name at least one event, or be ["*"]' })
   .transform((list) => (list.includes("*") ? ["*"] : [...new Set(list)]));
 
 const description = z.string().trim().max(500);

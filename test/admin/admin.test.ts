@@ -185,15 +185,19 @@ describe("consumer keys", () => {
 
   it("revokes a key: DateRevoked set, its tokens and the key itself refused", async () => {
     const storeId = await createStore();
-    const created = (await admin("POST", `/stores/${storeId}/consumer-keys`, { Name: "k", Scopes: ["OrdersRead"], Lifespan: "NeverExpires" })).json.ConsumerKey as WireKey;
-    const token = (await call("PUT", "/v1/Authorization", { body: { ConsumerKey: created.Key }, headers: { "cf-connecting-ip": nextIp() } })).json.Token as string;
+    const created = (await admin("POST", `/stores/${storeId}/consumer-keys`, { Name: "k", Scopes: ["OrdersRead"], Lifespan: "NeverExpires" })).json
+      .ConsumerKey as WireKey;
+    const token = (await call("PUT", "/v1/Authorization", { body: { ConsumerKey: created.Key }, headers: { "cf-connecting-ip": nextIp() } })).json
+      .Token as string;
     const revoked = await admin("DELETE", `/consumer-keys/${created.ConsumerKeyId}`);
     expect(revoked.status).toBe(200);
     expect((revoked.json.ConsumerKey as WireKey).DateRevoked).toMatch(/Z$/);
     expect(revoked.json.ConsumerKey).not.toHaveProperty("Key");
     const listed = (await admin("GET", `/stores/${storeId}/consumer-keys`)).json.ConsumerKeys as WireKey[];
     expect(listed[0]!.DateRevoked).toBe((revoked.json.ConsumerKey as WireKey).DateRevoked);
-    expect((await call("GET", `/v1/${token}/Orders/count?fromDate=2026-01-01&toDate=2026-01-02`, { headers: { "cf-connecting-ip": nextIp() } })).status).toBe(401);
+    expect((await call("GET", `/v1/${token}/Orders/count?fromDate=2026-01-01&toDate=2026-01-02`, { headers: { "cf-connecting-ip": nextIp() } })).status).toBe(
+      401,
+    );
     expect((await call("PUT", "/v1/Authorization", { body: { ConsumerKey: created.Key }, headers: { "cf-connecting-ip": nextIp() } })).status).toBe(401);
     // Revoking again is harmless and keeps the first revocation time.
     const again = await admin("DELETE", `/consumer-keys/${created.ConsumerKeyId}`);

@@ -79,8 +79,18 @@ describe("unpaired surrogates in admin bodies", () => {
       ["PATCH", `/stores/${storeId}`, { Name: "\udc00Shop" }, /'Name' is not valid Unicode/],
       ["POST", `/stores/${storeId}/consumer-keys`, { Name: "k\ud83d", Scopes: SCOPES, Lifespan: "7Days" }, /'Name' is not valid Unicode/],
       ["POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Sim\ud800", Enabled: false }, /'Name' is not valid Unicode/],
-      ["POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Sim", Enabled: false, Settings: { rejectOrderNumbers: ["A", "\udfff"] } }, /'Settings.rejectOrderNumbers\[1\]' is not valid Unicode/],
-      ["POST", `/stores/${storeId}/sources`, { Type: "walmart", Name: "W", Enabled: false, Settings: { clientId: "id\ud800", clientSecret: "s" } }, /'Settings.clientId' is not valid Unicode/],
+      [
+        "POST",
+        `/stores/${storeId}/sources`,
+        { Type: "simulated", Name: "Sim", Enabled: false, Settings: { rejectOrderNumbers: ["A", "\udfff"] } },
+        /'Settings.rejectOrderNumbers\[1\]' is not valid Unicode/,
+      ],
+      [
+        "POST",
+        `/stores/${storeId}/sources`,
+        { Type: "walmart", Name: "W", Enabled: false, Settings: { clientId: "id\ud800", clientSecret: "s" } },
+        /'Settings.clientId' is not valid Unicode/,
+      ],
       ["PUT", "/maintenance", { Enabled: false, Message: "Back \ud800 soon" }, /'Message' is not valid Unicode/],
     ];
     for (const [method, path, body, message] of cases) {
@@ -113,8 +123,21 @@ describe("fuzz: sources", () => {
     expect([simulated.status, walmart.status]).toEqual([200, 200]);
     const ids = [(simulated.json.Source as { SourceId: string }).SourceId, (walmart.json.Source as { SourceId: string }).SourceId];
     const settingsOf = {
-      simulated: { ordersPerHour: 6, startAt: "2026-01-01T00:00:00Z", endAt: "2026-01-02T00:00:00Z", pageSize: 10, fault: { kind: "http500", retryAfterSeconds: 1, operations: ["acknowledge"] }, rejectOrderNumbers: ["A"] },
-      walmart: { clientId: "id", clientSecret: "secret", baseUrl: "https://marketplace.example", serviceName: "W", cancellationReason: "SELLER_CANCEL_OUT_OF_STOCK" },
+      simulated: {
+        ordersPerHour: 6,
+        startAt: "2026-01-01T00:00:00Z",
+        endAt: "2026-01-02T00:00:00Z",
+        pageSize: 10,
+        fault: { kind: "http500", retryAfterSeconds: 1, operations: ["acknowledge"] },
+        rejectOrderNumbers: ["A"],
+      },
+      walmart: {
+        clientId: "id",
+        clientSecret: "secret",
+        baseUrl: "https://marketplace.example",
+        serviceName: "W",
+        cancellationReason: "SELLER_CANCEL_OUT_OF_STOCK",
+      },
     } as const;
     const failures: string[] = [];
     for (let i = 0; i < 400; i++) {
@@ -135,19 +158,34 @@ describe("fuzz: sources", () => {
         if (patch.Enabled === true) patch.Enabled = false;
         await send(failures, adminSent("PATCH", sourcePath(), f.chance(0.9) ? toJson(patch) : f.body({}), ct));
       } else if (r < 0.7) {
-        await send(failures, adminSent("GET", `${sourcePath()}/deliveries?${f.pick(["", "status=failed", "status=pending", "status=FAILED", "status=constructor", "status=", "status=a&status=b", "status=%00"])}`, undefined, undefined));
+        await send(
+          failures,
+          adminSent(
+            "GET",
+            `${sourcePath()}/deliveries?` +
+              f.pick(["", "status=failed", "status=pending", "status=FAILED", "status=constructor", "status=", "status=a&status=b", "status=%00"]),
+            undefined,
+            undefined,
+          ),
+        );
       } else if (r < 0.78) {
         await send(failures, adminSent("POST", `${sourcePath()}/deliveries/retry`, f.chance(0.5) ? f.body({}) : undefined, ct));
       } else if (r < 0.86) {
         await send(failures, adminSent("GET", `${sourcePath()}/received`, undefined, undefined));
       } else if (r < 0.93) {
-        await send(failures, adminSent(f.pick(["GET", "HEAD", "PUT"]), f.chance(0.5) ? sourcePath() : `/stores/${f.segment([storeId])}/sources`, undefined, undefined));
+        await send(
+          failures,
+          adminSent(f.pick(["GET", "HEAD", "PUT"]), f.chance(0.5) ? sourcePath() : `/stores/${f.segment([storeId])}/sources`, undefined, undefined),
+        );
       } else {
         await send(failures, adminSent("DELETE", `/stores/${f.segment([storeId])}/sources/${f.segment(["src_nope"])}`, undefined, undefined));
       }
     }
     expectNoFailures(failures);
-    const enabled = await (await storeD1(storeId)).prepare("select count(*) as n from sources where store_id = ? and enabled = 1").bind(storeId).first<{ n: number }>();
+    const enabled = await (await storeD1(storeId))
+      .prepare("select count(*) as n from sources where store_id = ? and enabled = 1")
+      .bind(storeId)
+      .first<{ n: number }>();
     expect(enabled?.n).toBe(0);
   });
 
@@ -181,9 +219,19 @@ describe("fuzz: sources", () => {
     expect(created.status).toBe(400);
     expect(created.json.Message).toMatch(/'Settings' must be at most 65536 bytes/);
     expect(await sourceCount(storeId)).toBe(0);
-    const walmart = await admin("POST", `/stores/${storeId}/sources`, { Type: "walmart", Name: "W", Enabled: false, Settings: { clientId: "c", clientSecret: "s".repeat(100_000) } });
+    const walmart = await admin("POST", `/stores/${storeId}/sources`, {
+      Type: "walmart",
+      Name: "W",
+      Enabled: false,
+      Settings: { clientId: "c", clientSecret: "s".repeat(100_000) },
+    });
     expect(walmart.status).toBe(400);
-    const small = await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Small", Enabled: false, Settings: { rejectOrderNumbers: ["A"] } });
+    const small = await admin("POST", `/stores/${storeId}/sources`, {
+      Type: "simulated",
+      Name: "Small",
+      Enabled: false,
+      Settings: { rejectOrderNumbers: ["A"] },
+    });
     const id = (small.json.Source as { SourceId: string }).SourceId;
     const patched = await admin("PATCH", `/stores/${storeId}/sources/${id}`, { Settings: big });
     expect(patched.status).toBe(400);
@@ -208,7 +256,10 @@ describe("fuzz: sources", () => {
     }
     const answers = await Promise.all(ids.map((id) => admin("PATCH", `/stores/${storeId}/sources/${id}`, { Name: "Same" })));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
-    const { results } = await (await storeD1(storeId)).prepare("select name from sources where store_id = ? order by name").bind(storeId).all<{ name: string }>();
+    const { results } = await (await storeD1(storeId))
+      .prepare("select name from sources where store_id = ? order by name")
+      .bind(storeId)
+      .all<{ name: string }>();
     expect(results.map((r) => r.name).sort()).toEqual(answers[0]!.status === 200 ? ["Same", "Two"] : ["One", "Same"]);
   });
 
@@ -261,7 +312,10 @@ describe("fuzz: POST /admin/v1/sync", () => {
         "",
         "other=1",
       ]);
-      await send(failures, adminSent(f.pick(["POST", "POST", "POST", "GET", "PUT"]), `/sync?${query}`, f.chance(0.3) ? f.body({}) : undefined, f.contentType()));
+      await send(
+        failures,
+        adminSent(f.pick(["POST", "POST", "POST", "GET", "PUT"]), `/sync?${query}`, f.chance(0.3) ? f.body({}) : undefined, f.contentType()),
+      );
     }
     expectNoFailures(failures);
   });

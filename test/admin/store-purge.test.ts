@@ -50,7 +50,8 @@ describe("deleting a store", () => {
     const res = await admin("DELETE", `/stores/${storeId}`);
     expect(res.status).toBe(200);
     expect(res.json.Message).toBe(
-      "The store is deleted: its keys and feed schedules stopped now; its orders, buyer data, products, feeds and their files, and sources are purged in the background (every 15 minutes, in batches).",
+      "The store is deleted: its keys and feed schedules stopped now; its orders, buyer data, products, feeds and their files, and sources are purged in " +
+        "the background (every 15 minutes, in batches).",
     );
     expect(await runInDurableObject(compiler, (_o, state) => state.storage.getAlarm())).toBeNull();
 
@@ -73,7 +74,9 @@ describe("deleting a store", () => {
 });
 
 describe("a large store's purge", () => {
-  it("a store at its 200 sources with 5,000 orders and 3,000 products is purged over cron runs that each stay within the invocation's limits", { timeout: 300_000 }, async () => {
+  it("a store at its 200 sources with 5,000 orders and 3,000 products is purged over cron runs that each stay within the invocation's limits", {
+    timeout: 300_000,
+  }, async () => {
     const { storeId } = await storeWithToken();
     const d1 = await storeD1(storeId);
     const now = Date.now();
@@ -97,7 +100,8 @@ describe("a large store's purge", () => {
       .prepare(
         `with recursive r(i) as (select 1 union all select i + 1 from r where i < 3000)
          insert into products (store_id, sku, title, description, link, image_link, availability, price, currency, updated_at)
-         select ?1, 'P-' || i, 'Product ' || i, 'About ' || i, 'https://shop.example/p/' || i, 'https://cdn.example/i/' || i || '.jpg', 'in_stock', 10, 'USD', ?2 from r`,
+         select ?1, 'P-' || i, 'Product ' || i, 'About ' || i, 'https://shop.example/p/' || i, 'https://cdn.example/i/' || i || '.jpg', 'in_stock',
+           10, 'USD', ?2 from r`,
       )
       .bind(storeId, now)
       .run();
@@ -158,7 +162,9 @@ describe("the feed delete/compile race", () => {
     });
     const ctx = createExecutionContext();
     const res = await worker.fetch(
-      new Request(`${BASE}/admin/v1/feeds/${feed.FeedId}`, { method: "DELETE", headers: { authorization: `Bearer ${ADMIN_KEY}` } }) as Parameters<typeof worker.fetch>[0],
+      new Request(`${BASE}/admin/v1/feeds/${feed.FeedId}`, { method: "DELETE", headers: { authorization: `Bearer ${ADMIN_KEY}` } }) as Parameters<
+        typeof worker.fetch
+      >[0],
       { ...env, [shard]: racing },
       ctx,
     );

@@ -169,7 +169,17 @@ describe("scopes", () => {
     const full = await storeWithToken();
     const orderId = await insert(full.token);
     const products = await admin("PUT", `/stores/${full.storeId}/products`, {
-      Products: [{ Sku: "S-1", Title: "Mug", Description: "A mug", Link: "https://shop.example/s1", ImageLink: "https://shop.example/s1.jpg", Price: 5, Availability: "in_stock" }],
+      Products: [
+        {
+          Sku: "S-1",
+          Title: "Mug",
+          Description: "A mug",
+          Link: "https://shop.example/s1",
+          ImageLink: "https://shop.example/s1.jpg",
+          Price: 5,
+          Availability: "in_stock",
+        },
+      ],
     });
     expect(products.status).toBe(200);
     const feed = await admin("POST", `/stores/${full.storeId}/feeds`, { Name: "Scoped", Format: "csv" });

@@ -27,7 +27,16 @@ beforeAll(async () => {
   server = await startServer();
   browser = await chromium.launch({
     executablePath: CHROME,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
     timeout: 60_000,
   });
   context = await browser.newContext({ ignoreHTTPSErrors: true, acceptDownloads: true, viewport: { width: 1280, height: 900 } });
@@ -150,8 +159,16 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   // Feeds: a catalog, a feed, compile with the progress bar reaching 100 %, download.
   await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Feeds" }).click();
   const header = "Sku,Title,Description,Link,ImageLink,Price,Availability,Brand,Gtin";
-  const lines = Array.from({ length: 30 }, (_, i) => `SKU-${String(i + 1).padStart(3, "0")},Mug ${i + 1},A blue mug,https://shop.example/m/${i + 1},https://shop.example/m/${i + 1}.jpg,${(i + 5).toFixed(2)},in stock,Acme,${i === 0 ? "" : `${"0".repeat(11) + String(i % 10)}0`}`);
-  await page.getByLabel(/CSV file with a header row/).setInputFiles({ name: "catalog.csv", mimeType: "text/csv", buffer: Buffer.from([header, ...lines].join("\n")) });
+  const lines = Array.from(
+    { length: 30 },
+    (_, i) =>
+      `SKU-${String(i + 1).padStart(3, "0")},Mug ${i + 1},A blue ` +
+      `mug,https://shop.example/m/${i + 1},https://shop.example/m/${i + 1}.jpg,${(i + 5).toFixed(2)},in ` +
+      `stock,Acme,${i === 0 ? "" : `${"0".repeat(11) + String(i % 10)}0`}`,
+  );
+  await page
+    .getByLabel(/CSV file with a header row/)
+    .setInputFiles({ name: "catalog.csv", mimeType: "text/csv", buffer: Buffer.from([header, ...lines].join("\n")) });
   await page.getByRole("button", { name: "Upload products" }).click();
   await expect.poll(() => flash().textContent()).toBe("30 products stored, 0 rejected.");
   await page.getByLabel("Name", { exact: true }).fill("Browser feed");
@@ -214,7 +231,9 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
   expect(await page.content()).not.toContain(secret);
   const hooks = await request(server.base, "GET", `/admin/v1/stores/${storeId}/webhooks`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
-  expect((hooks.json!.Webhooks as { Url: string; Events: string[]; Enabled: boolean }[]).map((w) => [w.Url, w.Events, w.Enabled])).toEqual([[hookUrl, ["order.shipped"], true]]);
+  expect((hooks.json!.Webhooks as { Url: string; Events: string[]; Enabled: boolean }[]).map((w) => [w.Url, w.Events, w.Enabled])).toEqual([
+    [hookUrl, ["order.shipped"], true],
+  ]);
   await check("webhooks");
   await page.getByRole("button", { name: "Disable" }).click();
   await expect.poll(() => flash().textContent()).toBe("Endpoint disabled.");
@@ -251,7 +270,11 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   const end = Date.now() - 8 * 3_600_000;
   const returnsSource = await request(server.base, "POST", `/admin/v1/stores/${storeId}/sources`, {
     headers: adminAuth,
-    body: { Type: "simulated", Name: "Returns market", Settings: { ordersPerHour: 12, startAt: new Date(end - 35 * 60_000).toISOString(), endAt: new Date(end).toISOString(), returnsEvery: 2 } },
+    body: {
+      Type: "simulated",
+      Name: "Returns market",
+      Settings: { ordersPerHour: 12, startAt: new Date(end - 35 * 60_000).toISOString(), endAt: new Date(end).toISOString(), returnsEvery: 2 },
+    },
   });
   expect(returnsSource.status).toBe(200);
   const returnsSourceId = (returnsSource.json!.Source as { SourceId: string }).SourceId;

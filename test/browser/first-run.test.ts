@@ -123,13 +123,18 @@ it("seeds a demo that holds together: 20 products, valid unique GTINs, orders of
 
   // Every scope the document lists, InventoryUpdate among them.
   const document = (await request(BASE, "GET", "/openapi.json")).json as Json;
-  const scopes = document.paths["/admin/v1/stores/{storeId}/consumer-keys"].post.requestBody.content["application/json"].schema.properties.Scopes.items.enum as string[];
+  const scopes = document.paths["/admin/v1/stores/{storeId}/consumer-keys"].post.requestBody.content["application/json"].schema.properties.Scopes.items
+    .enum as string[];
   expect(scopes).toContain("InventoryUpdate");
   const keys = (await adminCall("GET", `/stores/${demo.storeId}/consumer-keys`)).ConsumerKeys as { Scopes: string[] }[];
   expect(keys).toHaveLength(1);
   expect([...keys[0]!.Scopes].sort()).toEqual([...scopes].sort());
 
-  const products = (await adminCall("GET", `/stores/${demo.storeId}/products?limit=200`)).Products as { Sku: string; Gtin: string | null; Quantity: number | null }[];
+  const products = (await adminCall("GET", `/stores/${demo.storeId}/products?limit=200`)).Products as {
+    Sku: string;
+    Gtin: string | null;
+    Quantity: number | null;
+  }[];
   expect(products).toHaveLength(20);
   const skus = products.map((p) => p.Sku);
   expect(new Set(skus).size).toBe(20);
@@ -151,7 +156,12 @@ it("seeds a demo that holds together: 20 products, valid unique GTINs, orders of
   expect(missing).toEqual([]);
 
   // The feed: compiled from all 20, none refused, no GTIN complaint but the one left without.
-  const feed = (await adminCall("GET", `/feeds/${demo.feedId}`)).Feed as { Status: string; CompilationValidCount: number; CompilationErrorCount: number; Issues: { Sku: string; Warnings: string[] }[] };
+  const feed = (await adminCall("GET", `/feeds/${demo.feedId}`)).Feed as {
+    Status: string;
+    CompilationValidCount: number;
+    CompilationErrorCount: number;
+    Issues: { Sku: string; Warnings: string[] }[];
+  };
   expect(feed).toMatchObject({ Status: "Completed", CompilationValidCount: 20, CompilationErrorCount: 0 });
   expect(feed.Issues.map((i) => [i.Sku, i.Warnings])).toEqual([[products.find((p) => !p.Gtin)!.Sku, ["gtin is recommended"]]]);
 

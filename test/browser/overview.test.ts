@@ -26,7 +26,9 @@ async function tablesFit(name: string) {
   expect(await page.evaluate(() => window.innerWidth), name).toBe(1366);
   const overflowing = await page
     .locator(".scroll")
-    .evaluateAll((boxes) => boxes.filter((b) => b.scrollWidth > b.clientWidth + 1).map((b) => `${b.getAttribute("aria-label")}: ${b.scrollWidth} > ${b.clientWidth}`));
+    .evaluateAll((boxes) =>
+      boxes.filter((b) => b.scrollWidth > b.clientWidth + 1).map((b) => `${b.getAttribute("aria-label")}: ${b.scrollWidth} > ${b.clientWidth}`),
+    );
   expect(overflowing, name).toEqual([]);
   const left = await page.locator("main").evaluate((m) => m.getBoundingClientRect().left + Number.parseFloat(getComputedStyle(m).paddingLeft));
   expect(left, name).toBeLessThanOrEqual(32);
@@ -45,7 +47,16 @@ beforeAll(async () => {
   server = await startServer();
   browser = await chromium.launch({
     executablePath: CHROME,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
     timeout: 60_000,
   });
   const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1366, height: 900 } });
@@ -73,10 +84,16 @@ async function axe(name: string) {
 /** A chart's bars: series, column and value, and the height each is drawn at. */
 const barsOf = (chart: string) =>
   page.locator(`#${chart} rect.bar`).evaluateAll((rects) =>
-    rects.map((r) => ({ series: r.getAttribute("data-series")!, column: r.getAttribute("data-column"), value: Number(r.getAttribute("data-value")), size: Number(r.getAttribute("height")) || Number(r.getAttribute("width")) })),
+    rects.map((r) => ({
+      series: r.getAttribute("data-series")!,
+      column: r.getAttribute("data-column"),
+      value: Number(r.getAttribute("data-value")),
+      size: Number(r.getAttribute("height")) || Number(r.getAttribute("width")),
+    })),
   );
 /** A table's body cells, row by row. */
-const cellsOf = (table: string) => page.locator(`#${table} tbody tr`).evaluateAll((rows) => rows.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent!.trim())));
+const cellsOf = (table: string) =>
+  page.locator(`#${table} tbody tr`).evaluateAll((rows) => rows.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent!.trim())));
 const headersOf = (table: string) => page.locator(`#${table} thead th`).allTextContents();
 
 it("shows what needs the operator first, with links to mend it, and charts whose numbers are the tables' and the API's", async () => {
@@ -84,7 +101,10 @@ it("shows what needs the operator first, with links to mend it, and charts whose
   // a delivery the marketplace refuses; South shop with a feed whose compile failed.
   const north = ((await adminCall("POST", "/stores", { Name: "North shop" })).Store as { StoreId: string }).StoreId;
   const south = ((await adminCall("POST", "/stores", { Name: "South shop" })).Store as { StoreId: string }).StoreId;
-  const key = ((await adminCall("POST", `/stores/${north}/consumer-keys`, { Name: "k", Scopes: ["OrdersCreate", "OrdersRead", "OrdersUpdate"], Lifespan: "NeverExpires" })).ConsumerKey as { Key: string }).Key;
+  const key = (
+    (await adminCall("POST", `/stores/${north}/consumer-keys`, { Name: "k", Scopes: ["OrdersCreate", "OrdersRead", "OrdersUpdate"], Lifespan: "NeverExpires" }))
+      .ConsumerKey as { Key: string }
+  ).Key;
   const token = (await request(server.base, "PUT", "/v1/Authorization", { body: { ConsumerKey: key } })).json!.Token as string;
   const todayStart = Math.floor(Date.now() / DAY) * DAY;
   const at = (daysAgo: number) => new Date(daysAgo === 0 ? Math.max(todayStart, Date.now() - 60_000) : todayStart - daysAgo * DAY + 3_600_000).toISOString();
@@ -124,14 +144,29 @@ it("shows what needs the operator first, with links to mend it, and charts whose
       expect(res.status, res.text).toBe(200);
     }
   }
-  const failing = ((await adminCall("POST", `/stores/${north}/sources`, { Type: "simulated", Name: "Failing market", Settings: { fault: { kind: "http500", retryAfterSeconds: 1 } } })).Source as { SourceId: string }).SourceId;
+  const failing = (
+    (
+      await adminCall("POST", `/stores/${north}/sources`, {
+        Type: "simulated",
+        Name: "Failing market",
+        Settings: { fault: { kind: "http500", retryAfterSeconds: 1 } },
+      })
+    ).Source as { SourceId: string }
+  ).SourceId;
   await adminCall("POST", `/sync?sourceId=${failing}`);
   // Two orders, 5 minutes apart, ending within the hour before now (the sync tests' window).
   const end = Math.floor((Date.now() - 3_600_000) / 300_000) * 300_000;
   const window = { ordersPerHour: 12, startAt: new Date(end - 300_000).toISOString(), endAt: new Date(end).toISOString() };
-  const refusing = ((await adminCall("POST", `/stores/${north}/sources`, { Type: "simulated", Name: "Refusing market", Settings: window })).Source as { SourceId: string }).SourceId;
+  const refusing = (
+    (await adminCall("POST", `/stores/${north}/sources`, { Type: "simulated", Name: "Refusing market", Settings: window })).Source as { SourceId: string }
+  ).SourceId;
   await adminCall("POST", `/sync?sourceId=${refusing}`);
-  const imported = (await adminCall("GET", `/stores/${north}/orders?page=1&pageSize=50`)).Orders as { OrderId: string; OrderSource: string; OrderSourceOrderNumber: string; DateCreatedInOrderSource: string }[];
+  const imported = (await adminCall("GET", `/stores/${north}/orders?page=1&pageSize=50`)).Orders as {
+    OrderId: string;
+    OrderSource: string;
+    OrderSourceOrderNumber: string;
+    DateCreatedInOrderSource: string;
+  }[];
   const target = imported.find((o) => o.OrderSource === "Refusing market")!;
   // Counted, so that the totals below are exact whatever day the window fell on.
   const fromMarket = imported.filter((o) => o.OrderSource === "Refusing market").length;
@@ -143,7 +178,19 @@ it("shows what needs the operator first, with links to mend it, and charts whose
   const feedId = ((await adminCall("POST", `/stores/${south}/feeds`, { Name: "Empty feed", Format: "csv" })).Feed as { FeedId: string }).FeedId;
   expect(((await adminCall("POST", `/feeds/${feedId}/compile`)).Feed as { Status: string }).Status).toBe("Failed");
   // North's feed: one product without a gtin (a warning), one without a title (an error).
-  const product = (sku: string, extra: Record<string, unknown> = {}) => ({ Sku: sku, Title: `Mug ${sku}`, Description: "A mug.", Price: 12.5, Currency: "USD", Link: `https://shop.example/${sku}`, ImageLink: `https://shop.example/${sku}.jpg`, Availability: "in_stock", Brand: "Acme", Gtin: "4006381333931", ...extra });
+  const product = (sku: string, extra: Record<string, unknown> = {}) => ({
+    Sku: sku,
+    Title: `Mug ${sku}`,
+    Description: "A mug.",
+    Price: 12.5,
+    Currency: "USD",
+    Link: `https://shop.example/${sku}`,
+    ImageLink: `https://shop.example/${sku}.jpg`,
+    Availability: "in_stock",
+    Brand: "Acme",
+    Gtin: "4006381333931",
+    ...extra,
+  });
   await adminCall("PUT", `/stores/${north}/products`, { Products: [product("A-1"), product("B-2", { Gtin: "" }), product("C-3", { Title: "" })] });
   const northFeed = ((await adminCall("POST", `/stores/${north}/feeds`, { Name: "North Google Shopping", Format: "csv" })).Feed as { FeedId: string }).FeedId;
   expect((await adminCall("POST", `/feeds/${northFeed}/compile`)).Feed).toMatchObject({ CompilationWarningCount: 1, CompilationErrorCount: 1 });
@@ -198,10 +245,12 @@ it("shows what needs the operator first, with links to mend it, and charts whose
   };
   expect(store.OrdersPerDay.Sources.map((s) => s.OrderSource)).toEqual(["Phone", "Refusing market", "Web"]);
   const bars = await barsOf("orders-per-day");
-  const fromApi = store.OrdersPerDay.Sources.flatMap((s) => s.Counts.map((value, i) => ({ series: s.OrderSource, column: store.OrdersPerDay.Days[i], value }))).filter((b) => b.value > 0);
-  expect(bars.map(({ series, column, value }) => ({ series, column, value })).sort((a, b) => `${a.column}${a.series}`.localeCompare(`${b.column}${b.series}`))).toEqual(
-    fromApi.sort((a, b) => `${a.column}${a.series}`.localeCompare(`${b.column}${b.series}`)),
-  );
+  const fromApi = store.OrdersPerDay.Sources.flatMap((s) =>
+    s.Counts.map((value, i) => ({ series: s.OrderSource, column: store.OrdersPerDay.Days[i], value })),
+  ).filter((b) => b.value > 0);
+  expect(
+    bars.map(({ series, column, value }) => ({ series, column, value })).sort((a, b) => `${a.column}${a.series}`.localeCompare(`${b.column}${b.series}`)),
+  ).toEqual(fromApi.sort((a, b) => `${a.column}${a.series}`.localeCompare(`${b.column}${b.series}`)));
   // Drawn to scale: every bar's height is its value times the same factor.
   const factors = bars.map((b) => b.size / b.value);
   for (const f of factors) expect(f).toBeCloseTo(factors[0]!, 6);
@@ -232,7 +281,10 @@ it("shows what needs the operator first, with links to mend it, and charts whose
   await page.screenshot({ path: `${KEPT}/store-overview-1366.png`, fullPage: true });
   // The feeds table: every column whole, its warnings a link to what they are.
   expect(await headersOf("feeds-table")).toEqual(["Feed", "Status", "Score", "Rows valid", "With warnings", "With errors", "Compiled"]);
-  await page.locator("#feeds-table").getByRole("link", { name: /^1 product with warnings in North Google Shopping/ }).click();
+  await page
+    .locator("#feeds-table")
+    .getByRole("link", { name: /^1 product with warnings in North Google Shopping/ })
+    .click();
   await page.getByRole("heading", { level: 1, name: "Feed: North Google Shopping" }).waitFor();
   expect(new URL(page.url()).hash).toBe("#problems");
   expect(await page.locator("#problems-table tbody tr").allTextContents()).toEqual([expect.stringContaining("B-2"), expect.stringContaining("C-3")]);

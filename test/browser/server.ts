@@ -100,7 +100,22 @@ export async function startServer(): Promise<Server> {
   const vars = Object.entries(SECRETS).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child: ChildProcess = spawn(
     "npx",
-    ["wrangler", "dev", "--local-protocol", "https", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(port + 1), "--persist-to", state, "--show-interactive-dev-session=false", ...vars],
+    [
+      "wrangler",
+      "dev",
+      "--local-protocol",
+      "https",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(port + 1),
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+      ...vars,
+    ],
     { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   let log = "";

@@ -57,7 +57,10 @@ describe("console: the Catalog tab", () => {
     const { cookie } = await signIn();
     const storeId = await createStore("Console catalog pages");
     const skus = Array.from({ length: 103 }, (_, i) => `P${String(i + 1).padStart(3, "0")}`);
-    await putStock(storeId, skus.map((Sku, i) => ({ Sku, Quantity: i })));
+    await putStock(
+      storeId,
+      skus.map((Sku, i) => ({ Sku, Quantity: i })),
+    );
 
     const first = await send("GET", `/console/stores/${storeId}/catalog`, { cookie });
     const firstRows = await tableRows(first.text, "table#products");

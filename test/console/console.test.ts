@@ -9,7 +9,11 @@ import { describe, expect, it } from "vitest";
 import { admin, ADMIN_KEY, BASE, createStore } from "../helpers/api";
 import { collect, definitionLists } from "./helpers";
 
-async function send(method: string, path: string, init: { form?: Record<string, string>; cookie?: string; origin?: string | null; headers?: Record<string, string> } = {}) {
+async function send(
+  method: string,
+  path: string,
+  init: { form?: Record<string, string>; cookie?: string; origin?: string | null; headers?: Record<string, string> } = {},
+) {
   const headers = new Headers(init.headers);
   if (init.cookie) headers.set("cookie", init.cookie);
   if (init.origin !== null) headers.set("origin", init.origin ?? BASE);
@@ -117,47 +121,54 @@ describe("console session", () => {
     expect((await send("GET", "/console", { cookie: other.cookie })).status).toBe(200);
   });
 
-  it("with its database down: the sign-in page still opens, a session is refused with 503, sign-out clears the cookie and says it was not recorded", async () => {
-    const { cookie, csrf } = await signIn();
-    let failing = ["prepare", "batch"];
-    const down = new Proxy(env.DB, {
-      get(target, prop) {
-        if (typeof prop === "string" && failing.includes(prop)) {
-          return () => {
-            throw new Error("D1_ERROR: the database went away");
-          };
-        }
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-    const sendDown = async (method: string, path: string, form?: Record<string, string>) => {
-      const headers = new Headers({ cookie, origin: BASE });
-      if (form) headers.set("content-type", "application/x-www-form-urlencoded");
-      const ctx = createExecutionContext();
-      const response = await worker.fetch(new Request(BASE + path, { method, headers, body: form ? new URLSearchParams(form) : undefined, redirect: "manual" }), { ...env, DB: down }, ctx);
-      await waitOnExecutionContext(ctx);
-      return { status: response.status, headers: response.headers, text: await response.text() };
-    };
+  it(
+    "with its database down: the sign-in page still opens, a session is refused with 503, sign-out clears the cookie and says it was not " + "recorded",
+    async () => {
+      const { cookie, csrf } = await signIn();
+      let failing = ["prepare", "batch"];
+      const down = new Proxy(env.DB, {
+        get(target, prop) {
+          if (typeof prop === "string" && failing.includes(prop)) {
+            return () => {
+              throw new Error("D1_ERROR: the database went away");
+            };
+          }
+          const value = Reflect.get(target, prop, target) as unknown;
+          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const sendDown = async (method: string, path: string, form?: Record<string, string>) => {
+        const headers = new Headers({ cookie, origin: BASE });
+        if (form) headers.set("content-type", "application/x-www-form-urlencoded");
+        const ctx = createExecutionContext();
+        const response = await worker.fetch(
+          new Request(BASE + path, { method, headers, body: form ? new URLSearchParams(form) : undefined, redirect: "manual" }),
+          { ...env, DB: down },
+          ctx,
+        );
+        await waitOnExecutionContext(ctx);
+        return { status: response.status, headers: response.headers, text: await response.text() };
+      };
 
-    const login = await sendDown("GET", "/console/login");
-    expect(login.status).toBe(200);
-    expect(login.text).toContain("Sign in");
-    const home = await sendDown("GET", "/console");
-    expect(home.status).toBe(503);
-    expect(home.headers.get("retry-after")).toBe("5");
-    expect(home.text).toBe("The console's database did not answer; try again in a moment.");
+      const login = await sendDown("GET", "/console/login");
+      expect(login.status).toBe(200);
+      expect(login.text).toContain("Sign in");
+      const home = await sendDown("GET", "/console");
+      expect(home.status).toBe(503);
+      expect(home.headers.get("retry-after")).toBe("5");
+      expect(home.text).toBe("The console's database did not answer; try again in a moment.");
 
-    // Reads answer, the sign-out's write does not: the cookie is cleared all the same, and the
-    // operator is told the copy of it stays valid.
-    failing = ["batch"];
-    const out = await sendDown("POST", "/console/logout", { _csrf: csrf });
-    expect(out.status).toBe(503);
-    expect(out.headers.get("set-cookie")).toMatch(/^__Host-console=; Max-Age=0/);
-    expect(out.text).toContain("the service&#39;s database did not record it: a copy of this session&#39;s cookie stays valid until it expires");
-    // Not recorded, indeed: the session still opens with the real database.
-    expect((await send("GET", "/console", { cookie })).status).toBe(200);
-  });
+      // Reads answer, the sign-out's write does not: the cookie is cleared all the same, and the
+      // operator is told the copy of it stays valid.
+      failing = ["batch"];
+      const out = await sendDown("POST", "/console/logout", { _csrf: csrf });
+      expect(out.status).toBe(503);
+      expect(out.headers.get("set-cookie")).toMatch(/^__Host-console=; Max-Age=0/);
+      expect(out.text).toContain("the service&#39;s database did not record it: a copy of this session&#39;s cookie stays valid until it expires");
+      // Not recorded, indeed: the session still opens with the real database.
+      expect((await send("GET", "/console", { cookie })).status).toBe(200);
+    },
+  );
 
   it("serves pages with a strict Content-Security-Policy and no caching", async () => {
     const res = await send("GET", "/console/login");
@@ -179,9 +190,22 @@ describe("console sources", () => {
     // summary in words with the right article.
     expect(await collect(res.text, "h2#add-source-h")).toEqual(["Add a source"]);
     const summaries = await collect(res.text, "details.add-source summary");
-    expect(summaries).toEqual(expect.arrayContaining(["Add a simulated marketplace source", "Add a Walmart source", "Add an eBay source", "Add a Shopify source", "Add an Amazon source", "Add an Etsy source", "Add a Mirakl source", "Add a TikTok Shop source"]));
+    expect(summaries).toEqual(
+      expect.arrayContaining([
+        "Add a simulated marketplace source",
+        "Add a Walmart source",
+        "Add an eBay source",
+        "Add a Shopify source",
+        "Add an Amazon source",
+        "Add an Etsy source",
+        "Add a Mirakl source",
+        "Add a TikTok Shop source",
+      ]),
+    );
     expect(await collect(res.text, "details.add-source[open]")).toEqual([]);
-    expect(await collect(res.text, "details.add-source", "data-type")).toEqual(expect.arrayContaining(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy", "mirakl", "tiktok"]));
+    expect(await collect(res.text, "details.add-source", "data-type")).toEqual(
+      expect.arrayContaining(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy", "mirakl", "tiktok"]),
+    );
     for (const type of ["simulated", "walmart", "ebay", "shopify", "amazon"]) {
       expect(await collect(res.text, `details[data-type="${type}"] input[name="Type"]`, "value"), type).toEqual([type]);
     }
@@ -190,9 +214,24 @@ describe("console sources", () => {
     const labels = await collect(res.text, 'details[data-type="simulated"] label');
     expect(labels).toEqual(expect.arrayContaining(["Orders per hour (optional)", "Start at (optional)", "Unknown SKUs (optional)", "Push stock (optional)"]));
     expect(labels.filter((l) => /[a-z][A-Z]/.test(l))).toEqual([]);
-    expect(await collect(res.text, 'details[data-type="walmart"] label')).toEqual(expect.arrayContaining(["Client ID", "Client secret", "Base URL (optional)"]));
+    expect(await collect(res.text, 'details[data-type="walmart"] label')).toEqual(
+      expect.arrayContaining(["Client ID", "Client secret", "Base URL (optional)"]),
+    );
     expect(await collect(res.text, "#add-simulated-Settings-ordersPerHour-hint")).toEqual([expect.stringContaining("(ordersPerHour in the API.)")]);
-    const secrets = ["walmart:clientId", "walmart:clientSecret", "ebay:clientId", "ebay:clientSecret", "ebay:refreshToken", "shopify:accessToken", "amazon:refreshToken", "amazon:clientId", "amazon:clientSecret", "mirakl:apiKey", "tiktok:appSecret", "tiktok:refreshToken"];
+    const secrets = [
+      "walmart:clientId",
+      "walmart:clientSecret",
+      "ebay:clientId",
+      "ebay:clientSecret",
+      "ebay:refreshToken",
+      "shopify:accessToken",
+      "amazon:refreshToken",
+      "amazon:clientId",
+      "amazon:clientSecret",
+      "mirakl:apiKey",
+      "tiktok:appSecret",
+      "tiktok:refreshToken",
+    ];
     for (const secret of secrets) {
       const [type, name] = secret.split(":");
       expect(await collect(res.text, `#add-${type}-Settings-${name}`, "type"), secret).toEqual(["password"]);
@@ -205,13 +244,19 @@ describe("console sources", () => {
   it("reopens the refused marketplace's form with the API's words at the field, and shows a source's settings in words", async () => {
     const { cookie, csrf } = await signIn();
     const storeId = await createStore("Console source form");
-    const refused = await send("POST", `/console/stores/${storeId}/sources`, { cookie, form: { _csrf: csrf, Type: "simulated", Name: "Sim", "Settings.ordersPerHour": "0" } });
+    const refused = await send("POST", `/console/stores/${storeId}/sources`, {
+      cookie,
+      form: { _csrf: csrf, Type: "simulated", Name: "Sim", "Settings.ordersPerHour": "0" },
+    });
     expect(refused.status).toBe(400);
     expect(await collect(refused.text, "details.add-source[open]", "data-type")).toEqual(["simulated"]);
     expect((await collect(refused.text, "#add-simulated-Settings-ordersPerHour-error"))[0]).toContain("'Settings.ordersPerHour'");
     expect((await admin("GET", `/stores/${storeId}/sources`)).json.Sources).toEqual([]);
 
-    const added = await send("POST", `/console/stores/${storeId}/sources`, { cookie, form: { _csrf: csrf, Type: "simulated", Name: "Sim", "Settings.ordersPerHour": "2.5", "Settings.unknownSkus": '["X-1"]', "Settings.pushStock": "false" } });
+    const added = await send("POST", `/console/stores/${storeId}/sources`, {
+      cookie,
+      form: { _csrf: csrf, Type: "simulated", Name: "Sim", "Settings.ordersPerHour": "2.5", "Settings.unknownSkus": '["X-1"]', "Settings.pushStock": "false" },
+    });
     expect(added.status).toBe(303);
     const page = await send("GET", added.headers.get("location")!, { cookie });
     const [facts] = await definitionLists(page.text, "dl.facts");
@@ -260,7 +305,9 @@ describe("console sources", () => {
     const sourceId = (created.json.Source as { SourceId: string }).SourceId;
     expect((await admin("POST", `/sync?sourceId=${sourceId}`)).status).toBe(200);
     const numbers = async () =>
-      ((await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`)).json.SetAside as { OrderSourceOrderNumber: string }[]).map((o) => o.OrderSourceOrderNumber);
+      ((await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`)).json.SetAside as { OrderSourceOrderNumber: string }[]).map(
+        (o) => o.OrderSourceOrderNumber,
+      );
     const before = await numbers();
     expect(before.length).toBeGreaterThanOrEqual(2);
     const [gone, ...kept] = before;
@@ -308,7 +355,11 @@ describe("console notices", () => {
     expect(settings.text).toContain('<p class="done" role="status">Name saved.</p>');
     expect(settings.text).toMatch(/<input id="rename-Name" name="Name" type="text" value="Console notices 2"/);
     // Numbers travel as numbers; anything else in their place reads as 0.
-    const sourceId = ((await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Notice source", Settings: { ordersPerHour: 1 } })).json.Source as { SourceId: string }).SourceId;
+    const sourceId = (
+      (await admin("POST", `/stores/${storeId}/sources`, { Type: "simulated", Name: "Notice source", Settings: { ordersPerHour: 1 } })).json.Source as {
+        SourceId: string;
+      }
+    ).SourceId;
     const retried = await send("GET", `/console/stores/${storeId}/sources/${sourceId}?done=retried&n=${encodeURIComponent("3 (call us)")}`, { cookie });
     expect(retried.text).toContain("0 deliveries will be tried again on the next cycle.");
     expect(retried.text).not.toContain("call us");

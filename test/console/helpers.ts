@@ -35,7 +35,9 @@ export async function signIn(): Promise<{ cookie: string; csrf: string }> {
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 const decode = (raw: string) =>
   raw.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) =>
-    name[0] === "#" ? String.fromCodePoint(name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : Number(name.slice(1))) : (ENTITIES[name] ?? whole),
+    name[0] === "#"
+      ? String.fromCodePoint(name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : Number(name.slice(1)))
+      : (ENTITIES[name] ?? whole),
   );
 
 /** Each matched element's attribute, or (attr omitted) its text, whitespace-trimmed. */
@@ -66,24 +68,22 @@ export async function collect(html: string, selector: string, attr?: string): Pr
 export async function tableRows(html: string, table: string): Promise<string[][]> {
   const rows: string[][] = [];
   let cell: string[] | null = null;
-  const rewriter = new HTMLRewriter()
-    .on(`${table} tbody tr`, { element: () => void rows.push([]) })
-    .on(`${table} tbody td`, {
-      element(el) {
-        const row = rows[rows.length - 1]!;
-        const parts: string[] = [];
-        cell = parts;
-        row.push("");
-        const at = row.length - 1;
-        el.onEndTag(() => {
-          row[at] = decode(parts.join("")).replace(/\s+/g, " ").trim();
-          cell = null;
-        });
-      },
-      text(t) {
-        cell?.push(t.text);
-      },
-    });
+  const rewriter = new HTMLRewriter().on(`${table} tbody tr`, { element: () => void rows.push([]) }).on(`${table} tbody td`, {
+    element(el) {
+      const row = rows[rows.length - 1]!;
+      const parts: string[] = [];
+      cell = parts;
+      row.push("");
+      const at = row.length - 1;
+      el.onEndTag(() => {
+        row[at] = decode(parts.join("")).replace(/\s+/g, " ").trim();
+        cell = null;
+      });
+    },
+    text(t) {
+      cell?.push(t.text);
+    },
+  });
   await rewriter.transform(new Response(html)).text();
   return rows;
 }

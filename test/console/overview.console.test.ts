@@ -51,7 +51,12 @@ describe("console: a store's overview", () => {
   it("links a feed's warnings and errors to what they are, and labels every cycle's bar differently", async () => {
     const { cookie } = await signIn();
     const { storeId } = await storeWithToken();
-    await putProducts(storeId, [product("OK-1"), product("NO-GTIN", { Gtin: "" }), product("BAD-GTIN", { Gtin: "4006381333932" }), product("NO-TITLE", { Title: "" })]);
+    await putProducts(storeId, [
+      product("OK-1"),
+      product("NO-GTIN", { Gtin: "" }),
+      product("BAD-GTIN", { Gtin: "4006381333932" }),
+      product("NO-TITLE", { Title: "" }),
+    ]);
     const feed = await createFeed(storeId, { Name: "Google", Format: "csv" });
     const compiled = await compile(feed.FeedId);
     expect(compiled).toMatchObject({ CompilationWarningCount: 2, CompilationErrorCount: 1 });

@@ -43,17 +43,26 @@ describe("the console's Returns tab", () => {
     await putStock(storeId, [{ Sku: item.Sku, Quantity: 4 }]);
     const page = await send("GET", `${base}/${ret.ReturnId}`, { cookie });
     expect(page.status).toBe(200);
-    expect((await definitionLists(page.text, "dl.facts"))[0]).toMatchObject({ Status: "Requested (marketplace: REQUESTED)", "Marketplace return": ret.ReturnSourceNumber });
+    expect((await definitionLists(page.text, "dl.facts"))[0]).toMatchObject({
+      Status: "Requested (marketplace: REQUESTED)",
+      "Marketplace return": ret.ReturnSourceNumber,
+    });
     expect((await tableRows(page.text, "table"))[0]).toEqual([item.OrderItemId, item.Sku, "1", "0", "0", item.Reason ?? "—"]);
     expect(await collect(page.text, "main form[method=post]", "action")).toEqual([`${base}/${ret.ReturnId}/receive`, `${base}/${ret.ReturnId}/decide`]);
 
     // Too many: the API's words at the form, nothing received, nothing restocked.
-    const tooMany = await send("POST", `${base}/${ret.ReturnId}/receive`, { cookie, form: { _csrf: csrf, [`Quantity-${item.OrderItemId}`]: "5", Restock: "true" } });
+    const tooMany = await send("POST", `${base}/${ret.ReturnId}/receive`, {
+      cookie,
+      form: { _csrf: csrf, [`Quantity-${item.OrderItemId}`]: "5", Restock: "true" },
+    });
     expect(tooMany.status).toBe(400);
     expect((await collect(tooMany.text, "#receive-error"))[0]).toContain("Items[0].Quantity");
     expect(await quantityOf(storeId, item.Sku)).toBe(4);
 
-    const done = await send("POST", `${base}/${ret.ReturnId}/receive`, { cookie, form: { _csrf: csrf, [`Quantity-${item.OrderItemId}`]: "1", Restock: "true" } });
+    const done = await send("POST", `${base}/${ret.ReturnId}/receive`, {
+      cookie,
+      form: { _csrf: csrf, [`Quantity-${item.OrderItemId}`]: "1", Restock: "true" },
+    });
     expect(done.status).toBe(303);
     const after = await send("GET", done.headers.get("location")!, { cookie });
     expect(await collect(after.text, 'p.done[role="status"]')).toEqual(["Receipt recorded."]);
@@ -65,7 +74,10 @@ describe("the console's Returns tab", () => {
 
     // The other return is rejected from its page.
     const other = returns[1]!;
-    const rejected = await send("POST", `${base}/${other.ReturnId}/decide`, { cookie, form: { _csrf: csrf, Decision: "reject", Reason: "Past the return window" } });
+    const rejected = await send("POST", `${base}/${other.ReturnId}/decide`, {
+      cookie,
+      form: { _csrf: csrf, Decision: "reject", Reason: "Past the return window" },
+    });
     expect(rejected.status).toBe(303);
     const statuses = await tableRows((await send("GET", base, { cookie })).text, "table");
     expect(Object.fromEntries(statuses.map((r) => [r[0], r[4]]))).toEqual({ [ret.ReturnId]: "Received", [other.ReturnId]: "Rejected" });
@@ -87,14 +99,22 @@ describe("the console's Returns tab", () => {
     const order = JSON.parse((await call("GET", `/v1/${token}/Orders/${ret.OrderId}`)).text).Orders[0] as { Refunds: unknown[] };
     expect(order.Refunds).toEqual([]);
 
-    const done = await send("POST", `${orderPage}/refund`, { cookie, form: { _csrf: csrf, [`Quantity-${item.OrderItemId}`]: "1", Reason: "Came back damaged", ReturnId: ret.ReturnId } });
+    const done = await send("POST", `${orderPage}/refund`, {
+      cookie,
+      form: { _csrf: csrf, [`Quantity-${item.OrderItemId}`]: "1", Reason: "Came back damaged", ReturnId: ret.ReturnId },
+    });
     expect(done.status, done.text).toBe(303);
     const after = await send("GET", done.headers.get("location")!, { cookie });
     expect(await collect(after.text, 'p.done[role="status"]')).toEqual(["Refund recorded."]);
-    const refunded = JSON.parse((await call("GET", `/v1/${token}/Orders/${ret.OrderId}`)).text).Orders[0] as { Refunds: { RefundId: string; Total: number }[]; RefundTotal: number };
+    const refunded = JSON.parse((await call("GET", `/v1/${token}/Orders/${ret.OrderId}`)).text).Orders[0] as {
+      Refunds: { RefundId: string; Total: number }[];
+      RefundTotal: number;
+    };
     expect(refunded.Refunds).toHaveLength(1);
     const refundRows = await tableRows(after.text, "table#refunds");
-    expect(refundRows.map((r) => [r[0], r[1], r[2], r[3], r[6]])).toEqual([[refunded.Refunds[0]!.RefundId, "Pending", "the hub", "Came back damaged", refunded.RefundTotal.toFixed(2)]]);
+    expect(refundRows.map((r) => [r[0], r[1], r[2], r[3], r[6]])).toEqual([
+      [refunded.Refunds[0]!.RefundId, "Pending", "the hub", "Came back damaged", refunded.RefundTotal.toFixed(2)],
+    ]);
     const returnsTab = await tableRows((await send("GET", `/console/stores/${storeId}/returns`, { cookie })).text, "table");
     expect(returnsTab.find((r) => r[0] === ret.ReturnId)![4]).toBe("Refunded");
   });

@@ -106,7 +106,10 @@ describe("console: feed templates", () => {
     expect(offered).toEqual(["google-shopping", "meta-catalog", "microsoft-merchant-center", "tiktok-catalog", "none"]);
     expect(await collect(page.text, 'select[name="Template"] option[selected]', "value")).toEqual(["google-shopping"]);
 
-    const created = await send("POST", `/console/stores/${storeId}/feeds`, { cookie, form: { Name: "Meta feed", Format: "csv", Template: "meta-catalog", Columns: "", CompileIntervalMinutes: "", _csrf: csrf } });
+    const created = await send("POST", `/console/stores/${storeId}/feeds`, {
+      cookie,
+      form: { Name: "Meta feed", Format: "csv", Template: "meta-catalog", Columns: "", CompileIntervalMinutes: "", _csrf: csrf },
+    });
     expect(created.status).toBe(303);
     const feeds = (await admin("GET", `/stores/${storeId}/feeds`)).json.Feeds as { Name: string; Template: string }[];
     expect(feeds.map((f) => [f.Name, f.Template])).toEqual([["Meta feed", "meta-catalog"]]);

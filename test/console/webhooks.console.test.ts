@@ -167,7 +167,9 @@ describe("console: webhooks", () => {
     const [failed] = await deliveries(storeId, id);
     const retry = `${page}/${id}/deliveries/${failed!.EventId}/retry`;
     const shown = await read((await send("GET", page, { cookie })).text);
-    expect(shown.rows).toEqual([[failed!.EventId, "order.created", "failed", "1", "410", "410 Gone: the endpoint is disabled.", "—", `Retry ${failed!.EventId}`]]);
+    expect(shown.rows).toEqual([
+      [failed!.EventId, "order.created", "failed", "1", "410", "410 Gone: the endpoint is disabled.", "—", `Retry ${failed!.EventId}`],
+    ]);
     expect(shown.actions).toContain(retry);
     expect(shown.endpoints[0]!.State).toBe("Disabled: The receiver answered 410 Gone.");
 

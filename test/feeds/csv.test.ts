@@ -18,9 +18,7 @@ const awkward = ["plain", "a,b", 'say "hi"', "line1\nline2", "cr\r\nlf", "tab\th
 
 describe("CSV writer", () => {
   it("quotes commas, quotes and line breaks as RFC 4180 says, and leaves the rest alone", () => {
-    expect(formatRow("csv", awkward)).toBe(
-      'plain,"a,b","say ""hi""","line1\nline2","cr\r\nlf",tab\there,Crème brûlée – 日本語 🎉,, spaced \r\n',
-    );
+    expect(formatRow("csv", awkward)).toBe('plain,"a,b","say ""hi""","line1\nline2","cr\r\nlf",tab\there,Crème brûlée – 日本語 🎉,, spaced \r\n');
   });
 
   it("writes what an independent RFC 4180 reader (csv-parse, strict) reads back as the same values", () => {
@@ -51,7 +49,12 @@ describe("TSV writer", () => {
 
 describe("CSV reader", () => {
   const text = '\uFEFFSku,Title\r\n1,"a ""quoted"", title"\r\n2,"multi\r\nline"\n\n3,last';
-  const expected = [["Sku", "Title"], ["1", 'a "quoted", title'], ["2", "multi\r\nline"], ["3", "last"]];
+  const expected = [
+    ["Sku", "Title"],
+    ["1", 'a "quoted", title'],
+    ["2", "multi\r\nline"],
+    ["3", "last"],
+  ];
 
   it("handles a BOM, CRLF and LF, doubled quotes, quoted line breaks, blank lines and no final newline", () => {
     expect(readAll(text)).toEqual(expected);
@@ -71,7 +74,7 @@ describe("CSV reader", () => {
   it("counts records so a problem can be reported by row", () => {
     const reader = new CsvRecordReader();
     const rows: number[] = [];
-    reader.push("a\n\nb\n\"c\nd\"\ne", () => rows.push(reader.recordCount));
+    reader.push('a\n\nb\n"c\nd"\ne', () => rows.push(reader.recordCount));
     reader.end(() => rows.push(reader.recordCount));
     expect(rows).toEqual([1, 2, 3, 4]);
   });

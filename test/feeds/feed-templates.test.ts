@@ -98,7 +98,10 @@ describe("Meta's quantity column, called directly", () => {
   // The catalog refuses a Quantity that is not a whole number once it holds one; a catalog
   // imported before that kept whatever its Quantity column said, which Meta would refuse.
   it("refuses a quantity that is not a whole number of 0 or more and writes one that is", () => {
-    const columns = META_HEADER.map((header, i) => ({ header, field: ["Sku", "Title", "Description", "Availability", "Condition", "Price", "Link", "ImageLink", "Brand", "Gtin", "Quantity"][i]! }));
+    const columns = META_HEADER.map((header, i) => ({
+      header,
+      field: ["Sku", "Title", "Description", "Availability", "Condition", "Price", "Link", "ImageLink", "Brand", "Gtin", "Quantity"][i]!,
+    }));
     const rows = new FeedRows("csv", columns, "meta-catalog");
     const tally = emptyTally();
     expect(rows.row(productRow("Q1", { attributes: { Quantity: "2.5" } }), tally)).toBeNull();
@@ -221,7 +224,22 @@ describe("choosing a Template", () => {
     // Meta refuses a product with neither brand nor gtin, which Google only warned about.
     expect(meta).toMatchObject({ CompilationValidCount: 1, CompilationErrorCount: 1 });
     const file = await call("GET", `/v1/${ctx.token}/feeds/${plain.FeedId}/download`);
-    expect(parseCsv(file.text)).toEqual([META_HEADER, ["A1", "Product A1", "The description of A1", "in stock", "new", "12.50 USD", "https://shop.example/p/A1", "https://cdn.example/i/A1.jpg", "Acme", "4006381333931", "4"]]);
+    expect(parseCsv(file.text)).toEqual([
+      META_HEADER,
+      [
+        "A1",
+        "Product A1",
+        "The description of A1",
+        "in stock",
+        "new",
+        "12.50 USD",
+        "https://shop.example/p/A1",
+        "https://cdn.example/i/A1.jpg",
+        "Acme",
+        "4006381333931",
+        "4",
+      ],
+    ]);
   });
 
   it("refuses an unknown Template on create and on PATCH with 400 naming the field and every allowed value", async () => {
@@ -251,9 +269,16 @@ describe("a gtin's check digit (Google, and Microsoft which follows it)", () => 
     // right + even positions, rounded up to the next ten), then each with its last digit changed.
     const valid = ["96385074", "036000291452", "4006381333931", "10614141000415"];
     const wrong = ["96385075", "036000291453", "4006381333932", "10614141000416"];
-    const catalog = [...valid.map((g, i) => product(`V${i}`, { Gtin: g })), ...wrong.map((g, i) => product(`W${i}`, { Gtin: g })), product("L0", { Gtin: "4006381" })];
+    const catalog = [
+      ...valid.map((g, i) => product(`V${i}`, { Gtin: g })),
+      ...wrong.map((g, i) => product(`W${i}`, { Gtin: g })),
+      product("L0", { Gtin: "4006381" }),
+    ];
     const checkDigit = "gtin's check digit is wrong (its last digit does not match the others, so Google refuses it as an identifier)";
-    for (const [template, format] of [["google-shopping", "csv"], ["microsoft-merchant-center", "tsv"]] as const) {
+    for (const [template, format] of [
+      ["google-shopping", "csv"],
+      ["microsoft-merchant-center", "tsv"],
+    ] as const) {
       const { feed, text } = await compiled(catalog, { Name: template, Format: format, Template: template });
       expect(feed, template).toMatchObject({ CompilationTotalCount: 9, CompilationValidCount: 9, CompilationWarningCount: 5, CompilationErrorCount: 0 });
       expect(issuesBySku(feed), template).toEqual({
@@ -265,7 +290,10 @@ describe("a gtin's check digit (Google, and Microsoft which follows it)", () => 
       });
       const rows = format === "csv" ? parseCsv(text) : parseTsv(text);
       // Sku order: L0, V0-V3, W0-W3; every row written with its gtin as given.
-      expect(rows.slice(1).map((r) => [r[0], r[r.length - 1]]), template).toEqual([["L0", "4006381"], ...valid.map((g, i) => [`V${i}`, g]), ...wrong.map((g, i) => [`W${i}`, g])]);
+      expect(
+        rows.slice(1).map((r) => [r[0], r[r.length - 1]]),
+        template,
+      ).toEqual([["L0", "4006381"], ...valid.map((g, i) => [`V${i}`, g]), ...wrong.map((g, i) => [`W${i}`, g])]);
     }
   });
 });

@@ -11,7 +11,9 @@ import { storeD1 } from "../helpers/shards";
 import { compile, createFeed, type AdminFeed } from "./feeds-helpers";
 
 describe("a compile of 100,000 products", () => {
-  it("read 100 rows a page with all the time it wants, spreads over slices that each stay within the limits, every product once", { timeout: 300_000 }, async () => {
+  it("read 100 rows a page with all the time it wants, spreads over slices that each stay within the limits, every product once", {
+    timeout: 300_000,
+  }, async () => {
     const { storeId } = await storeWithToken();
     await (await storeD1(storeId))
       .prepare(

@@ -112,7 +112,7 @@ describe("compiling a catalog with known defects", () => {
     const records = parse(res.text, { delimiter: "\t", quote: false, record_delimiter: "\n", relax_column_count: false }) as string[][];
     expect(records.map((r) => r.length)).toEqual([9, 9]);
     expect(records[1]!.slice(0, 3)).toEqual(["T1", "a b c", 'x, "y"']);
-    expect(lines[1]).toBe("T1\ta b c\tx, \"y\"\thttps://shop.example/p/T1\thttps://cdn.example/i/T1.jpg\t12.50 USD\tin_stock\tAcme\t4006381333931");
+    expect(lines[1]).toBe('T1\ta b c\tx, "y"\thttps://shop.example/p/T1\thttps://cdn.example/i/T1.jpg\t12.50 USD\tin_stock\tAcme\t4006381333931');
   });
 
   it("emits the feed's own Columns, including an extra catalog column", async () => {
@@ -348,7 +348,16 @@ describe("catalog import", () => {
       { Row: 4, Sku: null, Message: "must be a JSON object" },
     ]);
     expect((await admin("GET", `/stores/${storeId}/products/count`)).json.Count).toBe(1);
-    const feed = await compile((await createFeed(storeId, { Columns: [{ Header: "id", Field: "Sku" }, { Header: "title", Field: "Title" }] })).FeedId);
+    const feed = await compile(
+      (
+        await createFeed(storeId, {
+          Columns: [
+            { Header: "id", Field: "Sku" },
+            { Header: "title", Field: "Title" },
+          ],
+        })
+      ).FeedId,
+    );
     expect(feed.CompilationTotalCount).toBe(1);
   });
 
@@ -403,9 +412,7 @@ describe("catalog import", () => {
     const res = await putCsv(storeId, csv);
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ RowsUpserted: 1, RowsRejected: 1 });
-    expect(res.json.Rejections).toEqual([
-      { Row: 3, Sku: null, Message: "a record has more than 1000 fields; the upload was not read past this row" },
-    ]);
+    expect(res.json.Rejections).toEqual([{ Row: 3, Sku: null, Message: "a record has more than 1000 fields; the upload was not read past this row" }]);
   });
 
   it("deletes a Sku, and 404s an unknown one", async () => {

@@ -18,7 +18,10 @@ async function downloaded(token: string, feedId: string) {
 describe("formulas in feed cells", () => {
   it("go out as given by default, and quoted when the feed sets EscapeFormulas", async () => {
     const { storeId, token } = await storeWithToken();
-    await putProducts(storeId, hostile.map((title, i) => product(`F${i}`, { Title: title })));
+    await putProducts(
+      storeId,
+      hostile.map((title, i) => product(`F${i}`, { Title: title })),
+    );
     const columns = [
       { Header: "id", Field: "Sku" },
       { Header: "title", Field: "Title" },

@@ -44,7 +44,16 @@ describe("fuzz: catalog", () => {
         body = toJson({ Products: f.value() });
       }
       await send(failures, adminSent("PUT", `/stores/${f.segment([storeId])}/products`, body, f.contentType()));
-      if (f.chance(0.1)) await send(failures, adminSent(f.pick(["GET", "DELETE"]), `/stores/${storeId}/products/${f.pick(["count", `SKU-${i}-0`, ...["%ED%A0%80", "%00", "__proto__", "a".repeat(3000)]])}`, undefined, undefined));
+      if (f.chance(0.1))
+        await send(
+          failures,
+          adminSent(
+            f.pick(["GET", "DELETE"]),
+            `/stores/${storeId}/products/${f.pick(["count", `SKU-${i}-0`, ...["%ED%A0%80", "%00", "__proto__", "a".repeat(3000)]])}`,
+            undefined,
+            undefined,
+          ),
+        );
     }
     expectNoFailures(failures);
   });
@@ -57,14 +66,20 @@ describe("fuzz: catalog", () => {
     const enc = new TextEncoder();
     const failures: string[] = [];
     for (let i = 0; i < 150; i++) {
-      const lines = [f.chance(0.9) ? header : f.pick(["", "Title,Price", "sku", "\ufeffSku,Title", "Sku,Sku,__proto__,constructor", `"Sku`, "Sku\u0000,Title"])];
+      const lines = [
+        f.chance(0.9) ? header : f.pick(["", "Title,Price", "sku", "\ufeffSku,Title", "Sku,Sku,__proto__,constructor", `"Sku`, "Sku\u0000,Title"]),
+      ];
       for (let j = 0, n = f.int(6); j < n; j++) {
         const r = f.random();
         if (r < 0.4) lines.push(row(`C-${i}-${j}`));
         else if (r < 0.5) lines.push(`C-${i}-${j},"open quote,never closed`);
         else if (r < 0.6) lines.push(`C-${i}-${j},too,few`);
         else if (r < 0.7) lines.push(`${row(`C-${i}-${j}`)},extra,fields`);
-        else if (r < 0.8) lines.push(`C-${i}-${j},${String(f.pick(HOSTILE_STRINGS)).replace(/[,\r\n"]/g, " ")},,,,${f.pick(["1e309", "-0", "NaN", "12.5 USD", "12,5", "abc", ""])},${f.pick(["US", "usd", "\ud800", ""])},,,`);
+        else if (r < 0.8)
+          lines.push(
+            `C-${i}-${j},${String(f.pick(HOSTILE_STRINGS)).replace(/[,\r\n"]/g, " ")},,,,` +
+              `${f.pick(["1e309", "-0", "NaN", "12.5 USD", "12,5", "abc", ""])},${f.pick(["US", "usd", "\ud800", ""])},,,`,
+          );
         else if (r < 0.9) lines.push(`"C-${i}-${j}","a ""quoted"" value","multi\nline",,,1,,,,`);
         else lines.push(f.pick(["", ",,,,,,,,,", "\u0000\u0001\u0002", `"${"z".repeat(2000)}"`]));
       }
@@ -81,18 +96,25 @@ describe("fuzz: catalog", () => {
     await send(failures, csvSent(storeId, `${header}\nHUGE,"${"h".repeat(1_100_000)}"\nAFTER,t\n`));
     await send(failures, csvSent(storeId, `Sku,Title\nLONG,${"l".repeat(200_000)}\n`));
     await send(failures, csvSent(storeId, ""));
-    await send(failures, { method: "PUT", path: `/admin/v1/stores/${storeId}/products`, headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "text/csv" } });
+    await send(failures, {
+      method: "PUT",
+      path: `/admin/v1/stores/${storeId}/products`,
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "text/csv" },
+    });
     expectNoFailures(failures);
   });
 
   it("keeps nothing of a refused JSON catalog and every good row of a partly bad CSV", async () => {
     const storeId = await createStore("Fuzz catalog stored");
-    for (const raw of ["{", "[]", "{\"Products\": {}}", "{\"Products\": null}"]) {
-      const res = await call("PUT", `/admin/v1/stores/${storeId}/products`, { raw, headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" } });
+    for (const raw of ["{", "[]", '{"Products": {}}', '{"Products": null}']) {
+      const res = await call("PUT", `/admin/v1/stores/${storeId}/products`, {
+        raw,
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+      });
       expect(res.status, raw).toBe(400);
     }
     expect(await productCount(storeId)).toBe(0);
-    const res = await putCsv(storeId, "Sku,Title,Price\r\nGOOD-1,One,1\nBAD,Two\r\nGOOD-2,\"Two, quoted\",2\n,No sku,3\n");
+    const res = await putCsv(storeId, 'Sku,Title,Price\r\nGOOD-1,One,1\nBAD,Two\r\nGOOD-2,"Two, quoted",2\n,No sku,3\n');
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ RowsReceived: 4, RowsUpserted: 2, RowsRejected: 2 });
     expect(await productCount(storeId)).toBe(2);
@@ -111,11 +133,12 @@ describe("fuzz: catalog", () => {
         sent++;
       },
     });
-    const res = await call("PUT", `/admin/v1/stores/${storeId}/products`, { raw: stream, headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" } });
+    const res = await call("PUT", `/admin/v1/stores/${storeId}/products`, {
+      raw: stream,
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+    });
     expect(res.status).toBe(413);
-    expect(res.json.Message).toBe(
-      "The request body is larger than 16 MiB. Send larger catalogs as CSV (Content-Type: text/csv), which is streamed.",
-    );
+    expect(res.json.Message).toBe("The request body is larger than 16 MiB. Send larger catalogs as CSV (Content-Type: text/csv), which is streamed.");
     expect(await productCount(storeId)).toBe(0);
   });
 
@@ -144,7 +167,13 @@ describe("unpaired surrogates in the catalog and feed definitions", () => {
   it("rejects a product row holding a lone surrogate (keeping the others) and refuses a feed Name or Column with one", async () => {
     const storeId = await createStore("Fuzz surrogate catalog");
     const res = await admin("PUT", `/stores/${storeId}/products`, {
-      Products: [product("OK-1"), product("BAD\ud800"), product("OK-2", { Title: "T\udc00" }), product("OK-3", { Colour: "red\ud800" }), product("OK-4", { Title: "Mug 😀" })],
+      Products: [
+        product("OK-1"),
+        product("BAD\ud800"),
+        product("OK-2", { Title: "T\udc00" }),
+        product("OK-3", { Colour: "red\ud800" }),
+        product("OK-4", { Title: "Mug 😀" }),
+      ],
     });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ RowsReceived: 5, RowsUpserted: 2, RowsRejected: 3 });
@@ -154,7 +183,10 @@ describe("unpaired surrogates in the catalog and feed definitions", () => {
       [4, "'Colour' is not valid Unicode text (it holds an unpaired surrogate)"],
     ]);
     expect(await productCount(storeId)).toBe(2);
-    const title = await (await storeD1(storeId)).prepare("select title from products where store_id = ? and sku = 'OK-4'").bind(storeId).first<{ title: string }>();
+    const title = await (await storeD1(storeId))
+      .prepare("select title from products where store_id = ? and sku = 'OK-4'")
+      .bind(storeId)
+      .first<{ title: string }>();
     expect(title?.title).toBe("Mug 😀");
     for (const body of [
       { Name: "Feed \ud800", Format: "csv" },
@@ -194,7 +226,11 @@ describe("fuzz: feed definitions and compile", () => {
         "Sku",
         { Header: "a", Field: "Sku" },
         Array.from({ length: 101 }, (_, i) => ({ Header: `h${i}`, Field: "Sku" })),
-        [{ Header: "x", Field: "constructor" }, { Header: "y", Field: "__proto__" }, { Header: "z", Field: "toString" }],
+        [
+          { Header: "x", Field: "constructor" },
+          { Header: "y", Field: "__proto__" },
+          { Header: "z", Field: "toString" },
+        ],
       ]);
     const failures: string[] = [];
     let compiles = 0;
@@ -218,7 +254,15 @@ describe("fuzz: feed definitions and compile", () => {
         compiles++;
         await send(failures, adminSent(f.pick(["POST", "GET"]), `/feeds/${f.segment(feedIds)}/compile`, undefined, undefined));
       } else if (r < 0.9) {
-        await send(failures, adminSent(f.pick(["GET", "HEAD", "PUT"]), f.chance(0.5) ? `/feeds/${f.segment(feedIds)}` : `/stores/${f.segment([storeId])}/feeds`, undefined, undefined));
+        await send(
+          failures,
+          adminSent(
+            f.pick(["GET", "HEAD", "PUT"]),
+            f.chance(0.5) ? `/feeds/${f.segment(feedIds)}` : `/stores/${f.segment([storeId])}/feeds`,
+            undefined,
+            undefined,
+          ),
+        );
       } else {
         await send(failures, adminSent("DELETE", `/feeds/${f.segment(["fd_nope"])}`, undefined, undefined));
       }
@@ -277,7 +321,10 @@ describe("fuzz: feed definitions and compile", () => {
       const res = await admin("POST", path, body);
       expect(res.status, path).toBe(404);
     }
-    const res = await call("PUT", "/admin/v1/stores/st_missing/products", { raw: "Sku\nA\n", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "text/csv" } });
+    const res = await call("PUT", "/admin/v1/stores/st_missing/products", {
+      raw: "Sku\nA\n",
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "text/csv" },
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -307,7 +354,32 @@ describe("fuzz: /v1 feeds", () => {
     const never = await createFeed(storeId, { Name: "Never compiled" });
     const etag = (await call("GET", `/v1/${token}/feeds/${feed.FeedId}/download`)).headers.get("etag")!;
     statusSeen.clear();
-    const odd = ["", "0", "-1", "1", "2", "100", "101", "1e309", "1.5", "NaN", "-0", "99999999999", "%00", "%ED%A0%80", "constructor", "__proto__", "a".repeat(300), "%E2%80%AE", "1&page=2", "Name", "name", "DateLastCompiled", "asc", "DESC"];
+    const odd = [
+      "",
+      "0",
+      "-1",
+      "1",
+      "2",
+      "100",
+      "101",
+      "1e309",
+      "1.5",
+      "NaN",
+      "-0",
+      "99999999999",
+      "%00",
+      "%ED%A0%80",
+      "constructor",
+      "__proto__",
+      "a".repeat(300),
+      "%E2%80%AE",
+      "1&page=2",
+      "Name",
+      "name",
+      "DateLastCompiled",
+      "asc",
+      "DESC",
+    ];
     const failures: string[] = [];
     for (let i = 0; i < 300; i++) {
       const r = f.random();
@@ -318,16 +390,47 @@ describe("fuzz: /v1 feeds", () => {
           .join("&");
       const ip = { "cf-connecting-ip": `203.0.113.${i % 250}` };
       if (r < 0.25) await send(failures, { method: "GET", path: `/v1/${token}/feeds/count?${q()}`, headers: ip });
-      else if (r < 0.35) await send(failures, { method: "GET", path: `/api/v1/feeds/count?${q()}`, headers: { ...ip, authorization: f.pick([`Bearer ${token}`, "Bearer", `bearer ${token}x`, ""]) } });
+      else if (r < 0.35)
+        await send(failures, {
+          method: "GET",
+          path: `/api/v1/feeds/count?${q()}`,
+          headers: { ...ip, authorization: f.pick([`Bearer ${token}`, "Bearer", `bearer ${token}x`, ""]) },
+        });
       else if (r < 0.6) await send(failures, { method: "GET", path: `/v1/${token}/feeds?${q()}`, headers: ip });
-      else if (r < 0.7) await send(failures, { method: f.pick(["GET", "HEAD"]), path: `/v1/${token}/feeds/${f.segment([feed.FeedId, never.FeedId])}`, headers: ip });
+      else if (r < 0.7)
+        await send(failures, { method: f.pick(["GET", "HEAD"]), path: `/v1/${token}/feeds/${f.segment([feed.FeedId, never.FeedId])}`, headers: ip });
       else {
         const headers: Record<string, string> = { ...ip };
-        if (f.chance(0.6)) headers.range = f.pick(["bytes=0-0", "bytes=0-", "bytes=-1", "bytes=-0", "bytes=5-2", "bytes=99999999-", "bytes=0-99999999", "bytes=1-2,4-5", "bytes=-", "bytes=abc", "items=0-1", "bytes=18446744073709551616-", "bytes = 0 - 1", "bytes=-99999999999999999999", "bytes=\t0-1"]);
-        if (f.chance(0.4)) headers["if-none-match"] = f.pick([etag, `W/${etag}`, "*", "\"nope\"", "", ",,,", `"a", ${etag}`, "W/"]);
-        if (f.chance(0.2)) headers["if-range"] = f.pick([etag, "\"nope\"", "Wed, 21 Oct 2015 07:28:00 GMT", ""]);
+        if (f.chance(0.6))
+          headers.range = f.pick([
+            "bytes=0-0",
+            "bytes=0-",
+            "bytes=-1",
+            "bytes=-0",
+            "bytes=5-2",
+            "bytes=99999999-",
+            "bytes=0-99999999",
+            "bytes=1-2,4-5",
+            "bytes=-",
+            "bytes=abc",
+            "items=0-1",
+            "bytes=18446744073709551616-",
+            "bytes = 0 - 1",
+            "bytes=-99999999999999999999",
+            "bytes=\t0-1",
+          ]);
+        if (f.chance(0.4)) headers["if-none-match"] = f.pick([etag, `W/${etag}`, "*", '"nope"', "", ",,,", `"a", ${etag}`, "W/"]);
+        if (f.chance(0.2)) headers["if-range"] = f.pick([etag, '"nope"', "Wed, 21 Oct 2015 07:28:00 GMT", ""]);
         if (f.chance(0.2)) headers.accept = f.pick(["text/csv", "application/json", "*/*", "text/html", "text/csv;q=0"]);
-        await send(failures, { method: f.pick(["GET", "GET", "HEAD", "POST"]), path: `/v1/${token}/feeds/${f.chance(0.7) ? feed.FeedId : f.segment([feed.FeedId, never.FeedId])}/download`, headers }, { file: true });
+        await send(
+          failures,
+          {
+            method: f.pick(["GET", "GET", "HEAD", "POST"]),
+            path: `/v1/${token}/feeds/${f.chance(0.7) ? feed.FeedId : f.segment([feed.FeedId, never.FeedId])}/download`,
+            headers,
+          },
+          { file: true },
+        );
       }
     }
     expectNoFailures(failures);

@@ -102,7 +102,10 @@ describe("GET /admin/v1/stores/:storeId/products", () => {
   it("answers 50 a page by default and takes 1 to 200", async () => {
     const storeId = await storeOn("SHARD_2", "List sizes");
     const all = skus(201);
-    await putStock(storeId, all.map((Sku, i) => ({ Sku, Quantity: i })));
+    await putStock(
+      storeId,
+      all.map((Sku, i) => ({ Sku, Quantity: i })),
+    );
 
     const first = await list(storeId);
     expect(first.Products.map((p) => p.Sku)).toEqual(all.slice(0, 50));
@@ -155,7 +158,10 @@ describe("GET /admin/v1/stores/:storeId/products", () => {
     const neighbour = await storeOn("SHARD_3", "List neighbour");
     const elsewhere = await storeOn("SHARD_1", "List elsewhere");
     const empty = await storeOn("SHARD_3", "List empty");
-    await putStock(mine, [{ Sku: "SHARED", Quantity: 1 }, { Sku: "M-1", Quantity: 2 }]);
+    await putStock(mine, [
+      { Sku: "SHARED", Quantity: 1 },
+      { Sku: "M-1", Quantity: 2 },
+    ]);
     await putStock(neighbour, [{ Sku: "SHARED", Quantity: 50 }, { Sku: "A-NEIGHBOUR", Quantity: 9 }, { Sku: "N-1" }]);
     await putStock(elsewhere, [{ Sku: "SHARED", Quantity: 70 }, { Sku: "E-1" }]);
 
@@ -190,7 +196,10 @@ describe("GET /admin/v1/stores/:storeId/products", () => {
 
   it("reads a page with one primary-key search of products, after the Sku given", async () => {
     const storeId = await storeOn("SHARD_2", "List plan");
-    await putStock(storeId, skus(30).map((Sku) => ({ Sku })));
+    await putStock(
+      storeId,
+      skus(30).map((Sku) => ({ Sku })),
+    );
     const seen: { binding: string; sql: string; params: unknown[] }[] = [];
     const bindings = Object.fromEntries(
       Object.entries(env)
@@ -211,7 +220,8 @@ describe("GET /admin/v1/stores/:storeId/products", () => {
     expect(reads).toHaveLength(1);
     const [read] = reads;
     expect(read!.binding).toBe("SHARD_2");
-    const plan = await (env as unknown as Record<string, D1Database>)[read!.binding]!.prepare(`explain query plan ${read!.sql}`)
+    const plan = await (env as unknown as Record<string, D1Database>)
+      [read!.binding]!.prepare(`explain query plan ${read!.sql}`)
       .bind(...read!.params)
       .all<{ detail: string }>();
     const details = plan.results.map((r) => r.detail);

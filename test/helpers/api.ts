@@ -21,7 +21,10 @@ export async function call(method: string, path: string, init: { body?: unknown;
   const request = new Request(path.startsWith("http") ? path : BASE + path, { method, headers, body });
   const response = await exports.default.fetch(request);
   const text = await response.text();
-  await checkContract({ method, url: request.url, authorization: request.headers.get("authorization") }, { status: response.status, headers: response.headers, text });
+  await checkContract(
+    { method, url: request.url, authorization: request.headers.get("authorization") },
+    { status: response.status, headers: response.headers, text },
+  );
   let json: Envelope | undefined;
   try {
     json = JSON.parse(text) as Envelope;
@@ -50,10 +53,7 @@ export async function createStore(name = "Test store", maskBuyerPii = false): Pr
   return (res.json.Store as { StoreId: string }).StoreId;
 }
 
-export async function createKey(
-  storeId: string,
-  options: { scopes?: string[]; lifespan?: string; bucketSize?: number; leakRatePerSecond?: number } = {},
-) {
+export async function createKey(storeId: string, options: { scopes?: string[]; lifespan?: string; bucketSize?: number; leakRatePerSecond?: number } = {}) {
   const res = await admin("POST", `/stores/${storeId}/consumer-keys`, {
     Name: "test key",
     Scopes: options.scopes ?? ALL_SCOPES,

@@ -10,7 +10,10 @@ import { normalizeUrl } from "../../src/http/normalize";
 interface Operation {
   responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema?: Schema }> }>;
 }
-type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema>; headers?: Record<string, { schema?: { type?: string; pattern?: string } }> } };
+type Doc = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; headers?: Record<string, { schema?: { type?: string; pattern?: string } }> };
+};
 
 let loaded: Promise<{ doc: Doc; templates: { path: string; pattern: RegExp; literals: number }[] }> | null = null;
 const validators = new Map<string, Validator>();
@@ -43,7 +46,10 @@ async function operationOf(method: string, url: URL, authorization: string | nul
   return null;
 }
 
-export async function checkContract(request: { method: string; url: string; authorization: string | null }, response: { status: number; headers: Headers; text: string }) {
+export async function checkContract(
+  request: { method: string; url: string; authorization: string | null },
+  response: { status: number; headers: Headers; text: string },
+) {
   // HEAD has no body; 405 and 410 mean the request reached no operation (another method, a retired path).
   if (request.method === "HEAD" || response.status === 405 || response.status === 410) return;
   const url = new URL(request.url);
@@ -57,7 +63,8 @@ export async function checkContract(request: { method: string; url: string; auth
     // Integers unless the document gives the header a string pattern (the structured rate-limit fields).
     const pattern = found.doc.components.headers?.[name]?.schema?.pattern;
     const shape = pattern === undefined ? /^\d+$/ : new RegExp(pattern);
-    if (value === null || !shape.test(value)) throw new Error(`Contract: header ${name} is missing or not of its documented form ${shape} (${value}) in ${where}`);
+    if (value === null || !shape.test(value))
+      throw new Error(`Contract: header ${name} is missing or not of its documented form ${shape} (${value}) in ${where}`);
   }
   const contentType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
   const content = documented.content ?? {};

@@ -10,12 +10,17 @@ import { countEverywhere, everywhere, storeD1 } from "./shards";
 export async function countRows(table: "orders" | "order_items" | "outbox" | "stores" | "consumer_keys" | "products", storeId?: string): Promise<number> {
   if (!storeId) return countEverywhere(`select count(*) as n from ${table}`);
   if (table === "stores" || table === "consumer_keys") {
-    const row = await env.DB.prepare(`select count(*) as n from ${table} where ${table === "stores" ? "id" : "store_id"} = ?`).bind(storeId).first<{ n: number }>();
+    const row = await env.DB.prepare(`select count(*) as n from ${table} where ${table === "stores" ? "id" : "store_id"} = ?`)
+      .bind(storeId)
+      .first<{ n: number }>();
     return row?.n ?? 0;
   }
   const db = await storeD1(storeId);
   if (table === "order_items") {
-    const row = await db.prepare("select count(*) as n from order_items i join orders o on o.id = i.order_id where o.store_id = ?").bind(storeId).first<{ n: number }>();
+    const row = await db
+      .prepare("select count(*) as n from order_items i join orders o on o.id = i.order_id where o.store_id = ?")
+      .bind(storeId)
+      .first<{ n: number }>();
     return row?.n ?? 0;
   }
   const row = await db.prepare(`select count(*) as n from ${table} where store_id = ?`).bind(storeId).first<{ n: number }>();
@@ -27,7 +32,9 @@ export async function insertSource(storeId: string, name: string): Promise<strin
   const id = `src_${Math.random().toString(36).slice(2, 10)}`;
   const now = Date.now();
   await (await storeD1(storeId))
-    .prepare("insert into sources (id, store_id, type, name, enabled, settings_ciphertext, created_at, updated_at) values (?, ?, 'simulated', ?, 1, 'x.y', ?, ?)")
+    .prepare(
+      "insert into sources (id, store_id, type, name, enabled, settings_ciphertext, created_at, updated_at) values (?, ?, 'simulated', ?, 1, 'x.y', ?, ?)",
+    )
     .bind(id, storeId, name, now, now)
     .run();
   return id;

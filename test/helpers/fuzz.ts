@@ -13,7 +13,7 @@ export const HOSTILE_STRINGS = [
   "\t\r\n",
   "<script>alert(1)</script>",
   "'; DROP TABLE sources;--",
-  "\" OR 1=1 --",
+  '" OR 1=1 --',
   "nul\u0000inside",
   "\u0000",
   "\ud800",
@@ -34,7 +34,7 @@ export const HOSTILE_STRINGS = [
   "../../etc/passwd",
   "%00%ZZ",
   "${7*7}{{7*7}}%s%n",
-  "CSV,\"quoted\",\r\nnext",
+  'CSV,"quoted",\r\nnext',
   "x".repeat(5000),
   "y".repeat(300_000),
 ];
@@ -90,17 +90,46 @@ export function fuzzer(seed: number): Fuzzer {
   };
   const body = (base: Record<string, unknown>, extraFields: readonly string[] = []) => {
     const r = random();
-    if (r < 0.08) return pick(["", "{", "[", "{\"Name\":", "nul", "\"", "{'Name': 1}", "\u0000", "{\"a\":1}}", "\ufeff{}", "{\"Name\":\"\\ud800\"}", "{\"Name\":\"\\u0000\"}"]);
-    if (r < 0.14) return pick(["null", "[]", "42", "\"text\"", "true", "[{}]"]);
+    if (r < 0.08)
+      return pick(["", "{", "[", '{"Name":', "nul", '"', "{'Name': 1}", "\u0000", '{"a":1}}', "\ufeff{}", '{"Name":"\\ud800"}', '{"Name":"\\u0000"}']);
+    if (r < 0.14) return pick(["null", "[]", "42", '"text"', "true", "[{}]"]);
     if (r < 0.17) return nestedText(pick([100, 20_000]));
     return toJson(mutate(base, extraFields));
   };
   const segment = (valid: readonly string[]) =>
     chance(0.5)
       ? pick(valid)
-      : pick(["0", "-1", "1e309", "null", "undefined", "%00", "%ED%A0%80", "%F0%9F%98%80", "%E2%80%AE", "a".repeat(2000), "..", "%2e%2e", "__proto__", "constructor", "'%3B%20DROP%20TABLE%20stores%3B--", "%3Cscript%3E"]);
+      : pick([
+          "0",
+          "-1",
+          "1e309",
+          "null",
+          "undefined",
+          "%00",
+          "%ED%A0%80",
+          "%F0%9F%98%80",
+          "%E2%80%AE",
+          "a".repeat(2000),
+          "..",
+          "%2e%2e",
+          "__proto__",
+          "constructor",
+          "'%3B%20DROP%20TABLE%20stores%3B--",
+          "%3Cscript%3E",
+        ]);
   const contentType = () =>
-    pick(["application/json", "application/json", "application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "", undefined]);
+    pick([
+      "application/json",
+      "application/json",
+      "application/json",
+      "application/json; charset=utf-8",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonx",
+      "",
+      undefined,
+    ]);
   return { random, pick, chance, int, value, mutate, body, segment, contentType };
 }
 
@@ -139,7 +168,9 @@ export async function send(failures: string[], sent: Sent, options: { file?: boo
   const res = await call(sent.method, sent.path, { raw: bodyless ? undefined : sent.body, headers: sent.headers });
   statusSeen.set(res.status, (statusSeen.get(res.status) ?? 0) + 1);
   // JSON.stringify escapes lone surrogates: a raw one in a failure message breaks the reporter.
-  const label = () => `${sent.method} ${sent.path.slice(0, 200)} ${JSON.stringify(sent.headers ?? {}).slice(0, 200)} ${typeof sent.body === "string" ? JSON.stringify(sent.body.slice(0, 200)) : sent.body ? "<bytes>" : ""}`;
+  const label = () =>
+    `${sent.method} ${sent.path.slice(0, 200)} ${JSON.stringify(sent.headers ?? {}).slice(0, 200)} ` +
+    `${typeof sent.body === "string" ? JSON.stringify(sent.body.slice(0, 200)) : sent.body ? "<bytes>" : ""}`;
   if (res.status >= 500) {
     failures.push(`${label()} -> ${res.status} ${JSON.stringify(res.text.slice(0, 200))}`);
   } else if (sent.method === "HEAD" || (options.file && [200, 206, 304].includes(res.status))) {

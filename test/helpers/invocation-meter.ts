@@ -67,7 +67,19 @@ const KEEP = 20_000;
 export function invocation<T>(label: string, owner: object | undefined, work: () => T): T {
   const current = scope.getStore();
   if (owner !== undefined && current?.owner === owner) return work();
-  const record: Invocation = { label, seq: ++seq, d1Queries: 0, subrequests: 0, d1Calls: 0, fetches: 0, objectCalls: 0, r2Calls: 0, queueSends: 0, largestValue: 0, owner };
+  const record: Invocation = {
+    label,
+    seq: ++seq,
+    d1Queries: 0,
+    subrequests: 0,
+    d1Calls: 0,
+    fetches: 0,
+    objectCalls: 0,
+    r2Calls: 0,
+    queueSends: 0,
+    largestValue: 0,
+    owner,
+  };
   invocations.push(record);
   if (invocations.length > KEEP) invocations.splice(0, invocations.length - KEEP);
   return scope.run(record, work);
@@ -95,7 +107,10 @@ export function since(from: number, prefix = ""): Invocation[] {
 export function figures(parts: Invocation[]): string {
   const most = (key: "d1Queries" | "subrequests") => Math.max(0, ...parts.map((p) => p[key]));
   const total = (key: "d1Queries" | "subrequests") => parts.reduce((n, p) => n + p[key], 0);
-  return `${parts.length} invocations; per invocation at most ${most("d1Queries")} D1 queries, ${most("subrequests")} subrequests; in all ${total("d1Queries")} D1 queries, ${total("subrequests")} subrequests`;
+  return (
+    `${parts.length} invocations; per invocation at most ${most("d1Queries")} D1 queries, ${most("subrequests")} subrequests; in all ` +
+    `${total("d1Queries")} D1 queries, ${total("subrequests")} subrequests`
+  );
 }
 
 /** Takes the violations recorded so far (the test setup fails the test with them). */
@@ -117,8 +132,10 @@ function charge(kind: Kind, queries = 0): void {
   record[kind] += 1;
   record.subrequests += 1;
   record.d1Queries += queries;
-  if (record.d1Queries > LIMITS.d1Queries) violate(record, `D1 queries ${record.d1Queries} > ${LIMITS.d1Queries} in one invocation (Too many API requests by single Worker invocation)`);
-  if (record.subrequests > LIMITS.subrequests) violate(record, `subrequests ${record.subrequests} > ${LIMITS.subrequests} in one invocation (Too many subrequests)`);
+  if (record.d1Queries > LIMITS.d1Queries)
+    violate(record, `D1 queries ${record.d1Queries} > ${LIMITS.d1Queries} in one invocation (Too many API requests by single Worker invocation)`);
+  if (record.subrequests > LIMITS.subrequests)
+    violate(record, `subrequests ${record.subrequests} > ${LIMITS.subrequests} in one invocation (Too many subrequests)`);
 }
 
 subscribe(OUTBOUND_CHANNEL, () => charge("fetches"));

@@ -35,6 +35,10 @@ export function readRateLimit(headers: Headers): RateLimitFields {
   return {
     policy: { name: policyName, q: integer(policyParams, "q", "RateLimit-Policy"), w: integer(policyParams, "w", "RateLimit-Policy") },
     current: { name, r: integer(params, "r", "RateLimit"), t: integer(params, "t", "RateLimit") },
-    legacy: { limit: headerInteger(headers, "X-RateLimit-Limit"), remaining: headerInteger(headers, "X-RateLimit-Remaining"), reset: headerInteger(headers, "X-RateLimit-Reset") },
+    legacy: {
+      limit: headerInteger(headers, "X-RateLimit-Limit"),
+      remaining: headerInteger(headers, "X-RateLimit-Remaining"),
+      reset: headerInteger(headers, "X-RateLimit-Reset"),
+    },
   };
 }

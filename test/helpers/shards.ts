@@ -39,7 +39,14 @@ export async function storeDrizzle(storeId: string): Promise<Db> {
 
 /** Every row a query finds in any database (for rows known by an id unique across shards). */
 export async function everywhere<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]> {
-  const answers = await Promise.all(DATABASES.map((name) => env[name].prepare(sql).bind(...params).all<T>()));
+  const answers = await Promise.all(
+    DATABASES.map((name) =>
+      env[name]
+        .prepare(sql)
+        .bind(...params)
+        .all<T>(),
+    ),
+  );
   return answers.flatMap((answer) => answer.results);
 }
 
@@ -51,7 +58,18 @@ export async function countEverywhere(sql: string, ...params: unknown[]): Promis
 
 /** The databases holding a row the query finds, by name (an isolation test's "only in its own shard"). */
 export async function databasesWith(sql: string, ...params: unknown[]): Promise<DatabaseName[]> {
-  const found = await Promise.all(DATABASES.map(async (name) => ((await env[name].prepare(sql).bind(...params).all()).results.length > 0 ? name : undefined)));
+  const found = await Promise.all(
+    DATABASES.map(async (name) =>
+      (
+        await env[name]
+          .prepare(sql)
+          .bind(...params)
+          .all()
+      ).results.length > 0
+        ? name
+        : undefined,
+    ),
+  );
   return found.filter((name): name is DatabaseName => name !== undefined);
 }
 

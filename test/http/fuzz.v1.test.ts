@@ -202,7 +202,8 @@ function pagingParams(f: Fuzzer): { params: Param[]; page: number; pageSize: num
   let pageValue = { name: "page", value: page as string | undefined, valid: true };
   let sizeValue = { name: "pageSize", value: size as string | undefined, valid: true };
   if (f.chance(0.07)) pageValue = f.chance(0.8) ? { name: "page", value: f.pick(BAD_NUMBERS), valid: false } : { name: "page", value: undefined, valid: true };
-  if (f.chance(0.07)) sizeValue = f.chance(0.8) ? { name: "pageSize", value: f.pick(BAD_NUMBERS), valid: false } : { name: "pageSize", value: undefined, valid: true };
+  if (f.chance(0.07))
+    sizeValue = f.chance(0.8) ? { name: "pageSize", value: f.pick(BAD_NUMBERS), valid: false } : { name: "pageSize", value: undefined, valid: true };
   params.push(pageValue, sizeValue);
   return { params, page: pageValue.value === undefined ? 1 : Number(page), pageSize: sizeValue.value === undefined ? 100 : Math.min(Number(size), 100) };
 }
@@ -219,11 +220,16 @@ async function tables(): Promise<string[]> {
 
 /** Every row of every table of every database (one schema in all). A download's DateLastPulled is written after the answer (waitUntil), so it is left out. */
 async function snapshot(names: string[]): Promise<string> {
-  const perDatabase = await Promise.all(DATABASES.map((database) => d1(database).batch(names.map((name) => d1(database).prepare(`select * from "${name}" order by rowid`)))));
+  const perDatabase = await Promise.all(
+    DATABASES.map((database) => d1(database).batch(names.map((name) => d1(database).prepare(`select * from "${name}" order by rowid`)))),
+  );
   return JSON.stringify(
     perDatabase.map((results, d) => [
       DATABASES[d],
-      results.map((r, i) => [names[i], (r.results as Record<string, unknown>[]).map((row) => (names[i] === "feeds" ? { ...row, date_last_pulled: undefined } : row))]),
+      results.map((r, i) => [
+        names[i],
+        (r.results as Record<string, unknown>[]).map((row) => (names[i] === "feeds" ? { ...row, date_last_pulled: undefined } : row)),
+      ]),
     ]),
   );
 }
@@ -236,7 +242,9 @@ async function outboxKinds(orderId: string): Promise<string[]> {
 // ---------------------------------------------------------------------------------------------
 
 describe("fuzz: every /v1 route with a valid token", () => {
-  it(`answers ${REQUESTS} mutated requests with the status, Message and content the rules give, and changes nothing it refuses`, { timeout: 240_000 }, async () => {
+  it(`answers ${REQUESTS} mutated requests with the status, Message and content the rules give, and changes nothing it refuses`, {
+    timeout: 240_000,
+  }, async () => {
     const f = fuzzer(20261201);
 
     // The store under test, with a marketplace source named "Mall" (orders inserted with that
@@ -251,7 +259,13 @@ describe("fuzz: every /v1 route with a valid token", () => {
     const orders: ModelOrder[] = [];
     const seed = async (spec: Omit<Partial<ModelOrder>, "created"> & { source: string; created: string }, body: Record<string, unknown> = {}) => {
       const number = `SEED-${orders.length + 1}`;
-      const id = await insert(main.token, { OrderSource: spec.source, OrderSourceOrderNumber: number, DateCreatedInOrderSource: spec.created, GrandTotal: spec.grandTotal ?? 27.5, ...body });
+      const id = await insert(main.token, {
+        OrderSource: spec.source,
+        OrderSourceOrderNumber: number,
+        DateCreatedInOrderSource: spec.created,
+        GrandTotal: spec.grandTotal ?? 27.5,
+        ...body,
+      });
       orders.push({
         id,
         source: spec.source,
@@ -269,9 +283,20 @@ describe("fuzz: every /v1 route with a valid token", () => {
     };
     await seed({ source: "Web", created: "2026-03-01T10:15:00Z", grandTotal: 10 });
     await seed({ source: "Mall", created: "2026-03-01T10:15:00Z", grandTotal: 10 });
-    await seed({ source: "Mall", created: "2026-02-27T08:00:00Z", status: "Processing", seller: "ERP-0", grandTotal: 99.5 }, { OrderStatus: "Processing", OrderDestinationOrderNumber: "ERP-0" });
     await seed(
-      { source: "Mall", created: "2026-03-03T08:00:00Z", status: "Shipped", tracking: "1Z-0", shipped: utc("2026-03-04T00:00:00Z"), carrier: "UPS", grandTotal: 5 },
+      { source: "Mall", created: "2026-02-27T08:00:00Z", status: "Processing", seller: "ERP-0", grandTotal: 99.5 },
+      { OrderStatus: "Processing", OrderDestinationOrderNumber: "ERP-0" },
+    );
+    await seed(
+      {
+        source: "Mall",
+        created: "2026-03-03T08:00:00Z",
+        status: "Shipped",
+        tracking: "1Z-0",
+        shipped: utc("2026-03-04T00:00:00Z"),
+        carrier: "UPS",
+        grandTotal: 5,
+      },
       { OrderStatus: "Shipped", ShipmentTrackingNumber: "1Z-0", DateShipped: "2026-03-04T00:00:00Z", DestinationShippingCarrier: "UPS" },
     );
     await seed({ source: "Web", created: "2026-03-05T23:59:59.999Z", status: "Canceled", grandTotal: 12 }, { OrderStatus: "Canceled" });
@@ -308,7 +333,8 @@ describe("fuzz: every /v1 route with a valid token", () => {
       orders.filter((o) => o.created >= filter.from && o.created <= filter.to && (!filter.status || o.status === filter.status));
 
     const updatedCount = async (filter: { from: number; to: number; status?: Status }) => {
-      const row = await (await storeD1(main.storeId)).prepare(`select count(*) as n from orders where store_id = ? and date_updated between ? and ?${filter.status ? " and status = ?" : ""}`)
+      const row = await (await storeD1(main.storeId))
+        .prepare(`select count(*) as n from orders where store_id = ? and date_updated between ? and ?${filter.status ? " and status = ?" : ""}`)
         .bind(...[main.storeId, filter.from, filter.to, ...(filter.status ? [filter.status] : [])])
         .first<{ n: number }>();
       return row!.n;
@@ -409,7 +435,11 @@ describe("fuzz: every /v1 route with a valid token", () => {
             if (q.updated) {
               const total = await updatedCount(q.filter);
               expect(got).toHaveLength(Math.max(0, Math.min(paging.pageSize, total - offset)));
-              for (const id of got) expect(orders.some((o) => o.id === id), id).toBe(true);
+              for (const id of got)
+                expect(
+                  orders.some((o) => o.id === id),
+                  id,
+                ).toBe(true);
               return;
             }
             const sign = dir === "asc" ? 1 : -1;
@@ -481,29 +511,77 @@ describe("fuzz: every /v1 route with a valid token", () => {
     /** A body-level breakage: not JSON, not an object, not declared as JSON. */
     function brokenBody(): { body: string; contentType?: string; message: RegExp } | null {
       const r = f.random();
-      if (r < 0.03) return { body: f.pick(["{", "{\"OrderStatus\":", "nul", "{'a': 1}", "\"", "{\"a\":1}}"]), contentType: "application/json", message: /JSON/ };
-      if (r < 0.05) return { body: f.pick(["null", "[]", "42", "\"SHIPPED\"", "true"]), contentType: "application/json", message: /JSON object/ };
-      if (r < 0.07) return { body: "{}", contentType: f.pick(["text/plain", "application/x-www-form-urlencoded", undefined]), message: /Content-Type: application\/json/ };
+      if (r < 0.03) return { body: f.pick(["{", '{"OrderStatus":', "nul", "{'a': 1}", '"', '{"a":1}}']), contentType: "application/json", message: /JSON/ };
+      if (r < 0.05) return { body: f.pick(["null", "[]", "42", '"SHIPPED"', "true"]), contentType: "application/json", message: /JSON object/ };
+      if (r < 0.07)
+        return { body: "{}", contentType: f.pick(["text/plain", "application/x-www-form-urlencoded", undefined]), message: /Content-Type: application\/json/ };
       return null;
     }
 
     const LONE = "a\ud800b";
-    const HOSTILE_TEXT = ["<script>alert(1)</script>", "'; DROP TABLE orders;--", "😀🦄👨‍👩‍👧", "\u202Eevil\u202C", "nul\u0000inside", "Zürich", "${7*7}{{7*7}}%s%n", "__proto__"];
+    const HOSTILE_TEXT = [
+      "<script>alert(1)</script>",
+      "'; DROP TABLE orders;--",
+      "😀🦄👨‍👩‍👧",
+      "\u202Eevil\u202C",
+      "nul\u0000inside",
+      "Zürich",
+      "${7*7}{{7*7}}%s%n",
+      "__proto__",
+    ];
     const WRONG_TYPES: unknown[] = [42, true, [], {}, ["a"]];
 
     /** A change of one field; `invalid` names it when the documents refuse the result. */
     type Mutation = { field: string; apply: (body: Record<string, unknown>) => void; invalid?: string; note?: string };
 
     /** Fields InsertOrder requires (spec 4.7). */
-    const REQUIRED = ["BuyerEmailAddress", "BuyerPhoneNumber", "OrderSource", "OrderSourceOrderNumber", "DateCreatedInOrderSource", "ShipToCompanyName", "FirstName", "LastName", "Street1", "City", "StateOrProvince", "Country", "PostalCode", "ShippingMethod", "GrandTotal", "SubTotal", "OrderItems"];
+    const REQUIRED = [
+      "BuyerEmailAddress",
+      "BuyerPhoneNumber",
+      "OrderSource",
+      "OrderSourceOrderNumber",
+      "DateCreatedInOrderSource",
+      "ShipToCompanyName",
+      "FirstName",
+      "LastName",
+      "Street1",
+      "City",
+      "StateOrProvince",
+      "Country",
+      "PostalCode",
+      "ShippingMethod",
+      "GrandTotal",
+      "SubTotal",
+      "OrderItems",
+    ];
     /** Required text that must not be blank (docs/behaviour.md). */
     const NOT_BLANK = ["FirstName", "Street1", "City", "Country", "ShippingMethod", "OrderSource", "OrderSourceOrderNumber"];
     /** Required, but may be empty (docs/behaviour.md). */
     const MAY_BE_EMPTY = ["LastName", "StateOrProvince", "PostalCode", "BuyerEmailAddress", "BuyerPhoneNumber"];
     /** Required text fields (a wrong type or null is 400). */
-    const REQUIRED_TEXT = ["BuyerEmailAddress", "BuyerPhoneNumber", "FirstName", "LastName", "Street1", "City", "StateOrProvince", "Country", "PostalCode", "ShippingMethod"];
+    const REQUIRED_TEXT = [
+      "BuyerEmailAddress",
+      "BuyerPhoneNumber",
+      "FirstName",
+      "LastName",
+      "Street1",
+      "City",
+      "StateOrProvince",
+      "Country",
+      "PostalCode",
+      "ShippingMethod",
+    ];
     /** Text fields typed "string or null" (spec 2.3). */
-    const NULLABLE_TEXT = ["ShipToCompanyName", "OrderDestinationOrderNumber", "PaymentTransactionId", "PaymentType", "ShipmentTrackingNumber", "BuyerUserId", "OrderSourceCustomerOrderNumber", "SyncUserErrorMessage"];
+    const NULLABLE_TEXT = [
+      "ShipToCompanyName",
+      "OrderDestinationOrderNumber",
+      "PaymentTransactionId",
+      "PaymentType",
+      "ShipmentTrackingNumber",
+      "BuyerUserId",
+      "OrderSourceCustomerOrderNumber",
+      "SyncUserErrorMessage",
+    ];
     const OPTIONAL_MONEY = ["ShippingTotal", "ShippingTaxTotal", "GiftWrapTotal", "GiftWrapTaxTotal"];
     const item = () => ({ Sku: "SKU-1", Name: "Blue mug", Quantity: 2, UnitPrice: 12.5 });
 
@@ -516,7 +594,15 @@ describe("fuzz: every /v1 route with a valid token", () => {
           return { field: name, apply: (b) => delete b[name], invalid: name };
         }
         case 1: {
-          const name = field([...OPTIONAL_MONEY, "Street2", "ShippingServiceName", "PaymentType", "IsMarketplacePrime", "DateShipped", "OrderDestinationOrderNumber"]);
+          const name = field([
+            ...OPTIONAL_MONEY,
+            "Street2",
+            "ShippingServiceName",
+            "PaymentType",
+            "IsMarketplacePrime",
+            "DateShipped",
+            "OrderDestinationOrderNumber",
+          ]);
           return { field: name, apply: (b) => delete b[name] };
         }
         case 2: {
@@ -573,46 +659,64 @@ describe("fuzz: every /v1 route with a valid token", () => {
           return { field: name, apply: (b) => (b[name] = value) };
         }
         case 14: {
-          const [text, status] = f.pick([["NEW", "New"], ["processing", "Processing"], ["Shipped", "Shipped"], ["CANCELED", "Canceled"], ["Cancelled", "Canceled"]] as const);
+          const [text, status] = f.pick([
+            ["NEW", "New"],
+            ["processing", "Processing"],
+            ["Shipped", "Shipped"],
+            ["CANCELED", "Canceled"],
+            ["Cancelled", "Canceled"],
+          ] as const);
           return { field: "OrderStatus", apply: (b) => (b.OrderStatus = text), note: `status:${status}` };
         }
-        case 15:
-        {
+        case 15: {
           const value = f.pick<unknown>(["Lost", "constructor", "", 3]);
           return { field: "OrderStatus", apply: (b) => (b.OrderStatus = value), invalid: "OrderStatus" };
         }
-        case 16:
-        {
+        case 16: {
           const value = f.pick<unknown>([[], "SKU-1", { Sku: "A" }, [null]]);
           return { field: "OrderItems", apply: (b) => (b.OrderItems = value), invalid: "OrderItems" };
         }
         case 17: {
-          const [name, value] = f.pick<[string, unknown]>([["Quantity", 1.5], ["Quantity", "2"], ["Quantity", 0], ["UnitPrice", "1"], ["UnitPrice", null], ["Sku", ""], ["Name", " "], ["Sku", 7]]);
+          const [name, value] = f.pick<[string, unknown]>([
+            ["Quantity", 1.5],
+            ["Quantity", "2"],
+            ["Quantity", 0],
+            ["UnitPrice", "1"],
+            ["UnitPrice", null],
+            ["Sku", ""],
+            ["Name", " "],
+            ["Sku", 7],
+          ]);
           return { field: "OrderItems", apply: (b) => (b.OrderItems = [{ ...item(), [name]: value }]), invalid: "OrderItems" };
         }
         case 18: {
           const name = f.pick(["Sku", "Name", "Quantity", "UnitPrice"]);
-          return { field: "OrderItems", apply: (b) => (b.OrderItems = [item(), Object.fromEntries(Object.entries(item()).filter(([k]) => k !== name))]), invalid: "OrderItems" };
+          return {
+            field: "OrderItems",
+            apply: (b) => (b.OrderItems = [item(), Object.fromEntries(Object.entries(item()).filter(([k]) => k !== name))]),
+            invalid: "OrderItems",
+          };
         }
         case 19:
-          return { field: "OrderItems", apply: (b) => (b.OrderItems = [item(), { Sku: "SKU-2", Name: "Tea", Quantity: 1, UnitPrice: 8, SaleTaxCost: 0.5, Discount: "0.25", OrderItemId: "" }]) };
+          return {
+            field: "OrderItems",
+            apply: (b) =>
+              (b.OrderItems = [item(), { Sku: "SKU-2", Name: "Tea", Quantity: 1, UnitPrice: 8, SaleTaxCost: 0.5, Discount: "0.25", OrderItemId: "" }]),
+          };
         case 20:
           return { field: "OrderItems", apply: (b) => (b.OrderItems = Array.from({ length: 501 }, item)), invalid: "OrderItems" };
-        case 21:
-          // OrderId is assigned by the service: sent empty or not at all (spec 4.7).
-        {
-          const valid = f.chance(0.5);
-          const value = valid ? f.pick(["", null]) : f.pick(["123", 5]);
-          return { field: "OrderId", apply: (b) => (b.OrderId = value), invalid: valid ? undefined : "OrderId" };
-        }
-        case 22:
-          // Fields of the Order the client may echo back, and fields it does not know: ignored.
-        {
-          const extra = f.pick<Record<string, unknown>>([{ SyncStatus: "Enabled" }, { SourceOrderStatus: "Shipped" }, { Foo: 1 }, { constructor: "x" }]);
-          return { field: Object.keys(extra)[0]!, apply: (b) => Object.assign(b, extra) };
-        }
-        default:
-        {
+        case 21: // OrderId is assigned by the service: sent empty or not at all (spec 4.7).
+          {
+            const valid = f.chance(0.5);
+            const value = valid ? f.pick(["", null]) : f.pick(["123", 5]);
+            return { field: "OrderId", apply: (b) => (b.OrderId = value), invalid: valid ? undefined : "OrderId" };
+          }
+        case 22: // Fields of the Order the client may echo back, and fields it does not know: ignored.
+          {
+            const extra = f.pick<Record<string, unknown>>([{ SyncStatus: "Enabled" }, { SourceOrderStatus: "Shipped" }, { Foo: 1 }, { constructor: "x" }]);
+            return { field: Object.keys(extra)[0]!, apply: (b) => Object.assign(b, extra) };
+          }
+        default: {
           const value = f.pick([null, "Acme Ltd"]);
           return { field: "ShipToCompanyName", apply: (b) => (b.ShipToCompanyName = value) };
         }
@@ -653,13 +757,19 @@ describe("fuzz: every /v1 route with a valid token", () => {
       const broken = brokenBody();
       if (broken) {
         const headers: Record<string, string> = broken.contentType ? { "content-type": broken.contentType } : {};
-        return [{ method: "PUT", path, body: broken.body, headers }, { status: 400, message: broken.message }];
+        return [
+          { method: "PUT", path, body: broken.body, headers },
+          { status: 400, message: broken.message },
+        ];
       }
       const contentType = f.pick(["application/json", "application/json", "application/json; charset=utf-8"]);
       if (f.chance(0.015)) {
         // decisions 1: a /v1 body over 1 MiB is 413, before the token is looked at.
         body.Street2 = "x".repeat(1024 * 1024);
-        return [{ method: "PUT", path, body: toJson(body), headers: { "content-type": contentType } }, { status: 413, message: /1 MiB/ }];
+        return [
+          { method: "PUT", path, body: toJson(body), headers: { "content-type": contentType } },
+          { status: 413, message: /1 MiB/ },
+        ];
       }
       const sent: Sent = { method: "PUT", path, body: toJson(body), headers: { "content-type": contentType } };
       if (invalid.length) return [sent, { status: 400, fields: invalid }];
@@ -667,7 +777,11 @@ describe("fuzz: every /v1 route with a valid token", () => {
       const existing = orders.find((o) => key(o) === key({ source: body.OrderSource as string, number: body.OrderSourceOrderNumber as string }));
       if (existing) return [sent, { status: 400, message: `OrderId ${existing.id}` }];
       const created = mutations.map((m) => m.note).find((n) => n?.startsWith("created:"));
-      const status = (mutations.map((m) => m.note).filter((n) => n?.startsWith("status:")).at(-1)?.slice(7) ?? "New") as Status;
+      const status = (mutations
+        .map((m) => m.note)
+        .filter((n) => n?.startsWith("status:"))
+        .at(-1)
+        ?.slice(7) ?? "New") as Status;
       let newId = "";
       return [
         sent,
@@ -689,7 +803,16 @@ describe("fuzz: every /v1 route with a valid token", () => {
               status,
               seller: (body.OrderDestinationOrderNumber as string | null | undefined) ?? null,
               tracking: (body.ShipmentTrackingNumber as string | null | undefined) ?? null,
-              shipped: typeof dateShipped === "string" ? Date.parse(/[zZ]|[+-]\d\d:\d\d$/.test(dateShipped) || dateShipped.length === 10 ? (dateShipped.length === 10 ? `${dateShipped}T00:00:00Z` : dateShipped) : `${dateShipped}Z`) : null,
+              shipped:
+                typeof dateShipped === "string"
+                  ? Date.parse(
+                      /[zZ]|[+-]\d\d:\d\d$/.test(dateShipped) || dateShipped.length === 10
+                        ? dateShipped.length === 10
+                          ? `${dateShipped}T00:00:00Z`
+                          : dateShipped
+                        : `${dateShipped}Z`,
+                    )
+                  : null,
               carrier: (body.DestinationShippingCarrier as string | undefined) ?? "",
               claimed: body.OrderSource === "Mall",
               queued: [],
@@ -711,7 +834,11 @@ describe("fuzz: every /v1 route with a valid token", () => {
       else if (r < 0.93) param = { name: "orderDestinationOrderNumber", value: "", valid: false };
       else param = { name: "orderDestinationOrderNumber", value: undefined, valid: false };
       const query = queryOf(f, [param]);
-      const sent: Sent = { method: "PUT", path: `/v1/${token}/${spell(f, "Orders")}/${id}/${spell(f, "AcknowledgeOrder")}${query ? `?${query}` : ""}`, headers: {} };
+      const sent: Sent = {
+        method: "PUT",
+        path: `/v1/${token}/${spell(f, "Orders")}/${id}/${spell(f, "AcknowledgeOrder")}${query ? `?${query}` : ""}`,
+        headers: {},
+      };
       if (!param.valid) return [sent, { status: 400, fields: ["orderDestinationOrderNumber"] }];
       if (!order) return [sent, { status: 404, message: /No order with OrderId/ }];
       if (order.status === "Canceled") return [sent, { status: 400, message: /Canceled/ }];
@@ -740,7 +867,10 @@ describe("fuzz: every /v1 route with a valid token", () => {
       const path = `/v1/${token}/${spell(f, "Orders")}/${id}/${spell(f, "UpdateStatus")}`;
       const broken = brokenBody();
       if (broken) {
-        return [{ method: "PUT", path, body: broken.body, headers: broken.contentType ? { "content-type": broken.contentType } : {} }, { status: 400, message: broken.message }];
+        return [
+          { method: "PUT", path, body: broken.body, headers: broken.contentType ? { "content-type": broken.contentType } : {} },
+          { status: 400, message: broken.message },
+        ];
       }
       const invalid: string[] = [];
       const body: Record<string, unknown> = {};
@@ -763,28 +893,54 @@ describe("fuzz: every /v1 route with a valid token", () => {
       if (f.chance(0.35)) body.DateShipped = f.pick(["2026-03-04T00:00:00Z", "2026-03-04", "2026-03-05T14:30:00+01:00", null]);
       if (f.chance(0.3)) body.DestinationShippingCarrier = f.pick(["UPS", "FedEx", null]);
       if (f.chance(0.06)) {
-        const [name, value] = f.pick<[string, unknown]>([["DateShipped", "2026-02-30"], ["DateShipped", "tomorrow"], ["ShipmentTrackingNumber", 12345], ["ShipmentTrackingNumber", LONE], ["DestinationShippingCarrier", ["UPS"]]]);
+        const [name, value] = f.pick<[string, unknown]>([
+          ["DateShipped", "2026-02-30"],
+          ["DateShipped", "tomorrow"],
+          ["ShipmentTrackingNumber", 12345],
+          ["ShipmentTrackingNumber", LONE],
+          ["DestinationShippingCarrier", ["UPS"]],
+        ]);
         body[name] = value;
         invalid.push(name);
       }
       if (f.chance(0.01)) {
         body.ShipmentTrackingNumber = "t".repeat(1024 * 1024);
-        return [{ method: "PUT", path, body: toJson(body), headers: { "content-type": "application/json" } }, { status: 413, message: /1 MiB/ }];
+        return [
+          { method: "PUT", path, body: toJson(body), headers: { "content-type": "application/json" } },
+          { status: 413, message: /1 MiB/ },
+        ];
       }
-      const sent: Sent = { method: "PUT", path, body: toJson(body), headers: { "content-type": f.pick(["application/json", "application/json; charset=utf-8"]) } };
+      const sent: Sent = {
+        method: "PUT",
+        path,
+        body: toJson(body),
+        headers: { "content-type": f.pick(["application/json", "application/json; charset=utf-8"]) },
+      };
       if (invalid.length) {
         const only = invalid.includes("OrderStatus") && typeof body.OrderStatus === "string" && invalid.length === 1;
         // Spec 7.1: the error says that only CANCELLED or SHIPPED status updates are allowed.
-        return [sent, only ? { status: 400, fields: ["OrderStatus"], message: /only CANCELLED or SHIPPED status updates are allowed/ } : { status: 400, fields: invalid }];
+        return [
+          sent,
+          only ? { status: 400, fields: ["OrderStatus"], message: /only CANCELLED or SHIPPED status updates are allowed/ } : { status: 400, fields: invalid },
+        ];
       }
       if (!order) return [sent, { status: 404, message: /No order with OrderId/ }];
       if (kind === "cancel") {
         if (order.status === "Shipped") return [sent, { status: 400, message: /Shipped/ }];
         if (order.status === "Canceled") return [sent, { status: 200, message: "" }];
-        return [sent, { status: 200, message: "", writes: true, orderId: order.id, apply: () => {
-          order.status = "Canceled";
-          if (order.claimed) queue(order, "cancel");
-        } }];
+        return [
+          sent,
+          {
+            status: 200,
+            message: "",
+            writes: true,
+            orderId: order.id,
+            apply: () => {
+              order.status = "Canceled";
+              if (order.claimed) queue(order, "cancel");
+            },
+          },
+        ];
       }
       if (order.status === "Canceled") return [sent, { status: 400, message: /Canceled/ }];
       const given = {
@@ -802,18 +958,36 @@ describe("fuzz: every /v1 route with a valid token", () => {
         };
         const same = next.tracking === order.tracking && next.shipped === order.shipped && next.carrier === order.carrier && order.shipped !== null;
         if (same) return [sent, { status: 200, message: "" }];
-        return [sent, { status: 200, message: "", writes: true, orderId: order.id, apply: () => {
-          Object.assign(order, next);
-          if (order.claimed) queue(order, "ship");
-        } }];
+        return [
+          sent,
+          {
+            status: 200,
+            message: "",
+            writes: true,
+            orderId: order.id,
+            apply: () => {
+              Object.assign(order, next);
+              if (order.claimed) queue(order, "ship");
+            },
+          },
+        ];
       }
-      return [sent, { status: 200, message: "", writes: true, orderId: order.id, apply: () => {
-        order.status = "Shipped";
-        order.tracking = given.tracking ?? null;
-        order.shipped = given.shipped ?? "now";
-        order.carrier = given.carrier ?? order.carrier;
-        if (order.claimed) queue(order, "ship");
-      } }];
+      return [
+        sent,
+        {
+          status: 200,
+          message: "",
+          writes: true,
+          orderId: order.id,
+          apply: () => {
+            order.status = "Shipped";
+            order.tracking = given.tracking ?? null;
+            order.shipped = given.shipped ?? "now";
+            order.carrier = given.carrier ?? order.carrier;
+            if (order.claimed) queue(order, "ship");
+          },
+        },
+      ];
     }
 
     // -----------------------------------------------------------------------------------------
@@ -891,14 +1065,22 @@ describe("fuzz: every /v1 route with a valid token", () => {
       const { id, feed } = feedId();
       const sent: Sent = { method: "GET", path: `/v1/${token}/${spell(f, "feeds")}/${id}`, headers: {} };
       if (!feed) return [sent, { status: 404 }];
-      return [sent, { status: 200, check: (res) => expect((res.json.Feeds as { FeedId: string; Name: string }[]).map((x) => [x.FeedId, x.Name])).toEqual([[feed.id, feed.name]]) }];
+      return [
+        sent,
+        {
+          status: 200,
+          check: (res) => expect((res.json.Feeds as { FeedId: string; Name: string }[]).map((x) => [x.FeedId, x.Name])).toEqual([[feed.id, feed.name]]),
+        },
+      ];
     }
 
     function downloadRequest(token: string): [Sent, Expected] {
       const { id, feed } = feedId();
       const headers: Record<string, string> = {};
       // decisions 1: a download accepts text/csv, text/tab-separated-values, text/plain and */*.
-      const accept = f.chance(0.08) ? f.pick(["application/json", "text/html"]) : f.pick([undefined, undefined, undefined, "text/csv", "*/*", "text/plain", "text/csv, */*;q=0.1"]);
+      const accept = f.chance(0.08)
+        ? f.pick(["application/json", "text/html"])
+        : f.pick([undefined, undefined, undefined, "text/csv", "*/*", "text/plain", "text/csv, */*;q=0.1"]);
       if (accept !== undefined) headers.accept = accept;
       type RangeCase = { header: string; result: "whole" | "unsatisfiable" | { start: number; end: number } };
       const ranges: RangeCase[] = [
@@ -921,7 +1103,8 @@ describe("fuzz: every /v1 route with a valid token", () => {
       if (accept === "application/json" || accept === "text/html") return [sent, { status: 406 }];
       if (feed !== compiled) return [sent, { status: 404, message: feed ? /has no file yet/ : /No feed with FeedId/ }];
       if (conditional && conditional !== '"stale"') return [sent, { status: 304, check: (res) => expect(res.text).toBe("") }];
-      if (range?.result === "unsatisfiable") return [sent, { status: 416, check: (res) => expect(res.headers.get("content-range")).toBe(`bytes */${fileSize}`) }];
+      if (range?.result === "unsatisfiable")
+        return [sent, { status: 416, check: (res) => expect(res.headers.get("content-range")).toBe(`bytes */${fileSize}`) }];
       if (range && range.result !== "whole") {
         const { start, end } = range.result;
         return [
@@ -952,7 +1135,24 @@ describe("fuzz: every /v1 route with a valid token", () => {
       feedGet: feedGetRequest,
       download: downloadRequest,
     };
-    const ROUTES: Route[] = ["count", "list", "list", "get", "insert", "insert", "ack", "ack", "status", "status", "status", "feedCount", "feedList", "feedGet", "download", "download"];
+    const ROUTES: Route[] = [
+      "count",
+      "list",
+      "list",
+      "get",
+      "insert",
+      "insert",
+      "ack",
+      "ack",
+      "status",
+      "status",
+      "status",
+      "feedCount",
+      "feedList",
+      "feedGet",
+      "download",
+      "download",
+    ];
     const FILE_ROUTE: Route = "download";
 
     const seen = new Map<Route, Map<number, number>>();
@@ -973,25 +1173,37 @@ describe("fuzz: every /v1 route with a valid token", () => {
       }
 
       const res = await call(sent.method, sent.path, { raw: sent.body, headers: sent.headers });
-      const label = `#${i} ${route} ${sent.method} ${sent.path.slice(0, 160)} ${JSON.stringify(sent.headers)} ${JSON.stringify((sent.body ?? "").slice(0, 240))}`;
+      const label =
+        `#${i} ${route} ${sent.method} ${sent.path.slice(0, 160)} ${JSON.stringify(sent.headers)} ` + `${JSON.stringify((sent.body ?? "").slice(0, 240))}`;
       const byStatus = seen.get(route) ?? new Map<number, number>();
       byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
       seen.set(route, byStatus);
 
       const problems: string[] = [];
-      if (res.status !== expected.status) problems.push(`status ${res.status}, the rules give ${expected.status}${expected.fields ? ` naming ${expected.fields.join("/")}` : ""}: ${JSON.stringify(res.text.slice(0, 200))}`);
+      if (res.status !== expected.status)
+        problems.push(
+          `status ${res.status}, the rules give ${expected.status}${expected.fields ? ` naming ${expected.fields.join("/")}` : ""}: ` +
+            `${JSON.stringify(res.text.slice(0, 200))}`,
+        );
       else {
         const fileAnswer = route === FILE_ROUTE && [200, 206, 304].includes(res.status);
         if (!fileAnswer) {
           if (!/^application\/json/.test(res.headers.get("content-type") ?? "")) problems.push(`not JSON: ${res.headers.get("content-type")}`);
           else if (res.status >= 400) {
-            if (res.json?.Success !== false || typeof res.json.Message !== "string" || !res.json.Message) problems.push(`not a failure envelope: ${res.text.slice(0, 200)}`);
+            if (res.json?.Success !== false || typeof res.json.Message !== "string" || !res.json.Message)
+              problems.push(`not a failure envelope: ${res.text.slice(0, 200)}`);
             else {
-              if (expected.fields && !expected.fields.some((field) => res.json.Message.includes(`'${field}`))) problems.push(`Message names none of ${expected.fields.join(", ")}: ${res.json.Message}`);
-              if (typeof expected.message === "string" && res.json.Message !== expected.message && !(expected.status === 400 && res.json.Message.includes(expected.message))) {
+              if (expected.fields && !expected.fields.some((field) => res.json.Message.includes(`'${field}`)))
+                problems.push(`Message names none of ${expected.fields.join(", ")}: ${res.json.Message}`);
+              if (
+                typeof expected.message === "string" &&
+                res.json.Message !== expected.message &&
+                !(expected.status === 400 && res.json.Message.includes(expected.message))
+              ) {
                 problems.push(`Message ${JSON.stringify(res.json.Message)}, expected ${JSON.stringify(expected.message)}`);
               }
-              if (expected.message instanceof RegExp && !expected.message.test(res.json.Message)) problems.push(`Message ${JSON.stringify(res.json.Message)} does not match ${expected.message}`);
+              if (expected.message instanceof RegExp && !expected.message.test(res.json.Message))
+                problems.push(`Message ${JSON.stringify(res.json.Message)} does not match ${expected.message}`);
             }
           } else if (expected.message === "" && JSON.stringify(res.json) !== JSON.stringify({ Success: true, Message: "" })) {
             problems.push(`a move answers exactly {Success:true, Message:""}: ${res.text.slice(0, 200)}`);
@@ -1012,7 +1224,8 @@ describe("fuzz: every /v1 route with a valid token", () => {
         if (expected.orderId) {
           const order = orders.find((o) => o.id === expected.orderId)!;
           const kinds = await outboxKinds(order.id);
-          if (JSON.stringify(kinds) !== JSON.stringify(order.queued)) problems.push(`outbox of order ${order.id} is ${JSON.stringify(kinds)}, the model queued ${JSON.stringify(order.queued)}`);
+          if (JSON.stringify(kinds) !== JSON.stringify(order.queued))
+            problems.push(`outbox of order ${order.id} is ${JSON.stringify(kinds)}, the model queued ${JSON.stringify(order.queued)}`);
           if (now === last) problems.push("a move that changes the order left the database as it was");
         }
       } else if (now !== last) {
@@ -1036,7 +1249,10 @@ describe("fuzz: every /v1 route with a valid token", () => {
     for (const order of orders) {
       const res = await call("GET", `/v1/${main.token}/Orders/${order.id}`);
       expect(res.status, order.id).toBe(200);
-      expect((res.json.Orders as Record<string, unknown>[])[0], order.id).toMatchObject({ OrderStatus: order.status, OrderDestinationOrderNumber: order.seller });
+      expect((res.json.Orders as Record<string, unknown>[])[0], order.id).toMatchObject({
+        OrderStatus: order.status,
+        OrderDestinationOrderNumber: order.seller,
+      });
       expect(await outboxKinds(order.id), order.id).toEqual(order.queued);
     }
     const queued = orders.reduce((n, o) => n + o.queued.length, 0);

@@ -90,22 +90,28 @@ describe("secrets too short to protect anything", () => {
     }
   });
 
-  it("a SOURCE_SETTINGS_KEY of 32 bytes with the newline `openssl rand -base64 32` prints is the key the cipher uses: sources are created and read", async () => {
-    const key = `${base64(32)}\n`;
-    const { storeId } = await storeWithToken();
-    const created = await fetchWith(
-      { SOURCE_SETTINGS_KEY: key },
-      new Request(`${BASE}/admin/v1/stores/${storeId}/sources`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-        body: JSON.stringify({ Type: "simulated", Name: "Sim newline", Settings: {} }),
-      }),
-    );
-    expect(created.status, await created.clone().text()).toBe(200);
-    const sourceId = ((await created.json()) as { Source: { SourceId: string } }).Source.SourceId;
-    const read = await fetchWith({ SOURCE_SETTINGS_KEY: key }, new Request(`${BASE}/admin/v1/stores/${storeId}/sources/${sourceId}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }));
-    expect(read.status, await read.clone().text()).toBe(200);
-  });
+  it(
+    "a SOURCE_SETTINGS_KEY of 32 bytes with the newline `openssl rand -base64 32` prints is the key the cipher uses: sources are created and " + "read",
+    async () => {
+      const key = `${base64(32)}\n`;
+      const { storeId } = await storeWithToken();
+      const created = await fetchWith(
+        { SOURCE_SETTINGS_KEY: key },
+        new Request(`${BASE}/admin/v1/stores/${storeId}/sources`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+          body: JSON.stringify({ Type: "simulated", Name: "Sim newline", Settings: {} }),
+        }),
+      );
+      expect(created.status, await created.clone().text()).toBe(200);
+      const sourceId = ((await created.json()) as { Source: { SourceId: string } }).Source.SourceId;
+      const read = await fetchWith(
+        { SOURCE_SETTINGS_KEY: key },
+        new Request(`${BASE}/admin/v1/stores/${storeId}/sources/${sourceId}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }),
+      );
+      expect(read.status, await read.clone().text()).toBe(200);
+    },
+  );
 
   it("the placeholders of .dev.vars.example run nothing: each is refused with a message saying it is the example's placeholder", async () => {
     const example = Object.fromEntries(
@@ -119,7 +125,10 @@ describe("secrets too short to protect anything", () => {
     const res = await fetchWith(example, new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: `Bearer ${example.ADMIN_API_KEY}` } }));
     expect(res.status).toBe(503);
     for (const name of ["ADMIN_API_KEY", "TOKEN_SIGNING_SECRET", "SOURCE_SETTINGS_KEY"]) {
-      expect(logged.some((line) => line.includes(`${name} is the placeholder of .dev.vars.example`)), name).toBe(true);
+      expect(
+        logged.some((line) => line.includes(`${name} is the placeholder of .dev.vars.example`)),
+        name,
+      ).toBe(true);
     }
   });
 
@@ -158,17 +167,22 @@ describe("console sign-in with odd input", () => {
 describe("admin key failures per client address", () => {
   it("are limited: after 20 wrong keys an address gets 429 with Retry-After, even for the right key; other addresses are not affected", async () => {
     const ip = nextIp();
-    const wrong = () => exports.default.fetch(new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: "Bearer wrong-key", "cf-connecting-ip": ip } }));
+    const wrong = () =>
+      exports.default.fetch(new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: "Bearer wrong-key", "cf-connecting-ip": ip } }));
     for (let i = 0; i < 10; i++) expect((await wrong()).status).toBe(403);
     // Failed console sign-ins count against the same address.
     for (let i = 0; i < 10; i++) expect((await signInWith("wrong-key", ip)).status).toBe(401);
     const limited = await wrong();
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-    const right = await exports.default.fetch(new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: `Bearer ${ADMIN_KEY}`, "cf-connecting-ip": ip } }));
+    const right = await exports.default.fetch(
+      new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: `Bearer ${ADMIN_KEY}`, "cf-connecting-ip": ip } }),
+    );
     expect(right.status).toBe(429);
     expect((await signInWith(ADMIN_KEY, ip)).status).toBe(429);
-    const elsewhere = await exports.default.fetch(new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: `Bearer ${ADMIN_KEY}`, "cf-connecting-ip": nextIp() } }));
+    const elsewhere = await exports.default.fetch(
+      new Request(`${BASE}/admin/v1/stores`, { headers: { authorization: `Bearer ${ADMIN_KEY}`, "cf-connecting-ip": nextIp() } }),
+    );
     expect(elsewhere.status).toBe(200);
   });
 
@@ -191,7 +205,11 @@ describe("admin JSON bodies", () => {
   const big = (bytes: number) => JSON.stringify({ Name: "Store", Padding: "x".repeat(bytes) });
   const send = (body: BodyInit, headers: Record<string, string> = {}) =>
     exports.default.fetch(
-      new Request(`${BASE}/admin/v1/stores`, { method: "POST", body, headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", ...headers } }),
+      new Request(`${BASE}/admin/v1/stores`, {
+        method: "POST",
+        body,
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json", ...headers },
+      }),
     );
   const streamOf = (text: string) => new Response(text).body!;
 

@@ -37,7 +37,10 @@ describe("a list without page or pageSize", () => {
     const second = await call("GET", `/v1/${token}/Orders?${RANGE}&page=2`);
     expect(second.json.Paging).toEqual({ Page: 2, PageSize: 100, MaxPageSize: 100, NextCursor: null });
     expect(second.json.Orders).toHaveLength(3);
-    const byCursor = await call("GET", `/v1/${token}/Orders?${RANGE}&cursor=${orders.json.Paging && (orders.json.Paging as { NextCursor: string }).NextCursor}`);
+    const byCursor = await call(
+      "GET",
+      `/v1/${token}/Orders?${RANGE}&cursor=${orders.json.Paging && (orders.json.Paging as { NextCursor: string }).NextCursor}`,
+    );
     expect(byCursor.status, byCursor.text).toBe(200);
     expect(ids(byCursor.json.Orders, "OrderId")).toEqual(ids(second.json.Orders, "OrderId"));
     // Only pageSize, only page.
@@ -87,7 +90,9 @@ describe("page or pageSize given but not a whole number of 1 or more", () => {
           expect(res.status, `${list} ${name}=${value}`).toBe(400);
           expect(res.json, `${list} ${name}=${value}`).toEqual({
             Success: false,
-            Message: `'${name}': must be a whole number of 1 or more (${name === "page" ? "pages start at 1" : "at most 100; larger sizes are clamped"}); got '${value}'`,
+            Message:
+              `'${name}': must be a whole number of 1 or more (${name === "page" ? "pages start at 1" : "at most 100; larger sizes are clamped"}); ` +
+              `got '${value}'`,
           });
         }
       }

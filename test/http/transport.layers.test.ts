@@ -7,7 +7,6 @@ import { specifiers } from "../helpers/imports";
 
 const sources = import.meta.glob("../../src/http/*.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 
-
 describe("src/http/", () => {
   it("imports nothing outside http/ and lib/", () => {
     const files = Object.keys(sources);

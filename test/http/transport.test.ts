@@ -21,7 +21,12 @@ function expectEnvelope(res: { json: { Success: boolean; Message: string } | und
 
 describe("HTTPS only", () => {
   it("answers a plain http:// request 403 saying HTTPS is required, without redirecting", async () => {
-    for (const path of ["http://hub.test/v1/Authorization", "http://hub.test/v1/tok/Orders/count", "http://hub.test/admin/v1/stores", "http://hub.test/nowhere"]) {
+    for (const path of [
+      "http://hub.test/v1/Authorization",
+      "http://hub.test/v1/tok/Orders/count",
+      "http://hub.test/admin/v1/stores",
+      "http://hub.test/nowhere",
+    ]) {
       const res = await call("GET", path);
       expect(res.status, path).toBe(403);
       expectEnvelope(res);
@@ -40,15 +45,20 @@ describe("Accept", () => {
     expect(res.json.Message).toMatch(/application\/json/);
   });
 
-  it.each([undefined, "*/*", "application/*", "application/json", "application/json; charset=utf-8", "application/xml, application/json;q=0.5", "text/html, */*;q=0.1"])(
-    "answers JSON for Accept %s",
-    async (accept) => {
-      const { token } = await storeWithToken();
-      const res = await call("GET", `/v1/${token}/Orders/count?${RANGE}`, { headers: accept ? { accept } : {} });
-      expect(res.status).toBe(200);
-      expect(res.json).toEqual({ Success: true, Message: "", Count: 0 });
-    },
-  );
+  it.each([
+    undefined,
+    "*/*",
+    "application/*",
+    "application/json",
+    "application/json; charset=utf-8",
+    "application/xml, application/json;q=0.5",
+    "text/html, */*;q=0.1",
+  ])("answers JSON for Accept %s", async (accept) => {
+    const { token } = await storeWithToken();
+    const res = await call("GET", `/v1/${token}/Orders/count?${RANGE}`, { headers: accept ? { accept } : {} });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ Success: true, Message: "", Count: 0 });
+  });
 
   it("refuses a JSON type whose quality is zero", async () => {
     const res = await call("GET", "/v1/x/Orders/count", { headers: { accept: "application/json;q=0" } });
@@ -146,7 +156,9 @@ describe("body size", () => {
       OrderSourceOrderNumber: sampleOrderNumber(json),
       FirstName: "Jane",
       GrandTotal: 27.5,
-      OrderItems: [{ OrderItemId: expect.stringMatching(/^\d+$/), Sku: "SKU-1", Name: "Blue mug", Quantity: 2, UnitPrice: 12.5, SaleTaxCost: 0, Discount: "0" }],
+      OrderItems: [
+        { OrderItemId: expect.stringMatching(/^\d+$/), Sku: "SKU-1", Name: "Blue mug", Quantity: 2, UnitPrice: 12.5, SaleTaxCost: 0, Discount: "0" },
+      ],
     });
   });
 });
@@ -189,11 +201,7 @@ describe("case-insensitive paths and query names", () => {
     const auth = await call("PUT", "/v1/authorization", { body: { ConsumerKey: key.Key }, headers: { "cf-connecting-ip": "203.0.113.7" } });
     expect(auth.status).toBe(200);
     const id = await insert(token, { DateCreatedInOrderSource: "2026-03-01T10:00:00Z" });
-    for (const path of [
-      `/V1/${token}/ORDERS/Count?${RANGE}`,
-      `/v1/${token}/orders/count?${RANGE}`,
-      `/v1/${token}/oRdErS/cOuNt?${RANGE}`,
-    ]) {
+    for (const path of [`/V1/${token}/ORDERS/Count?${RANGE}`, `/v1/${token}/orders/count?${RANGE}`, `/v1/${token}/oRdErS/cOuNt?${RANGE}`]) {
       const res = await call("GET", path);
       expect(res.status, path).toBe(200);
       expect(res.json.Count).toBe(1);
@@ -215,7 +223,10 @@ describe("case-insensitive paths and query names", () => {
     expect(count.json.Count).toBe(1);
     const shipped = await call("GET", `/v1/${token}/Orders/count?fromdate=2026-01-01&todate=2026-12-31&STATUS=Shipped`);
     expect(shipped.json.Count).toBe(1);
-    const list = await call("GET", `/v1/${token}/Orders?FROMDATE=2026-01-01&ToDate=2026-12-31&PAGE=1&PAGESIZE=1&SortBy=DateCreatedInOrderSource&SORTDIRECTION=DESC`);
+    const list = await call(
+      "GET",
+      `/v1/${token}/Orders?FROMDATE=2026-01-01&ToDate=2026-12-31&PAGE=1&PAGESIZE=1&SortBy=DateCreatedInOrderSource&SORTDIRECTION=DESC`,
+    );
     expect(list.status).toBe(200);
     expect(list.json.Paging).toEqual({ Page: 1, PageSize: 1, MaxPageSize: 100, NextCursor: expect.stringMatching(/^[\w-]+\.[\w-]+$/) });
     expect(list.json.Sorting).toEqual({ SortBy: "DateCreatedInOrderSource", SortDirection: "desc" });
@@ -237,7 +248,10 @@ describe("/api/v1 forms with a Bearer token", () => {
   });
 
   it("answers 401 when the Bearer header is missing or garbled", async () => {
-    for (const headers of [{}, { authorization: "Bearer" }, { authorization: "Basic abc" }, { authorization: "Bearer not/a/token" }] as Record<string, string>[]) {
+    for (const headers of [{}, { authorization: "Bearer" }, { authorization: "Basic abc" }, { authorization: "Bearer not/a/token" }] as Record<
+      string,
+      string
+    >[]) {
       const res = await call("GET", `/api/v1/orders/count?${RANGE}`, { headers: { ...headers, "cf-connecting-ip": "203.0.113.9" } });
       expect(res.status, JSON.stringify(headers)).toBe(401);
       expectEnvelope(res);
@@ -248,7 +262,7 @@ describe("/api/v1 forms with a Bearer token", () => {
 describe("request bodies", () => {
   it("answers malformed JSON 400", async () => {
     const { storeId, token } = await storeWithToken();
-    for (const raw of ["{", "{\"BuyerEmailAddress\": }", "not json", "{'a': 1}"]) {
+    for (const raw of ["{", '{"BuyerEmailAddress": }', "not json", "{'a': 1}"]) {
       const res = await call("PUT", `/v1/${token}/Orders/InsertOrder`, { raw, headers: { "content-type": "application/json" } });
       expect(res.status, raw).toBe(400);
       expectEnvelope(res);
@@ -274,7 +288,7 @@ describe("request bodies", () => {
 
   it("answers a JSON body that is not an object 400", async () => {
     const { token } = await storeWithToken();
-    for (const raw of ["null", "[]", "42", "\"text\""]) {
+    for (const raw of ["null", "[]", "42", '"text"']) {
       const res = await call("PUT", `/v1/${token}/Orders/InsertOrder`, { raw, headers: { "content-type": "application/json" } });
       expect(res.status, raw).toBe(400);
       expect(res.json.Message).toMatch(/JSON object/);
@@ -286,19 +300,19 @@ describe("request bodies", () => {
     const hostile = {
       FirstName: "<script>alert('x')</script>",
       LastName: "'; DROP TABLE orders;--",
-      Street1: "Robert\"); DELETE FROM order_items; --",
+      Street1: 'Robert"); DELETE FROM order_items; --',
       Street2: "nul\u0000inside",
       City: "Zürich 🦄 \u202Eevil\u202C",
       StateOrProvince: "\u05E9\u05DC\u05D5\u05DD",
       ShipToCompanyName: "{{7*7}} ${7*7} %s%n",
     };
-    const id = await insert(token, { ...hostile, OrderItems: [{ Sku: "<b>SKU</b>", Name: "\\\"quoted\\\"", Quantity: 1, UnitPrice: 1 }] });
+    const id = await insert(token, { ...hostile, OrderItems: [{ Sku: "<b>SKU</b>", Name: '\\"quoted\\"', Quantity: 1, UnitPrice: 1 }] });
     const res = await call("GET", `/v1/${token}/Orders/${id}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const order = (res.json.Orders as Record<string, unknown>[])[0]!;
     for (const [field, value] of Object.entries(hostile)) expect(order[field], field).toBe(value);
-    expect((order.OrderItems as { Sku: string; Name: string }[])[0]).toMatchObject({ Sku: "<b>SKU</b>", Name: "\\\"quoted\\\"" });
+    expect((order.OrderItems as { Sku: string; Name: string }[])[0]).toMatchObject({ Sku: "<b>SKU</b>", Name: '\\"quoted\\"' });
     // The SQL-looking text was data: the store holds exactly this order and its one item, and
     // the list still reads it.
     expect(await countRows("orders", storeId)).toBe(1);
@@ -314,8 +328,46 @@ describe("no input produces a 500", () => {
     const existing = await insert(token);
     const random = prng(20261122);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    const weird = ["", " ", "%00", "%E0%A4%A", "%ZZ", "..", ".", "😀", "\u202E", "a".repeat(3000), "-1", "0", "1e309", "9".repeat(30), "NaN", "null", "%2F", "count", "UpdateStatus"];
-    const segments = ["v1", "V1", "v0", "api", "admin", "orders", "Orders", "count", "insertorder", "updatestatus", "acknowledgeorder", "authorization", "feeds", token, existing, "ck_x.1.0.abc", ...weird];
+    const weird = [
+      "",
+      " ",
+      "%00",
+      "%E0%A4%A",
+      "%ZZ",
+      "..",
+      ".",
+      "😀",
+      "\u202E",
+      "a".repeat(3000),
+      "-1",
+      "0",
+      "1e309",
+      "9".repeat(30),
+      "NaN",
+      "null",
+      "%2F",
+      "count",
+      "UpdateStatus",
+    ];
+    const segments = [
+      "v1",
+      "V1",
+      "v0",
+      "api",
+      "admin",
+      "orders",
+      "Orders",
+      "count",
+      "insertorder",
+      "updatestatus",
+      "acknowledgeorder",
+      "authorization",
+      "feeds",
+      token,
+      existing,
+      "ck_x.1.0.abc",
+      ...weird,
+    ];
     const values = (): unknown => {
       const r = random();
       if (r < 0.15) return pick(weird);
@@ -332,7 +384,7 @@ describe("no input produces a 500", () => {
     const bodies = (): string | undefined => {
       const r = random();
       if (r < 0.1) return undefined;
-      if (r < 0.2) return pick(["{", "[", "nul", "\"", "{}", "[]", "0", "{\"a\":", "\u0000"]);
+      if (r < 0.2) return pick(["{", "[", "nul", '"', "{}", "[]", "0", '{"a":', "\u0000"]);
       const order: Record<string, unknown> = sampleOrder();
       for (let i = 0; i < 1 + Math.floor(random() * 4); i++) {
         const field = pick([...Object.keys(order), "OrderId", "OrderStatus", "DateShipped", "ConsumerKey", "Enabled", "Name", "Scopes", "Lifespan"]);
@@ -344,7 +396,18 @@ describe("no input produces a 500", () => {
     };
     const queries = () => {
       const params: string[] = [];
-      for (const name of ["fromDate", "toDate", "status", "page", "pageSize", "sortBy", "sortDirection", "dateField", "orderDestinationOrderNumber", "FROMDATE"]) {
+      for (const name of [
+        "fromDate",
+        "toDate",
+        "status",
+        "page",
+        "pageSize",
+        "sortBy",
+        "sortDirection",
+        "dateField",
+        "orderDestinationOrderNumber",
+        "FROMDATE",
+      ]) {
         if (random() < 0.5) params.push(`${name}=${encodeValue(String(values()))}`);
       }
       if (random() < 0.1) params.push(pick(["%", "&&", "=", "a=%E0%A4%A", "fromDate"]));

@@ -37,7 +37,9 @@ describe("what one invocation is charged", () => {
 
   it("each R2 call, queue send, Durable Object call and outbound fetch is one subrequest", async () => {
     vi.spyOn(globalThis, "fetch").mockImplementation(async () => new Response("ok"));
-    vi.spyOn(env.SYNC_QUEUE, "send").mockImplementation(async () => ({ metadata: { metrics: { backlogCount: 0, backlogBytes: 0, oldestMessageTimestamp: new Date(0) } } }));
+    vi.spyOn(env.SYNC_QUEUE, "send").mockImplementation(async () => ({
+      metadata: { metrics: { backlogCount: 0, backlogBytes: 0, oldestMessageTimestamp: new Date(0) } },
+    }));
     const { spent, violations } = await probe(async (m) => {
       await m.FEEDS.put("meter/probe.txt", "x");
       await m.FEEDS.head("meter/probe.txt");

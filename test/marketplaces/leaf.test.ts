@@ -5,12 +5,18 @@
 import { describe, expect, it } from "vitest";
 import { specifiers } from "../helpers/imports";
 
-const sources = import.meta.glob(["../../src/marketplaces/**/*.ts", "../../src/marketplaces/**/*.tsx"], { query: "?raw", import: "default", eager: true }) as Record<string, string>;
-
+const sources = import.meta.glob(["../../src/marketplaces/**/*.ts", "../../src/marketplaces/**/*.tsx"], {
+  query: "?raw",
+  import: "default",
+  eager: true,
+}) as Record<string, string>;
 
 /** `spec` as imported from `file`, as a path from the repository root ("src/lib/dates"). */
 function resolve(file: string, spec: string): string {
-  const parts = file.replace(/^(\.\.\/)+/, "").split("/").slice(0, -1);
+  const parts = file
+    .replace(/^(\.\.\/)+/, "")
+    .split("/")
+    .slice(0, -1);
   for (const piece of spec.split("/")) {
     if (piece === "..") parts.pop();
     else if (piece !== ".") parts.push(piece);

@@ -102,7 +102,10 @@ describe("GET /openapi.json", () => {
     for (const path of ["/api/v1/orders/count", "/api/v1/orders", "/api/v1/feeds/count"]) {
       const op = doc.paths[path]!.get!;
       expect(op.security, path).toEqual([{ AccessToken: [] }]);
-      expect(op.parameters!.some((p) => p.name === "token"), path).toBe(false);
+      expect(
+        op.parameters!.some((p) => p.name === "token"),
+        path,
+      ).toBe(false);
     }
     expect(doc.paths["/admin/v1/stores"]!.post!.security).toEqual([{ AdminKey: [] }]);
     expect(doc.paths["/v1/authorization"]!.put!.security).toEqual([]);
@@ -111,9 +114,19 @@ describe("GET /openapi.json", () => {
   it("request schemas are the validators' own", async () => {
     const doc = await getDocument();
     const list = doc.paths["/v1/{token}/orders"]!.get!.parameters!;
-    expect(list.filter((p) => p.in === "query" && p.required).map((p) => p.name).sort()).toEqual(["fromDate", "toDate"]);
+    expect(
+      list
+        .filter((p) => p.in === "query" && p.required)
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(["fromDate", "toDate"]);
     // Paging is optional with defaults (decisions 3): page 1, pages of 100; a cursor instead of page.
-    expect(list.filter((p) => p.in === "query" && !p.required).map((p) => p.name).sort()).toEqual(["cursor", "dateField", "page", "pageSize", "sortBy", "sortDirection", "status"]);
+    expect(
+      list
+        .filter((p) => p.in === "query" && !p.required)
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(["cursor", "dateField", "page", "pageSize", "sortBy", "sortDirection", "status"]);
     const store = doc.paths["/admin/v1/stores"]!.post!.requestBody!.content["application/json"]!.schema as {
       properties: Record<string, Record<string, unknown>>;
       required: string[];
@@ -123,9 +136,21 @@ describe("GET /openapi.json", () => {
     const key = doc.paths["/admin/v1/stores/{storeId}/consumer-keys"]!.post!.requestBody!.content["application/json"]!.schema as {
       properties: Record<string, { items?: { enum?: string[] }; enum?: string[] }>;
     };
-    expect(key.properties.Scopes!.items!.enum).toEqual(["FeedsRead", "InventoryUpdate", "OrdersCreate", "OrdersRead", "OrdersUpdate", "ReturnsRead", "ReturnsUpdate"]);
+    expect(key.properties.Scopes!.items!.enum).toEqual([
+      "FeedsRead",
+      "InventoryUpdate",
+      "OrdersCreate",
+      "OrdersRead",
+      "OrdersUpdate",
+      "ReturnsRead",
+      "ReturnsUpdate",
+    ]);
     // Returns and the Refund (decisions 13): the Refund's body names its fields, Reason required.
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/v1/{token}/returns")).sort()).toEqual([
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith("/v1/{token}/returns"))
+        .sort(),
+    ).toEqual([
       "/v1/{token}/returns",
       "/v1/{token}/returns/count",
       "/v1/{token}/returns/{returnId}",
@@ -133,7 +158,10 @@ describe("GET /openapi.json", () => {
       "/v1/{token}/returns/{returnId}/receive",
       "/v1/{token}/returns/{returnId}/reject",
     ]);
-    const refund = doc.paths["/v1/{token}/orders/{orderId}/refund"]!.put!.requestBody!.content["application/json"]!.schema as { properties: Record<string, unknown>; required: string[] };
+    const refund = doc.paths["/v1/{token}/orders/{orderId}/refund"]!.put!.requestBody!.content["application/json"]!.schema as {
+      properties: Record<string, unknown>;
+      required: string[];
+    };
     expect(Object.keys(refund.properties).sort()).toEqual(["Items", "Reason", "ReturnId", "ShippingAmount"]);
     expect(refund.required).toEqual(["Reason"]);
     expect(key.properties.Lifespan!.enum).toEqual(["NeverExpires", "7Days", "14Days", "30Days"]);
@@ -142,11 +170,19 @@ describe("GET /openapi.json", () => {
       oneOf: { properties: { Type: { const: string } } }[];
     };
     expect(source.oneOf.map((v) => v.properties.Type.const)).toEqual(["simulated", "walmart", "ebay", "shopify", "amazon", "etsy", "mirakl", "tiktok"]);
-    for (const [name, secrets] of [["EbaySettings", ["clientId", "clientSecret", "refreshToken"]], ["ShopifySettings", ["accessToken"]], ["AmazonSettings", ["refreshToken", "clientId", "clientSecret"]], ["MiraklSettings", ["apiKey"]], ["TiktokSettings", ["appSecret", "refreshToken"]]] as const) {
+    for (const [name, secrets] of [
+      ["EbaySettings", ["clientId", "clientSecret", "refreshToken"]],
+      ["ShopifySettings", ["accessToken"]],
+      ["AmazonSettings", ["refreshToken", "clientId", "clientSecret"]],
+      ["MiraklSettings", ["apiKey"]],
+      ["TiktokSettings", ["appSecret", "refreshToken"]],
+    ] as const) {
       const settings = doc.components.schemas[name] as { properties: Record<string, { writeOnly?: boolean }> };
       for (const secret of secrets) expect(settings.properties[secret]!.writeOnly, `${name}.${secret}`).toBe(true);
     }
-    const patchSource = doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}"]!.patch!.requestBody!.content["application/json"]!.schema as { properties: Record<string, unknown> };
+    const patchSource = doc.paths["/admin/v1/stores/{storeId}/sources/{sourceId}"]!.patch!.requestBody!.content["application/json"]!.schema as {
+      properties: Record<string, unknown>;
+    };
     expect(Object.keys(patchSource.properties).sort()).toEqual(["Enabled", "ImportFrom", "Name", "Settings"]);
     const storeLimits = (store.properties.Limits as { properties: Record<string, unknown> }).properties;
     expect(Object.keys(storeLimits).sort()).toEqual(["ConsumerKeys", "Feeds", "OrderItems", "Orders", "Products", "Sources", "StoredBytes"]);
@@ -236,7 +272,17 @@ describe("GET /openapi.json", () => {
     };
     walk(doc, "#");
     expect([...new Set(dates)]).toEqual(
-      expect.arrayContaining(["DateCreatedInOrderSource", "DateShipped", "DateUpdated", "DateLastCompiled", "DateLastPulled", "TokenExpirationDate", "DateGenerated", "NextAttemptAt", "DateRevoked"]),
+      expect.arrayContaining([
+        "DateCreatedInOrderSource",
+        "DateShipped",
+        "DateUpdated",
+        "DateLastCompiled",
+        "DateLastPulled",
+        "TokenExpirationDate",
+        "DateGenerated",
+        "NextAttemptAt",
+        "DateRevoked",
+      ]),
     );
   });
 });

@@ -13,7 +13,10 @@ describe("GET /admin/v1/stores/{storeId}/orders", () => {
     for (const number of ["MKT-1001", "ERP-77", a]) {
       const res = await admin("GET", `/stores/${storeId}/orders?page=1&pageSize=25&orderNumber=${number}`);
       expect(res.status, number).toBe(200);
-      expect((res.json.Orders as { OrderId: string }[]).map((o) => o.OrderId), number).toEqual([a]);
+      expect(
+        (res.json.Orders as { OrderId: string }[]).map((o) => o.OrderId),
+        number,
+      ).toEqual([a]);
     }
     const none = await admin("GET", `/stores/${storeId}/orders?page=1&pageSize=25&orderNumber=MKT-10`);
     expect(none.json.Orders).toEqual([]);

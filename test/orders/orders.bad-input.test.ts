@@ -41,7 +41,11 @@ const INSERT_CASES: [string, string, Body][] = [
     "SubTotal",
     "OrderItems",
   ].map((field): [string, string, Body] => [`missing ${field}`, field, without(field)]),
-  ...["Sku", "Name", "Quantity", "UnitPrice"].map((field): [string, string, Body] => [`missing OrderItems[].${field}`, `OrderItems[0].${field}`, withItem({}, field)]),
+  ...["Sku", "Name", "Quantity", "UnitPrice"].map((field): [string, string, Body] => [
+    `missing OrderItems[].${field}`,
+    `OrderItems[0].${field}`,
+    withItem({}, field),
+  ]),
   ["GrandTotal as a string", "GrandTotal", sampleOrder({ GrandTotal: "27.5" })],
   ["SubTotal as a boolean", "SubTotal", sampleOrder({ SubTotal: true })],
   ["ShippingTotal as a string", "ShippingTotal", sampleOrder({ ShippingTotal: "1" })],

@@ -14,22 +14,24 @@ describe("a page of 100 orders of 500 items", () => {
       OrderItems: Array.from({ length: 500 }, (_, i) => ({ Sku: `SKU-${i}`, Name: `Item ${i} ${"x".repeat(40)}`, Quantity: 1, UnitPrice: 1 })),
     });
     const shard = await storeD1(storeId);
-    await shard.prepare(
-      `insert into orders (store_id, order_source, order_source_order_number, status, source_order_status, buyer_email_address, buyer_phone_number,
+    await shard
+      .prepare(
+        `insert into orders (store_id, order_source, order_source_order_number, status, source_order_status, buyer_email_address, buyer_phone_number,
         first_name, last_name, street1, city, state_or_province, postal_code, country, shipping_method, grand_total, sub_total,
         date_created_in_order_source, date_updated)
        select store_id, order_source, 'COPY-' || value, status, source_order_status, buyer_email_address, buyer_phone_number,
         first_name, last_name, street1, city, state_or_province, postal_code, country, shipping_method, value + 1, sub_total,
         date_created_in_order_source + value * 1000, date_updated
        from orders, json_each(?) where orders.id = ?`,
-    )
+      )
       .bind(JSON.stringify(Array.from({ length: 99 }, (_, i) => i + 1)), Number(firstId))
       .run();
-    await shard.prepare(
-      `insert into order_items (order_id, sku, name, quantity, unit_price, sale_tax_cost, discount)
+    await shard
+      .prepare(
+        `insert into order_items (order_id, sku, name, quantity, unit_price, sale_tax_cost, discount)
        select o.id, i.sku || '-' || o.id, i.name, i.quantity, i.unit_price, i.sale_tax_cost, i.discount
        from orders o join order_items i on i.order_id = ? where o.store_id = ? and o.id <> ? order by o.id, i.id`,
-    )
+      )
       .bind(Number(firstId), storeId, Number(firstId))
       .run();
 

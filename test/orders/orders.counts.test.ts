@@ -9,9 +9,8 @@ const DAY = 86_400_000;
 const STATUSES = ["New", "Processing", "Shipped", "Canceled"];
 
 async function bruteForce(storeId: string, column: string, from: number, to: number, status?: string): Promise<number> {
-  const row = await (await storeD1(storeId)).prepare(
-    `select count(*) as n from orders where store_id = ? and ${column} >= ? and ${column} <= ?${status ? " and status = ?" : ""}`,
-  )
+  const row = await (await storeD1(storeId))
+    .prepare(`select count(*) as n from orders where store_id = ? and ${column} >= ? and ${column} <= ?${status ? " and status = ?" : ""}`)
     .bind(storeId, from, to, ...(status ? [status] : []))
     .first<{ n: number }>();
   return row!.n;
@@ -40,9 +39,14 @@ describe("counts", () => {
     }
     // Any writer of the table keeps the counts: spread DateUpdated over days, straight in D1.
     for (const id of ids.filter(() => random() < 0.5)) {
-      await (await storeD1(storeId)).prepare("update orders set date_updated = ? where id = ?").bind(base + Math.floor(random() * 12 * DAY), Number(id)).run();
+      await (await storeD1(storeId))
+        .prepare("update orders set date_updated = ? where id = ?")
+        .bind(base + Math.floor(random() * 12 * DAY), Number(id))
+        .run();
     }
-    const updated = (await (await storeD1(storeId)).prepare("select date_updated as d from orders where store_id = ?").bind(storeId).all<{ d: number }>()).results.map((r) => r.d);
+    const updated = (
+      await (await storeD1(storeId)).prepare("select date_updated as d from orders where store_id = ?").bind(storeId).all<{ d: number }>()
+    ).results.map((r) => r.d);
 
     const points = (dates: number[]) => {
       const pick = () => {
@@ -63,7 +67,8 @@ describe("counts", () => {
       for (let i = 0; i < 40; i++) {
         const [from, to] = points(dates) as [number, number];
         const status = random() < 0.5 ? undefined : STATUSES[Math.floor(random() * 4)];
-        const query = `fromDate=${new Date(from).toISOString()}&toDate=${new Date(to).toISOString()}&dateField=${dateField}${status ? `&status=${status}` : ""}`;
+        const query =
+          `fromDate=${new Date(from).toISOString()}&toDate=${new Date(to).toISOString()}&dateField=${dateField}` + (status ? `&status=${status}` : "");
         const res = await call("GET", `/v1/${token}/Orders/count?${query}`);
         expect(res.status, res.text).toBe(200);
         expect(JSON.parse(res.text).Count, query).toBe(await bruteForce(storeId, column, from, to, status));

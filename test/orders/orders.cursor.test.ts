@@ -77,7 +77,10 @@ describe("cursor walks", () => {
     });
     const seen = pages.flatMap((p) => p.ids);
     expect(new Set(seen).size, "no order twice").toBe(seen.length);
-    expect(seen.filter((id) => before.includes(id)), "every order that existed, once, in order").toEqual(before);
+    expect(
+      seen.filter((id) => before.includes(id)),
+      "every order that existed, once, in order",
+    ).toEqual(before);
     expect(inserted).toBeGreaterThan(0);
     // Orders inserted behind the cursor are not seen; those ahead of it are.
     expect(seen.length).toBeGreaterThan(before.length);
@@ -88,7 +91,12 @@ describe("cursor walks", () => {
     for (let i = 1; i <= 13; i++) {
       await insert(token, { DateCreatedInOrderSource: day(i), GrandTotal: i % 3 === 0 ? 5 : 7.25, OrderStatus: i % 2 ? "New" : "Shipped" });
     }
-    for (const sort of ["sortBy=GrandTotal&sortDirection=desc", "sortBy=OrderStatus", "sortBy=OrderStatus&sortDirection=desc", "sortBy=OrderId&sortDirection=desc"]) {
+    for (const sort of [
+      "sortBy=GrandTotal&sortDirection=desc",
+      "sortBy=OrderStatus",
+      "sortBy=OrderStatus&sortDirection=desc",
+      "sortBy=OrderId&sortDirection=desc",
+    ]) {
       const byCursor = (await walk(token, `${RANGE}&pageSize=4&${sort}`)).flatMap((p) => p.ids);
       const byPage = [];
       for (let n = 1; n <= 4; n++) byPage.push(...(await page(token, `${RANGE}&pageSize=4&${sort}&page=${n}`)).ids);
@@ -97,26 +105,30 @@ describe("cursor walks", () => {
     }
   });
 
-  it("with dateField=updated (sorted by DateUpdated by default), an order changed during the walk comes again at its new place and none is skipped", async () => {
-    const { token } = await storeWithToken();
-    const ids: string[] = [];
-    for (let i = 1; i <= 9; i++) ids.push(await insert(token, { DateCreatedInOrderSource: day(i) }));
-    const query = `fromDate=2000-01-01&toDate=2100-01-01&dateField=updated&pageSize=2`;
-    const first = await page(token, `${query}&page=1`);
-    expect(first.ids).toEqual(ids.slice(0, 2));
-    const pages = await walk(token, query, async (n) => {
-      if (n === 1) {
-        // One order already read, one not yet read.
-        for (const id of [ids[0]!, ids[5]!]) expect((await call("PUT", `/v1/${token}/Orders/${id}/UpdateStatus`, { body: { OrderStatus: "SHIPPED" } })).status).toBe(200);
-      }
-    });
-    const seen = pages.flatMap((p) => p.ids);
-    for (const id of ids) expect(seen, id).toContain(id);
-    expect(seen.slice(-2)).toEqual([ids[0], ids[5]]);
-    expect(seen).toHaveLength(10);
-    const dates = pages.flatMap((p) => p.orders.map((o) => o.DateUpdated));
-    expect([...dates].sort()).toEqual(dates);
-  });
+  it(
+    "with dateField=updated (sorted by DateUpdated by default), an order changed during the walk comes again at its new place and none is " + "skipped",
+    async () => {
+      const { token } = await storeWithToken();
+      const ids: string[] = [];
+      for (let i = 1; i <= 9; i++) ids.push(await insert(token, { DateCreatedInOrderSource: day(i) }));
+      const query = `fromDate=2000-01-01&toDate=2100-01-01&dateField=updated&pageSize=2`;
+      const first = await page(token, `${query}&page=1`);
+      expect(first.ids).toEqual(ids.slice(0, 2));
+      const pages = await walk(token, query, async (n) => {
+        if (n === 1) {
+          // One order already read, one not yet read.
+          for (const id of [ids[0]!, ids[5]!])
+            expect((await call("PUT", `/v1/${token}/Orders/${id}/UpdateStatus`, { body: { OrderStatus: "SHIPPED" } })).status).toBe(200);
+        }
+      });
+      const seen = pages.flatMap((p) => p.ids);
+      for (const id of ids) expect(seen, id).toContain(id);
+      expect(seen.slice(-2)).toEqual([ids[0], ids[5]]);
+      expect(seen).toHaveLength(10);
+      const dates = pages.flatMap((p) => p.orders.map((o) => o.DateUpdated));
+      expect([...dates].sort()).toEqual(dates);
+    },
+  );
 });
 
 describe("narrow ranges", () => {
@@ -217,8 +229,14 @@ describe("feed cursors", () => {
 
     // Two compiled (written straight into D1), three never: the walk crosses from null to dates.
     const shard = await storeD1(storeId);
-    await shard.prepare("update feeds set date_last_compiled = ? where store_id = ? and name in ('delta', 'Bravo')").bind(Date.UTC(2026, 2, 1), storeId).run();
-    await shard.prepare("update feeds set date_last_compiled = ? where store_id = ? and name = 'Alpha'").bind(Date.UTC(2026, 1, 1), storeId).run();
+    await shard
+      .prepare("update feeds set date_last_compiled = ? where store_id = ? and name in ('delta', 'Bravo')")
+      .bind(Date.UTC(2026, 2, 1), storeId)
+      .run();
+    await shard
+      .prepare("update feeds set date_last_compiled = ? where store_id = ? and name = 'Alpha'")
+      .bind(Date.UTC(2026, 1, 1), storeId)
+      .run();
     const ascending = await feedWalk("pageSize=2&sortBy=DateLastCompiled");
     expect(ascending.slice(2, 3)).toEqual(["Alpha"]);
     expect([...ascending.slice(0, 2)].sort()).toEqual(["charlie", "echo"]);

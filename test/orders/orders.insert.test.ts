@@ -124,8 +124,28 @@ describe("InsertOrder", () => {
     });
     expect(order.OrderItems).toEqual([
       // Decisions 12 adds each line's shipped and cancelled units.
-      { OrderItemId: expect.stringMatching(/^\d+$/), Sku: "MUG-1", Name: "Blue mug", Quantity: 2, UnitPrice: 12.5, SaleTaxCost: 1.2, Discount: "0.50", QuantityShipped: 0, QuantityCancelled: 0 },
-      { OrderItemId: expect.stringMatching(/^\d+$/), Sku: "TEA-2", Name: "Tea", Quantity: 1, UnitPrice: 8, SaleTaxCost: 0, Discount: "0", QuantityShipped: 0, QuantityCancelled: 0 },
+      {
+        OrderItemId: expect.stringMatching(/^\d+$/),
+        Sku: "MUG-1",
+        Name: "Blue mug",
+        Quantity: 2,
+        UnitPrice: 12.5,
+        SaleTaxCost: 1.2,
+        Discount: "0.50",
+        QuantityShipped: 0,
+        QuantityCancelled: 0,
+      },
+      {
+        OrderItemId: expect.stringMatching(/^\d+$/),
+        Sku: "TEA-2",
+        Name: "Tea",
+        Quantity: 1,
+        UnitPrice: 8,
+        SaleTaxCost: 0,
+        Discount: "0",
+        QuantityShipped: 0,
+        QuantityCancelled: 0,
+      },
     ]);
     expect(order).toMatchObject({ Shipments: [], FulfillmentStatus: "Unshipped" });
   });
@@ -165,7 +185,10 @@ describe("InsertOrder", () => {
     const first = await put(token, sampleOrder({ OrderSource: "Web", OrderSourceOrderNumber: "W-1" }));
     expect(first.status).toBe(200);
     const itemsBefore = await countRows("order_items", storeId);
-    const again = await put(token, sampleOrder({ OrderSource: "Web", OrderSourceOrderNumber: "W-1", FirstName: "Other", OrderItems: [{ Sku: "X", Name: "X", Quantity: 1, UnitPrice: 1 }] }));
+    const again = await put(
+      token,
+      sampleOrder({ OrderSource: "Web", OrderSourceOrderNumber: "W-1", FirstName: "Other", OrderItems: [{ Sku: "X", Name: "X", Quantity: 1, UnitPrice: 1 }] }),
+    );
     expect(again.status).toBe(400);
     expect(again.json.Success).toBe(false);
     expect(again.json.Message).toContain(`OrderId ${first.json.OrderId}`);
@@ -181,7 +204,12 @@ describe("InsertOrder", () => {
     const { storeId, token } = await storeWithToken();
     const first = await put(
       token,
-      sampleOrder({ OrderSource: " Web ", OrderSourceOrderNumber: "\tW-7 ", FirstName: "  Jane ", OrderItems: [{ Sku: " SKU-1 ", Name: " Mug ", Quantity: 1, UnitPrice: 1 }] }),
+      sampleOrder({
+        OrderSource: " Web ",
+        OrderSourceOrderNumber: "\tW-7 ",
+        FirstName: "  Jane ",
+        OrderItems: [{ Sku: " SKU-1 ", Name: " Mug ", Quantity: 1, UnitPrice: 1 }],
+      }),
     );
     expect(first.status).toBe(200);
     const stored = await getOrder(token, first.json.OrderId as string);
@@ -224,7 +252,14 @@ describe("InsertOrder", () => {
     const db = drizzleOf(recordingDb(await storeD1(storeId), seen));
     const body = insertOrderBody.parse(
       sampleOrder({
-        OrderItems: Array.from({ length: 500 }, (_, i) => ({ Sku: `S${i}`, Name: "n".repeat(50), Quantity: 1, UnitPrice: 1, SaleTaxCost: 0.1, Discount: "0.5" })),
+        OrderItems: Array.from({ length: 500 }, (_, i) => ({
+          Sku: `S${i}`,
+          Name: "n".repeat(50),
+          Quantity: 1,
+          UnitPrice: 1,
+          SaleTaxCost: 0.1,
+          Discount: "0.5",
+        })),
         Street2: "x",
         PaymentTransactionId: "p",
       }),

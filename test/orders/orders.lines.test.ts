@@ -21,7 +21,12 @@ interface Order {
   DateUpdated: string;
   ShipmentTrackingNumber: string | null;
   OrderItems: Line[];
-  Shipments: { ShipmentId: string; ShipmentTrackingNumber: string | null; DestinationShippingCarrier: string | null; Items: { OrderItemId: string; Quantity: number }[] }[];
+  Shipments: {
+    ShipmentId: string;
+    ShipmentTrackingNumber: string | null;
+    DestinationShippingCarrier: string | null;
+    Items: { OrderItemId: string; Quantity: number }[];
+  }[];
 }
 
 /** An order of three lines (MUG 3, CAP 2, HAT 1) claimed by a marketplace source, so moves queue deliveries. */
@@ -59,14 +64,33 @@ const payloads = async (id: string) => (await outboxOf(id)).map((r) => ({ kind: 
 describe("UpdateStatus SHIPPED with Items", () => {
   it("ships exactly those units as one package; the rest ship later as a second; the order answers both", async () => {
     const { token, orderId, mug, cap, hat } = await threeLines();
-    const first = await update(token, orderId, { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-1", DestinationShippingCarrier: "UPS", Items: [{ OrderItemId: mug, Quantity: 2 }, { OrderItemId: cap, Quantity: 2 }] });
+    const first = await update(token, orderId, {
+      OrderStatus: "SHIPPED",
+      ShipmentTrackingNumber: "T-1",
+      DestinationShippingCarrier: "UPS",
+      Items: [
+        { OrderItemId: mug, Quantity: 2 },
+        { OrderItemId: cap, Quantity: 2 },
+      ],
+    });
     expect(first.status, first.text).toBe(200);
     let order = await read(token, orderId);
     expect(order.OrderStatus).toBe("New");
     expect(order.FulfillmentStatus).toBe("PartiallyShipped");
-    expect(units(order)).toEqual([["MUG", 3, 2, 0], ["CAP", 2, 2, 0], ["HAT", 1, 0, 0]]);
+    expect(units(order)).toEqual([
+      ["MUG", 3, 2, 0],
+      ["CAP", 2, 2, 0],
+      ["HAT", 1, 0, 0],
+    ]);
     expect(order.Shipments).toHaveLength(1);
-    expect(order.Shipments[0]).toMatchObject({ ShipmentTrackingNumber: "T-1", DestinationShippingCarrier: "UPS", Items: [{ OrderItemId: mug, Quantity: 2 }, { OrderItemId: cap, Quantity: 2 }] });
+    expect(order.Shipments[0]).toMatchObject({
+      ShipmentTrackingNumber: "T-1",
+      DestinationShippingCarrier: "UPS",
+      Items: [
+        { OrderItemId: mug, Quantity: 2 },
+        { OrderItemId: cap, Quantity: 2 },
+      ],
+    });
     expect(order.ShipmentTrackingNumber).toBe("T-1");
 
     // Without Items: every unit left, as one more package.
@@ -74,17 +98,40 @@ describe("UpdateStatus SHIPPED with Items", () => {
     order = await read(token, orderId);
     expect(order.OrderStatus).toBe("Shipped");
     expect(order.FulfillmentStatus).toBe("Shipped");
-    expect(units(order)).toEqual([["MUG", 3, 3, 0], ["CAP", 2, 2, 0], ["HAT", 1, 1, 0]]);
+    expect(units(order)).toEqual([
+      ["MUG", 3, 3, 0],
+      ["CAP", 2, 2, 0],
+      ["HAT", 1, 1, 0],
+    ]);
     expect(order.Shipments.map((s) => s.ShipmentTrackingNumber)).toEqual(["T-1", "T-2"]);
-    expect(order.Shipments[1]!.Items).toEqual([{ OrderItemId: mug, Quantity: 1 }, { OrderItemId: hat, Quantity: 1 }]);
+    expect(order.Shipments[1]!.Items).toEqual([
+      { OrderItemId: mug, Quantity: 1 },
+      { OrderItemId: hat, Quantity: 1 },
+    ]);
     // The seed's fields are the newest package's.
     expect(order.ShipmentTrackingNumber).toBe("T-2");
 
     // One outbox row per package, each naming only its lines and its package.
     const rows = await payloads(orderId);
     expect(rows.map((r) => [r.kind, r.trackingNumber, r.shipmentId, r.lines])).toEqual([
-      ["ship", "T-1", Number(order.Shipments[0]!.ShipmentId), [[Number(mug), 2], [Number(cap), 2]]],
-      ["ship", "T-2", Number(order.Shipments[1]!.ShipmentId), [[Number(mug), 1], [Number(hat), 1]]],
+      [
+        "ship",
+        "T-1",
+        Number(order.Shipments[0]!.ShipmentId),
+        [
+          [Number(mug), 2],
+          [Number(cap), 2],
+        ],
+      ],
+      [
+        "ship",
+        "T-2",
+        Number(order.Shipments[1]!.ShipmentId),
+        [
+          [Number(mug), 1],
+          [Number(hat), 1],
+        ],
+      ],
     ]);
   });
 
@@ -98,13 +145,19 @@ describe("UpdateStatus SHIPPED with Items", () => {
     expect(after).toEqual(before);
     expect(await outboxOf(orderId)).toHaveLength(1);
 
-    expect((await update(token, orderId, { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-2", Items: [{ OrderItemId: cap, Quantity: 1 }] })).status).toBe(200);
+    expect((await update(token, orderId, { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-2", Items: [{ OrderItemId: cap, Quantity: 1 }] })).status).toBe(
+      200,
+    );
     const [p1, p2] = (await read(token, orderId)).Shipments;
     expect((await update(token, orderId, { OrderStatus: "SHIPPED", ShipmentId: p1!.ShipmentId, ShipmentTrackingNumber: "T-1b" })).status).toBe(200);
     const corrected = await read(token, orderId);
     expect(corrected.Shipments.map((s) => s.ShipmentTrackingNumber)).toEqual(["T-1b", "T-2"]);
     expect(corrected.ShipmentTrackingNumber).toBe("T-2");
-    expect(units(corrected)).toEqual([["MUG", 3, 1, 0], ["CAP", 2, 1, 0], ["HAT", 1, 0, 0]]);
+    expect(units(corrected)).toEqual([
+      ["MUG", 3, 1, 0],
+      ["CAP", 2, 1, 0],
+      ["HAT", 1, 0, 0],
+    ]);
     const rows = await payloads(orderId);
     // The correction replaced the first package's undelivered row (only the latest matters to the
     // marketplace) and left the second package's alone.
@@ -124,7 +177,11 @@ describe("UpdateStatus SHIPPED with Items", () => {
     expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
     const order = await read(token, orderId);
     expect(order.Shipments).toHaveLength(1);
-    expect(units(order)).toEqual([["MUG", 3, 0, 0], ["CAP", 2, 0, 0], ["HAT", 1, 1, 0]]);
+    expect(units(order)).toEqual([
+      ["MUG", 3, 0, 0],
+      ["CAP", 2, 0, 0],
+      ["HAT", 1, 1, 0],
+    ]);
     expect(await outboxOf(orderId)).toHaveLength(1);
   });
 });
@@ -142,13 +199,31 @@ describe("UpdateStatus CANCELED with Items", () => {
     let order = await read(token, orderId);
     expect(order.OrderStatus).toBe("New");
     expect(order.FulfillmentStatus).toBe("Unshipped");
-    expect(units(order)).toEqual([["MUG", 3, 0, 2], ["CAP", 2, 0, 0], ["HAT", 1, 0, 0]]);
+    expect(units(order)).toEqual([
+      ["MUG", 3, 0, 2],
+      ["CAP", 2, 0, 0],
+      ["HAT", 1, 0, 0],
+    ]);
 
     // Ship what is left of two lines, then cancel the rest without Items: every unit not shipped.
-    expect((await update(token, orderId, { OrderStatus: "SHIPPED", Items: [{ OrderItemId: mug, Quantity: 1 }, { OrderItemId: cap, Quantity: 2 }] })).status).toBe(200);
+    expect(
+      (
+        await update(token, orderId, {
+          OrderStatus: "SHIPPED",
+          Items: [
+            { OrderItemId: mug, Quantity: 1 },
+            { OrderItemId: cap, Quantity: 2 },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     expect((await update(token, orderId, { OrderStatus: "CANCELED" })).status).toBe(200);
     order = await read(token, orderId);
-    expect(units(order)).toEqual([["MUG", 3, 1, 2], ["CAP", 2, 2, 0], ["HAT", 1, 0, 1]]);
+    expect(units(order)).toEqual([
+      ["MUG", 3, 1, 2],
+      ["CAP", 2, 2, 0],
+      ["HAT", 1, 0, 1],
+    ]);
     // Something shipped and nothing left: Shipped.
     expect(order.OrderStatus).toBe("Shipped");
     expect(order.FulfillmentStatus).toBe("Shipped");
@@ -156,7 +231,13 @@ describe("UpdateStatus CANCELED with Items", () => {
     const rows = await payloads(orderId);
     expect(rows.map((r) => [r.kind, r.lines])).toEqual([
       ["cancel", [[Number(mug), 2]]],
-      ["ship", [[Number(mug), 1], [Number(cap), 2]]],
+      [
+        "ship",
+        [
+          [Number(mug), 1],
+          [Number(cap), 2],
+        ],
+      ],
       ["cancel", [[Number(hat), 1]]],
     ]);
   });
@@ -166,7 +247,11 @@ describe("UpdateStatus CANCELED with Items", () => {
     expect((await update(token, orderId, { OrderStatus: "CANCELED" })).status).toBe(200);
     const order = await read(token, orderId);
     expect([order.OrderStatus, order.FulfillmentStatus]).toEqual(["Canceled", "Canceled"]);
-    expect(units(order)).toEqual([["MUG", 3, 0, 3], ["CAP", 2, 0, 2], ["HAT", 1, 0, 1]]);
+    expect(units(order)).toEqual([
+      ["MUG", 3, 0, 3],
+      ["CAP", 2, 0, 2],
+      ["HAT", 1, 0, 1],
+    ]);
     const rows = await payloads(orderId);
     expect(rows).toEqual([{ kind: "cancel", reason: "Canceled by seller" }]);
     expect(await quantityOf(storeId, "MUG")).toBe(10);
@@ -185,7 +270,14 @@ describe("bad Items: 400 naming the field or the OrderItemId, nothing stored", (
       ["negative", ship([{ OrderItemId: mug, Quantity: -1 }]), "Quantity"],
       ["fractional", ship([{ OrderItemId: mug, Quantity: 1.5 }]), "Quantity"],
       ["string quantity", ship([{ OrderItemId: mug, Quantity: "1" }]), "Quantity"],
-      ["duplicate", ship([{ OrderItemId: mug, Quantity: 1 }, { OrderItemId: mug, Quantity: 1 }]), mug],
+      [
+        "duplicate",
+        ship([
+          { OrderItemId: mug, Quantity: 1 },
+          { OrderItemId: mug, Quantity: 1 },
+        ]),
+        mug,
+      ],
       ["over what is left", ship([{ OrderItemId: cap, Quantity: 3 }]), cap],
       ["another order's line", ship([{ OrderItemId: otherItem, Quantity: 1 }]), otherItem],
       ["not an id", ship([{ OrderItemId: "<script>", Quantity: 1 }]), "OrderItemId"],
@@ -193,7 +285,13 @@ describe("bad Items: 400 naming the field or the OrderItemId, nothing stored", (
       ["empty list", ship([]), "Items"],
       ["over 500 entries", ship(Array.from({ length: 501 }, (_, i) => ({ OrderItemId: String(i + 1), Quantity: 1 }))), "Items"],
       ["cancel over what is left", update(token, orderId, { OrderStatus: "CANCELED", Items: [{ OrderItemId: mug, Quantity: 4 }] }), mug],
-      ["Items on AcknowledgeOrder", call("PUT", `/v1/${token}/Orders/${orderId}/AcknowledgeOrder?orderDestinationOrderNumber=S-1`, { body: { Items: [{ OrderItemId: mug, Quantity: 1 }] } }), "Items"],
+      [
+        "Items on AcknowledgeOrder",
+        call("PUT", `/v1/${token}/Orders/${orderId}/AcknowledgeOrder?orderDestinationOrderNumber=S-1`, {
+          body: { Items: [{ OrderItemId: mug, Quantity: 1 }] },
+        }),
+        "Items",
+      ],
     ];
     for (const [name, answer, named] of cases) {
       const res = await answer;

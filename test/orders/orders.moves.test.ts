@@ -12,7 +12,6 @@ import { drizzleOf, storeD1, storeDrizzle } from "../helpers/shards";
 
 const ONLY = "only CANCELLED or SHIPPED status updates are allowed";
 
-
 /** A store with a marketplace source named "Mall": orders inserted with OrderSource "Mall" are claimed by it. */
 async function marketplaceStore() {
   const store = await storeWithToken();
@@ -126,7 +125,9 @@ describe("UpdateStatus SHIPPED", () => {
   it.each(["New", "Processing"])("ships a %s order: tracking, date-only DateShipped as midnight UTC, carrier override", async (status) => {
     const { token } = await marketplaceStore();
     const id = await insert(token, { OrderSource: "Mall", OrderStatus: status, DestinationShippingCarrier: "USPS" });
-    expectOk(await updateStatus(token, id, { OrderStatus: "shipped", ShipmentTrackingNumber: "1Z-1", DateShipped: "2026-03-05", DestinationShippingCarrier: "FedEx" }));
+    expectOk(
+      await updateStatus(token, id, { OrderStatus: "shipped", ShipmentTrackingNumber: "1Z-1", DateShipped: "2026-03-05", DestinationShippingCarrier: "FedEx" }),
+    );
     const order = await read(token, id);
     expect(order).toMatchObject({
       OrderStatus: "Shipped",
@@ -292,14 +293,24 @@ describe("what a move costs", () => {
   it("ships one package with one read of the order (its lines and line changes folded into its row) and one batch, whatever the number of lines", async () => {
     for (const lines of [1, 40]) {
       const { storeId, token } = await marketplaceStore();
-      const id = await insert(token, { OrderSource: "Mall", OrderItems: Array.from({ length: lines }, (_, i) => ({ Sku: `S-${i}`, Name: "n", Quantity: 2, UnitPrice: 1 })) });
+      const id = await insert(token, {
+        OrderSource: "Mall",
+        OrderItems: Array.from({ length: lines }, (_, i) => ({ Sku: `S-${i}`, Name: "n", Quantity: 2, UnitPrice: 1 })),
+      });
       const counted = countingD1(await storeD1(storeId));
       await moveOrder(drizzleOf(counted.d1), storeId, id, { kind: "ship", trackingNumber: "1Z-COUNT", dateShipped: null, carrier: null });
       expect(counted.traffic.alone).toHaveLength(1);
       expect(counted.traffic.alone[0]).toMatch(/^select o\.id, .* from "orders" as o where o\.id = \? and o\.store_id = \?$/s);
       expect(counted.traffic.batches).toHaveLength(1);
       const [batch] = counted.traffic.batches;
-      expect(batch!.map((statement) => statement.match(/^(insert into|update|delete from) "?(\w+)"?/)?.slice(1).join(" "))).toEqual([
+      expect(
+        batch!.map((statement) =>
+          statement
+            .match(/^(insert into|update|delete from) "?(\w+)"?/)
+            ?.slice(1)
+            .join(" "),
+        ),
+      ).toEqual([
         "insert into line_changes",
         "update order_items",
         "insert into webhook_deliveries",

@@ -10,7 +10,8 @@ import { drizzleOf, storeD1 } from "../helpers/shards";
 let shard: D1Database;
 
 async function planOf(query: { sql: string; params: unknown[] }): Promise<string> {
-  const { results } = await shard.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+  const { results } = await shard
+    .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
     .bind(...query.params)
     .all<{ detail: string }>();
   return results.map((r) => r.detail).join("\n");
@@ -20,12 +21,7 @@ const FULL_SCAN = /\bSCAN (orders|o|order_day_counts|sources|s)\b(?! USING)/;
 const DAY = 86_400_000;
 
 type Shape = { dateField: "created" | "updated"; status?: "New" };
-const shapes: Shape[] = [
-  { dateField: "created" },
-  { dateField: "created", status: "New" },
-  { dateField: "updated" },
-  { dateField: "updated", status: "New" },
-];
+const shapes: Shape[] = [{ dateField: "created" }, { dateField: "created", status: "New" }, { dateField: "updated" }, { dateField: "updated", status: "New" }];
 
 /** The sort, the index it must walk, and the column its cursor seeks on. */
 const SORTS = [
@@ -48,8 +44,14 @@ describe("query plans", () => {
   it.each(shapes)("count over whole days with dateField=$dateField, status=$status sums day buckets and searches two edges", async (shape) => {
     const plan = await planOf(countStatement(storeId, { fromDate: Date.UTC(2025, 0, 1, 12), toDate: Date.UTC(2026, 0, 1, 12), ...shape }));
     expect(plan, plan).not.toMatch(FULL_SCAN);
-    expect(plan, plan).toMatch(/SEARCH order_day_counts USING (INDEX|PRIMARY KEY|COVERING INDEX) sqlite_autoindex_order_day_counts_1 \(store_id=\? AND field=\? AND day>\? AND day<\?\)/);
-    const edge = new RegExp(`SEARCH orders USING COVERING INDEX orders_store_${shape.status ? "status_" : ""}${shape.dateField} \\(store_id=\\?${shape.status ? " AND status=\\?" : ""} AND date_\\w+>\\? AND date_\\w+<\\?\\)`, "g");
+    expect(plan, plan).toMatch(
+      /SEARCH order_day_counts USING (INDEX|PRIMARY KEY|COVERING INDEX) sqlite_autoindex_order_day_counts_1 \(store_id=\? AND field=\? AND day>\? AND day<\?\)/,
+    );
+    const edge = new RegExp(
+      `SEARCH orders USING COVERING INDEX orders_store_${shape.status ? "status_" : ""}${shape.dateField} ` +
+        `\\(store_id=\\?${shape.status ? " AND status=\\?" : ""} AND date_\\w+>\\? AND date_\\w+<\\?\\)`,
+      "g",
+    );
     expect(plan.match(edge), plan).toHaveLength(2);
   });
 
@@ -62,48 +64,61 @@ describe("query plans", () => {
 
   const cases = shapes.flatMap((shape) => SORTS.flatMap((sort) => (["asc", "desc"] as const).map((sortDirection) => ({ shape, sort, sortDirection }))));
 
-  it.each(cases)("list $shape.dateField/$shape.status by $sort.sortBy $sortDirection: first page, offset page and cursor page walk the sort's index", async ({ shape, sort, sortDirection }) => {
-    const query = { fromDate: 0, toDate: Date.now(), pageSize: 50, cursor: undefined, page: 1, ...shape, sortBy: sort.sortBy, sortDirection };
-    const index = sort.index(shape);
-    const walk = new RegExp(`SEARCH o USING (COVERING )?INDEX ${index} \\(store_id=\\?`);
-    for (const start of [{ offset: 0 }, { offset: 150 }]) {
-      const plan = await planOf(listStatement(storeId, query, 51, start));
-      expect(plan, plan).not.toMatch(FULL_SCAN);
-      expect(plan, plan).toMatch(walk);
-      // The walk is in the index's order: no sort of the range.
-      expect(plan.split("\n").filter((line) => /TEMP B-TREE/.test(line)).length, plan).toBeLessThanOrEqual(1);
-    }
-    const value = sort.seek === "status" ? "New" : sort.seek === "grand_total" ? 12.5 : Date.now() - DAY;
-    const plan = await planOf(listStatement(storeId, query, 51, { after: { value, id: 2 } }));
-    expect(plan, plan).not.toMatch(FULL_SCAN);
-    const op = sortDirection === "asc" ? ">" : "<";
-    if (sort.seek === "id") {
-      expect(plan, plan).toMatch(new RegExp(`SEARCH o USING (COVERING )?INDEX ${index} \\(store_id=\\?${shape.status ? " AND status=\\?" : ""} AND id${op}\\?\\)`));
-    } else {
-      // The ties: (sort value = ?, id beyond); the rest: sort value beyond, each an index seek.
-      const eq = sort.seek === "status" && shape.status ? "status=\\?" : `${shape.status ? "status=\\? AND " : ""}${sort.seek}=\\?`;
-      expect(plan, plan).toMatch(new RegExp(`SEARCH o USING (COVERING )?INDEX ${index} \\(store_id=\\? AND ${eq} AND id${op}\\?\\)`));
-      if (!(sort.seek === "status" && shape.status)) {
-        expect(plan, plan).toMatch(new RegExp(`SEARCH o USING (COVERING )?INDEX ${index} \\(store_id=\\?${shape.status ? " AND status=\\?" : ""} AND ${sort.seek}[<>]\\?`));
+  it.each(cases)(
+    "list $shape.dateField/$shape.status by $sort.sortBy $sortDirection: first page, offset page and cursor page walk the sort's index",
+    async ({ shape, sort, sortDirection }) => {
+      const query = { fromDate: 0, toDate: Date.now(), pageSize: 50, cursor: undefined, page: 1, ...shape, sortBy: sort.sortBy, sortDirection };
+      const index = sort.index(shape);
+      const walk = new RegExp(`SEARCH o USING (COVERING )?INDEX ${index} \\(store_id=\\?`);
+      for (const start of [{ offset: 0 }, { offset: 150 }]) {
+        const plan = await planOf(listStatement(storeId, query, 51, start));
+        expect(plan, plan).not.toMatch(FULL_SCAN);
+        expect(plan, plan).toMatch(walk);
+        // The walk is in the index's order: no sort of the range.
+        expect(plan.split("\n").filter((line) => /TEMP B-TREE/.test(line)).length, plan).toBeLessThanOrEqual(1);
       }
-    }
-    // The page's rows and their sources are looked up by key.
-    expect(plan, plan).toMatch(/SEARCH o USING INTEGER PRIMARY KEY \(rowid=\?\)/);
-    expect(plan, plan).toMatch(/SEARCH s USING INDEX sqlite_autoindex_sources_1 \(id=\?\)/);
-  });
+      const value = sort.seek === "status" ? "New" : sort.seek === "grand_total" ? 12.5 : Date.now() - DAY;
+      const plan = await planOf(listStatement(storeId, query, 51, { after: { value, id: 2 } }));
+      expect(plan, plan).not.toMatch(FULL_SCAN);
+      const op = sortDirection === "asc" ? ">" : "<";
+      if (sort.seek === "id") {
+        expect(plan, plan).toMatch(
+          new RegExp(`SEARCH o USING (COVERING )?INDEX ${index} \\(store_id=\\?${shape.status ? " AND status=\\?" : ""} AND id${op}\\?\\)`),
+        );
+      } else {
+        // The ties: (sort value = ?, id beyond); the rest: sort value beyond, each an index seek.
+        const eq = sort.seek === "status" && shape.status ? "status=\\?" : `${shape.status ? "status=\\? AND " : ""}${sort.seek}=\\?`;
+        expect(plan, plan).toMatch(new RegExp(`SEARCH o USING (COVERING )?INDEX ${index} \\(store_id=\\? AND ${eq} AND id${op}\\?\\)`));
+        if (!(sort.seek === "status" && shape.status)) {
+          expect(plan, plan).toMatch(
+            new RegExp(`SEARCH o USING (COVERING )?INDEX ${index} \\(store_id=\\?${shape.status ? " AND status=\\?" : ""} AND ${sort.seek}[<>]\\?`),
+          );
+        }
+      }
+      // The page's rows and their sources are looked up by key.
+      expect(plan, plan).toMatch(/SEARCH o USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(plan, plan).toMatch(/SEARCH s USING INDEX sqlite_autoindex_sources_1 \(id=\?\)/);
+    },
+  );
 
   const narrow = shapes.flatMap((shape) => SORTS.filter((sort) => !sort.index(shape).endsWith(shape.dateField)).map((sort) => ({ shape, sort })));
 
-  it.each(narrow)("list $shape.dateField/$shape.status by $sort.sortBy over a narrow range reads the range through the date index and sorts it", async ({ shape, sort }) => {
-    const query = { fromDate: 0, toDate: Date.now(), pageSize: 50, cursor: undefined, page: 1, ...shape, sortBy: sort.sortBy, sortDirection: "asc" as const };
-    const date = new RegExp(`SEARCH o USING (COVERING )?INDEX orders_store_${shape.status ? "status_" : ""}${shape.dateField} \\(store_id=\\?${shape.status ? " AND status=\\?" : ""} AND date_\\w+>\\? AND date_\\w+<\\?\\)`);
-    for (const start of [{ offset: 0 }, { after: { value: sort.seek === "status" ? "New" : 3, id: 2 } }]) {
-      const plan = await planOf(listStatement(storeId, query, 51, start, "date index"));
-      expect(plan, plan).not.toMatch(FULL_SCAN);
-      expect(plan, plan).toMatch(date);
-      expect(plan, plan).toMatch(/USE TEMP B-TREE FOR (LAST TERM OF )?ORDER BY/);
-    }
-  });
+  it.each(narrow)(
+    "list $shape.dateField/$shape.status by $sort.sortBy over a narrow range reads the range through the date index and sorts it",
+    async ({ shape, sort }) => {
+      const query = { fromDate: 0, toDate: Date.now(), pageSize: 50, cursor: undefined, page: 1, ...shape, sortBy: sort.sortBy, sortDirection: "asc" as const };
+      const date = new RegExp(
+        `SEARCH o USING (COVERING )?INDEX orders_store_${shape.status ? "status_" : ""}${shape.dateField} ` +
+          `\\(store_id=\\?${shape.status ? " AND status=\\?" : ""} AND date_\\w+>\\? AND date_\\w+<\\?\\)`,
+      );
+      for (const start of [{ offset: 0 }, { after: { value: sort.seek === "status" ? "New" : 3, id: 2 } }]) {
+        const plan = await planOf(listStatement(storeId, query, 51, start, "date index"));
+        expect(plan, plan).not.toMatch(FULL_SCAN);
+        expect(plan, plan).toMatch(date);
+        expect(plan, plan).toMatch(/USE TEMP B-TREE FOR (LAST TERM OF )?ORDER BY/);
+      }
+    },
+  );
 
   it("chooses the date index for a range of few orders, the sort's index for a wide one", async () => {
     const db = drizzleOf(shard);
@@ -112,7 +127,9 @@ describe("query plans", () => {
     // The store holds 3 orders, all at 2026-03-01T10:15Z.
     expect(await planFor(db, storeId, query("2026-03-01T10:00:00Z", "2026-03-01T10:30:00Z", 50), 50)).toBe("date index");
     expect(await planFor(db, storeId, query("2026-03-01T10:00:00Z", "2026-03-01T10:30:00Z", 1), 1)).toBe("sort index");
-    expect(await planFor(db, storeId, { ...query("2026-03-01T10:00:00Z", "2026-03-01T10:30:00Z", 50), sortBy: "DateCreatedInOrderSource" }, 50)).toBe("sort index");
+    expect(await planFor(db, storeId, { ...query("2026-03-01T10:00:00Z", "2026-03-01T10:30:00Z", 50), sortBy: "DateCreatedInOrderSource" }, 50)).toBe(
+      "sort index",
+    );
     // At a million orders: the last hour (114) is read whole; a week (19,000) is walked.
     expect(choosePlan(114, 1_000_000, 100)).toBe("date index");
     expect(choosePlan(19_000, 1_000_000, 100)).toBe("sort index");

@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import type { WireOrder } from "../../src/orders/orders.wire";
 import { admin, call, insert, storeWithToken } from "../helpers/api";
 
-
 /** Spec 2.3, every field, plus DateUpdated (decisions 2). */
 const ORDER_FIELDS = [
   "OrderId",
@@ -84,7 +83,9 @@ describe("date filters", () => {
     await insert(token, { DateCreatedInOrderSource: "2026-03-01T12:00:00Z" });
     // 02:00+02:00 is 00:00Z; 14:00+02:00 is 12:00Z.
     expect(await count(token, `fromDate=${encodeURIComponent("2026-03-01T02:00:00+02:00")}&toDate=${encodeURIComponent("2026-03-01T14:00:00+02:00")}`)).toBe(2);
-    expect(await count(token, `fromDate=${encodeURIComponent("2026-03-01T02:00:00.001+02:00")}&toDate=${encodeURIComponent("2026-03-01T14:00:00+02:00")}`)).toBe(1);
+    expect(
+      await count(token, `fromDate=${encodeURIComponent("2026-03-01T02:00:00.001+02:00")}&toDate=${encodeURIComponent("2026-03-01T14:00:00+02:00")}`),
+    ).toBe(1);
     expect(await count(token, "fromDate=2026-02-28T19:00:00-05:00&toDate=2026-02-28T19:00:00-05:00")).toBe(1);
     // An unencoded + arrives as a space; it still means the offset.
     expect(await count(token, "fromDate=2026-03-01T02:00:00+02:00&toDate=2026-03-01T14:00:00+02:00")).toBe(2);
@@ -184,7 +185,12 @@ describe("sorting", () => {
     OrderStatus: (o) => o.OrderStatus,
   };
 
-  it.each(Object.keys(keyOf).flatMap((field) => [[field, "asc"], [field, "desc"]]))("sorts by %s %s and echoes Sorting", async (field, direction) => {
+  it.each(
+    Object.keys(keyOf).flatMap((field) => [
+      [field, "asc"],
+      [field, "desc"],
+    ]),
+  )("sorts by %s %s and echoes Sorting", async (field, direction) => {
     const token = await seed();
     const res = await list(token, `${range}&page=1&pageSize=10&sortBy=${field.toLowerCase()}&sortDirection=${direction.toUpperCase()}`);
     expect(res.sorting).toEqual({ SortBy: field, SortDirection: direction });
@@ -249,7 +255,13 @@ describe("get one order", () => {
     const a = await storeWithToken();
     const b = await storeWithToken();
     const id = await insert(a.token);
-    for (const path of [`/v1/${b.token}/Orders/${id}`, `/v1/${a.token}/Orders/99999999`, `/v1/${a.token}/Orders/abc`, `/v1/${a.token}/Orders/1.5`, `/v1/${a.token}/Orders/-1`]) {
+    for (const path of [
+      `/v1/${b.token}/Orders/${id}`,
+      `/v1/${a.token}/Orders/99999999`,
+      `/v1/${a.token}/Orders/abc`,
+      `/v1/${a.token}/Orders/1.5`,
+      `/v1/${a.token}/Orders/-1`,
+    ]) {
       const res = await call("GET", path);
       expect(res.status, path).toBe(404);
       expect(res.json.Success).toBe(false);
@@ -261,7 +273,11 @@ describe("get one order", () => {
 describe("PII masking", () => {
   it("masks buyer email and phone when the store's MaskBuyerPii is on, in get and list", async () => {
     const { storeId, token } = await storeWithToken({ maskBuyerPii: true });
-    const id = await insert(token, { BuyerEmailAddress: "jane.doe@example.com", BuyerPhoneNumber: "(555) 201-1234", DateCreatedInOrderSource: "2026-03-01T10:00:00Z" });
+    const id = await insert(token, {
+      BuyerEmailAddress: "jane.doe@example.com",
+      BuyerPhoneNumber: "(555) 201-1234",
+      DateCreatedInOrderSource: "2026-03-01T10:00:00Z",
+    });
     const one = (await call("GET", `/v1/${token}/Orders/${id}`)).json.Orders as WireOrder[];
     expect(one[0]).toMatchObject({ BuyerEmailAddress: "j***@example.com", BuyerPhoneNumber: "***-***-1234" });
     const { orders } = await list(token, "fromDate=2026-03-01&toDate=2026-03-02&page=1&pageSize=10");
@@ -281,44 +297,48 @@ describe("PII masking", () => {
 });
 
 describe("wire shape", () => {
-  it("answers exactly the fields of spec 2.3 (plus DateUpdated and decisions 12's Shipments, FulfillmentStatus, QuantityShipped, QuantityCancelled) and 2.4, with every date ending in Z", async () => {
-    const { token } = await storeWithToken();
-    const id = await insert(token, {
-      DateCreatedInOrderSource: "2026-03-01T10:15:00+01:00",
-      DateShipped: "2026-03-02",
-      DateCreatedInDestination: "2026-03-01T11:00:00.5-04:00",
-      OrderItems: [
-        { Sku: "A", Name: "First", Quantity: 1, UnitPrice: 1 },
-        { Sku: "B", Name: "Second", Quantity: 3, UnitPrice: 2.25, SaleTaxCost: 0.5, Discount: "0.25" },
-      ],
-    });
-    const viaGet = ((await call("GET", `/v1/${token}/Orders/${id}`)).json.Orders as WireOrder[])[0]!;
-    const viaList = (await list(token, "fromDate=2026-03-01&toDate=2026-03-02&page=1&pageSize=10")).orders[0]!;
-    for (const order of [viaGet, viaList]) {
-      expect(Object.keys(order).sort()).toEqual([...ORDER_FIELDS].sort());
-      for (const item of order.OrderItems as Record<string, unknown>[]) expect(Object.keys(item).sort()).toEqual([...ITEM_FIELDS].sort());
-      for (const field of ["DateCreatedInOrderSource", "DateShipped", "DateCreatedInDestination", "DateUpdated"] as const) {
-        expect(order[field], field).toMatch(WIRE_DATE);
-      }
-      expect(order.DateCreatedInOrderSource).toBe("2026-03-01T09:15:00.000Z");
-      expect(order.DateShipped).toBe("2026-03-02T00:00:00.000Z");
-      expect(order.DateCreatedInDestination).toBe("2026-03-01T15:00:00.500Z");
-      expect(typeof order.GrandTotal).toBe("number");
-      expect(typeof order.IsMarketplacePrime).toBe("boolean");
-      expect((order.OrderItems as Record<string, unknown>[])[1]).toEqual({
-        OrderItemId: expect.stringMatching(/^\d+$/),
-        Sku: "B",
-        Name: "Second",
-        Quantity: 3,
-        UnitPrice: 2.25,
-        SaleTaxCost: 0.5,
-        Discount: "0.25",
-        QuantityShipped: 0,
-        QuantityCancelled: 0,
+  it(
+    "answers exactly the fields of spec 2.3 (plus DateUpdated and decisions 12's Shipments, FulfillmentStatus, QuantityShipped, QuantityCancelled) and " +
+      "2.4, with every date ending in Z",
+    async () => {
+      const { token } = await storeWithToken();
+      const id = await insert(token, {
+        DateCreatedInOrderSource: "2026-03-01T10:15:00+01:00",
+        DateShipped: "2026-03-02",
+        DateCreatedInDestination: "2026-03-01T11:00:00.5-04:00",
+        OrderItems: [
+          { Sku: "A", Name: "First", Quantity: 1, UnitPrice: 1 },
+          { Sku: "B", Name: "Second", Quantity: 3, UnitPrice: 2.25, SaleTaxCost: 0.5, Discount: "0.25" },
+        ],
       });
-    }
-    expect(viaList).toEqual(viaGet);
-  });
+      const viaGet = ((await call("GET", `/v1/${token}/Orders/${id}`)).json.Orders as WireOrder[])[0]!;
+      const viaList = (await list(token, "fromDate=2026-03-01&toDate=2026-03-02&page=1&pageSize=10")).orders[0]!;
+      for (const order of [viaGet, viaList]) {
+        expect(Object.keys(order).sort()).toEqual([...ORDER_FIELDS].sort());
+        for (const item of order.OrderItems as Record<string, unknown>[]) expect(Object.keys(item).sort()).toEqual([...ITEM_FIELDS].sort());
+        for (const field of ["DateCreatedInOrderSource", "DateShipped", "DateCreatedInDestination", "DateUpdated"] as const) {
+          expect(order[field], field).toMatch(WIRE_DATE);
+        }
+        expect(order.DateCreatedInOrderSource).toBe("2026-03-01T09:15:00.000Z");
+        expect(order.DateShipped).toBe("2026-03-02T00:00:00.000Z");
+        expect(order.DateCreatedInDestination).toBe("2026-03-01T15:00:00.500Z");
+        expect(typeof order.GrandTotal).toBe("number");
+        expect(typeof order.IsMarketplacePrime).toBe("boolean");
+        expect((order.OrderItems as Record<string, unknown>[])[1]).toEqual({
+          OrderItemId: expect.stringMatching(/^\d+$/),
+          Sku: "B",
+          Name: "Second",
+          Quantity: 3,
+          UnitPrice: 2.25,
+          SaleTaxCost: 0.5,
+          Discount: "0.25",
+          QuantityShipped: 0,
+          QuantityCancelled: 0,
+        });
+      }
+      expect(viaList).toEqual(viaGet);
+    },
+  );
 
   it("answers null, not a date, for absent DateTime? fields", async () => {
     const { token } = await storeWithToken();

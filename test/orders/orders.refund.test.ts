@@ -149,7 +149,10 @@ describe("a seller's refund of an order", () => {
     const probe = await importedOrders(2);
     const number = probe.orders[1]!.OrderSourceOrderNumber;
     // The marketplace refunds it; an import from a day back sees the order again, with the refund.
-    await patchSource(probe.storeId, probe.sourceId, { Settings: { refundedOrderNumbers: [number] }, ImportFrom: new Date(Date.now() - 24 * HOUR).toISOString() });
+    await patchSource(probe.storeId, probe.sourceId, {
+      Settings: { refundedOrderNumbers: [number] },
+      ImportFrom: new Date(Date.now() - 24 * HOUR).toISOString(),
+    });
     await cycleAt(probe.sourceId, Date.now());
     const order = await read(probe.token, probe.orders[1]!.OrderId);
     expect(order.Refunds).toHaveLength(1);
@@ -200,7 +203,16 @@ describe("bad refunds", () => {
       [{ Reason: "nothing named" }, "Items"],
       [{ Items: [{ OrderItemId: line.OrderItemId, Quantity: 1 }], Reason: "x", ReturnId: "77777777" }, "ReturnId"],
       [{ Items: "all", Reason: "x" }, "Items"],
-      [{ Items: [{ OrderItemId: line.OrderItemId, Quantity: 1 }, { OrderItemId: line.OrderItemId, Quantity: 1 }], Reason: "x" }, "Items[1].OrderItemId"],
+      [
+        {
+          Items: [
+            { OrderItemId: line.OrderItemId, Quantity: 1 },
+            { OrderItemId: line.OrderItemId, Quantity: 1 },
+          ],
+          Reason: "x",
+        },
+        "Items[1].OrderItemId",
+      ],
       [{ Items: [{ OrderItemId: line.OrderItemId, Quantity: 1 }], Reason: "x".repeat(501) }, "Reason"],
     ];
     for (const [body, field] of cases) {
@@ -210,7 +222,10 @@ describe("bad refunds", () => {
     }
     const broken = await call("PUT", `/v1/${token}/Orders/${order.OrderId}/Refund`, { raw: '{"Reason": ', headers: { "content-type": "application/json" } });
     expect(broken.status).toBe(400);
-    const huge = await call("PUT", `/v1/${token}/Orders/${order.OrderId}/Refund`, { raw: JSON.stringify({ Reason: "y".repeat(2_000_000) }), headers: { "content-type": "application/json" } });
+    const huge = await call("PUT", `/v1/${token}/Orders/${order.OrderId}/Refund`, {
+      raw: JSON.stringify({ Reason: "y".repeat(2_000_000) }),
+      headers: { "content-type": "application/json" },
+    });
     expect(huge.status).toBeGreaterThanOrEqual(400);
     expect(huge.status).toBeLessThan(500);
     const after = await read(token, order.OrderId);

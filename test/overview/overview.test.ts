@@ -16,13 +16,15 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** `count` orders of `source` created at `at`, written straight into the store's shard (the triggers keep the day counts). */
 async function seedOrders(storeId: string, source: string, count: number, at: number, status = "New") {
-  await (await storeD1(storeId)).prepare(
-    `with recursive r(i) as (select 1 union all select i + 1 from r where i < ?3)
+  await (await storeD1(storeId))
+    .prepare(
+      `with recursive r(i) as (select 1 union all select i + 1 from r where i < ?3)
      insert into orders (store_id, order_source, order_source_order_number, status, source_order_status, buyer_email_address, buyer_phone_number,
        first_name, last_name, street1, city, state_or_province, postal_code, country, shipping_method, grand_total, sub_total,
        date_created_in_order_source, date_updated)
-     select ?1, ?2, ?2 || '-' || ?4 || '-' || i, ?5, 'x', 'b@example.com', '555', 'Jo', 'Doe', '1 Main St', 'Town', 'IL', '62701', 'US', 'Std', 10, 10, ?4 + i, ?4 + i from r`,
-  )
+     select ?1, ?2, ?2 || '-' || ?4 || '-' || i, ?5, 'x', 'b@example.com', '555', 'Jo', 'Doe', '1 Main St', 'Town', 'IL', '62701', 'US', 'Std', 10,
+       10, ?4 + i, ?4 + i from r`,
+    )
     .bind(storeId, source, count, at, status)
     .run();
 }
@@ -111,10 +113,14 @@ describe("GET /admin/v1/stores/{storeId}/overview", () => {
     const storeId = await createStore("Overview rename");
     const sourceId = await createSource(storeId, { Name: "Old name", Settings: simulatedWindow(3) });
     await cycleAt(sourceId, Date.now());
-    const before = (await admin("GET", `/stores/${storeId}/overview`)).json.Overview as { OrdersPerDay: { Sources: { OrderSource: string; Counts: number[] }[] } };
+    const before = (await admin("GET", `/stores/${storeId}/overview`)).json.Overview as {
+      OrdersPerDay: { Sources: { OrderSource: string; Counts: number[] }[] };
+    };
     expect(before.OrdersPerDay.Sources.map((s) => [s.OrderSource, s.Counts.reduce((a, b) => a + b, 0)])).toEqual([["Old name", 3]]);
     await patchSource(storeId, sourceId, { Name: "New name" });
-    const after = (await admin("GET", `/stores/${storeId}/overview`)).json.Overview as { OrdersPerDay: { Sources: { OrderSource: string; Counts: number[] }[] } };
+    const after = (await admin("GET", `/stores/${storeId}/overview`)).json.Overview as {
+      OrdersPerDay: { Sources: { OrderSource: string; Counts: number[] }[] };
+    };
     expect(after.OrdersPerDay.Sources.map((s) => [s.OrderSource, s.Counts.reduce((a, b) => a + b, 0)])).toEqual([["New name", 3]]);
   });
 
@@ -128,7 +134,11 @@ describe("GET /admin/v1/stores/{storeId}/overview", () => {
     // A delivery the marketplace refuses for good.
     const refusing = await createSource(storeId, { Name: "Refusing market", Settings: simulatedWindow(1) });
     await cycleAt(refusing, Date.now());
-    const mine = (await admin("GET", `/stores/${storeId}/orders?page=1&pageSize=50`)).json.Orders as { OrderId: string; OrderSource: string; OrderSourceOrderNumber: string }[];
+    const mine = (await admin("GET", `/stores/${storeId}/orders?page=1&pageSize=50`)).json.Orders as {
+      OrderId: string;
+      OrderSource: string;
+      OrderSourceOrderNumber: string;
+    }[];
     const target = mine.find((o) => o.OrderSource === "Refusing market")!;
     await patchSource(storeId, refusing, { Settings: { rejectOrderNumbers: [target.OrderSourceOrderNumber] } });
     const { token } = await tokenFor(storeId);
@@ -186,7 +196,10 @@ describe("GET /admin/v1/overview", () => {
     await seedOrders(a, "One", 6, today - 40 * DAY, "Processing");
     await seedOrders(b, "Two", 2, today - DAY);
     await seedOrders(b, "Two", 1, today - DAY + 60_000, "Shipped");
-    const hub = (await admin("GET", "/overview")).json.Overview as { Today: string; Stores: { StoreId: string; OrdersToday: number; OrdersLast7Days: number; OrdersNew: number }[] };
+    const hub = (await admin("GET", "/overview")).json.Overview as {
+      Today: string;
+      Stores: { StoreId: string; OrdersToday: number; OrdersLast7Days: number; OrdersNew: number }[];
+    };
     expect(hub.Today).toBe(isoDay(today));
     // OrdersNew: waiting to be acknowledged, whatever the day (the 5 of a week ago and more too).
     expect(hub.Stores.find((s) => s.StoreId === a)).toMatchObject({ OrdersToday: 3, OrdersLast7Days: 7, OrdersNew: 12 });
@@ -223,43 +236,55 @@ describe("the overviews' bound", () => {
       });
     const recorded = Object.fromEntries(DATABASES.map((name) => [name, recording(name)]));
     const ctx = createExecutionContext();
-    const response = await worker.fetch(new Request(`${BASE}/admin/v1${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }), { ...env, ...recorded }, ctx);
+    const response = await worker.fetch(
+      new Request(`${BASE}/admin/v1${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }),
+      { ...env, ...recorded },
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     expect(response.status, path).toBe(200);
     return prepared;
   }
   const counts = (prepared: Record<DatabaseName, string[]>) => Object.fromEntries(Object.entries(prepared).map(([name, sqls]) => [name, sqls.length]));
 
-  it("reads the same statements for 5 orders as for 5,000 (hub: 1 in the directory and 7 per shard, store: 1 and 8 in its shard), and none of them reads orders", async () => {
-    // Placed by name, so which shard holds which store (and that every shard holds sources) is known.
-    const small = await storeOn("SHARD_1", "Bound small");
-    const large = await storeOn("SHARD_2", "Bound large");
-    const third = await storeOn("SHARD_3", "Bound third");
-    await createSource(third, { Name: "T", Settings: simulatedWindow(1) });
-    await seedOrders(small, "S", 5, today);
-    for (let d = 0; d < 50; d += 1) await seedOrders(large, d % 2 ? "L1" : "L2", 100, today - d * DAY);
-    // With sources (without one, the outbox and set-aside counts are not asked at all).
-    await createSource(small, { Name: "S", Settings: simulatedWindow(1) });
-    await createSource(large, { Name: "L1", Settings: simulatedWindow(1) });
-    const smallStore = await statementsOf(`/stores/${small}/overview`);
-    const largeStore = await statementsOf(`/stores/${large}/overview`);
-    // The directory answers which store and where it lives; its shard the rest.
-    // Six, and the set-aside returns and open returns (decisions 13).
-    expect(counts(smallStore)).toEqual({ DB: 1, SHARD_1: 8, SHARD_2: 0, SHARD_3: 0 });
-    expect(counts(largeStore)).toEqual({ DB: 1, SHARD_1: 0, SHARD_2: 8, SHARD_3: 0 });
-    const hub = await statementsOf("/overview");
-    // The directory: the stores, then as the legacy shard 3 (no source or store lives there, so no backlog is asked); each shard 7.
-    expect(counts(hub)).toEqual({ DB: 4, SHARD_1: 7, SHARD_2: 7, SHARD_3: 7 });
-    for (const sql of [...Object.values(largeStore).flat(), ...Object.values(hub).flat()]) expect(sql).not.toMatch(/\b(from|join)\s+["`]?orders["`]?(\s|$)/i);
+  it(
+    "reads the same statements for 5 orders as for 5,000 (hub: 1 in the directory and 7 per shard, store: 1 and 8 in its shard), and none of them reads " +
+      "orders",
+    async () => {
+      // Placed by name, so which shard holds which store (and that every shard holds sources) is known.
+      const small = await storeOn("SHARD_1", "Bound small");
+      const large = await storeOn("SHARD_2", "Bound large");
+      const third = await storeOn("SHARD_3", "Bound third");
+      await createSource(third, { Name: "T", Settings: simulatedWindow(1) });
+      await seedOrders(small, "S", 5, today);
+      for (let d = 0; d < 50; d += 1) await seedOrders(large, d % 2 ? "L1" : "L2", 100, today - d * DAY);
+      // With sources (without one, the outbox and set-aside counts are not asked at all).
+      await createSource(small, { Name: "S", Settings: simulatedWindow(1) });
+      await createSource(large, { Name: "L1", Settings: simulatedWindow(1) });
+      const smallStore = await statementsOf(`/stores/${small}/overview`);
+      const largeStore = await statementsOf(`/stores/${large}/overview`);
+      // The directory answers which store and where it lives; its shard the rest.
+      // Six, and the set-aside returns and open returns (decisions 13).
+      expect(counts(smallStore)).toEqual({ DB: 1, SHARD_1: 8, SHARD_2: 0, SHARD_3: 0 });
+      expect(counts(largeStore)).toEqual({ DB: 1, SHARD_1: 0, SHARD_2: 8, SHARD_3: 0 });
+      const hub = await statementsOf("/overview");
+      // The directory: the stores, then as the legacy shard 3 (no source or store lives there, so no backlog is asked); each shard 7.
+      expect(counts(hub)).toEqual({ DB: 4, SHARD_1: 7, SHARD_2: 7, SHARD_3: 7 });
+      for (const sql of [...Object.values(largeStore).flat(), ...Object.values(hub).flat()]) expect(sql).not.toMatch(/\b(from|join)\s+["`]?orders["`]?(\s|$)/i);
 
-    // And the day counts are read by their primary key, never scanned.
-    const largeShard = await storeD1(large);
-    for (const sql of [...largeStore.SHARD_2, ...hub.SHARD_2].filter((s) => /order(_source)?_day_counts/.test(s))) {
-      const params = (sql.match(/\?/g) ?? []).map((_, i) => (i === 0 ? large : today - 30 * DAY));
-      const plan = await largeShard.prepare(`explain query plan ${sql}`).bind(...(sql.includes("?1") ? [today, today - 6 * DAY] : params)).all<{ detail: string }>();
-      const details = plan.results.map((r) => r.detail);
-      expect(details.filter((d) => /day_counts/.test(d)).length, sql).toBeGreaterThan(0);
-      for (const step of details.filter((d) => /day_counts/.test(d))) expect(step, sql).toMatch(/^SEARCH order(_source)?_day_counts USING (PRIMARY KEY|INDEX sqlite_autoindex_order(_source)?_day_counts_1) \(store_id=/);
-    }
-  });
+      // And the day counts are read by their primary key, never scanned.
+      const largeShard = await storeD1(large);
+      for (const sql of [...largeStore.SHARD_2, ...hub.SHARD_2].filter((s) => /order(_source)?_day_counts/.test(s))) {
+        const params = (sql.match(/\?/g) ?? []).map((_, i) => (i === 0 ? large : today - 30 * DAY));
+        const plan = await largeShard
+          .prepare(`explain query plan ${sql}`)
+          .bind(...(sql.includes("?1") ? [today, today - 6 * DAY] : params))
+          .all<{ detail: string }>();
+        const details = plan.results.map((r) => r.detail);
+        expect(details.filter((d) => /day_counts/.test(d)).length, sql).toBeGreaterThan(0);
+        for (const step of details.filter((d) => /day_counts/.test(d)))
+          expect(step, sql).toMatch(/^SEARCH order(_source)?_day_counts USING (PRIMARY KEY|INDEX sqlite_autoindex_order(_source)?_day_counts_1) \(store_id=/);
+      }
+    },
+  );
 });

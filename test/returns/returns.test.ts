@@ -64,13 +64,21 @@ describe("returns imported from the marketplace", () => {
       expect(ret.SourceStatus).toBe("REQUESTED");
       expect(ret.ReturnSourceNumber).toMatch(/^RMA-/);
       expect(ret.Items).toHaveLength(1);
-      expect(ret.Items[0]).toMatchObject({ OrderItemId: order.OrderItems[0]!.OrderItemId, Sku: order.OrderItems[0]!.Sku, Quantity: 1, QuantityReceived: 0, QuantityRestocked: 0 });
+      expect(ret.Items[0]).toMatchObject({
+        OrderItemId: order.OrderItems[0]!.OrderItemId,
+        Sku: order.OrderItems[0]!.Sku,
+        Quantity: 1,
+        QuantityReceived: 0,
+        QuantityRestocked: 0,
+      });
       expect(ret.RefundTotal).toBe(0);
       expect(await getReturn(token, ret.ReturnId)).toEqual(ret);
     }
     // Newest request first when asked so; the status filter in any case.
     const desc = await listReturns(token, `${PAGE}&sortBy=DateRequested&sortDirection=desc`);
-    expect(desc.map((r) => r.ReturnId)).toEqual([...returns].sort((a, b) => Date.parse(b.DateRequested!) - Date.parse(a.DateRequested!)).map((r) => r.ReturnId));
+    expect(desc.map((r) => r.ReturnId)).toEqual(
+      [...returns].sort((a, b) => Date.parse(b.DateRequested!) - Date.parse(a.DateRequested!)).map((r) => r.ReturnId),
+    );
     expect(await listReturns(token, `${PAGE}&status=requested`)).toHaveLength(5);
     expect(await listReturns(token, `${PAGE}&status=RECEIVED`)).toHaveLength(0);
   });
@@ -265,10 +273,14 @@ describe("returns, refunds and webhooks together", () => {
     expect(settled.Status).toBe("Refunded");
     expect(settled.RefundTotal).toBe(refund.Total);
     await until(() => hook.accepted.length === 4);
-    expect(hook.all.slice(2).map((r) => (verified(created.Secret, r) as { type: string }).type).sort()).toEqual(["order.refunded", "return.updated"]);
+    expect(
+      hook.all
+        .slice(2)
+        .map((r) => (verified(created.Secret, r) as { type: string }).type)
+        .sort(),
+    ).toEqual(["order.refunded", "return.updated"]);
     // The same refund again: nothing more.
     expect((await call("PUT", `/v1/${token}/Orders/${ret!.OrderId}/Refund`, { body: { Reason: "Returned", ReturnId: ret!.ReturnId } })).status).toBe(200);
     expect((await getReturn(token, ret!.ReturnId)).RefundTotal).toBe(refund.Total);
   });
 });
-

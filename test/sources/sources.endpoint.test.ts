@@ -29,7 +29,8 @@ describe("an endpoint change without the secrets", () => {
     expect(refused.json).toEqual({
       Success: false,
       Message:
-        "Changing 'Settings.baseUrl' points the source's credentials at another host: give every secret setting again in the same request ('Settings.clientId', 'Settings.clientSecret' missing).",
+        "Changing 'Settings.baseUrl' points the source's credentials at another host: give every secret setting again in the same request " +
+        "('Settings.clientId', 'Settings.clientSecret' missing).",
     });
     // One secret is not enough, and the mask an answer shows is no secret.
     const partial = await admin("PATCH", path, { Settings: { baseUrl: "https://collector.example", clientSecret: "x", clientId: "********" } });

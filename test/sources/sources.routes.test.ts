@@ -18,11 +18,17 @@ describe("sources admin", () => {
       expect(res.text).not.toContain("wm-very-secret-456");
       expect(res.text).not.toContain("wm-client-id-123");
     }
-    const patched = await admin("PATCH", `/stores/${storeId}/sources/${source.SourceId}`, { Name: "Walmart", Settings: { clientSecret: "rotated-secret-789" } });
+    const patched = await admin("PATCH", `/stores/${storeId}/sources/${source.SourceId}`, {
+      Name: "Walmart",
+      Settings: { clientSecret: "rotated-secret-789" },
+    });
     expect(patched.status).toBe(200);
     expect(patched.text).not.toContain("rotated-secret-789");
 
-    const row = await (await storeD1(storeId)).prepare("select settings_ciphertext from sources where id = ?").bind(source.SourceId).first<{ settings_ciphertext: string }>();
+    const row = await (await storeD1(storeId))
+      .prepare("select settings_ciphertext from sources where id = ?")
+      .bind(source.SourceId)
+      .first<{ settings_ciphertext: string }>();
     expect(row!.settings_ciphertext).not.toContain("secret");
     expect(row!.settings_ciphertext).not.toContain("wm-client");
   });
@@ -50,7 +56,10 @@ describe("sources admin", () => {
     const other = await createStore();
     const sourceId = await createSource(storeId);
     expect((await call("GET", `/admin/v1/stores/${storeId}/sources`)).status).toBe(403);
-    expect((await call("POST", `/admin/v1/stores/${storeId}/sources`, { body: { Type: "simulated", Name: "n" }, headers: { authorization: "Bearer wrong" } })).status).toBe(403);
+    expect(
+      (await call("POST", `/admin/v1/stores/${storeId}/sources`, { body: { Type: "simulated", Name: "n" }, headers: { authorization: "Bearer wrong" } }))
+        .status,
+    ).toBe(403);
     for (const [method, body] of [["GET"], ["PATCH", { Enabled: false }], ["DELETE"]] as const) {
       const res = await admin(method, `/stores/${other}/sources/${sourceId}`, body);
       expect(res.status).toBe(404);
@@ -63,7 +72,14 @@ describe("sources admin", () => {
     const { storeId } = await storeWithToken();
     const sourceId = await createSource(storeId, { Settings: simulatedWindow(4) });
     const before = (await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: Record<string, unknown> };
-    expect(before.Status).toMatchObject({ DateLastCycleStarted: null, DateLastCycleEnded: null, ImportedTotal: 0, DeliveriesPending: 0, DeliveriesFailed: 0, LastError: null });
+    expect(before.Status).toMatchObject({
+      DateLastCycleStarted: null,
+      DateLastCycleEnded: null,
+      ImportedTotal: 0,
+      DeliveriesPending: 0,
+      DeliveriesFailed: 0,
+      LastError: null,
+    });
     await cycleAt(sourceId, Date.now());
     const after = (await admin("GET", `/stores/${storeId}/sources`)).json.Sources as { Status: Record<string, unknown> }[];
     expect(after[0]!.Status).toMatchObject({ LastCycleImported: 4, ImportedTotal: 4, LastError: null });

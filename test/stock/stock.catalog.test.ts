@@ -28,7 +28,12 @@ describe("Quantity in the catalog", () => {
   it("refuses a Quantity that is not a whole number from 0, naming the row", async () => {
     const { storeId } = await storeWithToken();
     const res = await admin("PUT", `/stores/${storeId}/products`, {
-      Products: [{ Sku: "A", Quantity: -1 }, { Sku: "B", Quantity: 1.5 }, { Sku: "C", Quantity: "7 units" }, { Sku: "D", Quantity: "7" }],
+      Products: [
+        { Sku: "A", Quantity: -1 },
+        { Sku: "B", Quantity: 1.5 },
+        { Sku: "C", Quantity: "7 units" },
+        { Sku: "D", Quantity: "7" },
+      ],
     });
     expect(res.status).toBe(200);
     expect(res.json.RowsUpserted).toBe(1);
@@ -75,8 +80,15 @@ describe("PUT /v1/{token}/Inventory", () => {
 
   it("takes the last change of a Sku named twice, and Quantity null stops tracking", async () => {
     const { storeId, token } = await storeWithToken({ scopes: ["InventoryUpdate"] });
-    await putStock(storeId, [{ Sku: "A", Quantity: 1 }, { Sku: "B", Quantity: 1 }]);
-    const res = await putInventory(token, [{ Sku: "A", Quantity: 3 }, { Sku: "A", Quantity: 8 }, { Sku: "B", Quantity: null }]);
+    await putStock(storeId, [
+      { Sku: "A", Quantity: 1 },
+      { Sku: "B", Quantity: 1 },
+    ]);
+    const res = await putInventory(token, [
+      { Sku: "A", Quantity: 3 },
+      { Sku: "A", Quantity: 8 },
+      { Sku: "B", Quantity: null },
+    ]);
     expect(res.status).toBe(200);
     expect(res.json.Updated).toBe(2);
     expect(await quantityOf(storeId, "A")).toBe(8);
@@ -108,7 +120,10 @@ describe("PUT /v1/{token}/Inventory", () => {
     }
     // Nothing of a refused call is applied.
     expect(await quantityOf(storeId, "A")).toBe(1);
-    const ok = await putInventory(token, Array.from({ length: 1000 }, (_, i) => ({ Sku: i === 0 ? "A" : `S${i}`, Quantity: 2 })));
+    const ok = await putInventory(
+      token,
+      Array.from({ length: 1000 }, (_, i) => ({ Sku: i === 0 ? "A" : `S${i}`, Quantity: 2 })),
+    );
     expect(ok.status).toBe(200);
     expect((ok.json.UnknownSkus as unknown[]).length).toBe(999);
     expect(await quantityOf(storeId, "A")).toBe(2);
@@ -130,17 +145,39 @@ describe("hostile input", () => {
     const sourcePath = `/stores/${storeId}/sources/${(created.json.Source as { SourceId: string }).SourceId}`;
     const values: unknown[] = [null, true, 42, -1, 1e308, "1", "", "x".repeat(200), "\uD800", [], {}, [1], { Sku: "A" }, "<script>", "__proto__"];
     const failures: string[] = [];
-    const bodies: unknown[] = [null, [], "text", { Items: null }, { Items: {} }, { Items: [null] }, { Items: [{ Sku: "A", Extra: 1 }] }, { Items: [{ Sku: "A" }], More: 1 }];
+    const bodies: unknown[] = [
+      null,
+      [],
+      "text",
+      { Items: null },
+      { Items: {} },
+      { Items: [null] },
+      { Items: [{ Sku: "A", Extra: 1 }] },
+      { Items: [{ Sku: "A" }], More: 1 },
+    ];
     for (const v of values) {
       bodies.push({ Items: [{ Sku: v, Quantity: 1 }] }, { Items: [{ Sku: "A", Quantity: v }] }, { Items: [{ Sku: "A", Price: v }] }, { Items: v });
     }
     for (const body of bodies) {
       const res = await call("PUT", `/v1/${token}/Inventory`, { body });
-      if (res.status >= 500 || (res.status !== 200 && !(res.status === 400 && res.json?.Success === false && typeof res.json.Message === "string" && res.json.Message.length > 0))) {
+      if (
+        res.status >= 500 ||
+        (res.status !== 200 && !(res.status === 400 && res.json?.Success === false && typeof res.json.Message === "string" && res.json.Message.length > 0))
+      ) {
         failures.push(`${JSON.stringify(body).slice(0, 80)} -> ${res.status} ${res.text.slice(0, 120)}`);
       }
     }
-    for (const query of ["?status=nope", "?limit=0", "?limit=1001", "?limit=abc", "?sku=", `?sku=${"x".repeat(101)}`, "?after=%00", "?sku=%F0%9F%98%80", "?status=accepted&limit=1&after=zz"]) {
+    for (const query of [
+      "?status=nope",
+      "?limit=0",
+      "?limit=1001",
+      "?limit=abc",
+      "?sku=",
+      `?sku=${"x".repeat(101)}`,
+      "?after=%00",
+      "?sku=%F0%9F%98%80",
+      "?status=accepted&limit=1&after=zz",
+    ]) {
       const res = await admin("GET", `${sourcePath}/listings${query}`);
       if (res.status >= 500 || (res.status !== 200 && res.status !== 400)) failures.push(`listings${query} -> ${res.status}`);
     }

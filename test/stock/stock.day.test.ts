@@ -13,7 +13,20 @@ afterEach(() => {
 });
 
 /** What the simulated marketplace sells (src/marketplaces/simulated/simulated.orders.ts). */
-const SKUS = ["MUG-BLU-12", "TEE-BLK-M", "BTL-STL-750", "LMP-DSK-LED", "BAG-CNV-TOTE", "NTB-A5-DOT", "CBL-USBC-2M", "SCK-WOOL-L", "CND-SOY-LAV", "PLN-CER-S", "HDP-BT-NC", "KTL-ELC-1L"];
+const SKUS = [
+  "MUG-BLU-12",
+  "TEE-BLK-M",
+  "BTL-STL-750",
+  "LMP-DSK-LED",
+  "BAG-CNV-TOTE",
+  "NTB-A5-DOT",
+  "CBL-USBC-2M",
+  "SCK-WOOL-L",
+  "CND-SOY-LAV",
+  "PLN-CER-S",
+  "HDP-BT-NC",
+  "KTL-ELC-1L",
+];
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** Every quantity each marketplace was sent, per Sku, in order. */
@@ -42,8 +55,21 @@ describe("one stock across two marketplaces, through the cron", () => {
   it("sets, lowers, sends each new quantity once to each marketplace, and gives a cancellation back", async () => {
     const t0 = Date.now() - 30 * MINUTE;
     const shopifyOrders = [
-      shopifyOrder({ n: 1, createdAt: iso(t0), updatedAt: iso(t0 + MINUTE), lines: [{ sku: "MUG-BLU-12", name: "Mug", quantity: 2, price: "12.50" }, { sku: "TEE-BLK-M", name: "Tee", quantity: 1, price: "19.99" }] }),
-      shopifyOrder({ n: 2, createdAt: iso(t0), updatedAt: iso(t0 + 2 * MINUTE), lines: [{ sku: "HDP-BT-NC", name: "Headphones", quantity: 1, price: "89.99" }] }),
+      shopifyOrder({
+        n: 1,
+        createdAt: iso(t0),
+        updatedAt: iso(t0 + MINUTE),
+        lines: [
+          { sku: "MUG-BLU-12", name: "Mug", quantity: 2, price: "12.50" },
+          { sku: "TEE-BLK-M", name: "Tee", quantity: 1, price: "19.99" },
+        ],
+      }),
+      shopifyOrder({
+        n: 2,
+        createdAt: iso(t0),
+        updatedAt: iso(t0 + 2 * MINUTE),
+        lines: [{ sku: "HDP-BT-NC", name: "Headphones", quantity: 1, price: "89.99" }],
+      }),
     ];
     const fake = createShopifyFake({
       orders: shopifyOrders,
@@ -53,8 +79,14 @@ describe("one stock across two marketplaces, through the cron", () => {
     const { storeId, token } = await storeWithToken();
 
     // Morning: the catalog, then the seller's system sets the stock.
-    await putStock(storeId, SKUS.map((Sku) => ({ Sku, Price: 10 })));
-    const set = await putInventory(token, SKUS.map((Sku) => ({ Sku, Quantity: 40 })));
+    await putStock(
+      storeId,
+      SKUS.map((Sku) => ({ Sku, Price: 10 })),
+    );
+    const set = await putInventory(
+      token,
+      SKUS.map((Sku) => ({ Sku, Quantity: 40 })),
+    );
     expect(set.status).toBe(200);
     expect(set.json.Updated).toBe(12);
 

@@ -6,7 +6,20 @@ import { createSource, cycleAt, listOrders, patchSource, simulatedWindow } from 
 import { putStock, quantities, quantityOf } from "./helpers";
 
 /** What the simulated marketplace sells (src/marketplaces/simulated/simulated.orders.ts). */
-const SIMULATED_SKUS = ["MUG-BLU-12", "TEE-BLK-M", "BTL-STL-750", "LMP-DSK-LED", "BAG-CNV-TOTE", "NTB-A5-DOT", "CBL-USBC-2M", "SCK-WOOL-L", "CND-SOY-LAV", "PLN-CER-S", "HDP-BT-NC", "KTL-ELC-1L"];
+const SIMULATED_SKUS = [
+  "MUG-BLU-12",
+  "TEE-BLK-M",
+  "BTL-STL-750",
+  "LMP-DSK-LED",
+  "BAG-CNV-TOTE",
+  "NTB-A5-DOT",
+  "CBL-USBC-2M",
+  "SCK-WOOL-L",
+  "CND-SOY-LAV",
+  "PLN-CER-S",
+  "HDP-BT-NC",
+  "KTL-ELC-1L",
+];
 
 const lines = (...items: [string, number][]) => items.map(([Sku, Quantity]) => ({ Sku, Name: Sku, Quantity, UnitPrice: 5 }));
 
@@ -71,7 +84,10 @@ describe("orders imported from a marketplace", () => {
   it("lower the stock once, even when the same window is imported again", async () => {
     const { storeId, token } = await storeWithToken();
     const skus = SIMULATED_SKUS;
-    await putStock(storeId, skus.map((Sku) => ({ Sku, Quantity: 1000 })));
+    await putStock(
+      storeId,
+      skus.map((Sku) => ({ Sku, Quantity: 1000 })),
+    );
     const sourceId = await createSource(storeId, { Settings: simulatedWindow(8) });
     await cycleAt(sourceId, Date.now());
     const orders = await listOrders(token);
@@ -92,13 +108,19 @@ describe("orders imported from a marketplace", () => {
   it("an order the marketplace then reports cancelled gives its stock back once", async () => {
     const skus = SIMULATED_SKUS;
     const other = await storeWithToken();
-    await putStock(other.storeId, skus.map((Sku) => ({ Sku, Quantity: 500 })));
+    await putStock(
+      other.storeId,
+      skus.map((Sku) => ({ Sku, Quantity: 500 })),
+    );
     const source = await createSource(other.storeId, { Settings: simulatedWindow(3) });
     await cycleAt(source, Date.now());
     const orders = await listOrders(other.token);
     const gone = orders[0]!;
     const before = await quantities(other.storeId, skus);
-    await patchSource(other.storeId, source, { Settings: { cancelledOrderNumbers: [gone.OrderSourceOrderNumber] }, ImportFrom: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10) });
+    await patchSource(other.storeId, source, {
+      Settings: { cancelledOrderNumbers: [gone.OrderSourceOrderNumber] },
+      ImportFrom: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
+    });
     await cycleAt(source, Date.now() + 1000);
     const after = await quantities(other.storeId, skus);
     const back = unitsBySku([gone]);

@@ -10,8 +10,6 @@ import { listings, putInventory, putStock } from "./helpers";
 /** A simulated marketplace that sells nothing (it opens in a year): only stock and price calls. */
 const quiet = (extra: Record<string, unknown> = {}) => ({ startAt: new Date(Date.now() + 365 * 86_400_000).toISOString(), ...extra });
 
-
-
 type Item = { sku: string; quantity: number | null; price: number | null; currency: string };
 async function pushes(storeId: string, sourceId: string): Promise<Item[][]> {
   return (await received(storeId, sourceId)).filter((r) => r.Operation === "pushListings").map((r) => r.Body.items as Item[]);
@@ -69,7 +67,10 @@ describe("stock and price to the simulated marketplace", () => {
 
   it("sends in the marketplace's batch size, and the listing view pages and filters", async () => {
     const { storeId } = await storeWithToken();
-    await putStock(storeId, ["A", "B", "C", "D", "E"].map((Sku, i) => ({ Sku, Quantity: i })));
+    await putStock(
+      storeId,
+      ["A", "B", "C", "D", "E"].map((Sku, i) => ({ Sku, Quantity: i })),
+    );
     const sourceId = await createSource(storeId, { Settings: quiet({ listingBatchSize: 2 }) });
     await cycle(sourceId);
     expect((await pushes(storeId, sourceId)).map((p) => p.map((i) => i.sku))).toEqual([["A", "B"], ["C", "D"], ["E"]]);
@@ -82,7 +83,10 @@ describe("stock and price to the simulated marketplace", () => {
 
   it("reports a Sku the marketplace does not know and does not send it again until it changes", async () => {
     const { storeId, token } = await storeWithToken();
-    await putStock(storeId, [{ Sku: "KNOWN", Quantity: 1 }, { Sku: "GHOST", Quantity: 1 }]);
+    await putStock(storeId, [
+      { Sku: "KNOWN", Quantity: 1 },
+      { Sku: "GHOST", Quantity: 1 },
+    ]);
     const sourceId = await createSource(storeId, { Settings: quiet({ unknownSkus: ["GHOST"] }) });
     await cycle(sourceId);
     await cycle(sourceId);
@@ -149,7 +153,14 @@ describe("stock and price to the simulated marketplace", () => {
       Name: "Amz",
       Settings: { region: "na", marketplaceIds: ["ATVPDKIKX0DER"], refreshToken: "r", clientId: "c", clientSecret: "s" },
     });
-    expect(await listings(storeId, sourceId)).toEqual({ Success: true, Message: "", Push: "Enabled", Counts: { Pending: 0, Submitted: 0, Accepted: 0, UnknownSku: 0, Refused: 0 }, Listings: [], NextAfter: null });
+    expect(await listings(storeId, sourceId)).toEqual({
+      Success: true,
+      Message: "",
+      Push: "Enabled",
+      Counts: { Pending: 0, Submitted: 0, Accepted: 0, UnknownSku: 0, Refused: 0 },
+      Listings: [],
+      NextAfter: null,
+    });
     expect((await admin("GET", `/stores/${storeId}/sources/src_none/listings`)).status).toBe(404);
     const doc = await call("GET", "/openapi.json");
     const paths = (doc.json as unknown as { paths: Record<string, Record<string, unknown>> }).paths;

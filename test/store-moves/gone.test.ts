@@ -42,7 +42,10 @@ describe("a purged store's webhook sender", () => {
 describe("a purged store's feed compile under way", () => {
   it("ends within its retries with its upload aborted, no job and no alarm left, and no file", async () => {
     const storeId = await storeOn("SHARD_3", "Gone while compiling");
-    await putProducts(storeId, Array.from({ length: 400 }, (_, i) => product(`SKU-${String(i).padStart(4, "0")}`)));
+    await putProducts(
+      storeId,
+      Array.from({ length: 400 }, (_, i) => product(`SKU-${String(i).padStart(4, "0")}`)),
+    );
     const feed = await createFeed(storeId, { Name: "Sliced" });
     const compiler = env.FEED_COMPILER.getByName(feed.FeedId);
     // One 20-row page per slice: the compile is still running when the store goes.

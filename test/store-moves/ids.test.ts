@@ -64,10 +64,23 @@ describe("order ids across shards", () => {
       await createWebhook(store.storeId, hook.url, ["order.created"]);
       const sourceId = await createSource(store.storeId, { Name: "Mall", Settings: simulatedWindow(2) });
       await cycleAt(sourceId, Date.now());
-      for (let n = 0; n < 3; n++) orderIds.push(await insert(store.token, { OrderItems: [{ Sku: "A", Name: "A", Quantity: 1, UnitPrice: 1 }, { Sku: "B", Name: "B", Quantity: 1, UnitPrice: 1 }] }));
-      const imported = (await call("GET", `/v1/${store.token}/Orders?page=1&pageSize=100&fromDate=2000-01-01&toDate=2100-01-01`)).json.Orders as { OrderId: number; OrderSource: string }[];
+      for (let n = 0; n < 3; n++)
+        orderIds.push(
+          await insert(store.token, {
+            OrderItems: [
+              { Sku: "A", Name: "A", Quantity: 1, UnitPrice: 1 },
+              { Sku: "B", Name: "B", Quantity: 1, UnitPrice: 1 },
+            ],
+          }),
+        );
+      const imported = (await call("GET", `/v1/${store.token}/Orders?page=1&pageSize=100&fromDate=2000-01-01&toDate=2100-01-01`)).json.Orders as {
+        OrderId: number;
+        OrderSource: string;
+      }[];
       for (const order of imported.filter((o) => o.OrderSource === "Mall")) {
-        expect((await call("PUT", `/v1/${store.token}/Orders/${order.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=PO-${i}-${order.OrderId}`)).status).toBe(200);
+        expect(
+          (await call("PUT", `/v1/${store.token}/Orders/${order.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=PO-${i}-${order.OrderId}`)).status,
+        ).toBe(200);
       }
       await until(() => hook.accepted.length >= 3);
     }

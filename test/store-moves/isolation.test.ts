@@ -62,7 +62,9 @@ describe("two stores on two shards", () => {
       for (const table of ["orders", "outbox", "products", "feeds", "sources", "webhooks", "webhook_deliveries"]) {
         expect(await databasesWith(`select 1 from ${table} where store_id = ?`, store.storeId), `${table} of ${store.shard}`).toEqual([store.shard]);
       }
-      expect(await databasesWith("select 1 from order_items where order_id in (select id from orders where store_id = ?)", store.storeId)).toEqual([store.shard]);
+      expect(await databasesWith("select 1 from order_items where order_id in (select id from orders where store_id = ?)", store.storeId)).toEqual([
+        store.shard,
+      ]);
       for (const id of store.orderIds) expect(await databasesWith("select 1 from order_items where order_id = ?", Number(id))).toEqual([store.shard]);
       // The store itself: in the directory, with the copy its rows' keys need in its shard; its keys in the directory only.
       expect(await databasesWith("select 1 from stores where id = ?", store.storeId)).toEqual(["DB", store.shard]);

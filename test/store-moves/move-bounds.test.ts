@@ -40,11 +40,16 @@ async function seed(storeId: string, orders: number, lines: number): Promise<str
 }
 
 async function moveOf(storeId: string) {
-  return (JSON.parse((await admin("GET", `/stores/${storeId}/move`)).text) as { Move: { Status: string; Phase: string; RowsCopied: number; Error: string | null } }).Move;
+  return (
+    JSON.parse((await admin("GET", `/stores/${storeId}/move`)).text) as { Move: { Status: string; Phase: string; RowsCopied: number; Error: string | null } }
+  ).Move;
 }
 
 async function lineCount(shard: string, storeId: string): Promise<number> {
-  return (await d1(shard).prepare("select count(*) as n from order_items i join orders o on o.id = i.order_id where o.store_id = ?1").bind(storeId).first<{ n: number }>())!.n;
+  return (await d1(shard)
+    .prepare("select count(*) as n from order_items i join orders o on o.id = i.order_id where o.store_id = ?1")
+    .bind(storeId)
+    .first<{ n: number }>())!.n;
 }
 
 describe("a move's batches and runs", () => {

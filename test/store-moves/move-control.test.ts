@@ -55,7 +55,8 @@ async function traces(shard: string, storeId: string) {
 
 async function storeWithOrders(n: number) {
   const { storeId, token } = await storeWithToken();
-  for (let i = 0; i < n; i++) await insert(token, { OrderSourceOrderNumber: `C-${i}`, OrderItems: [{ Sku: `S-${i}`, Name: "Mug", Quantity: 1, UnitPrice: 5 }] });
+  for (let i = 0; i < n; i++)
+    await insert(token, { OrderSourceOrderNumber: `C-${i}`, OrderItems: [{ Sku: `S-${i}`, Name: "Mug", Quantity: 1, UnitPrice: 5 }] });
   const from = await shardOf(storeId);
   const to = ["SHARD_1", "SHARD_2", "SHARD_3"].find((s) => s !== from)!;
   await mover(storeId).configure({ rows: 2, changes: 50, fewChanges: 10, graceMs: 0, removeRows: 50, manual: true });
@@ -65,7 +66,16 @@ async function storeWithOrders(n: number) {
 describe("a store over its limits", () => {
   it("moves like any other, and its limits still refuse new writes after", async () => {
     const { storeId, token, from, to } = await storeWithOrders(5);
-    const products = await admin("PUT", `/stores/${storeId}/products`, { Products: ["A", "B", "C"].map((sku) => ({ Sku: sku, Title: sku, Price: 1, Link: `https://shop.example/${sku}`, ImageLink: `https://shop.example/${sku}.jpg`, Availability: "in stock" })) });
+    const products = await admin("PUT", `/stores/${storeId}/products`, {
+      Products: ["A", "B", "C"].map((sku) => ({
+        Sku: sku,
+        Title: sku,
+        Price: 1,
+        Link: `https://shop.example/${sku}`,
+        ImageLink: `https://shop.example/${sku}.jpg`,
+        Availability: "in stock",
+      })),
+    });
     expect(products.status, products.text).toBe(200);
     // Limits lowered below what the store holds: nothing is removed, nothing more is added.
     const lowered = await admin("PATCH", `/stores/${storeId}`, { Limits: { Orders: 2, OrderItems: 3, Products: 1, StoredBytes: 100 } });
@@ -83,7 +93,9 @@ describe("a store over its limits", () => {
     const refused = await call("PUT", `/v1/${token}/Orders/InsertOrder`, { body: sampleOrder() });
     expect(refused.status, refused.text).toBe(400);
     expect(refused.json.Message).toMatch(/^Store limit reached: (Orders|StoredBytes)/);
-    const product = await admin("PUT", `/stores/${storeId}/products`, { Products: [{ Sku: "D", Title: "D", Price: 1, Link: "https://shop.example/D", ImageLink: "https://shop.example/D.jpg", Availability: "in stock" }] });
+    const product = await admin("PUT", `/stores/${storeId}/products`, {
+      Products: [{ Sku: "D", Title: "D", Price: 1, Link: "https://shop.example/D", ImageLink: "https://shop.example/D.jpg", Availability: "in stock" }],
+    });
     expect(product.status, product.text).toBe(400);
     expect(await traces(to, storeId)).toMatchObject({ orders: 5, products: 3 });
   });

@@ -145,7 +145,11 @@ describe("a key created while the store moves", () => {
       }
       return digest(algorithm, data);
     });
-    const creating = admin("POST", `/stores/${storeId}/consumer-keys`, { Name: "made mid-move", Scopes: ["OrdersRead", "OrdersCreate"], Lifespan: "NeverExpires" });
+    const creating = admin("POST", `/stores/${storeId}/consumer-keys`, {
+      Name: "made mid-move",
+      Scopes: ["OrdersRead", "OrdersCreate"],
+      Lifespan: "NeverExpires",
+    });
     while (!gate.reached) await new Promise((resolve) => setTimeout(resolve, 5));
     vi.restoreAllMocks();
     // Meanwhile the move switches and tells every key it knows of the new shard.

@@ -80,9 +80,27 @@ async function listIds(token: string): Promise<string[]> {
 async function seededStore() {
   const { storeId, token } = await storeWithToken();
   const ids: string[] = [];
-  for (let i = 0; i < 12; i++) ids.push(await insert(token, { OrderItems: [{ Sku: `S-${i}`, Name: "Mug", Quantity: 1, UnitPrice: 5 }, { Sku: "S-X", Name: "Lid", Quantity: 2, UnitPrice: 1 }] }));
+  for (let i = 0; i < 12; i++)
+    ids.push(
+      await insert(token, {
+        OrderItems: [
+          { Sku: `S-${i}`, Name: "Mug", Quantity: 1, UnitPrice: 5 },
+          { Sku: "S-X", Name: "Lid", Quantity: 2, UnitPrice: 1 },
+        ],
+      }),
+    );
   const products = await admin("PUT", `/stores/${storeId}/products`, {
-    Products: ["A", "B", "C"].map((sku) => ({ Sku: sku, Title: `Product ${sku}`, Description: "d", Link: `https://shop.example/${sku}`, ImageLink: `https://shop.example/${sku}.jpg`, Price: 9.5, Currency: "USD", Availability: "in stock", Quantity: 4 })),
+    Products: ["A", "B", "C"].map((sku) => ({
+      Sku: sku,
+      Title: `Product ${sku}`,
+      Description: "d",
+      Link: `https://shop.example/${sku}`,
+      ImageLink: `https://shop.example/${sku}.jpg`,
+      Price: 9.5,
+      Currency: "USD",
+      Availability: "in stock",
+      Quantity: 4,
+    })),
   });
   expect(products.status, products.text).toBe(200);
   expect((await admin("POST", `/stores/${storeId}/feeds`, { Name: "Main", Format: "csv" })).status).toBe(200);
@@ -94,7 +112,10 @@ async function seededStore() {
   const from = await shardOf(storeId);
   for (let i = 0; i < 3; i++) {
     await d1(from)
-      .prepare("insert into webhook_deliveries (event_id, store_id, webhook_id, subject, type, payload, state, attempts, next_attempt_at, created_at) values (?1, ?2, ?3, 'o', 'order.created', '{}', 'failed', 8, 0, 0)")
+      .prepare(
+        "insert into webhook_deliveries (event_id, store_id, webhook_id, subject, type, payload, state, attempts, next_attempt_at, created_at) values (?1, " +
+          "?2, ?3, 'o', 'order.created', '{}', 'failed', 8, 0, 0)",
+      )
       .bind(`msg_${storeId}_${i}`, storeId, webhookId)
       .run();
   }
@@ -151,7 +172,17 @@ describe("moving a store to another shard", () => {
     // Everything in the new shard exactly once, nothing in the old one.
     const total = 12 + written.length;
     expect(await shardOf(storeId)).toBe(to);
-    expect(await holdings(to, storeId)).toEqual({ orders: total, items: 24 + written.length, outbox: 0, products: 3, feeds: 1, sources: 1, webhooks: 1, deliveries: 3, stores: 1 });
+    expect(await holdings(to, storeId)).toEqual({
+      orders: total,
+      items: 24 + written.length,
+      outbox: 0,
+      products: 3,
+      feeds: 1,
+      sources: 1,
+      webhooks: 1,
+      deliveries: 3,
+      stores: 1,
+    });
     expect(await holdings(from, storeId)).toEqual({ orders: 0, items: 0, outbox: 0, products: 0, feeds: 0, sources: 0, webhooks: 0, deliveries: 0, stores: 0 });
     expect(await count(to, "select id from orders where store_id = ?1 group by id having count(*) > 1", storeId)).toBe(0);
     // Nothing of the move is left in the old shard either: no log, no capture, no fence.
@@ -164,7 +195,9 @@ describe("moving a store to another shard", () => {
     const rest = await call("GET", `/v1/${token}/Orders?fromDate=2026-01-01&toDate=2026-12-31&pageSize=5&cursor=${encodeURIComponent(cursor)}`);
     expect(rest.status, rest.text).toBe(200);
     expect((JSON.parse(rest.text) as { Orders: unknown[] }).Orders).toHaveLength(5);
-    const store = JSON.parse((await admin("GET", `/stores/${storeId}`)).text) as { Store: { Shard: string; Usage: { Orders: number; OrderItems: number; Products: number } } };
+    const store = JSON.parse((await admin("GET", `/stores/${storeId}`)).text) as {
+      Store: { Shard: string; Usage: { Orders: number; OrderItems: number; Products: number } };
+    };
     expect(store.Store.Usage).toMatchObject({ Orders: total, OrderItems: 24 + written.length, Products: 3 });
     // Writes go on in the new shard.
     const after = await insert(token);
@@ -228,7 +261,10 @@ describe("moving a store to another shard", () => {
     const feeds = JSON.parse((await admin("GET", `/stores/${storeId}/feeds`)).text) as { Feeds: { FeedId: string }[] };
     const compiled = await admin("POST", `/feeds/${feeds.Feeds[0]!.FeedId}/compile`);
     expect(compiled.status, compiled.text).toBe(200);
-    expect((JSON.parse(compiled.text) as { Feed: { Status: string; CompilationTotalCount: number } }).Feed).toMatchObject({ Status: "Completed", CompilationTotalCount: 3 });
+    expect((JSON.parse(compiled.text) as { Feed: { Status: string; CompilationTotalCount: number } }).Feed).toMatchObject({
+      Status: "Completed",
+      CompilationTotalCount: 3,
+    });
   });
 
   it("is finished by the cron when its mover lost its alarm, and given up (the new copy removed) when the store is deleted", async () => {
@@ -258,7 +294,17 @@ describe("moving a store to another shard", () => {
     for (let i = 0; i < 50 && move.Status === "copying"; i++) move = await step(b.storeId);
     expect(move.Status).toBe("failed");
     expect(move.Error).toContain("deleted");
-    expect(await holdings(b.to, b.storeId)).toEqual({ orders: 0, items: 0, outbox: 0, products: 0, feeds: 0, sources: 0, webhooks: 0, deliveries: 0, stores: 0 });
+    expect(await holdings(b.to, b.storeId)).toEqual({
+      orders: 0,
+      items: 0,
+      outbox: 0,
+      products: 0,
+      feeds: 0,
+      sources: 0,
+      webhooks: 0,
+      deliveries: 0,
+      stores: 0,
+    });
     // Still whole where it lived, for the purge to take.
     expect((await holdings(b.from, b.storeId)).orders).toBe(12);
   });

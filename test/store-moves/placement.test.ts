@@ -99,7 +99,14 @@ describe("placement and GET /admin/v1/shards", () => {
 
     // A deleted store leaves its shard's counts at once (its rows wait for the purge).
     expect((await admin("DELETE", `/stores/${a.storeId}`)).status).toBe(200);
-    expect((await shards()).find((s) => s.Shard === "SHARD_1")).toEqual({ Shard: "SHARD_1", Stores: 0, Orders: 0, OrderItems: 0, Products: 0, Draining: false });
+    expect((await shards()).find((s) => s.Shard === "SHARD_1")).toEqual({
+      Shard: "SHARD_1",
+      Stores: 0,
+      Orders: 0,
+      OrderItems: 0,
+      Products: 0,
+      Draining: false,
+    });
     expect((await placed("Placement G")).shard).toBe("SHARD_1");
   });
 

@@ -34,7 +34,9 @@ describe("the StoredBytes limit", () => {
     expect((await call("PUT", `/v1/${token}/Orders/InsertOrder`, { body: heavyOrder(20) })).status).toBe(200);
     const over = await call("PUT", `/v1/${token}/Orders/InsertOrder`, { body: heavyOrder(20) });
     expect(over.status).toBe(400);
-    expect(over.json.Message).toMatch(/^Store limit reached: StoredBytes\. This store already holds its limit of 60000 bytes of stored data, so nothing of this request was stored/);
+    expect(over.json.Message).toMatch(
+      /^Store limit reached: StoredBytes\. This store already holds its limit of 60000 bytes of stored data, so nothing of this request was stored/,
+    );
     expect(await countRows("orders", storeId)).toBe(2);
     expect(await countRows("order_items", storeId)).toBe(200);
 

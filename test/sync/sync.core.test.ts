@@ -22,7 +22,12 @@ const ack = (token: string, order: { OrderId: string }, number: string) =>
   call("PUT", `/v1/${token}/Orders/${order.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=${number}`);
 const ship = (token: string, order: { OrderId: string }, tracking: string | null) =>
   call("PUT", `/v1/${token}/Orders/${order.OrderId}/UpdateStatus`, {
-    body: { OrderStatus: "SHIPPED", ...(tracking ? { ShipmentTrackingNumber: tracking } : {}), DateShipped: "2026-11-20T12:00:00Z", DestinationShippingCarrier: "UPS" },
+    body: {
+      OrderStatus: "SHIPPED",
+      ...(tracking ? { ShipmentTrackingNumber: tracking } : {}),
+      DateShipped: "2026-11-20T12:00:00Z",
+      DestinationShippingCarrier: "UPS",
+    },
   });
 
 async function sourceView(storeId: string, sourceId: string) {
@@ -212,50 +217,53 @@ describe("capabilities and asynchronous operations", () => {
 
 describe("each call recorded before the next", () => {
   for (const k of [1, 37, 99]) {
-    it(`a round cut off after ${k} calls (a D1 error) leaves each row delivered exactly once, plus the one call in flight, harmless by its idempotency key`, async () => {
-      const { storeId, token, sourceId, orders } = await importedStore(100);
-      for (let i = 0; i < orders.length; i += 20) {
-        await Promise.all(orders.slice(i, i + 20).map((order, j) => ack(token, order, `PO-${i + j}`)));
-      }
-      // D1 fails on the (k+1)-th outcome write: the marketplace has had k+1 calls by then.
-      let writes = 0;
-      const shard = await shardOf(storeId);
-      const failing = new Proxy(env[shard], {
-        get(target, prop) {
-          if (prop === "prepare") {
-            return (query: string) => {
-              if (/^update "outbox"/.test(query) && ++writes > k) throw new Error("D1_ERROR: the database went away");
-              return target.prepare(query);
-            };
-          }
-          const value = Reflect.get(target, prop, target) as unknown;
-          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        },
-      });
-      const stub = env.SOURCE_SYNC.getByName(sourceId);
-      await expect(
-        runInDurableObject(stub, (_instance, state) =>
-          runSourceCycle(sourceId, storeId, { env: { ...env, [shard]: failing }, storage: kvStorage(state.storage.kv), now: Date.now() }),
-        ),
-      ).rejects.toThrow("the database went away");
-      expect(await received(storeId, sourceId)).toHaveLength(k + 1);
-      expect((await deliveries(storeId, sourceId)).filter((d) => d.Status === "delivered")).toHaveLength(k);
+    it(
+      `a round cut off after ${k} calls (a D1 error) leaves each row delivered exactly once, plus the one call in flight, harmless by its idempotency ` + `key`,
+      async () => {
+        const { storeId, token, sourceId, orders } = await importedStore(100);
+        for (let i = 0; i < orders.length; i += 20) {
+          await Promise.all(orders.slice(i, i + 20).map((order, j) => ack(token, order, `PO-${i + j}`)));
+        }
+        // D1 fails on the (k+1)-th outcome write: the marketplace has had k+1 calls by then.
+        let writes = 0;
+        const shard = await shardOf(storeId);
+        const failing = new Proxy(env[shard], {
+          get(target, prop) {
+            if (prop === "prepare") {
+              return (query: string) => {
+                if (/^update "outbox"/.test(query) && ++writes > k) throw new Error("D1_ERROR: the database went away");
+                return target.prepare(query);
+              };
+            }
+            const value = Reflect.get(target, prop, target) as unknown;
+            return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          },
+        });
+        const stub = env.SOURCE_SYNC.getByName(sourceId);
+        await expect(
+          runInDurableObject(stub, (_instance, state) =>
+            runSourceCycle(sourceId, storeId, { env: { ...env, [shard]: failing }, storage: kvStorage(state.storage.kv), now: Date.now() }),
+          ),
+        ).rejects.toThrow("the database went away");
+        expect(await received(storeId, sourceId)).toHaveLength(k + 1);
+        expect((await deliveries(storeId, sourceId)).filter((d) => d.Status === "delivered")).toHaveLength(k);
 
-      // The next cycle repeats only the call whose outcome was lost, and sends the rest once.
-      await cycleAt(sourceId, Date.now());
-      const calls = await received(storeId, sourceId);
-      expect(calls).toHaveLength(101);
-      const applied = calls.filter((c) => !(c as unknown as { Duplicate: boolean }).Duplicate);
-      expect(applied).toHaveLength(100);
-      expect(new Set(applied.map((c) => c.OrderSourceOrderNumber)).size).toBe(100);
-      const repeated = calls.filter((c) => (c as unknown as { Duplicate: boolean }).Duplicate);
-      expect(repeated).toHaveLength(1);
-      expect(repeated[0]!.OrderSourceOrderNumber).toBe(calls[k]!.OrderSourceOrderNumber);
-      const keyOf = (c: unknown) => (c as { IdempotencyKey: string }).IdempotencyKey;
-      expect(keyOf(repeated[0])).toBe(keyOf(calls[k]));
-      expect(keyOf(repeated[0])).toMatch(new RegExp(`^${sourceId}-\\d+$`));
-      expect((await deliveries(storeId, sourceId)).every((d) => d.Status === "delivered")).toBe(true);
-    });
+        // The next cycle repeats only the call whose outcome was lost, and sends the rest once.
+        await cycleAt(sourceId, Date.now());
+        const calls = await received(storeId, sourceId);
+        expect(calls).toHaveLength(101);
+        const applied = calls.filter((c) => !(c as unknown as { Duplicate: boolean }).Duplicate);
+        expect(applied).toHaveLength(100);
+        expect(new Set(applied.map((c) => c.OrderSourceOrderNumber)).size).toBe(100);
+        const repeated = calls.filter((c) => (c as unknown as { Duplicate: boolean }).Duplicate);
+        expect(repeated).toHaveLength(1);
+        expect(repeated[0]!.OrderSourceOrderNumber).toBe(calls[k]!.OrderSourceOrderNumber);
+        const keyOf = (c: unknown) => (c as { IdempotencyKey: string }).IdempotencyKey;
+        expect(keyOf(repeated[0])).toBe(keyOf(calls[k]));
+        expect(keyOf(repeated[0])).toMatch(new RegExp(`^${sourceId}-\\d+$`));
+        expect((await deliveries(storeId, sourceId)).every((d) => d.Status === "delivered")).toBe(true);
+      },
+    );
   }
 });
 

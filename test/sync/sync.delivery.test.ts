@@ -138,8 +138,9 @@ describe("delivery to the marketplace", () => {
     const [order] = await listOrders(token);
     expect(order!.SyncUserErrorMessage).toBe("Simulated marketplace ship: no answer within 10 s (timeout)");
     expect(order!.OrderStatus).toBe("Shipped");
-    const source = (await call("GET", `/admin/v1/stores/${storeId}/sources/${sourceId}`, { headers: { authorization: "Bearer test-admin-key-0123456789abcdef-0123" } })).json
-      .Source as { Status: { DeliveriesFailed: number; DeliveriesPending: number } };
+    const source = (
+      await call("GET", `/admin/v1/stores/${storeId}/sources/${sourceId}`, { headers: { authorization: "Bearer test-admin-key-0123456789abcdef-0123" } })
+    ).json.Source as { Status: { DeliveriesFailed: number; DeliveriesPending: number } };
     expect(source.Status).toMatchObject({ DeliveriesFailed: 1, DeliveriesPending: 0 });
   });
 

@@ -38,8 +38,6 @@ async function storeWithSources(count: number) {
   return { storeId, token, ids };
 }
 
-
-
 describe("one source's queued cycles", () => {
   it("runs one cycle for a message delivered twice, at once or later, and drops an older slot's late retry", async () => {
     const { storeId, token, ids } = await storeWithSources(1);
@@ -47,7 +45,13 @@ describe("one source's queued cycles", () => {
     // Slots of the past (an hour ago), so that the later tests' slots of now are newer.
     const slot = Date.now() - 3_600_000;
     // Twice in one batch, and a third time in a second consumer invocation at the same moment.
-    const [first, second] = await Promise.all([deliver([{ sourceId, slot }, { sourceId, slot }]), deliver([{ sourceId, slot }])]);
+    const [first, second] = await Promise.all([
+      deliver([
+        { sourceId, slot },
+        { sourceId, slot },
+      ]),
+      deliver([{ sourceId, slot }]),
+    ]);
     expect(first.explicitAcks).toHaveLength(2);
     expect(second.explicitAcks).toHaveLength(1);
     expect(first.retryMessages.concat(second.retryMessages)).toEqual([]);
@@ -179,13 +183,19 @@ describe("the cron at many sources", () => {
     expect(await orderCount(second.token)).toBe(100);
     const sources = [...(await sourcesOf(first.storeId)), ...(await sourcesOf(second.storeId))];
     expect(sources.filter((s) => s.Status.RecentCycles.length === 1)).toHaveLength(210);
-    expect(sources.filter((s) => s.Status.RecentCycles.length === 0).map((s) => s.SourceId).sort()).toEqual(disabled.sort());
+    expect(
+      sources
+        .filter((s) => s.Status.RecentCycles.length === 0)
+        .map((s) => s.SourceId)
+        .sort(),
+    ).toEqual(disabled.sort());
     // 215 sources made and 210 cycles run: 130 s at a load average of 20 on 2 CPUs.
   }, 240_000);
 
   it("POST /admin/v1/sync over 100 sources answers what it queued, and the real queue's consumer runs them", async () => {
     const stores = JSON.parse((await admin("GET", "/stores")).text).Stores as { StoreId: string }[];
-    const cycles = async () => new Map((await Promise.all(stores.map((s) => sourcesOf(s.StoreId)))).flat().map((s) => [s.SourceId, s.Status.RecentCycles.length]));
+    const cycles = async () =>
+      new Map((await Promise.all(stores.map((s) => sourcesOf(s.StoreId)))).flat().map((s) => [s.SourceId, s.Status.RecentCycles.length]));
     const before = await cycles();
     expect(before.size).toBe(221);
 

@@ -7,7 +7,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { admin, call, storeWithToken } from "../helpers/api";
 import { createSource, cycleAt, deliveries, HOUR, listOrders, MINUTE, type WireOrder } from "../helpers/sync";
-import { createWalmartFake, WALMART_FAKE_CLIENT_ID, WALMART_FAKE_CLIENT_SECRET, walmartErrorBody, walmartPagesForEver } from "../marketplaces/walmart/walmart-fake";
+import {
+  createWalmartFake,
+  WALMART_FAKE_CLIENT_ID,
+  WALMART_FAKE_CLIENT_SECRET,
+  walmartErrorBody,
+  walmartPagesForEver,
+} from "../marketplaces/walmart/walmart-fake";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -152,12 +158,17 @@ describe("next-page tokens that never end", () => {
     const cursorBefore = (await sourceStatus(storeId, sourceId)).Cursor;
     fake.failNext(walmartPagesForEver(true));
     const before = listCalls(seen).length;
-    const soIndexes = () => listCalls(seen).slice(before).map((s) => s.url.searchParams.get("soIndex"));
+    const soIndexes = () =>
+      listCalls(seen)
+        .slice(before)
+        .map((s) => s.url.searchParams.get("soIndex"));
     const t0 = Date.now();
     const first = await cycleAt(sourceId, t0);
     // The first page names soIndex 100; so does the second: the window ends there.
     expect(soIndexes()).toEqual([null, "100"]);
-    expect(first.error).toBe("import: the marketplace sent a next-page token it had already sent in this window; the window ended there and starts over next cycle.");
+    expect(first.error).toBe(
+      "import: the marketplace sent a next-page token it had already sent in this window; the window ended there and starts over next cycle.",
+    );
     expect((await sourceStatus(storeId, sourceId)).Cursor).toBe(cursorBefore);
     await cycleAt(sourceId, t0 + 15 * MINUTE);
     expect(soIndexes()).toEqual([null, "100", null, "100"]);

@@ -34,7 +34,10 @@ describe("import from the simulated marketplace", () => {
       expect(order.SubTotal).toBeCloseTo(subTotal, 2);
       const tax = items.reduce((n, i) => n + i.SaleTaxCost, 0);
       const parts = [order.SubTotal, tax, order.ShippingTotal, order.ShippingTaxTotal, order.GiftWrapTotal, order.GiftWrapTaxTotal] as number[];
-      expect(order.GrandTotal).toBeCloseTo(parts.reduce((a, b) => a + b, 0), 2);
+      expect(order.GrandTotal).toBeCloseTo(
+        parts.reduce((a, b) => a + b, 0),
+        2,
+      );
     }
     // Realistic variety over a dozen orders: several lines somewhere, different buyers.
     expect(orders.some((o) => o.OrderItems.length > 1)).toBe(true);
@@ -50,7 +53,11 @@ describe("import from the simulated marketplace", () => {
 
   it("is deterministic per source id and differs between sources", async () => {
     const settings = simulatedWindow(3);
-    const page = (id: string) => createSimulatedConnector({ sourceId: id, settings, fetch, now: () => new Date() }, memoryStorage()).fetchOrders({ since: new Date(0), until: new Date() }, null);
+    const page = (id: string) =>
+      createSimulatedConnector({ sourceId: id, settings, fetch, now: () => new Date() }, memoryStorage()).fetchOrders(
+        { since: new Date(0), until: new Date() },
+        null,
+      );
     const [a, again, b] = await Promise.all([page("src_a"), page("src_a"), page("src_b")]);
     expect(again).toEqual(a);
     expect(b.orders.map((o) => o.sourceOrderNumber)).not.toEqual(a.orders.map((o) => o.sourceOrderNumber));
@@ -81,10 +88,7 @@ describe("import from the simulated marketplace", () => {
     const { storeId, token } = await storeWithToken();
     const sourceId = await createSource(storeId, { Settings: { ...simulatedWindow(25), pageSize: 10 } });
     const source = { id: sourceId, storeId, cursorAt: null };
-    const real = createSimulatedConnector(
-      { sourceId, settings: { ...simulatedWindow(25), pageSize: 10 }, fetch, now: () => new Date() },
-      memoryStorage(),
-    );
+    const real = createSimulatedConnector({ sourceId, settings: { ...simulatedWindow(25), pageSize: 10 }, fetch, now: () => new Date() }, memoryStorage());
     let pages = 0;
     const cutOff: Connector = {
       ...real,
@@ -105,7 +109,10 @@ describe("import from the simulated marketplace", () => {
     expect(orders).toHaveLength(25);
     expect(new Set(orders.map((o) => o.OrderSourceOrderNumber)).size).toBe(25);
     const { results: items } = await (await storeD1(storeId))
-      .prepare("select count(*) as n, count(distinct order_id || ':' || source_line_id) as d from order_items where order_id in (select id from orders where source_id = ?)")
+      .prepare(
+        "select count(*) as n, count(distinct order_id || ':' || source_line_id) as d from order_items where order_id in (select id from orders where " +
+          "source_id = ?)",
+      )
       .bind(sourceId)
       .all<{ n: number; d: number }>();
     expect(items[0]!.n).toBe(items[0]!.d);
@@ -177,7 +184,11 @@ describe("an import larger than one invocation", () => {
     const parts = since(from, "SourceSync.");
     expect(parts.map((p) => p.label)).toEqual(["SourceSync.runCycle", ...parts.slice(1).map(() => "SourceSync.alarm")]);
     for (const part of parts) expect(part.d1Queries).toBeLessThanOrEqual(LIMITS.d1Queries);
-    const cycles = ((await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { RecentCycles: { OrdersImported: number; Continues: boolean; Error: string | null }[] } }).Status.RecentCycles;
+    const cycles = (
+      (await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as {
+        Status: { RecentCycles: { OrdersImported: number; Continues: boolean; Error: string | null }[] };
+      }
+    ).Status.RecentCycles;
     expect(cycles).toHaveLength(parts.length);
     expect(cycles.reduce((n, c) => n + c.OrdersImported, 0)).toBe(200);
     expect(cycles.map((c) => c.Continues)).toEqual([false, ...cycles.slice(1).map(() => true)]);

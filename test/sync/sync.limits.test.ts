@@ -34,7 +34,10 @@ function withinLimits(parts: Invocation[]) {
 }
 
 describe("a source at the benchmark's sizes", () => {
-  it("imports 10,000 orders in one cycle whose invocations each stay within the limits, then delivers 1,000 acknowledgements over as many invocations as they need, each once", { timeout: 300_000 }, async () => {
+  it("imports 10,000 orders in one cycle whose invocations each stay within the limits, then delivers 1,000 acknowledgements over as many invocations as " +
+    "they need, each once", {
+    timeout: 300_000,
+  }, async () => {
     const { storeId } = await storeWithToken();
     // 10,000 orders at 10,000 an hour, all between one and two hours ago (bench/sync.bench.mjs).
     const interval = 360;
@@ -79,7 +82,10 @@ describe("a source at the benchmark's sizes", () => {
     const calls = (await received(storeId, sourceId)).filter((c) => c.Operation === "acknowledge");
     expect(calls).toHaveLength(1_000);
     expect(new Set(calls.map((c) => c.OrderSourceOrderNumber)).size).toBe(1_000);
-    const states = await (await storeD1(storeId)).prepare("select state, attempts, count(*) as n from outbox where source_id = ? group by state, attempts").bind(sourceId).all();
+    const states = await (await storeD1(storeId))
+      .prepare("select state, attempts, count(*) as n from outbox where source_id = ? group by state, attempts")
+      .bind(sourceId)
+      .all();
     expect(states.results).toEqual([{ state: "delivered", attempts: 1, n: 1_000 }]);
   });
 });

@@ -78,7 +78,9 @@ describe("a marketplace that takes whole orders only", () => {
     const { storeId, token, sourceId, settings, order } = await imported();
     await patchSource(storeId, sourceId, { Settings: { ...settings, unsupportedOperations: ["cancelLines"] } });
     const line = order.OrderItems[0]!;
-    const res = await call("PUT", `/v1/${token}/Orders/${order.OrderId}/UpdateStatus`, { body: { OrderStatus: "CANCELED", Items: [{ OrderItemId: line.OrderItemId, Quantity: 1 }] } });
+    const res = await call("PUT", `/v1/${token}/Orders/${order.OrderId}/UpdateStatus`, {
+      body: { OrderStatus: "CANCELED", Items: [{ OrderItemId: line.OrderItemId, Quantity: 1 }] },
+    });
     expect(res.status).toBe(200);
     await cycleAt(sourceId, Date.now());
     const [row] = (await outboxOf(order.OrderId)) as (Awaited<ReturnType<typeof outboxOf>>[number] & { warning: string | null })[];
@@ -104,7 +106,9 @@ describe("the marketplace's own lines reach the hub", () => {
     await again();
     let now = await read(token, order.OrderId);
     expect([now.OrderItems[0]!.QuantityShipped, now.OrderItems[0]!.QuantityCancelled]).toEqual([1, 1]);
-    expect(now.Shipments.map((s) => [s.ShipmentTrackingNumber, s.Items])).toEqual([[expect.stringMatching(/^SIMTRK\d+$/), [{ OrderItemId: line.OrderItemId, Quantity: 1 }]]]);
+    expect(now.Shipments.map((s) => [s.ShipmentTrackingNumber, s.Items])).toEqual([
+      [expect.stringMatching(/^SIMTRK\d+$/), [{ OrderItemId: line.OrderItemId, Quantity: 1 }]],
+    ]);
     expect(now.FulfillmentStatus).toBe("PartiallyShipped");
     expect(await quantityOf(storeId, line.Sku)).toBe(51);
     expect(await outboxOf(order.OrderId)).toHaveLength(0);

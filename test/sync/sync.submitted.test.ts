@@ -44,7 +44,8 @@ describe("a Submitted delivery the marketplace never settles", () => {
     const [row] = await deliveries(storeId, sourceId);
     expect(row!.Status).toBe("failed");
     expect(row!.LastError).toBe(
-      "The marketplace did not confirm this submission within 24 hours. Its last answer: Simulated marketplace 500 Internal Server Error: the service is temporarily unavailable",
+      "The marketplace did not confirm this submission within 24 hours. Its last answer: Simulated marketplace 500 Internal Server Error: the service is " +
+        "temporarily unavailable",
     );
     const order = (await listOrders(token)).find((o) => o.OrderId === a.OrderId)!;
     expect(order.SyncUserErrorMessage).toBe(row!.LastError);
@@ -72,7 +73,9 @@ describe("a Submitted delivery the marketplace never settles", () => {
     await cycleAt(sourceId, t0 + 30 * MINUTE);
     const rows = await deliveries(storeId, sourceId);
     const last = orders.find((o) => o.OrderId === rows[100]!.OrderId)!;
-    const checks = (await received(storeId, sourceId)).filter((r) => r.Operation === "checkSubmitted" && r.OrderSourceOrderNumber === last.OrderSourceOrderNumber);
+    const checks = (await received(storeId, sourceId)).filter(
+      (r) => r.Operation === "checkSubmitted" && r.OrderSourceOrderNumber === last.OrderSourceOrderNumber,
+    );
     expect(checks.length).toBeGreaterThanOrEqual(1);
   });
 });

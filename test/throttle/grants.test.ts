@@ -11,7 +11,12 @@ const merge = (previous: KeyGrant | undefined, next: KeyGrant) => mergeGrant(pre
 describe("mergeGrant", () => {
   it("never makes a revoked key live again, whatever arrives after", () => {
     const revoked = { ...base, revoked: true, shard: "SHARD_1", storeRevision: 3 };
-    expect(merge(revoked, { ...base, revoked: false, shard: "SHARD_2", storeRevision: 4 })).toEqual({ ...base, revoked: true, shard: "SHARD_2", storeRevision: 4 });
+    expect(merge(revoked, { ...base, revoked: false, shard: "SHARD_2", storeRevision: 4 })).toEqual({
+      ...base,
+      revoked: true,
+      shard: "SHARD_2",
+      storeRevision: 4,
+    });
     expect(merge(revoked, { ...base, revoked: false, shard: "SHARD_1", storeRevision: 1 }).revoked).toBe(true);
   });
 
@@ -21,13 +26,23 @@ describe("mergeGrant", () => {
     expect(merge(switched, stale)).toEqual({ ...base, revoked: false, shard: "SHARD_2", storeRevision: 7 });
     // The same or a later revision replaces it (a hold lifted at the same revision, a later switch).
     const held = { ...base, revoked: false, shard: "SHARD_1", writesHeldUntil: 9_999, storeRevision: 6 };
-    expect(merge(held, { ...base, revoked: false, shard: "SHARD_1", storeRevision: 6 })).toEqual({ ...base, revoked: false, shard: "SHARD_1", storeRevision: 6 });
+    expect(merge(held, { ...base, revoked: false, shard: "SHARD_1", storeRevision: 6 })).toEqual({
+      ...base,
+      revoked: false,
+      shard: "SHARD_1",
+      storeRevision: 6,
+    });
     expect(merge(held, switched)).toEqual(switched);
   });
 
   it("takes a grant stored before revisions as the oldest, and the first grant as it is", () => {
     const legacy: KeyGrant = { ...base, revoked: false, shard: "DB" };
-    expect(merge(legacy, { ...base, revoked: false, shard: "SHARD_3", storeRevision: 0 })).toEqual({ ...base, revoked: false, shard: "SHARD_3", storeRevision: 0 });
+    expect(merge(legacy, { ...base, revoked: false, shard: "SHARD_3", storeRevision: 0 })).toEqual({
+      ...base,
+      revoked: false,
+      shard: "SHARD_3",
+      storeRevision: 0,
+    });
     expect(merge(undefined, legacy)).toEqual(legacy);
   });
 });

@@ -80,19 +80,24 @@ describe("read-your-writes through the key's limiter", () => {
 });
 
 describe("read-your-writes on each shard", () => {
-  it.each(["SHARD_1", "SHARD_2", "SHARD_3"] as const)("a store on %s: the write's session and the same key's next read are on that shard, the read starting at the write's bookmark", async (shard) => {
-    const storeId = await storeOn(shard);
-    const key = await createKey(storeId);
-    const token = await tokenFor(key.Key);
-    const write = await sessionsDuring(() => insert(token, { OrderSourceOrderNumber: `RYW-${shard}` }));
-    expect(write.map((s) => [s.database, s.start])).toEqual([[shard, "first-primary"]]);
-    const written = write[0]!.end;
-    expect(written).toEqual(expect.any(String));
-    let answer: Awaited<ReturnType<typeof call>> | undefined;
-    const read = await sessionsDuring(async () => (answer = await call("GET", `/v1/${token}/Orders?page=1&pageSize=100&fromDate=2000-01-01&toDate=2100-01-01`)));
-    expect(read.map((s) => [s.database, s.start])).toEqual([[shard, written]]);
-    expect(JSON.parse(answer!.text).Orders.map((o: { OrderSourceOrderNumber: string }) => o.OrderSourceOrderNumber)).toEqual([`RYW-${shard}`]);
-  });
+  it.each(["SHARD_1", "SHARD_2", "SHARD_3"] as const)(
+    "a store on %s: the write's session and the same key's next read are on that shard, the read starting at the write's bookmark",
+    async (shard) => {
+      const storeId = await storeOn(shard);
+      const key = await createKey(storeId);
+      const token = await tokenFor(key.Key);
+      const write = await sessionsDuring(() => insert(token, { OrderSourceOrderNumber: `RYW-${shard}` }));
+      expect(write.map((s) => [s.database, s.start])).toEqual([[shard, "first-primary"]]);
+      const written = write[0]!.end;
+      expect(written).toEqual(expect.any(String));
+      let answer: Awaited<ReturnType<typeof call>> | undefined;
+      const read = await sessionsDuring(
+        async () => (answer = await call("GET", `/v1/${token}/Orders?page=1&pageSize=100&fromDate=2000-01-01&toDate=2100-01-01`)),
+      );
+      expect(read.map((s) => [s.database, s.start])).toEqual([[shard, written]]);
+      expect(JSON.parse(answer!.text).Orders.map((o: { OrderSourceOrderNumber: string }) => o.OrderSourceOrderNumber)).toEqual([`RYW-${shard}`]);
+    },
+  );
 });
 
 describe("RateLimiter.noteBookmark", () => {
@@ -106,7 +111,6 @@ describe("RateLimiter.noteBookmark", () => {
     await stub.noteBookmark(own, "SHARD_2");
     expect(await heldBookmark(id)).toBe(own);
   });
-
 
   it("keeps the latest bookmark: an older one arriving late does not replace it", async () => {
     const id = `ck_bookmark_${crypto.randomUUID().slice(0, 8)}`;

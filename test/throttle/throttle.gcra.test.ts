@@ -21,7 +21,6 @@ function run(times: number[], config: BucketConfig, tat = 0) {
   });
 }
 
-
 describe("GCRA leaky bucket", () => {
   it("admits a burst of 50, refuses the 51st with 500 ms to wait, and counts down what remains", () => {
     const decisions = run(Array(51).fill(T0), SPEC_BUCKET);
@@ -86,7 +85,10 @@ describe("GCRA leaky bucket", () => {
     // Rates above 1000/s are not capped by a whole-millisecond interval: 10 calls per ms for
     // 200 ms at 5000/s admit the burst of 10, then 5 per ms.
     const fast = { capacity: 10, ratePerSecond: 5_000 };
-    const admitted = run(Array.from({ length: 2000 }, (_, i) => T0 + Math.floor(i / 10)), fast).filter((d) => d.allowed);
+    const admitted = run(
+      Array.from({ length: 2000 }, (_, i) => T0 + Math.floor(i / 10)),
+      fast,
+    ).filter((d) => d.allowed);
     expect(admitted.length).toBe(10 + 5 * 199);
   });
 

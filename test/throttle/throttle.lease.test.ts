@@ -12,7 +12,14 @@ const SPEC_BUCKET: BucketConfig = { capacity: 50, ratePerSecond: 2 };
 const KEY = "ck_sim";
 
 function grantOf(config: BucketConfig): LeaseGrant {
-  return { storeId: "st", shard: "DB", scopes: ["OrdersRead"], bookmark: null, capacity: config.capacity, windowSeconds: Math.ceil(config.capacity / config.ratePerSecond) };
+  return {
+    storeId: "st",
+    shard: "DB",
+    scopes: ["OrdersRead"],
+    bookmark: null,
+    capacity: config.capacity,
+    windowSeconds: Math.ceil(config.capacity / config.ratePerSecond),
+  };
 }
 
 /** One object's bucket and the isolates' books, with every admission and trip recorded. */
@@ -136,7 +143,14 @@ describe("one isolate", () => {
     expect(peek(w.state(), T0, SPEC_BUCKET).remaining).toBe(26);
     const report = w.books[0]!.release(KEY, T0)!;
     expect(report.used).toBe(2);
-    const step = trip(w.state(), T0, SPEC_BUCKET, { admit: false, lease: false, holder: "holder-0", want: 0, leaseId: "x", report: reportAt(report, T0 * 1000) });
+    const step = trip(w.state(), T0, SPEC_BUCKET, {
+      admit: false,
+      lease: false,
+      holder: "holder-0",
+      want: 0,
+      leaseId: "x",
+      report: reportAt(report, T0 * 1000),
+    });
     // Three calls in all: 47 left, as if each had been asked of the object.
     expect(peek(step.state, T0, SPEC_BUCKET).remaining).toBe(47);
   });
@@ -154,7 +168,14 @@ describe("one isolate", () => {
     // Settled as 12 calls at T0 + 6 s after the one at T0: the bucket empties at T0 + 12 s.
     expect(step.state.tat).toBe((T0 + 12_000) * 1000);
     // A report that arrives after that changes nothing.
-    const late = trip(step.state, later, SPEC_BUCKET, { admit: false, lease: false, holder: "holder-0", want: 0, leaseId: "x", report: { leaseId: held.leases[0]!.id, used: 0, foldUs: null } });
+    const late = trip(step.state, later, SPEC_BUCKET, {
+      admit: false,
+      lease: false,
+      holder: "holder-0",
+      want: 0,
+      leaseId: "x",
+      report: { leaseId: held.leases[0]!.id, used: 0, foldUs: null },
+    });
     expect(late.state).toEqual(step.state);
   });
 
@@ -172,24 +193,27 @@ describe("one isolate", () => {
 });
 
 describe("several isolates on one bucket", () => {
-  it.each([2, 3, 5])("%i isolates calling at random never exceed capacity + rate x elapsed over any window, and are refused within a lease each of the exact bucket", (holders) => {
-    const random = prng(holders * 7919);
-    const w = world(SPEC_BUCKET, holders, 3);
-    const calls: number[] = [];
-    let t = T0;
-    for (let i = 0; i < 3_000; i++) {
-      // Bursts and pauses: a client of each isolate at its own pace.
-      t += random() < 0.1 ? Math.floor(random() * 4_000) : Math.floor(random() * 60);
-      const h = Math.floor(random() * holders);
-      calls.push(t + 3);
-      w.call(h, t);
-    }
-    expect(worstExcess(w.admitted, SPEC_BUCKET)).toBeLessThanOrEqual(1e-9);
-    const exact = exactCount(calls, SPEC_BUCKET);
-    expect(w.admitted.length).toBeLessThanOrEqual(exact);
-    // What leases held elsewhere (at most one per other isolate, 12 each) or waited on their expiry may withhold, per burst.
-    expect(w.admitted.length).toBeGreaterThan(exact * 0.8);
-  });
+  it.each([2, 3, 5])(
+    "%i isolates calling at random never exceed capacity + rate x elapsed over any window, and are refused within a lease each of the exact bucket",
+    (holders) => {
+      const random = prng(holders * 7919);
+      const w = world(SPEC_BUCKET, holders, 3);
+      const calls: number[] = [];
+      let t = T0;
+      for (let i = 0; i < 3_000; i++) {
+        // Bursts and pauses: a client of each isolate at its own pace.
+        t += random() < 0.1 ? Math.floor(random() * 4_000) : Math.floor(random() * 60);
+        const h = Math.floor(random() * holders);
+        calls.push(t + 3);
+        w.call(h, t);
+      }
+      expect(worstExcess(w.admitted, SPEC_BUCKET)).toBeLessThanOrEqual(1e-9);
+      const exact = exactCount(calls, SPEC_BUCKET);
+      expect(w.admitted.length).toBeLessThanOrEqual(exact);
+      // What leases held elsewhere (at most one per other isolate, 12 each) or waited on their expiry may withhold, per burst.
+      expect(w.admitted.length).toBeGreaterThan(exact * 0.8);
+    },
+  );
 
   it("two isolates, each with its lease, admit 50 at once between them and then one per 500 ms, no more", () => {
     const w = world(SPEC_BUCKET, 2);

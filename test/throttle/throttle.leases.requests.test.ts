@@ -39,7 +39,14 @@ async function otherIsolate(book: LeaseBook, keyId: string, scope = "OrdersRead"
   if (local.kind === "admit") return { allowed: true, via: "lease" };
   if (local.kind === "refuse") return { allowed: false, via: "lease" };
   const report = book.release(keyId, now);
-  const answer = await env.RATE_LIMITER.getByName(keyId).trip({ keyId, scope, holder: book.holder, admit: true, want: book.want(keyId, LEASE_MS), ...(report ? { report } : {}) });
+  const answer = await env.RATE_LIMITER.getByName(keyId).trip({
+    keyId,
+    scope,
+    holder: book.holder,
+    admit: true,
+    want: book.want(keyId, LEASE_MS),
+    ...(report ? { report } : {}),
+  });
   if (answer.lease) book.accept(keyId, answer.lease.terms, answer.lease.grant, now, Date.now());
   return { allowed: answer.admission.allowed, via: "object", answer };
 }
@@ -156,7 +163,14 @@ describe("a grant change while another isolate holds a lease", () => {
     expect(await otherIsolate(other, key.ConsumerKeyId)).toMatchObject({ allowed: true, via: "lease" });
     // Its next trip (here: handing its lease back, as a write's or an expiry's would) ends the wait.
     const report = other.release(key.ConsumerKeyId, Date.now())!;
-    const back = await env.RATE_LIMITER.getByName(key.ConsumerKeyId).trip({ keyId: key.ConsumerKeyId, scope: "OrdersRead", holder: other.holder, admit: true, want: 100, report });
+    const back = await env.RATE_LIMITER.getByName(key.ConsumerKeyId).trip({
+      keyId: key.ConsumerKeyId,
+      scope: "OrdersRead",
+      holder: other.holder,
+      admit: true,
+      want: 100,
+      report,
+    });
     expect(back.admission).toMatchObject({ allowed: false, reason: "revoked" });
     expect(back.lease).toBeNull();
     expect((await revoking).status).toBe(200);
@@ -183,27 +197,37 @@ describe("a grant change while another isolate holds a lease", () => {
     expect(await otherIsolate(other, key.ConsumerKeyId)).toMatchObject({ allowed: false, via: "object" });
   });
 
-  it("a write in this isolate answers once the other isolate's lease (issued before the write's bookmark) has ended, and the key then gets no leases", async () => {
-    const { key, token } = await keyWithToken();
-    const other = new LeaseBook("reading-isolate");
-    expect((await call("GET", `/v1/${token}${COUNT}`)).status).toBe(200);
-    await otherIsolate(other, key.ConsumerKeyId);
-    let answered = false;
-    const writing = call("PUT", `/v1/${token}/Orders/InsertOrder`, { body: sampleOrder({ OrderSourceOrderNumber: "RYW-LEASE" }) }).then((res) => {
-      answered = true;
-      return res;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(answered).toBe(false);
-    const report = other.release(key.ConsumerKeyId, Date.now())!;
-    const next = await env.RATE_LIMITER.getByName(key.ConsumerKeyId).trip({ keyId: key.ConsumerKeyId, scope: "OrdersRead", holder: other.holder, admit: true, want: 100, report });
-    expect((await writing).status).toBe(200);
-    // The other isolate's read starts at the write's bookmark, and it asks the object for each call from now on.
-    expect(next.admission).toMatchObject({ allowed: true, bookmark: expect.any(String) });
-    expect(next.lease).toBeNull();
-    const list = await call("GET", `/v1/${token}/Orders?page=1&pageSize=100&fromDate=2000-01-01&toDate=2100-01-01`);
-    expect((list.json.Orders as { OrderSourceOrderNumber: string }[]).map((o) => o.OrderSourceOrderNumber)).toEqual(["RYW-LEASE"]);
-  });
+  it(
+    "a write in this isolate answers once the other isolate's lease (issued before the write's bookmark) has ended, and the key then gets no " + "leases",
+    async () => {
+      const { key, token } = await keyWithToken();
+      const other = new LeaseBook("reading-isolate");
+      expect((await call("GET", `/v1/${token}${COUNT}`)).status).toBe(200);
+      await otherIsolate(other, key.ConsumerKeyId);
+      let answered = false;
+      const writing = call("PUT", `/v1/${token}/Orders/InsertOrder`, { body: sampleOrder({ OrderSourceOrderNumber: "RYW-LEASE" }) }).then((res) => {
+        answered = true;
+        return res;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(answered).toBe(false);
+      const report = other.release(key.ConsumerKeyId, Date.now())!;
+      const next = await env.RATE_LIMITER.getByName(key.ConsumerKeyId).trip({
+        keyId: key.ConsumerKeyId,
+        scope: "OrdersRead",
+        holder: other.holder,
+        admit: true,
+        want: 100,
+        report,
+      });
+      expect((await writing).status).toBe(200);
+      // The other isolate's read starts at the write's bookmark, and it asks the object for each call from now on.
+      expect(next.admission).toMatchObject({ allowed: true, bookmark: expect.any(String) });
+      expect(next.lease).toBeNull();
+      const list = await call("GET", `/v1/${token}/Orders?page=1&pageSize=100&fromDate=2000-01-01&toDate=2100-01-01`);
+      expect((list.json.Orders as { OrderSourceOrderNumber: string }[]).map((o) => o.OrderSourceOrderNumber)).toEqual(["RYW-LEASE"]);
+    },
+  );
 });
 
 describe("the rate-limit fields, read as structured fields", () => {
@@ -241,7 +265,11 @@ describe("the rate-limit fields, read as structured fields", () => {
 
     const early = await call("GET", "/v1/no/such/thing", { headers: { "cf-connecting-ip": nextIp() } });
     expect(early.status).toBe(404);
-    expect(readRateLimit(early.headers)).toEqual({ policy: { name: "bucket", q: 50, w: 25 }, current: { name: "bucket", r: 50, t: 0 }, legacy: { limit: 50, remaining: 50, reset: 0 } });
+    expect(readRateLimit(early.headers)).toEqual({
+      policy: { name: "bucket", q: 50, w: 25 },
+      current: { name: "bucket", r: 50, t: 0 },
+      legacy: { limit: 50, remaining: 50, reset: 0 },
+    });
   });
 
   it("carries a key's own bucket: q its size, w the seconds it takes to drain", async () => {

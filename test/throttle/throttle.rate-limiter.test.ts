@@ -75,18 +75,20 @@ describe("RateLimiter", () => {
   it("reads a key it was never told about from D1 once, with the key's own bucket", async () => {
     const storeId = await createStore();
     const id = `ck_direct_${crypto.randomUUID().slice(0, 8)}`;
-    await directoryDb(env).insert(consumerKeys).values({
-      id,
-      storeId,
-      name: "inserted without the admin API",
-      keyHash: crypto.randomUUID(),
-      scopes: ["OrdersRead"],
-      lifespan: "NeverExpires",
-      bucketSize: 3,
-      leakRatePerSecond: 0.001,
-      createdAt: Date.now(),
-      revokedAt: null,
-    });
+    await directoryDb(env)
+      .insert(consumerKeys)
+      .values({
+        id,
+        storeId,
+        name: "inserted without the admin API",
+        keyHash: crypto.randomUUID(),
+        scopes: ["OrdersRead"],
+        lifespan: "NeverExpires",
+        bucketSize: 3,
+        leakRatePerSecond: 0.001,
+        createdAt: Date.now(),
+        revokedAt: null,
+      });
     const results = await admitMany(id, 5);
     expect(results.map((r) => r.allowed)).toEqual([true, true, true, false, false]);
     // The grant read from the directory names the store's shard, where its requests will read.

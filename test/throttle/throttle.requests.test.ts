@@ -76,9 +76,7 @@ describe("throttle on /v1 requests", () => {
     const { token } = await storeWithToken(defaultBucket);
     const burst = await repeat(50, () => call("GET", `/v1/${token}${COUNT}`));
     expect(burst.map((r) => r.status)).toEqual(Array(50).fill(200));
-    expect(burst.map((r) => limits(r))).toEqual(
-      Array.from({ length: 50 }, (_, i) => ({ limit: "50", remaining: String(49 - i) })),
-    );
+    expect(burst.map((r) => limits(r))).toEqual(Array.from({ length: 50 }, (_, i) => ({ limit: "50", remaining: String(49 - i) })));
 
     const refused = await call("GET", `/v1/${token}${COUNT}`);
     expect(refused.status).toBe(429);
@@ -166,9 +164,7 @@ describe("throttle on /v1 requests", () => {
 
   it("throttles PUT /v1/Authorization per client IP: the 51st call from one address gets 429", async () => {
     const ip = nextIp();
-    const guesses = await repeat(50, () =>
-      call("PUT", "/v1/Authorization", { body: { ConsumerKey: "ofh_guess" }, headers: { "cf-connecting-ip": ip } }),
-    );
+    const guesses = await repeat(50, () => call("PUT", "/v1/Authorization", { body: { ConsumerKey: "ofh_guess" }, headers: { "cf-connecting-ip": ip } }));
     expect(guesses.map((r) => r.status)).toEqual(Array(50).fill(401));
     expect(limits(guesses[0]!)).toEqual({ limit: "50", remaining: "49" });
     expect(limits(guesses[49]!)).toEqual({ limit: "50", remaining: "0" });

@@ -21,10 +21,21 @@ async function webhookRows(storeId: string): Promise<number> {
 describe("endpoints", () => {
   it("creates an endpoint whose Secret, whsec_ and 32 random bytes in base64, is shown only in that answer", async () => {
     const { storeId } = await storeWithToken();
-    const res = await admin("POST", `/stores/${storeId}/webhooks`, { Url: "https://erp.example/hooks", Events: ["order.created", "order.shipped", "order.created"], Description: "ERP" });
+    const res = await admin("POST", `/stores/${storeId}/webhooks`, {
+      Url: "https://erp.example/hooks",
+      Events: ["order.created", "order.shipped", "order.created"],
+      Description: "ERP",
+    });
     expect(res.status).toBe(200);
     const created = res.json.Webhook as Record<string, unknown>;
-    expect(created).toMatchObject({ Url: "https://erp.example/hooks", Events: ["order.created", "order.shipped"], Description: "ERP", Enabled: true, DisabledReason: null, StoreId: storeId });
+    expect(created).toMatchObject({
+      Url: "https://erp.example/hooks",
+      Events: ["order.created", "order.shipped"],
+      Description: "ERP",
+      Enabled: true,
+      DisabledReason: null,
+      StoreId: storeId,
+    });
     const secret = created.Secret as string;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(atob(secret.slice(6))).toHaveLength(32);
@@ -42,7 +53,12 @@ describe("endpoints", () => {
     const { storeId, token } = await storeWithToken();
     const hook = receiver();
     const created = await createWebhook(storeId, "https://erp.example/a");
-    const patched = await admin("PATCH", `/stores/${storeId}/webhooks/${created.WebhookId}`, { Url: hook.url, Events: ["*", "order.created"], Description: "moved", Enabled: false });
+    const patched = await admin("PATCH", `/stores/${storeId}/webhooks/${created.WebhookId}`, {
+      Url: hook.url,
+      Events: ["*", "order.created"],
+      Description: "moved",
+      Enabled: false,
+    });
     expect(patched.status).toBe(200);
     expect(patched.json.Webhook).toMatchObject({ Url: hook.url, Events: ["*"], Description: "moved", Enabled: false, DisabledReason: null });
     await insert(token);
@@ -112,7 +128,11 @@ describe("bad input", () => {
     ["an http URL", { Url: "http://erp.example/hooks", Events: ["*"] }, /^'Url': must be an https:\/\/ URL$/],
     ["a URL that is not one", { Url: "erp.example/hooks", Events: ["*"] }, /^'Url': must be an absolute https:\/\/ URL$/],
     ["a URL over 2,048 characters", { Url: `https://erp.example/${"a".repeat(2029)}`, Events: ["*"] }, /^'Url': must be at most 2048 characters$/],
-    ["an unknown event", { Url: "https://erp.example/hooks", Events: ["order.created", "order.deleted"] }, /^'Events\[1\]': .*"order\.created".*"feed\.failed".*"\*"/],
+    [
+      "an unknown event",
+      { Url: "https://erp.example/hooks", Events: ["order.created", "order.deleted"] },
+      /^'Events\[1\]': .*"order\.created".*"feed\.failed".*"\*"/,
+    ],
     ["no events", { Url: "https://erp.example/hooks", Events: [] }, /^'Events': must name at least one event/],
     ["no Url", { Events: ["*"] }, /^'Url' is required$/],
   ];
@@ -129,7 +149,13 @@ describe("bad input", () => {
 
   it("accepts a URL of exactly 2,048 characters, and https on the machine itself (localhost, 127.0.0.1, [::1]) for local work", async () => {
     const { storeId } = await storeWithToken();
-    for (const url of [`https://erp.example/${"a".repeat(2028)}`, "https://localhost:3000/hooks", "https://127.0.0.1/hooks", "https://[::1]:8443/hooks", "https://93.184.215.14/hooks"]) {
+    for (const url of [
+      `https://erp.example/${"a".repeat(2028)}`,
+      "https://localhost:3000/hooks",
+      "https://127.0.0.1/hooks",
+      "https://[::1]:8443/hooks",
+      "https://93.184.215.14/hooks",
+    ]) {
       const res = await admin("POST", `/stores/${storeId}/webhooks`, { Url: url, Events: ["*"] });
       expect(res.status, `${url}: ${res.text}`).toBe(200);
     }
@@ -186,7 +212,11 @@ describe("bad input", () => {
       expect(res.status).toBe(400);
       expect(res.json.Success).toBe(false);
     }
-    expect((await admin("GET", `/stores/${storeId}/webhooks/${created.WebhookId}`)).json.Webhook).toMatchObject({ Url: "https://erp.example/hooks", Events: ["order.created"], Enabled: true });
+    expect((await admin("GET", `/stores/${storeId}/webhooks/${created.WebhookId}`)).json.Webhook).toMatchObject({
+      Url: "https://erp.example/hooks",
+      Events: ["order.created"],
+      Enabled: true,
+    });
   });
 
   it("another store's webhook is a 404 on every route, and is left as it was", async () => {
@@ -206,7 +236,10 @@ describe("bad input", () => {
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.json).toEqual({ Success: false, Message: `No webhook with WebhookId '${theirs.WebhookId}' in store '${mine.storeId}'.` });
     }
-    expect((await admin("GET", `/stores/${other.storeId}/webhooks/${theirs.WebhookId}`)).json.Webhook).toMatchObject({ Enabled: true, PreviousSecretExpiresAt: null });
+    expect((await admin("GET", `/stores/${other.storeId}/webhooks/${theirs.WebhookId}`)).json.Webhook).toMatchObject({
+      Enabled: true,
+      PreviousSecretExpiresAt: null,
+    });
     expect((await admin("POST", `/stores/st_unknown/webhooks`, { Url: "https://x.example", Events: ["*"] })).status).toBe(404);
   });
 

@@ -20,20 +20,23 @@ beforeAll(installReceiver);
 
 /** `count` pending order.created rows of the endpoint, due at `at`, written straight into D1 (as a backlog the sender has not seen). */
 async function seedBacklog(storeId: string, webhookId: string, count: number, at: number) {
-  await (await storeD1(storeId)).prepare(
-    `with recursive r(i) as (select 1 union all select i + 1 from r where i < ?3)
+  await (await storeD1(storeId))
+    .prepare(
+      `with recursive r(i) as (select 1 union all select i + 1 from r where i < ?3)
      insert into webhook_deliveries (event_id, store_id, webhook_id, subject, type, payload, state, attempts, next_attempt_at, created_at)
      select 'msg_backlog_' || ?2 || '_' || i, ?1, ?2, 'order:' || i, 'order.created',
        json_object('type', 'order.created', 'timestamp', '2026-01-01T00:00:00.000Z', 'data', json_object('StoreId', ?1, 'OrderId', cast(i as text))),
        'pending', 0, ?4, ?4
      from r`,
-  )
+    )
     .bind(storeId, webhookId, count, at)
     .run();
 }
 
 describe("a backlog", () => {
-  it("of 10,001 events goes out in passes of its sender that each fit one invocation, every event once, on its first attempt", { timeout: 180_000 }, async () => {
+  it("of 10,001 events goes out in passes of its sender that each fit one invocation, every event once, on its first attempt", {
+    timeout: 180_000,
+  }, async () => {
     const { storeId } = await storeWithToken();
     const hook = receiver();
     const created = await createWebhook(storeId, hook.url);
@@ -63,7 +66,8 @@ describe("a backlog", () => {
     expect(new Set(hook.all.map((r) => r.headers["webhook-id"])).size).toBe(10_001);
     expect(verified(created.Secret, hook.all.at(-1)!).data.OrderId).toBeTypeOf("string");
     expect(await deliveries(storeId, created.WebhookId, "pending")).toEqual([]);
-    const failedOrRetried = await (await storeD1(storeId)).prepare("select count(*) as n from webhook_deliveries where webhook_id = ? and (state <> 'delivered' or attempts <> 1)")
+    const failedOrRetried = await (await storeD1(storeId))
+      .prepare("select count(*) as n from webhook_deliveries where webhook_id = ? and (state <> 'delivered' or attempts <> 1)")
       .bind(created.WebhookId)
       .first<{ n: number }>();
     expect(failedOrRetried?.n).toBe(0);
@@ -93,7 +97,8 @@ describe("one pass given all the time it wants", () => {
     expect(spent!.d1Queries).toBeLessThanOrEqual(900);
     expect(spent!.subrequests).toBeLessThanOrEqual(9_000);
     expect(hook.all).toHaveLength(pass.attempted);
-    const delivered = await (await storeD1(storeId)).prepare("select count(*) as n from webhook_deliveries where webhook_id = ? and state = 'delivered' and attempts = 1")
+    const delivered = await (await storeD1(storeId))
+      .prepare("select count(*) as n from webhook_deliveries where webhook_id = ? and state = 'delivered' and attempts = 1")
       .bind(created.WebhookId)
       .first<{ n: number }>();
     expect(delivered?.n).toBe(pass.attempted);
@@ -102,7 +107,8 @@ describe("one pass given all the time it wants", () => {
 
 describe("query plans of the sender's reads", () => {
   async function planOf(query: { sql: string; params: unknown[] }): Promise<string> {
-    const { results } = await (await storeD1(storeId)).prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+    const { results } = await (await storeD1(storeId))
+      .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
       .bind(...query.params)
       .all<{ detail: string }>();
     return results.map((r) => r.detail).join("\n");

@@ -37,8 +37,9 @@ describe("retries", () => {
   it("retries a failed event with the same webhook-id on the backoff of decisions 9, honouring Retry-After up to an hour", async () => {
     const { token, hook, created, list } = await setup();
     const answers = [500, 500, 429, 503, 500, 200];
-    hook.answer((_, i) =>
-      new Response("", { status: answers[i]!, headers: answers[i] === 429 ? { "retry-after": "600" } : answers[i] === 503 ? { "retry-after": "7200" } : {} }),
+    hook.answer(
+      (_, i) =>
+        new Response("", { status: answers[i]!, headers: answers[i] === 429 ? { "retry-after": "600" } : answers[i] === 503 ? { "retry-after": "7200" } : {} }),
     );
     await insert(token);
     await attemptsReached(list, 1, 1);
@@ -121,7 +122,10 @@ describe("retries", () => {
     expect(refused.status).toBe(400);
     expect(refused.json.Message).toMatch(/disabled; enable it/);
     hook.answer(200);
-    expect((await admin("PATCH", `/stores/${storeId}/webhooks/${created.WebhookId}`, { Enabled: true })).json.Webhook).toMatchObject({ Enabled: true, DisabledReason: null });
+    expect((await admin("PATCH", `/stores/${storeId}/webhooks/${created.WebhookId}`, { Enabled: true })).json.Webhook).toMatchObject({
+      Enabled: true,
+      DisabledReason: null,
+    });
     const retried = await admin("POST", retry);
     expect(retried.status).toBe(200);
     expect(retried.json.Delivery).toMatchObject({ EventId: failed[0]!.EventId, Status: "pending", Attempts: 0 });
@@ -180,7 +184,11 @@ describe("retries", () => {
     await attemptsReached(list, 1, 1);
     expect(hook.all).toHaveLength(1);
     expect(hook.all[0]!.redirect).toBe("manual");
-    expect((await list())[0]).toMatchObject({ Status: "pending", LastStatusCode: 302, LastError: "Redirect to https://elsewhere.example/hook not followed: give the endpoint's final URL." });
+    expect((await list())[0]).toMatchObject({
+      Status: "pending",
+      LastStatusCode: 302,
+      LastError: "Redirect to https://elsewhere.example/hook not followed: give the endpoint's final URL.",
+    });
   });
 
   it("LastError keeps a short description: a redirect's Location without its query or credentials, no body, no request URL", async () => {
@@ -193,7 +201,10 @@ describe("retries", () => {
     });
     await insert(token);
     await attemptsReached(list, 1, 1);
-    expect((await list())[0]).toMatchObject({ LastStatusCode: 307, LastError: "Redirect to https://login.example/callback not followed: give the endpoint's final URL." });
+    expect((await list())[0]).toMatchObject({
+      LastStatusCode: 307,
+      LastError: "Redirect to https://login.example/callback not followed: give the endpoint's final URL.",
+    });
     const created = (await list())[0]!;
     expect(created.LastError).not.toMatch(/s3cr3t|token=|sso|pw@|frag/);
     await deliverAt(endpoint.WebhookId, Date.now() + 10 * MINUTE);
@@ -243,7 +254,11 @@ describe("outages and order", () => {
     const { token, hook, created, list } = await setup();
     const slow = await insert(token, { OrderSourceOrderNumber: "SLOW-1" });
     await until(() => hook.all.length === 1);
-    hook.answer((r) => (JSON.parse(r.body).data.OrderId === slow && JSON.parse(r.body).type === "order.acknowledged" && hook.all.filter((x) => idOf(x) === idOf(r)).length === 1 ? new Response("", { status: 500 }) : new Response("")));
+    hook.answer((r) =>
+      JSON.parse(r.body).data.OrderId === slow && JSON.parse(r.body).type === "order.acknowledged" && hook.all.filter((x) => idOf(x) === idOf(r)).length === 1
+        ? new Response("", { status: 500 })
+        : new Response(""),
+    );
     await call("PUT", `/v1/${token}/Orders/${slow}/AcknowledgeOrder?orderDestinationOrderNumber=S-1`);
     await call("PUT", `/v1/${token}/Orders/${slow}/UpdateStatus`, { body: { OrderStatus: "SHIPPED" } });
     const others = [await insert(token), await insert(token)];
@@ -251,13 +266,22 @@ describe("outages and order", () => {
     await deliverAt(created.WebhookId);
     await until(async () => (await list("delivered")).length === 5);
     // The shipment of SLOW-1 has not been sent: its acknowledgement is still to go.
-    const sent = () => hook.all.map((r) => verified(created.Secret, r)).filter((x) => x.data.OrderId === slow).map((x) => x.type);
+    const sent = () =>
+      hook.all
+        .map((r) => verified(created.Secret, r))
+        .filter((x) => x.data.OrderId === slow)
+        .map((x) => x.type);
     expect(sent()).toEqual(["order.created", "order.acknowledged"]);
     const retryAt = Math.max(...(await list("pending")).filter((d) => d.Attempts > 0).map(at));
     await deliverAt(created.WebhookId, retryAt);
     expect(sent()).toEqual(["order.created", "order.acknowledged", "order.acknowledged", "order.shipped"]);
     for (const o of others) {
-      expect(hook.accepted.map((r) => verified(created.Secret, r)).filter((x) => x.data.OrderId === o).map((x) => x.type)).toEqual(["order.created", "order.cancelled"]);
+      expect(
+        hook.accepted
+          .map((r) => verified(created.Secret, r))
+          .filter((x) => x.data.OrderId === o)
+          .map((x) => x.type),
+      ).toEqual(["order.created", "order.cancelled"]);
     }
   });
 
@@ -287,7 +311,11 @@ describe("outages and order", () => {
     await until(async () => (await list("delivered")).length === 1);
     // As if a write had committed its event and the Worker had died before waking the sender:
     // the row is pending and due, and the sender has no alarm.
-    for (const database of DATABASES) await d1(database).prepare("update webhook_deliveries set state = 'pending', attempts = 0, finished_at = null where webhook_id = ?").bind(created.WebhookId).run();
+    for (const database of DATABASES)
+      await d1(database)
+        .prepare("update webhook_deliveries set state = 'pending', attempts = 0, finished_at = null where webhook_id = ?")
+        .bind(created.WebhookId)
+        .run();
     const sender = env.WEBHOOK_SENDER.getByName(created.WebhookId);
     expect(await runInDurableObject(sender, (_, state) => state.storage.getAlarm())).toBeNull();
     expect(hook.accepted).toHaveLength(1);

@@ -38,7 +38,14 @@ describe("order events", () => {
     expect(Math.abs(Number(request!.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(60);
     await until(async () => (await deliveries(storeId, created.WebhookId))[0]?.Status === "delivered");
     const [row] = await deliveries(storeId, created.WebhookId);
-    expect(row).toMatchObject({ EventId: request!.headers["webhook-id"], Type: "order.created", Status: "delivered", Attempts: 1, LastStatusCode: 200, NextAttemptAt: null });
+    expect(row).toMatchObject({
+      EventId: request!.headers["webhook-id"],
+      Type: "order.created",
+      Status: "delivered",
+      Attempts: 1,
+      LastStatusCode: 200,
+      NextAttemptAt: null,
+    });
   });
 
   it("acknowledge, ship and cancel send their events with the status after the move, in the order they happened", async () => {
@@ -49,7 +56,9 @@ describe("order events", () => {
     const first = await insert(token);
     const second = await insert(token);
     expect((await call("PUT", `/v1/${token}/Orders/${first}/AcknowledgeOrder?orderDestinationOrderNumber=S-1`)).status).toBe(200);
-    expect((await call("PUT", `/v1/${token}/Orders/${first}/UpdateStatus`, { body: { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "1Z1" } })).status).toBe(200);
+    expect((await call("PUT", `/v1/${token}/Orders/${first}/UpdateStatus`, { body: { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "1Z1" } })).status).toBe(
+      200,
+    );
     expect((await call("PUT", `/v1/${token}/Orders/${second}/UpdateStatus`, { body: { OrderStatus: "CANCELED" } })).status).toBe(200);
     // A repeated move changes nothing and sends nothing.
     expect((await call("PUT", `/v1/${token}/Orders/${second}/UpdateStatus`, { body: { OrderStatus: "CANCELED" } })).status).toBe(200);
@@ -62,30 +71,40 @@ describe("order events", () => {
     expect(await countRows(storeId)).toBe(5);
   });
 
-  it("a package sends order.shipment_created with its ShipmentId and Items, a line cancellation order.items_cancelled, and order.shipped once nothing is left", async () => {
-    const { storeId, token } = await storeWithToken();
-    const hook = receiver();
-    const created = await createWebhook(storeId, hook.url, ["order.shipment_created", "order.items_cancelled", "order.shipped", "order.cancelled"]);
-    const orderId = await insert(token, { OrderItems: [{ Sku: "A", Name: "A", Quantity: 3, UnitPrice: 1 }] });
-    const read = async () => JSON.parse((await call("GET", `/v1/${token}/Orders/${orderId}`)).text).Orders[0];
-    const item = (await read()).OrderItems[0].OrderItemId as string;
-    const move = (body: Record<string, unknown>) => call("PUT", `/v1/${token}/Orders/${orderId}/UpdateStatus`, { body });
-    expect((await move({ OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-1", Items: [{ OrderItemId: item, Quantity: 1 }] })).status).toBe(200);
-    expect((await move({ OrderStatus: "CANCELED", Items: [{ OrderItemId: item, Quantity: 1 }] })).status).toBe(200);
-    expect((await move({ OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-2" })).status).toBe(200);
-    await deliverAt(created.WebhookId);
-    await until(() => hook.accepted.length === 4);
-    const [p1, p2] = (await read()).Shipments as { ShipmentId: string }[];
-    const bodies = hook.accepted.map((r) => verified(created.Secret, r));
-    const base = { StoreId: storeId, OrderId: orderId, OrderSource: "Web" };
-    expect(bodies.map((b) => [b.type, b.data])).toEqual([
-      ["order.shipment_created", expect.objectContaining({ ...base, OrderStatus: "New", ShipmentId: p1!.ShipmentId, Items: [{ OrderItemId: item, Quantity: 1 }] })],
-      ["order.items_cancelled", expect.objectContaining({ ...base, OrderStatus: "New", Items: [{ OrderItemId: item, Quantity: 1 }] })],
-      ["order.shipment_created", expect.objectContaining({ ...base, OrderStatus: "Shipped", ShipmentId: p2!.ShipmentId, Items: [{ OrderItemId: item, Quantity: 1 }] })],
-      ["order.shipped", expect.objectContaining({ ...base, OrderStatus: "Shipped" })],
-    ]);
-    expect(await countRows(storeId)).toBe(4);
-  });
+  it(
+    "a package sends order.shipment_created with its ShipmentId and Items, a line cancellation order.items_cancelled, and order.shipped once nothing is " +
+      "left",
+    async () => {
+      const { storeId, token } = await storeWithToken();
+      const hook = receiver();
+      const created = await createWebhook(storeId, hook.url, ["order.shipment_created", "order.items_cancelled", "order.shipped", "order.cancelled"]);
+      const orderId = await insert(token, { OrderItems: [{ Sku: "A", Name: "A", Quantity: 3, UnitPrice: 1 }] });
+      const read = async () => JSON.parse((await call("GET", `/v1/${token}/Orders/${orderId}`)).text).Orders[0];
+      const item = (await read()).OrderItems[0].OrderItemId as string;
+      const move = (body: Record<string, unknown>) => call("PUT", `/v1/${token}/Orders/${orderId}/UpdateStatus`, { body });
+      expect((await move({ OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-1", Items: [{ OrderItemId: item, Quantity: 1 }] })).status).toBe(200);
+      expect((await move({ OrderStatus: "CANCELED", Items: [{ OrderItemId: item, Quantity: 1 }] })).status).toBe(200);
+      expect((await move({ OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-2" })).status).toBe(200);
+      await deliverAt(created.WebhookId);
+      await until(() => hook.accepted.length === 4);
+      const [p1, p2] = (await read()).Shipments as { ShipmentId: string }[];
+      const bodies = hook.accepted.map((r) => verified(created.Secret, r));
+      const base = { StoreId: storeId, OrderId: orderId, OrderSource: "Web" };
+      expect(bodies.map((b) => [b.type, b.data])).toEqual([
+        [
+          "order.shipment_created",
+          expect.objectContaining({ ...base, OrderStatus: "New", ShipmentId: p1!.ShipmentId, Items: [{ OrderItemId: item, Quantity: 1 }] }),
+        ],
+        ["order.items_cancelled", expect.objectContaining({ ...base, OrderStatus: "New", Items: [{ OrderItemId: item, Quantity: 1 }] })],
+        [
+          "order.shipment_created",
+          expect.objectContaining({ ...base, OrderStatus: "Shipped", ShipmentId: p2!.ShipmentId, Items: [{ OrderItemId: item, Quantity: 1 }] }),
+        ],
+        ["order.shipped", expect.objectContaining({ ...base, OrderStatus: "Shipped" })],
+      ]);
+      expect(await countRows(storeId)).toBe(4);
+    },
+  );
 
   it("imported orders send order.created once, however often their page is imported again", async () => {
     const { storeId, token } = await storeWithToken();
@@ -106,7 +125,13 @@ describe("order events", () => {
     expect(bodies.map((b) => b.data.OrderId).sort()).toEqual(orders.map((o) => o.OrderId).sort());
     for (const b of bodies) {
       const order = orders.find((o) => o.OrderId === b.data.OrderId)!;
-      expect(b.data).toEqual({ StoreId: storeId, OrderId: order.OrderId, OrderSource: "SimMarket", OrderSourceOrderNumber: order.OrderSourceOrderNumber, OrderStatus: "New" });
+      expect(b.data).toEqual({
+        StoreId: storeId,
+        OrderId: order.OrderId,
+        OrderSource: "SimMarket",
+        OrderSourceOrderNumber: order.OrderSourceOrderNumber,
+        OrderStatus: "New",
+      });
     }
     expect(await countRows(storeId)).toBe(3);
   });
@@ -162,8 +187,20 @@ describe("feed events", () => {
       timestamp: expect.stringMatching(ISO_Z),
       data: { StoreId: storeId, FeedId: feedId, Name: "Google", Status: "Failed", Score: 0 },
     });
-    const product = (sku: string, price: number) => ({ Sku: sku, Title: `Mug ${sku}`, Description: "A mug", Price: price, Link: `https://shop.example/${sku}`, ImageLink: `https://shop.example/${sku}.jpg`, Availability: "in stock", Brand: "Acme", Gtin: "" });
-    expect((await admin("PUT", `/stores/${storeId}/products`, { Products: [product("A", 5), product("B", 6), product("C", 7), product("D", -1)] })).status).toBe(200);
+    const product = (sku: string, price: number) => ({
+      Sku: sku,
+      Title: `Mug ${sku}`,
+      Description: "A mug",
+      Price: price,
+      Link: `https://shop.example/${sku}`,
+      ImageLink: `https://shop.example/${sku}.jpg`,
+      Availability: "in stock",
+      Brand: "Acme",
+      Gtin: "",
+    });
+    expect(
+      (await admin("PUT", `/stores/${storeId}/products`, { Products: [product("A", 5), product("B", 6), product("C", 7), product("D", -1)] })).status,
+    ).toBe(200);
     expect((await admin("POST", `/feeds/${feedId}/compile`)).status).toBe(200);
     await until(() => hook.accepted.length === 2);
     expect(verified(created.Secret, hook.accepted[1]!).data).toEqual({ StoreId: storeId, FeedId: feedId, Name: "Google", Status: "Completed", Score: 75 });

@@ -29,11 +29,12 @@ async function catalogPage(c: C) {
   const product = found?.ok ? found.data.Product : null;
   const products = page.ok ? page.data.Products : [];
   const next = page.ok ? page.data.NextAfterSku : null;
+  const feedsTab = `${storeBase(store)}/feeds#catalog-h`;
   return c.render(
     <>
       <StoreNav store={store} current="Catalog" />
       <p id="catalog-count">
-        {count.ok ? `${count.data.Count} products.` : count.message} Upload a catalog (CSV) on the <a href={`${storeBase(store)}/feeds#catalog-h`}>Feeds</a> tab.
+        {count.ok ? `${count.data.Count} products.` : count.message} Upload a catalog (CSV) on the <a href={feedsTab}>Feeds</a> tab.
       </p>
       <form method="get" action={`${base}#product-h`} class="card search" role="search" aria-label="Look up a product">
         <FormError form="lookup" fields={["sku"]} />
@@ -65,7 +66,13 @@ async function catalogPage(c: C) {
             <dt>Description</dt>
             <dd>{shown(product.Description)}</dd>
             <dt>Other columns</dt>
-            <dd>{product.Attributes ? Object.entries(product.Attributes).map(([k, v]) => `${k}: ${v}`).join("; ") : "—"}</dd>
+            <dd>
+              {product.Attributes
+                ? Object.entries(product.Attributes)
+                    .map(([k, v]) => `${k}: ${v}`)
+                    .join("; ")
+                : "—"}
+            </dd>
             <dt>Updated</dt>
             <dd>{when(product.DateUpdated)}</dd>
           </dl>

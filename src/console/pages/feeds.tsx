@@ -13,7 +13,10 @@ const feedUrl = (c: C) => `${storeBase(c.var.store)}/feeds/${enc(c.req.param("fe
 async function feedsPage(c: C, uploaded?: ImportSummary) {
   const store = c.var.store;
   const sid = enc(store.StoreId);
-  const [res, count] = await Promise.all([c.var.api.call<{ Feeds: Feed[] }>("GET", `/stores/${sid}/feeds`), c.var.api.call<{ Count: number }>("GET", `/stores/${sid}/products/count`)]);
+  const [res, count] = await Promise.all([
+    c.var.api.call<{ Feeds: Feed[] }>("GET", `/stores/${sid}/feeds`),
+    c.var.api.call<{ Count: number }>("GET", `/stores/${sid}/products/count`),
+  ]);
   const feeds = res.ok ? res.data.Feeds : [];
   const base = storeBase(store);
   const first = uploaded?.Rejections[0];
@@ -43,8 +46,25 @@ async function feedsPage(c: C, uploaded?: ImportSummary) {
         <h2 id="create-feed-h">Create a feed</h2>
         <PostForm action={`${base}/feeds`} name="create-feed" fields={["Name", "Format", "Template", "Columns", "CompileIntervalMinutes"]}>
           <Field form="create-feed" name="Name" label="Name" required attrs={{ maxlength: 200 }} />
-          <Select form="create-feed" name="Format" label="Format" required value="csv" options={[["csv", "CSV"], ["tsv", "TSV"]]} />
-          <Select form="create-feed" name="Template" label="Template" value={DEFAULT_TEMPLATE} options={TEMPLATE_CHOICES} hint="The channel whose fields and rules the feed follows." />
+          <Select
+            form="create-feed"
+            name="Format"
+            label="Format"
+            required
+            value="csv"
+            options={[
+              ["csv", "CSV"],
+              ["tsv", "TSV"],
+            ]}
+          />
+          <Select
+            form="create-feed"
+            name="Template"
+            label="Template"
+            value={DEFAULT_TEMPLATE}
+            options={TEMPLATE_CHOICES}
+            hint="The channel whose fields and rules the feed follows."
+          />
           <TextArea
             form="create-feed"
             name="Columns"
@@ -56,7 +76,14 @@ async function feedsPage(c: C, uploaded?: ImportSummary) {
               </>
             }
           />
-          <Field form="create-feed" name="CompileIntervalMinutes" label="Compile every (minutes)" type="number" hint="At least 15; empty: only when asked." attrs={{ min: 15, step: 1 }} />
+          <Field
+            form="create-feed"
+            name="CompileIntervalMinutes"
+            label="Compile every (minutes)"
+            type="number"
+            hint="At least 15; empty: only when asked."
+            attrs={{ min: 15, step: 1 }}
+          />
           <button type="submit">Create feed</button>
         </PostForm>
       </section>
@@ -82,7 +109,14 @@ async function feedPage(c: C) {
   const store = c.var.store;
   const res = await c.var.api.call<{ Feed: Feed }>("GET", feedApi(c));
   const crumbs = storeCrumbs(store, ["Feeds", `${storeBase(store)}/feeds`]);
-  if (!res.ok || res.data.Feed.StoreId !== store.StoreId) return notFound(c, "Feed not found", res.ok ? { status: 404, message: "No such feed in this store." } : { status: 404, message: res.message }, undefined, crumbs);
+  if (!res.ok || res.data.Feed.StoreId !== store.StoreId)
+    return notFound(
+      c,
+      "Feed not found",
+      res.ok ? { status: 404, message: "No such feed in this store." } : { status: 404, message: res.message },
+      undefined,
+      crumbs,
+    );
   const f = res.data.Feed;
   const base = feedUrl(c);
   const percent = f.Status === "Completed" || f.Status === "Failed" ? 100 : 0;
@@ -97,7 +131,10 @@ async function feedPage(c: C) {
         <dt>Score</dt>
         <dd id="feed-score">{f.Score}</dd>
         <dt>Products</dt>
-        <dd id="feed-counts">{`${f.CompilationTotalCount} read: ${f.CompilationValidCount} valid (${f.CompilationWarningCount} with warnings), ${f.CompilationErrorCount} with errors`}</dd>
+        <dd id="feed-counts">
+          {`${f.CompilationTotalCount} read: ${f.CompilationValidCount} valid (${f.CompilationWarningCount} with warnings), ` +
+            `${f.CompilationErrorCount} with errors`}
+        </dd>
         <dt>File</dt>
         <dd>
           {f.DateLastCompiled ? (
@@ -132,8 +169,8 @@ async function feedPage(c: C) {
       </section>
       <h2 id="problems">What the last compile found</h2>
       <p class="hint">
-        A product with errors is left out of the file (the channel would refuse it); one with warnings is written, and the channel takes it with a
-        complaint. The first products with either, in Sku order:
+        A product with errors is left out of the file (the channel would refuse it); one with warnings is written, and the channel takes it with a complaint.
+        The first products with either, in Sku order:
       </p>
       <Table
         caption="First problems of the last compile"
@@ -143,7 +180,11 @@ async function feedPage(c: C) {
         empty="none."
       />
     </>,
-    { title: `Feed: ${f.Name}`, crumbs, done: doneNotice(c, { created: () => `Feed '${f.Name}' created.`, compiled: () => `Compile ${f.Status.toLowerCase()}.` }) },
+    {
+      title: `Feed: ${f.Name}`,
+      crumbs,
+      done: doneNotice(c, { created: () => `Feed '${f.Name}' created.`, compiled: () => `Compile ${f.Status.toLowerCase()}.` }),
+    },
   );
 }
 

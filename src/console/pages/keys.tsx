@@ -46,9 +46,23 @@ async function keysPage(c: C) {
               <Checkbox form="create-key" name="Scopes" value={s} label={s} checked />
             ))}
           </fieldset>
-          <Select form="create-key" name="Lifespan" label="Lifespan of its tokens" required value="NeverExpires" options={LIFESPANS.map((l) => [l, l] as const)} />
+          <Select
+            form="create-key"
+            name="Lifespan"
+            label="Lifespan of its tokens"
+            required
+            value="NeverExpires"
+            options={LIFESPANS.map((l) => [l, l] as const)}
+          />
           <Field form="create-key" name="BucketSize" label="Bucket size (calls)" type="number" hint="Default 50." attrs={{ min: 1, step: 1 }} />
-          <Field form="create-key" name="LeakRatePerSecond" label="Leak rate (calls a second)" type="number" hint="Default 2." attrs={{ min: 0.001, step: "any" }} />
+          <Field
+            form="create-key"
+            name="LeakRatePerSecond"
+            label="Leak rate (calls a second)"
+            type="number"
+            hint="Default 2."
+            attrs={{ min: 0.001, step: "any" }}
+          />
           <button type="submit">Create key</button>
         </PostForm>
       </section>
@@ -100,7 +114,11 @@ export const keyPages = consoleRouter()
   .get("/", (c) => keysPage(c))
   .post("/", async (c) => {
     const body = await formOf(c);
-    const payload: Record<string, unknown> = { Name: text(body.Name), Scopes: ([] as unknown[]).concat(body.Scopes ?? []).map(text), Lifespan: text(body.Lifespan) };
+    const payload: Record<string, unknown> = {
+      Name: text(body.Name),
+      Scopes: ([] as unknown[]).concat(body.Scopes ?? []).map(text),
+      Lifespan: text(body.Lifespan),
+    };
     for (const name of ["BucketSize", "LeakRatePerSecond"]) if (text(body[name]).trim()) payload[name] = Number(body[name]);
     const res = await c.var.api.call<{ ConsumerKey: NewConsumerKey }>("POST", `/stores/${enc(c.var.store.StoreId)}/consumer-keys`, payload);
     if (!res.ok) return failed(c, keysPage, "create-key", res);

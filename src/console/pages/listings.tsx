@@ -17,7 +17,13 @@ const PUSH_WORDS: Record<Listings["Push"], string> = {
   NotApplicable: "Not applicable: this marketplace takes no stock or price",
 };
 
-const STATUS_WORDS: Record<Listing["Status"], string> = { pending: "Pending", submitted: "Submitted", accepted: "Accepted", unknownSku: "Unknown Sku", refused: "Refused" };
+const STATUS_WORDS: Record<Listing["Status"], string> = {
+  pending: "Pending",
+  submitted: "Submitted",
+  accepted: "Accepted",
+  unknownSku: "Unknown Sku",
+  refused: "Refused",
+};
 
 export type ListingsFilter = { sku: string; status: string; after: string };
 
@@ -53,14 +59,21 @@ export const ListingsSection: FC<{ res: ApiResult<Listings>; filter: ListingsFil
           <dd data-push={data.Push}>{PUSH_WORDS[data.Push]}</dd>
           <dt>Listings</dt>
           <dd>
-            {data.Counts.Pending} pending, {data.Counts.Submitted} submitted, {data.Counts.Accepted} accepted, {data.Counts.UnknownSku} unknown Sku, {data.Counts.Refused} refused
+            {data.Counts.Pending} pending, {data.Counts.Submitted} submitted, {data.Counts.Accepted} accepted, {data.Counts.UnknownSku} unknown Sku,{" "}
+            {data.Counts.Refused} refused
           </dd>
         </dl>
       ) : null}
       <form method="get" action="#listings-h" class="card search" role="search" aria-label="Listings">
         <FormError form="listings" fields={["sku", "status"]} />
         <Field form="listings" name="sku" label="Sku" value={filter.sku} hint="Exactly." attrs={{ maxlength: 100 }} />
-        <Select form="listings" name="status" label="Status" value={filter.status} options={[["", "Any"], ...LISTING_STATES.map((s) => [s, STATUS_WORDS[s]] as const)]} />
+        <Select
+          form="listings"
+          name="status"
+          label="Status"
+          value={filter.status}
+          options={[["", "Any"], ...LISTING_STATES.map((s) => [s, STATUS_WORDS[s]] as const)]}
+        />
         <button type="submit">Filter listings</button>
       </form>
       <Table

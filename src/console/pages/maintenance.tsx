@@ -18,7 +18,11 @@ async function maintenancePage(c: C) {
         <h2 id="maint-h">{heading}</h2>
         <PostForm action="/console/maintenance" name="maintenance" fields={["Message"]}>
           <input type="hidden" name="Enabled" value={m?.Enabled ? "false" : "true"} />
-          {m?.Enabled ? "" : <Field form="maintenance" name="Message" label="Message to clients" hint="Shown in every 503 while maintenance is on." attrs={{ maxlength: 500 }} />}
+          {m?.Enabled ? (
+            ""
+          ) : (
+            <Field form="maintenance" name="Message" label="Message to clients" hint="Shown in every 503 while maintenance is on." attrs={{ maxlength: 500 }} />
+          )}
           <button type="submit">{heading}</button>
         </PostForm>
       </section>

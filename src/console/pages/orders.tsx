@@ -10,7 +10,12 @@ const ORDERS_PER_PAGE = 25;
 
 async function ordersPage(c: C) {
   const store = c.var.store;
-  const q = { orderNumber: c.req.query("orderNumber") ?? "", status: c.req.query("status") ?? "", fromDate: c.req.query("fromDate") ?? "", toDate: c.req.query("toDate") ?? "" };
+  const q = {
+    orderNumber: c.req.query("orderNumber") ?? "",
+    status: c.req.query("status") ?? "",
+    fromDate: c.req.query("fromDate") ?? "",
+    toDate: c.req.query("toDate") ?? "",
+  };
   const pageNo = Math.max(1, Math.floor(Number(c.req.query("page") ?? "1")) || 1);
   const params = new URLSearchParams({ page: String(pageNo), pageSize: String(ORDERS_PER_PAGE) });
   for (const [k, v] of Object.entries(q)) if (v.trim()) params.set(k, v.trim());
@@ -71,7 +76,10 @@ async function ordersPage(c: C) {
 
 async function orderPage(c: C) {
   const store = c.var.store;
-  const res = await c.var.api.call<{ Order: Order; Deliveries: OrderDelivery[]; Returns: Return[] }>("GET", `/stores/${enc(store.StoreId)}/orders/${enc(c.req.param("orderId") ?? "")}`);
+  const res = await c.var.api.call<{ Order: Order; Deliveries: OrderDelivery[]; Returns: Return[] }>(
+    "GET",
+    `/stores/${enc(store.StoreId)}/orders/${enc(c.req.param("orderId") ?? "")}`,
+  );
   const crumbs = storeCrumbs(store, ["Orders", `${storeBase(store)}/orders`]);
   if (!res.ok) return notFound(c, "Order not found", res, undefined, crumbs);
   const o = res.data.Order;
@@ -147,11 +155,24 @@ async function orderPage(c: C) {
         <p>Units of each line to pay back (0 leaves the line out); each unit is refunded at what the buyer paid for it.</p>
         <PostForm action={action} name="refund" fields={["Reason", "ShippingAmount"]}>
           {o.OrderItems.map((i) => (
-            <Field form="refund" name={`Quantity-${i.OrderItemId}`} label={`${i.Sku} (line ${i.OrderItemId}), of ${i.Quantity}`} type="number" value={0} attrs={{ min: 0, max: i.Quantity, step: 1 }} />
+            <Field
+              form="refund"
+              name={`Quantity-${i.OrderItemId}`}
+              label={`${i.Sku} (line ${i.OrderItemId}), of ${i.Quantity}`}
+              type="number"
+              value={0}
+              attrs={{ min: 0, max: i.Quantity, step: 1 }}
+            />
           ))}
           <Field form="refund" name="ShippingAmount" label="Shipping to pay back" type="number" attrs={{ min: 0, step: "0.01" }} />
           {res.data.Returns.length ? (
-            <Select form="refund" name="ReturnId" label="Return it settles" value="" options={[["", "none"], ...res.data.Returns.map((r) => [r.ReturnId, `${r.ReturnId} (${r.ReturnSourceNumber})`] as const)]} />
+            <Select
+              form="refund"
+              name="ReturnId"
+              label="Return it settles"
+              value=""
+              options={[["", "none"], ...res.data.Returns.map((r) => [r.ReturnId, `${r.ReturnId} (${r.ReturnSourceNumber})`] as const)]}
+            />
           ) : null}
           <Field form="refund" name="Reason" label="Reason" required attrs={{ maxlength: 500 }} />
           <button type="submit">Refund</button>

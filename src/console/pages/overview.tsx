@@ -7,7 +7,11 @@ import { ReadError, Checkbox, Field, PostForm, ProblemsLink, StoreNav, Table, st
 import { doneNotice, enc, type C } from "../context";
 import type { AttentionItem, HubOverview, StoreOverview } from "../wire";
 
-const KIND_LABELS: Record<AttentionItem["Kind"], string> = { SourceFailing: "Source failing", DeliveriesFailed: "Deliveries failed", CompileFailed: "Compile failed" };
+const KIND_LABELS: Record<AttentionItem["Kind"], string> = {
+  SourceFailing: "Source failing",
+  DeliveriesFailed: "Deliveries failed",
+  CompileFailed: "Compile failed",
+};
 
 /** Where each item is mended: the source's page (its failed deliveries), or the feed's. */
 function mendUrl(a: AttentionItem): string {
@@ -34,29 +38,29 @@ const ATTENTION_SHOWN = 25;
 const Attention: FC<{ items: AttentionItem[]; now: string; withStore: boolean }> = ({ items: all, now, withStore }) => {
   const items = all.slice(0, ATTENTION_SHOWN);
   return (
-  <section aria-labelledby="attention-h">
-    <h2 id="attention-h">Needs attention</h2>
-    {items.length === 0 ? (
-      <p class="all-clear">Nothing needs you: every source's last cycle went through, no delivery failed for good, no compile failed.</p>
-    ) : (
-      <ul class="attention">
-        {items.map((a) => (
-          <li data-kind={a.Kind}>
-            <span class="kind">{KIND_LABELS[a.Kind]}:</span>
-            <a href={mendUrl(a)}>{withStore ? `${a.Name} (${a.StoreName})` : a.Name}</a>
-            {a.Kind === "SourceFailing" ? ` — ${plural(a.Count, "cycle")} in a row since ${when(a.Since)} (${ago(a.Since, now)})` : ""}
-            {a.Detail ? (
-              <>
-                <br />
-                <span class="hint">{a.Detail.length > 300 ? `${a.Detail.slice(0, 299)}…` : a.Detail}</span>
-              </>
-            ) : null}
-          </li>
-        ))}
-      </ul>
-    )}
-    {all.length > items.length ? <p>{`And ${all.length - items.length} more: each store's overview lists its own.`}</p> : null}
-  </section>
+    <section aria-labelledby="attention-h">
+      <h2 id="attention-h">Needs attention</h2>
+      {items.length === 0 ? (
+        <p class="all-clear">Nothing needs you: every source's last cycle went through, no delivery failed for good, no compile failed.</p>
+      ) : (
+        <ul class="attention">
+          {items.map((a) => (
+            <li data-kind={a.Kind}>
+              <span class="kind">{KIND_LABELS[a.Kind]}:</span>
+              <a href={mendUrl(a)}>{withStore ? `${a.Name} (${a.StoreName})` : a.Name}</a>
+              {a.Kind === "SourceFailing" ? ` — ${plural(a.Count, "cycle")} in a row since ${when(a.Since)} (${ago(a.Since, now)})` : ""}
+              {a.Detail ? (
+                <>
+                  <br />
+                  <span class="hint">{a.Detail.length > 300 ? `${a.Detail.slice(0, 299)}…` : a.Detail}</span>
+                </>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      )}
+      {all.length > items.length ? <p>{`And ${all.length - items.length} more: each store's overview lists its own.`}</p> : null}
+    </section>
   );
 };
 
@@ -126,7 +130,18 @@ export async function hubPage(c: C) {
       <Table
         caption="Stores"
         id="hub-stores"
-        headers={["Name", "New (to acknowledge)", "Orders today", "Last 7 days", "Sources", "Deliveries pending", "Deliveries failed", "Set aside", "Open returns", "Feeds"]}
+        headers={[
+          "Name",
+          "New (to acknowledge)",
+          "Orders today",
+          "Last 7 days",
+          "Sources",
+          "Deliveries pending",
+          "Deliveries failed",
+          "Set aside",
+          "Open returns",
+          "Feeds",
+        ]}
         rows={stores.map((s) => [
           <a href={`/console/stores/${enc(s.StoreId)}`}>{s.Name}</a>,
           <NewOrders store={s} />,
@@ -137,7 +152,9 @@ export async function hubPage(c: C) {
           String(s.DeliveriesFailed),
           String(s.SetAside),
           String(s.OpenReturns),
-          s.Feeds.length ? s.Feeds.map((f) => `${f.Name}: Score ${f.Score}, ${f.Status}${f.DateLastCompiled ? `, compiled ${when(f.DateLastCompiled)}` : ""}`).join("; ") : "none",
+          s.Feeds.length
+            ? s.Feeds.map((f) => `${f.Name}: Score ${f.Score}, ${f.Status}${f.DateLastCompiled ? `, compiled ${when(f.DateLastCompiled)}` : ""}`).join("; ")
+            : "none",
         ])}
         empty="no store yet; create one below."
       />
@@ -169,7 +186,6 @@ export function cycleLabels(starts: (string | null)[]): string[] {
     return same > 1 ? `${label} #${second.slice(0, i + 1).filter((l) => l === label).length}` : label;
   });
 }
-
 
 export async function storeOverviewPage(c: C) {
   const store = c.var.store;
@@ -243,7 +259,12 @@ export async function storeOverviewPage(c: C) {
           <div class="figure">
             <HBars id="order-statuses" title="Orders by status now" rows={o.OrderStatuses.map((s) => ({ label: s.Status, value: s.Count }))} />
           </div>
-          <Table caption="Orders by status" id="order-statuses-table" headers={["Status", "Orders"]} rows={o.OrderStatuses.map((s) => [s.Status, String(s.Count)])} />
+          <Table
+            caption="Orders by status"
+            id="order-statuses-table"
+            headers={["Status", "Orders"]}
+            rows={o.OrderStatuses.map((s) => [s.Status, String(s.Count)])}
+          />
         </div>
       </section>
 
@@ -266,7 +287,8 @@ export async function storeOverviewPage(c: C) {
               </h3>
               <p>
                 {s.LastCycle
-                  ? `Last cycle ${ago(s.LastCycle.DateEnded, o.DateGenerated)}: ${s.LastCycle.Error ? `failed (${s.LastCycle.Error.slice(0, 200)})` : "went through"}.`
+                  ? `Last cycle ${ago(s.LastCycle.DateEnded, o.DateGenerated)}: ` +
+                    `${s.LastCycle.Error ? `failed (${s.LastCycle.Error.slice(0, 200)})` : "went through"}.`
                   : "No cycle yet."}
                 {s.FailedCycles > 0 ? ` Failing for ${plural(s.FailedCycles, "cycle")} in a row, since ${when(s.FailingSince)}.` : ""}
                 {` Backlog: ${s.DeliveriesPending} pending, ${s.DeliveriesSubmitted} submitted, ${s.DeliveriesFailed} failed; ${s.SetAside} set aside.`}
@@ -293,7 +315,14 @@ export async function storeOverviewPage(c: C) {
                   <Table
                     caption={`${s.Name}: last cycles`}
                     headers={["Started", ...kinds, "Outcome"]}
-                    rows={s.Cycles.map((y) => [when(y.DateStarted), String(y.OrdersImported), String(y.OrdersSetAside), String(y.Delivered), String(y.DeliveriesFailed), <span class="wrap">{y.Error ? `Failed: ${y.Error.slice(0, 200)}` : "Went through"}</span>])}
+                    rows={s.Cycles.map((y) => [
+                      when(y.DateStarted),
+                      String(y.OrdersImported),
+                      String(y.OrdersSetAside),
+                      String(y.Delivered),
+                      String(y.DeliveriesFailed),
+                      <span class="wrap">{y.Error ? `Failed: ${y.Error.slice(0, 200)}` : "Went through"}</span>,
+                    ])}
                   />
                 </div>
               ) : null}
@@ -315,7 +344,9 @@ export async function storeOverviewPage(c: C) {
               s.DeliveriesFailed ? <a href={`${base}/sources/${enc(s.SourceId)}#failed`}>{String(s.DeliveriesFailed)}</a> : "0",
               String(s.SetAside),
             ]),
-            ...(o.Sources.length ? [["All sources", String(o.Deliveries.Pending), String(o.Deliveries.Submitted), String(o.Deliveries.Failed), String(o.SetAside)]] : []),
+            ...(o.Sources.length
+              ? [["All sources", String(o.Deliveries.Pending), String(o.Deliveries.Submitted), String(o.Deliveries.Failed), String(o.SetAside)]]
+              : []),
           ]}
           empty="no source, nothing to deliver."
         />

@@ -143,7 +143,14 @@ async function returnPage(c: C) {
       <Table
         caption="Deliveries to the marketplace"
         headers={["Kind", "Status", "Attempts", "Created", "Delivered", "Last error"]}
-        rows={res.data.Deliveries.map((d) => [d.Kind, d.Status, String(d.Attempts), when(d.DateCreated), when(d.DateDelivered), d.LastError || d.Warning || "—"])}
+        rows={res.data.Deliveries.map((d) => [
+          d.Kind,
+          d.Status,
+          String(d.Attempts),
+          when(d.DateCreated),
+          when(d.DateDelivered),
+          d.LastError || d.Warning || "—",
+        ])}
         empty="none."
       />
     </>,
@@ -164,7 +171,10 @@ export const returnPages = consoleRouter()
     const Items = Object.entries(body)
       .filter(([name]) => name.startsWith("Quantity-"))
       .map(([name, value]) => ({ OrderItemId: name.slice("Quantity-".length), Quantity: text(value).trim() === "" ? Number.NaN : Number(text(value)) }));
-    const res = await c.var.api.call("PUT", `/stores/${enc(c.var.store.StoreId)}/returns/${enc(c.req.param("returnId"))}/receive`, { Items, Restock: text(body.Restock) === "true" });
+    const res = await c.var.api.call("PUT", `/stores/${enc(c.var.store.StoreId)}/returns/${enc(c.req.param("returnId"))}/receive`, {
+      Items,
+      Restock: text(body.Restock) === "true",
+    });
     if (!res.ok) return failed(c, returnPage, "receive", res);
     return back(c, `${storeBase(c.var.store)}/returns/${enc(c.req.param("returnId"))}`, "received");
   })
@@ -172,7 +182,11 @@ export const returnPages = consoleRouter()
     const body = await formOf(c);
     const decision = text(body.Decision) === "reject" ? "reject" : "approve";
     const reason = text(body.Reason).trim();
-    const res = await c.var.api.call("PUT", `/stores/${enc(c.var.store.StoreId)}/returns/${enc(c.req.param("returnId"))}/${decision}`, reason ? { Reason: reason } : {});
+    const res = await c.var.api.call(
+      "PUT",
+      `/stores/${enc(c.var.store.StoreId)}/returns/${enc(c.req.param("returnId"))}/${decision}`,
+      reason ? { Reason: reason } : {},
+    );
     if (!res.ok) return failed(c, returnPage, "decide", res);
     return back(c, `${storeBase(c.var.store)}/returns/${enc(c.req.param("returnId"))}`, decision);
   });

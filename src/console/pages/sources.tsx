@@ -116,10 +116,17 @@ async function sourcePage(c: C) {
       const number = c.req.query("order") ?? "";
       return ORDER_NUMBER.test(number) ? `Set-aside order ${number} dismissed.` : "Set-aside order dismissed.";
     },
-    remapped: () => `${countParam(c, "retried")} set-aside orders mapped again: ${countParam(c, "imported")} imported, ${countParam(c, "still")} still set aside.`,
+    remapped: () =>
+      `${countParam(c, "retried")} set-aside orders mapped again: ${countParam(c, "imported")} imported, ${countParam(c, "still")} still set aside.`,
   });
   const deliveryRows = (rows: Delivery[]) =>
-    rows.map((d) => [<a href={`${storeBase(store)}/orders/${enc(d.OrderId)}`}>{d.OrderId}</a>, d.Kind, String(d.Attempts), when(d.DateNextAttempt), d.LastError || "—"]);
+    rows.map((d) => [
+      <a href={`${storeBase(store)}/orders/${enc(d.OrderId)}`}>{d.OrderId}</a>,
+      d.Kind,
+      String(d.Attempts),
+      when(d.DateNextAttempt),
+      d.LastError || "—",
+    ]);
   const setAsideList = setAside.ok ? setAside.data.SetAside : [];
   const failedList = failedRows.ok ? failedRows.data.Deliveries : [];
   return c.render(
@@ -175,7 +182,12 @@ async function sourcePage(c: C) {
         </PostForm>
       </div>
       <h2 id="pending">Pending deliveries</h2>
-      <Table caption="Pending deliveries" headers={["Order", "Kind", "Attempts", "Next attempt", "Last error"]} rows={pending.ok ? deliveryRows(pending.data.Deliveries) : []} empty="none." />
+      <Table
+        caption="Pending deliveries"
+        headers={["Order", "Kind", "Attempts", "Next attempt", "Last error"]}
+        rows={pending.ok ? deliveryRows(pending.data.Deliveries) : []}
+        empty="none."
+      />
       <h2 id="failed">Failed deliveries</h2>
       <Table caption="Failed deliveries" headers={["Order", "Kind", "Attempts", "Next attempt", "Last error"]} rows={deliveryRows(failedList)} empty="none." />
       {failedList.length ? (
@@ -187,7 +199,15 @@ async function sourcePage(c: C) {
       <Table
         caption="Recent cycles"
         headers={["Started", "Fetched", "Imported", "Set aside", "Delivered", "Failed", "Error"]}
-        rows={st.RecentCycles.map((y) => [when(y.DateStarted), String(y.OrdersFetched), String(y.OrdersImported), String(y.OrdersSetAside), String(y.Delivered), String(y.DeliveriesFailed), y.Error || "—"])}
+        rows={st.RecentCycles.map((y) => [
+          when(y.DateStarted),
+          String(y.OrdersFetched),
+          String(y.OrdersImported),
+          String(y.OrdersSetAside),
+          String(y.Delivered),
+          String(y.DeliveriesFailed),
+          y.Error || "—",
+        ])}
         empty="no cycle yet."
       />
       <ListingsSection res={listings} filter={filter} />
@@ -236,7 +256,11 @@ export const sourcePages = consoleRouter()
     if (!spec) return failed(c, sourcesPage, formName, { status: 400, message: `'Type' must be one of the listed types.` });
     const parsed = settingsFromForm(spec, body);
     if ("error" in parsed) return failed(c, sourcesPage, formName, { status: 400, message: parsed.error });
-    const res = await c.var.api.call<{ Source: Source }>("POST", `/stores/${enc(c.var.store.StoreId)}/sources`, { Type: type, Name: text(body.Name), Settings: parsed.settings });
+    const res = await c.var.api.call<{ Source: Source }>("POST", `/stores/${enc(c.var.store.StoreId)}/sources`, {
+      Type: type,
+      Name: text(body.Name),
+      Settings: parsed.settings,
+    });
     if (!res.ok) return failed(c, sourcesPage, formName, res);
     return back(c, `${storeBase(c.var.store)}/sources/${enc(res.data.Source.SourceId)}`, "added");
   })

@@ -46,7 +46,8 @@ async function storePage(c: C) {
         <h2 id="pii-h">Buyer PII masking</h2>
         <PostForm action={`${base}/masking`} name="masking">
           <p>
-            Masking is <strong>{store.MaskBuyerPii ? "on" : "off"}</strong>: orders answer the buyer's e-mail and phone {store.MaskBuyerPii ? "masked" : "in full"}.
+            Masking is <strong>{store.MaskBuyerPii ? "on" : "off"}</strong>: orders answer the buyer's e-mail and phone{" "}
+            {store.MaskBuyerPii ? "masked" : "in full"}.
           </p>
           <input type="hidden" name="MaskBuyerPii" value={store.MaskBuyerPii ? "false" : "true"} />
           <button type="submit">Turn masking {store.MaskBuyerPii ? "off" : "on"}</button>
@@ -59,8 +60,9 @@ async function storePage(c: C) {
         </p>
         {last && (
           <p id="move-status">
-            {moving ? "Moving" : "Last move"} from <strong>{last.FromShard}</strong> to <strong>{last.ToShard}</strong>: {last.Status} ({last.Phase}), {last.RowsCopied} rows copied,{" "}
-            {last.ChangesApplied} changes replayed, {last.RowsRemoved} removed{last.WriteHoldMs !== null ? `, writes held ${last.WriteHoldMs} ms` : ""}.{last.Error ? ` Last error: ${last.Error}` : ""}
+            {moving ? "Moving" : "Last move"} from <strong>{last.FromShard}</strong> to <strong>{last.ToShard}</strong>: {last.Status} ({last.Phase}),{" "}
+            {last.RowsCopied} rows copied, {last.ChangesApplied} changes replayed, {last.RowsRemoved} removed
+            {last.WriteHoldMs !== null ? `, writes held ${last.WriteHoldMs} ms` : ""}.{last.Error ? ` Last error: ${last.Error}` : ""}
           </p>
         )}
         {moving && !switched && last.Phase !== "abandon" && (
@@ -73,7 +75,12 @@ async function storePage(c: C) {
         )}
         {!moving && targets.length > 0 && (
           <PostForm action={`${base}/move`} name="move" fields={["Shard"]}>
-            <Select form="move" name="Shard" label="Move to shard" options={targets.map((t) => [t.Shard, `${t.Shard} (${t.Stores} stores, ${t.Orders} orders)`] as const)} />
+            <Select
+              form="move"
+              name="Shard"
+              label="Move to shard"
+              options={targets.map((t) => [t.Shard, `${t.Shard} (${t.Stores} stores, ${t.Orders} orders)`] as const)}
+            />
             <p class="hint">Reads go on throughout; writes answer 503 with Retry-After for the few seconds of the switch.</p>
             <button type="submit">Move the store</button>
           </PostForm>
@@ -99,7 +106,8 @@ function deleteStorePage(c: C) {
   return c.render(
     <PostForm action={`${base}/delete`} name="delete-store" class="card danger">
       <p>
-        The store <strong>{store.Name}</strong> will be deleted and every token of its keys refused from now on. Its orders stay in the database but no key can read them.
+        The store <strong>{store.Name}</strong> will be deleted and every token of its keys refused from now on. Its orders stay in the database but no key can
+        read them.
       </p>
       <button type="submit" class="danger">
         Yes, delete the store

@@ -39,7 +39,10 @@ async function webhooksPage(c: C, add: AddForm = { Url: "", Events: ["*"], Descr
   const forms = new Set([
     "add-webhook",
     ...hooks.flatMap((h) => [hookForm("enabled", h.WebhookId), hookForm("rotate", h.WebhookId), hookForm("delete", h.WebhookId)]),
-    ...shown.flat().filter((d) => d.Status === "failed").map((d) => retryForm(d.EventId)),
+    ...shown
+      .flat()
+      .filter((d) => d.Status === "failed")
+      .map((d) => retryForm(d.EventId)),
   ]);
   const notice = c.var.notice;
   const orphan = notice.form && notice.error && !forms.has(notice.form) ? notice.error : undefined;
@@ -124,7 +127,16 @@ async function webhooksPage(c: C, add: AddForm = { Url: "", Events: ["*"], Descr
         <h2 id="add-webhook-h">Add an endpoint</h2>
         {/* Events has no field of its own to show an error under: its refusal shows at the form's top. */}
         <PostForm action={base} name="add-webhook" fields={["Url", "Description"]}>
-          <Field form="add-webhook" name="Url" label="URL" required type="url" value={add.Url} hint="https:// only; no user or password, no private or link-local IP address (https://localhost works for local tests)." attrs={{ maxlength: 2048 }} />
+          <Field
+            form="add-webhook"
+            name="Url"
+            label="URL"
+            required
+            type="url"
+            value={add.Url}
+            hint="https:// only; no user or password, no private or link-local IP address (https://localhost works for local tests)."
+            attrs={{ maxlength: 2048 }}
+          />
           <fieldset>
             <legend>Events</legend>
             <Checkbox form="add-webhook" name="Events" value="*" label="All events (*)" checked={add.Events.includes("*")} />
@@ -157,7 +169,9 @@ function secretPage(c: C, hook: NewWebhook, rotated: boolean) {
       <h2 id="secret-h">{hook.Url}</h2>
       <p class="warning" role="alert">
         <strong>Copy the secret now: it will not be shown again.</strong>{" "}
-        {rotated ? "The previous secret keeps signing beside it for 24 hours, so the receiver can switch without losing an event." : "The receiver verifies each event with it (any Standard Webhooks library)."}
+        {rotated
+          ? "The previous secret keeps signing beside it for 24 hours, so the receiver can switch without losing an event."
+          : "The receiver verifies each event with it (any Standard Webhooks library)."}
       </p>
       <CopyField id="new-secret" label="Signing secret" value={hook.Secret} />
       <p>

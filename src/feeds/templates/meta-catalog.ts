@@ -78,4 +78,3 @@ export const metaCatalog: FeedTemplate = {
     return { errors, warnings };
   },
 };
-

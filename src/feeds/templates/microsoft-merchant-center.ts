@@ -11,14 +11,7 @@
 // The online product feed has no quantity field (quantity is only in Microsoft's local
 // inventory feeds), and availability and condition are optional there, so neither is a default
 // column; a feed's own Columns may add them.
-import {
-  gtinProblem,
-  HTML_TAG,
-  longerThan,
-  requireText,
-  requireUrl,
-  type FeedTemplate,
-} from "./template";
+import { gtinProblem, HTML_TAG, longerThan, requireText, requireUrl, type FeedTemplate } from "./template";
 
 const PRICE_MAX = 10_000_000;
 

@@ -38,7 +38,8 @@ export function columnReaders(template: FeedTemplate, columns: FeedColumn[]): ((
  * ASCII. Such a value needs no parse; anything else is parsed (test/feeds/url-check.test.ts holds
  * the two to the same answers).
  */
-const PLAIN_HTTP_URL = /^https?:\/\/(?!xn--)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.(?!xn--)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.(?!xn--)[a-z](?:[a-z0-9-]*[a-z0-9])?(?:\/[!-~]*)?$/i;
+const PLAIN_HTTP_URL =
+  /^https?:\/\/(?!xn--)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.(?!xn--)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.(?!xn--)[a-z](?:[a-z0-9-]*[a-z0-9])?(?:\/[!-~]*)?$/i;
 
 export function isAbsoluteHttpUrl(value: string): boolean {
   if (PLAIN_HTTP_URL.test(value)) return true;

@@ -8,15 +8,7 @@
 // The part of that page that gives price's format could not be read here; price is written as
 // the other channels write it (`12.50 USD`). None of the optional fields that could be read is a
 // quantity, so this template has no quantity column.
-import {
-  CONDITIONS,
-  GTIN_DIGITS,
-  conditionOf,
-  requireOneOf,
-  requireUrl,
-  spacedAvailability,
-  type FeedTemplate,
-} from "./template";
+import { CONDITIONS, GTIN_DIGITS, conditionOf, requireOneOf, requireUrl, spacedAvailability, type FeedTemplate } from "./template";
 
 export const TIKTOK_AVAILABILITY = ["in stock", "available for order", "preorder", "out of stock", "discontinued"] as const;
 

@@ -30,7 +30,13 @@ export interface AmazonClient {
   callJson<T>(op: AmazonOperation, method: "GET" | "POST" | "PATCH", path: string, body?: unknown): Promise<T | null>;
 }
 
-export function amazonClient(ctx: ConnectorContext, storage: SourceStorage, settings: AmazonSettings, baseUrl: string, options: AmazonClientOptions): AmazonClient {
+export function amazonClient(
+  ctx: ConnectorContext,
+  storage: SourceStorage,
+  settings: AmazonSettings,
+  baseUrl: string,
+  options: AmazonClientOptions,
+): AmazonClient {
   const { sleep, maxWaitMs } = options;
   let waitBudgetMs = options.waitBudgetMs;
   const nowMs = () => ctx.now().getTime();
@@ -87,7 +93,8 @@ export function amazonClient(ctx: ConnectorContext, storage: SourceStorage, sett
   function pacedError(op: AmazonOperation, waitMs: number, state: PaceState): MarketplaceError {
     const plan = USAGE_PLANS[op];
     return new MarketplaceError(
-      `Amazon ${op} is paced at ${state.ratePerSecond} calls/s (burst ${plan.capacity}): the next call fits in ${Math.ceil(waitMs / 1000)} s, so it waits for a later cycle`,
+      `Amazon ${op} is paced at ${state.ratePerSecond} calls/s (burst ${plan.capacity}): the next call fits in ${Math.ceil(waitMs / 1000)} s, so it waits ` +
+        `for a later cycle`,
       429,
       true,
       waitMs,

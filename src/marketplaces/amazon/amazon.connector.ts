@@ -5,15 +5,7 @@
 // goes through amazon.client.ts (paced per operation, the LWA token); the feed lifecycle is
 // amazon.feeds.ts's, stock and price (patchListingsItem) amazon.listings.ts's. This file wires
 // them and holds the import and confirmShipment.
-import {
-  MarketplaceError,
-  type Capabilities,
-  type Connector,
-  type ConnectorContext,
-  type Delivery,
-  type DeliveryOutcome,
-  type OrderPage,
-} from "../connector";
+import { MarketplaceError, type Capabilities, type Connector, type ConnectorContext, type Delivery, type DeliveryOutcome, type OrderPage } from "../connector";
 import { readOrder, splitPage } from "../kit/orders-page";
 import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
@@ -101,11 +93,7 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
     if (window.since.getTime() >= window.until.getTime()) return { orders: [], setAside: [], nextCursor: null };
     // searchOrders refuses a lastUpdatedBefore less than two minutes before the request.
     if (window.until.getTime() > nowMs() - SETTLE_MS) {
-      throw new MarketplaceError(
-        `Amazon searchOrders window ends at ${window.until.toISOString()}, less than 2 minutes before now`,
-        null,
-        true,
-      );
+      throw new MarketplaceError(`Amazon searchOrders window ends at ${window.until.toISOString()}, less than 2 minutes before now`, null, true);
     }
     // Amazon wants every parameter again with the token, unchanged.
     const query = new URLSearchParams({
@@ -117,15 +105,13 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
       maxResultsPerPage: String(PAGE_SIZE),
     });
     if (cursor) query.set("paginationToken", cursor);
-    const body = await client.callJson<AmazonSearchOrdersResponse>("searchOrders", "GET", `/orders/2026-01-01/orders?${query}`).catch(
-      (error: unknown) => {
-        // searchOrders' bucket is its own: the pace kept in storage already holds the next call
-        // back, so the error carries no Retry-After that would make the core pause the source's
-        // deliveries too (confirmShipment and the feeds have buckets of their own).
-        if (error instanceof MarketplaceError && error.status === 429) throw new MarketplaceError(error.message, 429, true, null);
-        throw error;
-      },
-    );
+    const body = await client.callJson<AmazonSearchOrdersResponse>("searchOrders", "GET", `/orders/2026-01-01/orders?${query}`).catch((error: unknown) => {
+      // searchOrders' bucket is its own: the pace kept in storage already holds the next call
+      // back, so the error carries no Retry-After that would make the core pause the source's
+      // deliveries too (confirmShipment and the feeds have buckets of their own).
+      if (error instanceof MarketplaceError && error.status === 429) throw new MarketplaceError(error.message, 429, true, null);
+      throw error;
+    });
     if (!body || !Array.isArray(body.orders)) {
       throw new MarketplaceError("Amazon searchOrders answer has no orders list", 200, true);
     }

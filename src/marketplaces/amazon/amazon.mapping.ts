@@ -154,8 +154,7 @@ export function mapAmazonOrder(order: AmazonOrder): ImportedOrder {
   }
 
   const subCents = total.item - total.discount;
-  const computedGrand =
-    subCents + total.itemTax + total.shipping + total.shippingTax + total.giftWrap + total.giftWrapTax + total.other;
+  const computedGrand = subCents + total.itemTax + total.shipping + total.shippingTax + total.giftWrap + total.giftWrapTax + total.other;
   const grand = order.proceeds?.grandTotal ? cents(order.proceeds.grandTotal, `${where} grandTotal`) : computedGrand;
 
   const address = order.recipient?.deliveryAddress;
@@ -277,19 +276,13 @@ export function packageReferenceIdOf(delivery: ShipDelivery): string {
   const own = delivery.shipment.shipmentId ? ships.filter((e) => e.shipmentId === delivery.shipment.shipmentId) : [];
   if (own.length > 0) return referenceOf(own[0]!);
   const legacy = ships.find((e) => !e.shipmentId);
-  const wholeOrder = delivery.order.lines.every((l) =>
-    delivery.shipment.lines.some((s) => s.sourceLineId === l.sourceLineId && s.quantity === l.quantity),
-  );
+  const wholeOrder = delivery.order.lines.every((l) => delivery.shipment.lines.some((s) => s.sourceLineId === l.sourceLineId && s.quantity === l.quantity));
   if (legacy && wholeOrder) return referenceOf(legacy);
   const used = ships.map((e) => Number(referenceOf(e)));
   return String(used.length === 0 ? 1 : Math.max(...used) + 1);
 }
 
-export function confirmShipmentRequest(
-  delivery: ShipDelivery,
-  marketplaceId: string,
-  knownCarrierCodes: readonly string[],
-): AmazonConfirmShipmentRequest {
+export function confirmShipmentRequest(delivery: ShipDelivery, marketplaceId: string, knownCarrierCodes: readonly string[]): AmazonConfirmShipmentRequest {
   const where = `order ${delivery.order.sourceOrderNumber}`;
   const shipment = delivery.shipment;
   const trackingNumber = shipment.trackingNumber?.trim();
@@ -340,11 +333,7 @@ export type FeedDelivery = Extract<Delivery, { kind: "acknowledge" | "cancel" }>
  * so the processing report's Results lead back to the deliveries, and a document sent twice
  * carries the same ids.
  */
-export function orderAcknowledgementFeed(
-  deliveries: FeedDelivery[],
-  merchantIdentifier: string,
-  cancelReason: AmazonCancelReason,
-): string {
+export function orderAcknowledgementFeed(deliveries: FeedDelivery[], merchantIdentifier: string, cancelReason: AmazonCancelReason): string {
   const messages = deliveries.map((d) => {
     const ack: Record<string, unknown> = { AmazonOrderID: xmlText(d.order.sourceOrderNumber) };
     if (d.kind === "acknowledge") {

@@ -10,14 +10,7 @@
 // says the bucket is empty whatever this side believed.
 import { decide, emissionIntervalUs, rebase, type BucketConfig } from "../../throttle/gcra";
 
-export type AmazonOperation =
-  | "searchOrders"
-  | "confirmShipment"
-  | "createFeedDocument"
-  | "createFeed"
-  | "getFeed"
-  | "getFeedDocument"
-  | "patchListingsItem";
+export type AmazonOperation = "searchOrders" | "confirmShipment" | "createFeedDocument" | "createFeed" | "getFeed" | "getFeedDocument" | "patchListingsItem";
 
 /** The usage plans the models state (rate per second, burst). */
 export const USAGE_PLANS: Record<AmazonOperation, BucketConfig> = {
@@ -68,12 +61,7 @@ export function rateFromHeader(header: string | null): number | null {
  * The state after Amazon answered a call: the rate it states replaces the believed one (the
  * calls already spent are kept, see gcra.rebase), and a 429 empties the bucket.
  */
-export function afterAnswer(
-  state: PaceState,
-  now: number,
-  plan: BucketConfig,
-  answer: { status: number; rateLimitHeader: string | null },
-): PaceState {
+export function afterAnswer(state: PaceState, now: number, plan: BucketConfig, answer: { status: number; rateLimitHeader: string | null }): PaceState {
   let next = state;
   const stated = rateFromHeader(answer.rateLimitHeader);
   if (stated !== null && stated !== state.ratePerSecond) {

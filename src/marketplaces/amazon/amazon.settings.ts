@@ -10,9 +10,15 @@ export const amazonSettingsSchema = z.strictObject({
   clientSecret: z.string({ error: "clientSecret is required" }).min(1, "clientSecret is required"),
   region: z.enum(["na", "eu", "fe"], { error: "region must be na, eu or fe (the Selling Partner API host of the seller's marketplaces)" }),
   marketplaceIds: z
-    .array(z.string().trim().regex(/^[A-Z0-9]{5,20}$/, "each marketplace id is Amazon's, like ATVPDKIKX0DER"), {
-      error: "marketplaceIds must be a list of Amazon marketplace ids",
-    })
+    .array(
+      z
+        .string()
+        .trim()
+        .regex(/^[A-Z0-9]{5,20}$/, "each marketplace id is Amazon's, like ATVPDKIKX0DER"),
+      {
+        error: "marketplaceIds must be a list of Amazon marketplace ids",
+      },
+    )
     .min(1, "marketplaceIds must name at least one marketplace")
     // searchOrders takes at most 50.
     .max(50, "marketplaceIds takes at most 50 marketplaces"),

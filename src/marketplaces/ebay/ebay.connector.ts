@@ -60,8 +60,6 @@ const POST_ORDER = "/post-order/v2";
 const INVENTORY = "/sell/inventory/v1";
 export const EBAY_FULFILLMENT_SCOPE = "https://api.ebay.com/oauth/api_scope/sell.fulfillment";
 
-
-
 const TIMEOUT_MS = 15_000;
 /** getOrders' maximum. */
 const PAGE_SIZE = 200;
@@ -107,43 +105,44 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     });
   }
 
-  const userTokens = (scope: string, key: string) => accessTokens({
-    now: () => ctx.now().getTime(),
-    renewEarlyMs: TOKEN_RENEW_EARLY_MS,
-    keep: storage ? { storage, key, fingerprint: credentialsFingerprint } : undefined,
-    async issue() {
-      const response = await sendToMarketplace({
-        marketplace: "eBay",
-        fetch: ctx.fetch,
-        method: "POST",
-        url: tokenUrl,
-        headers: {
-          Accept: "application/json",
-          Authorization: basicAuthorization(settings.clientId, settings.clientSecret),
-          "Content-Type": "application/x-www-form-urlencoded",
-        },
-        body: new URLSearchParams({
-          grant_type: "refresh_token",
-          refresh_token: settings.refreshToken,
-          scope,
-        }).toString(),
-        timeoutMs: TIMEOUT_MS,
-      });
-      if (!response.ok) {
-        const error = await errorOf(response, "the token request");
-        if (response.status === 400 || response.status === 401) {
-          // invalid_grant / invalid_client: only new settings help, retrying does not.
-          throw refusal(
-            `refused the source's credentials (${error.message.replace(/^eBay \d+ on the token request: /, "")}); ` +
-              "the seller must grant consent again and the source's refreshToken (or client credentials) be replaced",
-            response.status,
-          );
+  const userTokens = (scope: string, key: string) =>
+    accessTokens({
+      now: () => ctx.now().getTime(),
+      renewEarlyMs: TOKEN_RENEW_EARLY_MS,
+      keep: storage ? { storage, key, fingerprint: credentialsFingerprint } : undefined,
+      async issue() {
+        const response = await sendToMarketplace({
+          marketplace: "eBay",
+          fetch: ctx.fetch,
+          method: "POST",
+          url: tokenUrl,
+          headers: {
+            Accept: "application/json",
+            Authorization: basicAuthorization(settings.clientId, settings.clientSecret),
+            "Content-Type": "application/x-www-form-urlencoded",
+          },
+          body: new URLSearchParams({
+            grant_type: "refresh_token",
+            refresh_token: settings.refreshToken,
+            scope,
+          }).toString(),
+          timeoutMs: TIMEOUT_MS,
+        });
+        if (!response.ok) {
+          const error = await errorOf(response, "the token request");
+          if (response.status === 400 || response.status === 401) {
+            // invalid_grant / invalid_client: only new settings help, retrying does not.
+            throw refusal(
+              `refused the source's credentials (${error.message.replace(/^eBay \d+ on the token request: /, "")}); ` +
+                "the seller must grant consent again and the source's refreshToken (or client credentials) be replaced",
+              response.status,
+            );
+          }
+          throw error;
         }
-        throw error;
-      }
-      return issuedToken(await readJsonAnswer(response, "eBay token answer"), "eBay token answer", response.status, 7200);
-    },
-  });
+        return issuedToken(await readJsonAnswer(response, "eBay token answer"), "eBay token answer", response.status, 7200);
+      },
+    });
   const tokens = userTokens(EBAY_FULFILLMENT_SCOPE, TOKEN_KEY);
   const inventoryTokens = userTokens(EBAY_INVENTORY_SCOPE, INVENTORY_TOKEN_KEY);
   const financesTokens = userTokens(EBAY_FINANCES_SCOPE, FINANCES_TOKEN_KEY);

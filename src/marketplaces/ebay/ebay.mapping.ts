@@ -17,8 +17,7 @@ import type {
   PostOrderErrorBody,
 } from "./ebay.types";
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const text = (value: unknown): string => (typeof value === "string" ? value.trim() : "");
 
@@ -99,10 +98,10 @@ function shipToOf(order: EbayOrder): { contact: EbayExtendedContact; method: str
       };
     }
   }
-  const kinds = list(order.fulfillmentStartInstructions).map((i) => text(i.fulfillmentInstructionsType)).filter(Boolean);
-  throw new Unmappable(
-    `it has no shippingStep.shipTo${kinds.length ? ` (fulfillment ${kinds.join(", ")})` : ""}: nothing for the seller to ship`,
-  );
+  const kinds = list(order.fulfillmentStartInstructions)
+    .map((i) => text(i.fulfillmentInstructionsType))
+    .filter(Boolean);
+  throw new Unmappable(`it has no shippingStep.shipTo${kinds.length ? ` (fulfillment ${kinds.join(", ")})` : ""}: nothing for the seller to ship`);
 }
 
 const phoneOf = (contact: EbayExtendedContact): unknown => (isRecord(contact.primaryPhone) ? contact.primaryPhone.phoneNumber : undefined);
@@ -155,12 +154,13 @@ function mapOrder(order: EbayOrder, id: string): ImportedOrder {
     Math.abs(cents(pricing.priceDiscount, "pricingSummary.priceDiscount")) +
     cents(pricing.adjustment, "pricingSummary.adjustment");
   const shippingCents =
-    cents(pricing.deliveryCost, "pricingSummary.deliveryCost") -
-    Math.abs(cents(pricing.deliveryDiscount, "pricingSummary.deliveryDiscount"));
+    cents(pricing.deliveryCost, "pricingSummary.deliveryCost") - Math.abs(cents(pricing.deliveryDiscount, "pricingSummary.deliveryDiscount"));
   const taxCents = cents(pricing.tax, "pricingSummary.tax");
   const feeCents = cents(pricing.fee, "pricingSummary.fee");
   const grandCents =
-    isRecord(pricing.total) && pricing.total.value !== undefined ? cents(pricing.total, "pricingSummary.total") : subCents + shippingCents + taxCents + feeCents;
+    isRecord(pricing.total) && pricing.total.value !== undefined
+      ? cents(pricing.total, "pricingSummary.total")
+      : subCents + shippingCents + taxCents + feeCents;
 
   const buyer = isRecord(order.buyer) ? order.buyer : {};
   const registration = isRecord(buyer.buyerRegistrationAddress) ? buyer.buyerRegistrationAddress : {};
@@ -245,9 +245,29 @@ export function offsetOfNext(next: unknown): number | null {
 // ShippingCarrierCodeType values (GeteBayDetails ShippingCarrierDetails, Trading API reference),
 // and the names a seller's system tends to send for them.
 const CARRIER_CODES = [
-  "UPS", "USPS", "FedEx", "DHL", "DeutschePost", "Hermes", "iLoxx", "RoyalMail", "Parcelforce",
-  "AustraliaPost", "CanPar", "ChinaPost", "AnPost", "APC", "ARAMEX", "Bartolini", "BPost",
-  "Chronopost", "ColiposteDomestic", "ColiposteInternational", "Correos", "Seur", "Other",
+  "UPS",
+  "USPS",
+  "FedEx",
+  "DHL",
+  "DeutschePost",
+  "Hermes",
+  "iLoxx",
+  "RoyalMail",
+  "Parcelforce",
+  "AustraliaPost",
+  "CanPar",
+  "ChinaPost",
+  "AnPost",
+  "APC",
+  "ARAMEX",
+  "Bartolini",
+  "BPost",
+  "Chronopost",
+  "ColiposteDomestic",
+  "ColiposteInternational",
+  "Correos",
+  "Seur",
+  "Other",
 ];
 const ebayCarrier = nameTable(CARRIER_CODES, {
   ...CARRIER_ALIASES,
@@ -303,11 +323,7 @@ export function prepareShipment(shipment: Shipment): PreparedShipment {
   };
 }
 
-export function shippingFulfillmentDetails(
-  lines: EbayLineItemReference[],
-  prepared: PreparedShipment,
-  shippedAt: Date,
-): EbayShippingFulfillmentDetails {
+export function shippingFulfillmentDetails(lines: EbayLineItemReference[], prepared: PreparedShipment, shippedAt: Date): EbayShippingFulfillmentDetails {
   const body: EbayShippingFulfillmentDetails = {
     lineItems: lines.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity })),
     shippedDate: shippedAt.toISOString(),
@@ -360,7 +376,10 @@ export function describeEbayError(body: unknown): string | null {
   const postOrder = (body as PostOrderErrorBody).errorMessage?.error;
   const list = Array.isArray(fulfillment) ? fulfillment : Array.isArray(postOrder) ? postOrder : null;
   if (list) {
-    const parts = list.filter(isRecord).map((e) => describeOne(e)).filter(Boolean);
+    const parts = list
+      .filter(isRecord)
+      .map((e) => describeOne(e))
+      .filter(Boolean);
     return parts.length > 0 ? parts.join("; ") : null;
   }
   const oauth = body as OAuthErrorBody;

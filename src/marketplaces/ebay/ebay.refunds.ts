@@ -10,7 +10,8 @@ export const EBAY_FINANCES_SCOPE = "https://api.ebay.com/oauth/api_scope/sell.fi
 
 export const EBAY_RETURNS_NOT_APPLICABLE: NotApplicable = {
   notApplicable:
-    "eBay's returns are in its Post-Order API, whose return search has no machine-readable description (only HTML pages, parts of it being decommissioned): the hub does not guess it",
+    "eBay's returns are in its Post-Order API, whose return search has no machine-readable description (only HTML pages, parts of it being " +
+    "decommissioned): the hub does not guess it",
 };
 
 /** The description's limit of `comment`. */
@@ -55,7 +56,8 @@ export function issueRefundRequest(delivery: RefundDelivery, currency: string): 
   // return and a buyer-requested cancellation; BUYER_RETURN and OTHER are eBay's published words for these.
   const base = { reasonForRefund: delivery.return ? "BUYER_RETURN" : "OTHER", comment: delivery.reason.slice(0, COMMENT_MAX) };
   const lines = delivery.lines.filter((l) => l.amount > 0);
-  if (lines.length === 0 && delivery.shippingAmount <= 0) throw refusal(`cannot refund order ${delivery.order.sourceOrderNumber}: nothing to refund (every amount is 0)`);
+  if (lines.length === 0 && delivery.shippingAmount <= 0)
+    throw refusal(`cannot refund order ${delivery.order.sourceOrderNumber}: nothing to refund (every amount is 0)`);
   if (lines.length > 0 && delivery.shippingAmount > 0) {
     return {
       body: { ...base, orderLevelRefundAmount: money(delivery.total) },
@@ -84,7 +86,11 @@ export function ebayRefunds(deps: Deps) {
         // issueRefund takes no idempotency key: an answer lost in transit may be a refund made, so
         // it is not sent again blindly. The seller checks the order in eBay first.
         if (error instanceof MarketplaceError && error.status === null) {
-          throw new MarketplaceError(`${error.message}; eBay's issueRefund takes no idempotency key, so it is not sent again: check order ${orderId} in eBay before refunding again`, null, false);
+          throw new MarketplaceError(
+            `${error.message}; eBay's issueRefund takes no idempotency key, so it is not sent again: check order ${orderId} in eBay before refunding again`,
+            null,
+            false,
+          );
         }
         throw error;
       }
@@ -93,7 +99,8 @@ export function ebayRefunds(deps: Deps) {
       const status = answer?.refundStatus;
       const refundId = answer?.refundId;
       if (status === "FAILED") throw refusal(`refused the refund of order ${orderId} (refundStatus FAILED)`);
-      if (typeof refundId !== "string" || refundId === "") throw refusal(`answered the refund of order ${orderId} without a refundId (refundStatus ${JSON.stringify(status)})`);
+      if (typeof refundId !== "string" || refundId === "")
+        throw refusal(`answered the refund of order ${orderId} without a refundId (refundStatus ${JSON.stringify(status)})`);
       if (status === "REFUNDED") return { state: "delivered", reference: refundId, warning };
       // PENDING, as the description says a successful call answers (a submitted outcome carries no warning).
       return { state: "submitted", reference: refundId };
@@ -103,7 +110,8 @@ export function ebayRefunds(deps: Deps) {
       const order = await deps.getOrder(delivery.order.sourceOrderNumber);
       const refund = (order?.paymentSummary?.refunds ?? []).find((r) => r?.refundId === reference);
       if (refund?.refundStatus === "REFUNDED") return { state: "delivered", reference };
-      if (refund?.refundStatus === "FAILED") return { state: "rejected", message: `eBay refund ${reference} of order ${delivery.order.sourceOrderNumber} FAILED` };
+      if (refund?.refundStatus === "FAILED")
+        return { state: "rejected", message: `eBay refund ${reference} of order ${delivery.order.sourceOrderNumber} FAILED` };
       return { state: "pending" };
     },
   };

@@ -9,7 +9,11 @@ export const EBAY_DEFAULT_BASE_URL = "https://api.ebay.com";
 const stringError = (name: string, example: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? `${name} is required` : `${name} must be a string${example}`;
 
-const required = (name: string) => z.string({ error: stringError(name, "") }).trim().min(1, `${name} must not be empty`);
+const required = (name: string) =>
+  z
+    .string({ error: stringError(name, "") })
+    .trim()
+    .min(1, `${name} must not be empty`);
 
 export const ebaySettingsSchema = z.strictObject({
   clientId: required("clientId"),

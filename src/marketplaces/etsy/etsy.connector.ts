@@ -86,7 +86,10 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
       // An import stopping here is not a pause: the deliveries of the same cycle still go out. A
       // stock push waits (its own stage pauses), so its Skus do not spend their tries.
       throw new MarketplaceError(
-        `Etsy has ${pace.remainingToday} calls left today for this app (x-remaining-today)${purpose === "delivery" ? "" : `; the ${purpose === "import" ? "import" : "stock push"} stops while ${IMPORT_RESERVE} or fewer are left, for deliveries`}`,
+        `Etsy has ${pace.remainingToday} calls left today for this app (x-remaining-today)` +
+          (purpose === "delivery"
+            ? ""
+            : `; the ${purpose === "import" ? "import" : "stock push"} stops while ${IMPORT_RESERVE} or fewer are left, for deliveries`),
         429,
         true,
         // Calls for the day used up and no time named: the longest wait the hub takes.
@@ -123,7 +126,8 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
     }
     if (response.status !== 403 || operation !== "createReceiptShipment") return error;
     return new MarketplaceError(
-      `${error.message} (Etsy lets some apps not ship through its API, e.g. commercial apps for US shops connected since 2024-10-21: ship on Etsy, see the Etsy source README)`,
+      `${error.message} (Etsy lets some apps not ship through its API, e.g. commercial apps for US shops connected since 2024-10-21: ship on Etsy, see the ` +
+        `Etsy source README)`,
       error.status,
       error.retryable,
       error.retryAfterMs,
@@ -136,7 +140,15 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
     const headers: Record<string, string> = { Accept: "application/json", "x-api-key": apiKey, Authorization: `Bearer ${token}` };
     if (body) headers["Content-Type"] = body instanceof URLSearchParams ? "application/x-www-form-urlencoded" : "application/json";
     const text = body === undefined ? undefined : body instanceof URLSearchParams ? body.toString() : JSON.stringify(body.json);
-    const response = await sendToMarketplace({ marketplace: "Etsy", fetch: ctx.fetch, method, url: `${settings.baseUrl}${path}`, headers, body: text, timeoutMs: TIMEOUT_MS });
+    const response = await sendToMarketplace({
+      marketplace: "Etsy",
+      fetch: ctx.fetch,
+      method,
+      url: `${settings.baseUrl}${path}`,
+      headers,
+      body: text,
+      timeoutMs: TIMEOUT_MS,
+    });
     pace = answerReceived(pace, nowMs(), response.headers);
     return response;
   }
@@ -161,7 +173,8 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
   async function callJson<T>(operation: string, purpose: Purpose, method: Method, path: string, sent?: Body): Promise<T> {
     const response = await call(operation, purpose, method, path, sent);
     const body = await readJsonAnswer(response, `Etsy ${operation} answer`);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new MarketplaceError(`Etsy ${operation} answer is not an object`, response.status, true);
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw new MarketplaceError(`Etsy ${operation} answer is not an object`, response.status, true);
     return body as T;
   }
 
@@ -184,7 +197,11 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
       throw new MarketplaceError("Etsy getShopReceipts answer has no results list or count", 200, true);
     }
 
-    const page = splitPage(etsyReceiptReader, (records as unknown[]).filter((r) => !isAwaitingPayment(r)), "Etsy getShopReceipts");
+    const page = splitPage(
+      etsyReceiptReader,
+      (records as unknown[]).filter((r) => !isAwaitingPayment(r)),
+      "Etsy getShopReceipts",
+    );
 
     // Offset pages over a fixed range can only lose members: a receipt changed after the window's
     // end leaves it, and every receipt behind it moves one place forward, across the page
@@ -215,7 +232,11 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
     if (tracking !== null) {
       const same = sameShipment(receipt.shipments, tracking);
       if (same) {
-        return { state: "delivered", reference: referenceOf(same.receipt_shipping_id, tracking), warning: [...warnings, "Etsy already had this tracking code (an earlier attempt reached it); nothing sent again"].join("; ") };
+        return {
+          state: "delivered",
+          reference: referenceOf(same.receipt_shipping_id, tracking),
+          warning: [...warnings, "Etsy already had this tracking code (an earlier attempt reached it); nothing sent again"].join("; "),
+        };
       }
       if ((receipt.shipments ?? []).length > 0) warnings.push("Etsy keeps the receipt's earlier tracking code beside this one, and mailed the buyer again");
     } else if (receipt.is_shipped === true) {
@@ -225,7 +246,11 @@ export function createEtsyConnector(ctx: ConnectorContext, storage: SourceStorag
     const form = new URLSearchParams(prepared.form as Record<string, string>);
     const answer = await callJson<EtsyReceipt>("createReceiptShipment", "delivery", "POST", `${shopPath}/receipts/${receiptId}/tracking`, form);
     const created = tracking === null ? null : sameShipment(answer.shipments, tracking);
-    return { state: "delivered", reference: tracking === null ? null : referenceOf(created?.receipt_shipping_id, tracking), warning: warnings.join("; ") || null };
+    return {
+      state: "delivered",
+      reference: tracking === null ? null : referenceOf(created?.receipt_shipping_id, tracking),
+      warning: warnings.join("; ") || null,
+    };
   }
 
   function notApplicable(delivery: Delivery): string | null {

@@ -49,7 +49,8 @@ export function etsyListings({ call, storage, shopId }: Deps): ListingsPush {
     let pages = 0;
     for (const state of INDEXED_STATES) {
       for (let offset = 0; ; ) {
-        if (++pages > MAX_PAGES) throw new MarketplaceError(`Etsy getListingsByShop: the shop's listings run over ${MAX_PAGES} pages; the SKU index was not replaced`, null, true);
+        if (++pages > MAX_PAGES)
+          throw new MarketplaceError(`Etsy getListingsByShop: the shop's listings run over ${MAX_PAGES} pages; the SKU index was not replaced`, null, true);
         const query = new URLSearchParams({ state, includes: "Inventory", limit: String(PAGE_SIZE), offset: String(offset) });
         const page = await call<EtsyListingPage>("getListingsByShop", "GET", `/v3/application/shops/${shopId}/listings?${query}`);
         const results = page.results;
@@ -84,7 +85,8 @@ export function etsyListings({ call, storage, shopId }: Deps): ListingsPush {
     const gone = (error: unknown) => error instanceof MarketplaceError && error.status === 404;
     // A 2xx whose body cannot be read (not JSON, not an object, too large): this listing's Skus
     // are tried again later, the other listings still go.
-    const nonsense = (error: unknown): error is MarketplaceError => error instanceof MarketplaceError && error.status !== null && error.status >= 200 && error.status < 300;
+    const nonsense = (error: unknown): error is MarketplaceError =>
+      error instanceof MarketplaceError && error.status !== null && error.status >= 200 && error.status < 300;
     let plan: InventoryPlan;
     try {
       const inventory = await call<EtsyListingInventory>("getListingInventory", "GET", path);
@@ -137,7 +139,11 @@ export function etsyListings({ call, storage, shopId }: Deps): ListingsPush {
     // Values are absolute: a replacement whose answer cannot be read is sent again, harmlessly.
     const taken = Array.isArray((answer as EtsyListingInventory | null)?.products);
     for (const [sku, parts] of plan.sent) {
-      if (!taken) outcomes.set(sku, { state: "retry", message: `Etsy's answer to updateListingInventory for listing ${listingId} is no listing inventory; sent again later` });
+      if (!taken)
+        outcomes.set(sku, {
+          state: "retry",
+          message: `Etsy's answer to updateListingInventory for listing ${listingId} is no listing inventory; sent again later`,
+        });
       else if (plan.refused.has(sku)) outcomes.set(sku, refusedOnly(sku, parts));
       else outcomes.set(sku, { state: "accepted" });
     }
@@ -170,7 +176,8 @@ export function etsyListings({ call, storage, shopId }: Deps): ListingsPush {
           toPlace = stale;
         }
       } catch (error) {
-        const failure = error instanceof MarketplaceError ? error : new MarketplaceError(`Etsy: ${error instanceof Error ? error.message : String(error)}`, null, true);
+        const failure =
+          error instanceof MarketplaceError ? error : new MarketplaceError(`Etsy: ${error instanceof Error ? error.message : String(error)}`, null, true);
         // Nothing taken yet: the whole push failed. Else what was taken is kept, the rest waits.
         if (outcomes.size === 0) throw failure;
         for (const u of updates) if (!outcomes.has(u.sku)) outcomes.set(u.sku, { state: "retry", message: failure.message, error: failure });

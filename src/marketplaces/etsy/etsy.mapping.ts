@@ -130,12 +130,14 @@ export function mapEtsyReceipt(receipt: EtsyReceipt): ImportedOrder {
   const discountCents = moneyCents(receipt.discount_amt, `${where} discount_amt`, currency);
   const subCents = receipt.subtotal ? moneyCents(receipt.subtotal, `${where} subtotal`, currency) : totalPrice - discountCents;
   const shippingCents = moneyCents(receipt.total_shipping_cost, `${where} total_shipping_cost`, currency);
-  const taxCents = moneyCents(receipt.total_tax_cost, `${where} total_tax_cost`, currency) + moneyCents(receipt.total_vat_cost, `${where} total_vat_cost`, currency);
+  const taxCents =
+    moneyCents(receipt.total_tax_cost, `${where} total_tax_cost`, currency) + moneyCents(receipt.total_vat_cost, `${where} total_vat_cost`, currency);
   const giftWrapCents = moneyCents(receipt.gift_wrap_price, `${where} gift_wrap_price`, currency);
-  const grandCents = receipt.grandtotal
-    ? moneyCents(receipt.grandtotal, `${where} grandtotal`, currency)
-    : subCents + shippingCents + taxCents + giftWrapCents;
-  const taxes = spreadTax(taxCents, lines.map((l) => l.valueCents));
+  const grandCents = receipt.grandtotal ? moneyCents(receipt.grandtotal, `${where} grandtotal`, currency) : subCents + shippingCents + taxCents + giftWrapCents;
+  const taxes = spreadTax(
+    taxCents,
+    lines.map((l) => l.valueCents),
+  );
 
   // Etsy names the shipping per transaction; the first one named stands for the order.
   const method = transactions.map((t) => text(t?.shipping_method)).find((m) => m !== "") ?? "";
@@ -180,7 +182,15 @@ export function mapEtsyReceipt(receipt: EtsyReceipt): ImportedOrder {
       saleTaxCost: fromCents(taxes[i]!),
       ...(status === "canceled" && receipt.is_shipped !== true ? { quantityCancelled: l.item.quantity } : {}),
     })),
-    ...withRefunds(refundsOf(receipt, id, lines.map((l, i) => ({ sourceLineId: l.item.sourceLineId, paidCents: l.valueCents + taxes[i]! })), currency, where)),
+    ...withRefunds(
+      refundsOf(
+        receipt,
+        id,
+        lines.map((l, i) => ({ sourceLineId: l.item.sourceLineId, paidCents: l.valueCents + taxes[i]! })),
+        currency,
+        where,
+      ),
+    ),
   };
 }
 
@@ -193,7 +203,13 @@ const withRefunds = (refunds: ImportedRefund[]) => (refunds.length > 0 ? { refun
  * import. The amount goes to the lines in order, each up to what was paid for it (quantity 0: an
  * amount), the rest to shipping: Etsy does not say which lines a refund concerns.
  */
-function refundsOf(receipt: EtsyReceipt, id: string, lines: { sourceLineId: string; paidCents: number }[], currency: { code: string | null }, where: string): ImportedRefund[] {
+function refundsOf(
+  receipt: EtsyReceipt,
+  id: string,
+  lines: { sourceLineId: string; paidCents: number }[],
+  currency: { code: string | null },
+  where: string,
+): ImportedRefund[] {
   const refunds = Array.isArray(receipt.refunds) ? receipt.refunds : [];
   return refunds.map((r, i) => {
     const refundWhere = `${where} refund ${i + 1}`;
@@ -366,7 +382,11 @@ export function inventoryUpdate(listingId: number, inventory: EtsyListingInvento
     const parts = { quantity: false, price: false };
     if (change.quantity !== null) {
       if (onProperty.quantity.length === 0 && !wholeListing && !allOfferings().every((o) => o.quantity === change.quantity)) {
-        refuse(change.sku, `${where} has one quantity for all its products (quantity_on_property is empty) and they have other SKUs than ${change.sku}: make the quantity vary by property on Etsy`);
+        refuse(
+          change.sku,
+          `${where} has one quantity for all its products (quantity_on_property is empty) and they have other SKUs than ${change.sku}: make the quantity ` +
+            `vary by property on Etsy`,
+        );
       } else {
         for (const o of (onProperty.quantity.length === 0 ? products : mine).flatMap((p) => p.offerings)) o.quantity = change.quantity;
         parts.quantity = true;
@@ -374,9 +394,14 @@ export function inventoryUpdate(listingId: number, inventory: EtsyListingInvento
     }
     if (change.price !== null) {
       if (!(change.price > 0)) refuse(change.sku, `Etsy takes a positive non-zero price, not ${change.price}`);
-      else if (currency !== null && currency !== change.currency) refuse(change.sku, `${where} is priced in ${currency}, the product in ${change.currency}: the price is not sent`);
+      else if (currency !== null && currency !== change.currency)
+        refuse(change.sku, `${where} is priced in ${currency}, the product in ${change.currency}: the price is not sent`);
       else if (onProperty.price.length === 0 && !wholeListing && !allOfferings().every((o) => o.price === change.price)) {
-        refuse(change.sku, `${where} has one price for all its products (price_on_property is empty) and they have other SKUs than ${change.sku}: make the price vary by property on Etsy`);
+        refuse(
+          change.sku,
+          `${where} has one price for all its products (price_on_property is empty) and they have other SKUs than ${change.sku}: make the price vary by ` +
+            `property on Etsy`,
+        );
       } else {
         for (const o of (onProperty.price.length === 0 ? products : mine).flatMap((p) => p.offerings)) o.price = change.price;
         parts.price = true;
@@ -384,6 +409,7 @@ export function inventoryUpdate(listingId: number, inventory: EtsyListingInvento
     }
     if (parts.quantity || parts.price) sent.set(change.sku, parts);
   }
-  const body = sent.size === 0 ? null : { products, price_on_property: onProperty.price, quantity_on_property: onProperty.quantity, sku_on_property: onProperty.sku };
+  const body =
+    sent.size === 0 ? null : { products, price_on_property: onProperty.price, quantity_on_property: onProperty.quantity, sku_on_property: onProperty.sku };
   return { body, sent, refused, missing };
 }

@@ -10,7 +10,11 @@ export const ETSY_DEFAULT_BASE_URL = "https://openapi.etsy.com";
 export const ETSY_DEFAULT_TOKEN_URL = "https://api.etsy.com/v3/public/oauth/token";
 
 const stringError = (name: string) => (issue: { input?: unknown }) => (issue.input === undefined ? `${name} is required` : `${name} must be a string`);
-const required = (name: string) => z.string({ error: stringError(name) }).trim().min(1, `${name} must not be empty`);
+const required = (name: string) =>
+  z
+    .string({ error: stringError(name) })
+    .trim()
+    .min(1, `${name} must not be empty`);
 
 export const etsySettingsSchema = z.strictObject({
   keystring: required("keystring")
@@ -21,7 +25,8 @@ export const etsySettingsSchema = z.strictObject({
     .regex(/^[^\s]+$/, "sharedSecret must not contain spaces")
     .describe("The app's shared secret; Etsy wants every call's x-api-key as keystring:shared_secret."),
   refreshToken: required("refreshToken").describe(
-    "The seller's refresh token from Etsy's OAuth consent (scopes transactions_r transactions_w listings_r listings_w). Etsy issues a new one at each renewal; the source keeps it.",
+    "The seller's refresh token from Etsy's OAuth consent (scopes transactions_r transactions_w listings_r listings_w). Etsy issues a new one at each " +
+      "renewal; the source keeps it.",
   ),
   shopId: z
     .number({ error: (issue) => (issue.input === undefined ? "shopId is required" : "shopId must be a number") })

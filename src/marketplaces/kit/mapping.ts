@@ -54,9 +54,6 @@ export const CARRIER_ALIASES: Readonly<Record<string, string>> = {
  */
 export function nameTable(names: readonly string[], aliases: Readonly<Record<string, string>> = {}): (name: string) => string | null {
   const known = new Set(names);
-  const byKey = new Map<string, string>([
-    ...names.map((n) => [squash(n), n] as const),
-    ...Object.entries(aliases).filter(([, n]) => known.has(n)),
-  ]);
+  const byKey = new Map<string, string>([...names.map((n) => [squash(n), n] as const), ...Object.entries(aliases).filter(([, n]) => known.has(n))]);
   return (name) => byKey.get(squash(name)) ?? null;
 }

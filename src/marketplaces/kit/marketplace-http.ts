@@ -41,17 +41,14 @@ export async function sendToMarketplace(call: MarketplaceCall): Promise<Response
       signal: AbortSignal.timeout(call.timeoutMs),
     });
   } catch (error) {
-    throw new MarketplaceError(
-      `${call.marketplace} ${call.method} ${pathOf(call.url)} failed: ${transportReason(error, call.timeoutMs)}`,
-      null,
-      true,
-    );
+    throw new MarketplaceError(`${call.marketplace} ${call.method} ${pathOf(call.url)} failed: ${transportReason(error, call.timeoutMs)}`, null, true);
   }
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel().catch(() => undefined);
     const location = response.headers.get("Location");
     throw new MarketplaceError(
-      `${call.marketplace} ${call.method} ${pathOf(call.url)} answered ${response.status} redirecting to ${location ? JSON.stringify(location.slice(0, 300)) : "no Location"}; marketplace calls never follow a redirect`,
+      `${call.marketplace} ${call.method} ${pathOf(call.url)} answered ${response.status} redirecting to ` +
+        `${location ? JSON.stringify(location.slice(0, 300)) : "no Location"}; marketplace calls never follow a redirect`,
       response.status,
       true,
     );
@@ -64,7 +61,12 @@ export async function sendToMarketplace(call: MarketplaceCall): Promise<Response
  * retryable MarketplaceError naming `label` (the rest is not read), and so is a stream that
  * breaks off.
  */
-export async function readCappedText(stream: ReadableStream<Uint8Array> | null, label: string, status: number | null, limit = MAX_ANSWER_BYTES): Promise<string> {
+export async function readCappedText(
+  stream: ReadableStream<Uint8Array> | null,
+  label: string,
+  status: number | null,
+  limit = MAX_ANSWER_BYTES,
+): Promise<string> {
   if (!stream) return "";
   const reader = stream.getReader();
   const decoder = new TextDecoder();

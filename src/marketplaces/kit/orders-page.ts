@@ -31,8 +31,7 @@ export function readOrder(reader: OrderReader, record: unknown): ImportedOrder |
     } catch {
       // A record too odd even for its number is kept under "".
     }
-    const message =
-      error instanceof Unmappable ? error.message : `the record does not have the shape the marketplace publishes (${thrownText(error)})`;
+    const message = error instanceof Unmappable ? error.message : `the record does not have the shape the marketplace publishes (${thrownText(error)})`;
     return { sourceOrderNumber: orderNumber, reason: reader.reason(message, orderNumber), record };
   }
 }

@@ -28,7 +28,9 @@ export function readReturn(reader: ReturnReader, record: unknown): ImportedRetur
       // A record too odd even for its numbers is kept under "".
     }
     const message =
-      error instanceof Unmappable ? error.message : `the record does not have the shape the marketplace publishes (${error instanceof Error ? error.message : "unreadable"})`;
+      error instanceof Unmappable
+        ? error.message
+        : `the record does not have the shape the marketplace publishes (${error instanceof Error ? error.message : "unreadable"})`;
     return { ...numbers, reason: reader.reason(message), record };
   }
 }

@@ -16,5 +16,4 @@ export function connectorSettings<T>(schema: z.ZodType<T>, ctx: ConnectorContext
 }
 
 /** An https URL, without trailing slashes: plain http would carry the source's secrets in clear. */
-export const httpsUrl = () =>
-  z.url({ protocol: /^https$/, error: "must be an https URL" }).transform((url) => url.replace(/\/+$/, ""));
+export const httpsUrl = () => z.url({ protocol: /^https$/, error: "must be an https URL" }).transform((url) => url.replace(/\/+$/, ""));

@@ -11,7 +11,26 @@ import type { MiraklSettings } from "./mirakl.settings";
 export const TIMEOUT_MS = 15_000;
 
 /** Mirakl's operation ids, as the description names them (and every message does). */
-export type MiraklOperation = "OR11" | "OR21" | "OR23" | "OR24" | "OR29" | "OR30" | "OR28" | "ST01" | "ST11" | "ST23" | "RE01" | "RT11" | "OF21" | "OF24" | "OF02" | "OF03" | "STO01" | "STO02" | "STO03";
+export type MiraklOperation =
+  | "OR11"
+  | "OR21"
+  | "OR23"
+  | "OR24"
+  | "OR29"
+  | "OR30"
+  | "OR28"
+  | "ST01"
+  | "ST11"
+  | "ST23"
+  | "RE01"
+  | "RT11"
+  | "OF21"
+  | "OF24"
+  | "OF02"
+  | "OF03"
+  | "STO01"
+  | "STO02"
+  | "STO03";
 
 export interface MiraklCall {
   query?: Record<string, string>;
@@ -43,7 +62,15 @@ export function miraklClient(ctx: ConnectorContext, settings: MiraklSettings): M
         headers["Content-Type"] = "application/json";
         body = JSON.stringify(call.json);
       }
-      return sendToMarketplace({ marketplace: `Mirakl ${op}`, fetch: ctx.fetch, method, url: `${settings.baseUrl}${path}${search}`, headers, body, timeoutMs: TIMEOUT_MS });
+      return sendToMarketplace({
+        marketplace: `Mirakl ${op}`,
+        fetch: ctx.fetch,
+        method,
+        url: `${settings.baseUrl}${path}${search}`,
+        headers,
+        body,
+        timeoutMs: TIMEOUT_MS,
+      });
     },
     failure(op, response) {
       return answerFailure(response, {

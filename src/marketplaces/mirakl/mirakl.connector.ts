@@ -28,7 +28,15 @@ import type { SourceStorage } from "../storage";
 import { type MiraklOperation, miraklClient } from "./mirakl.client";
 import { cancelationOf, cancelledSince, isWholeOrder, miraklLineCalls, packageReference, refundedSince } from "./mirakl.lines";
 import { miraklListings } from "./mirakl.listings";
-import { ENDED_STATES, miraklOrderReader, SHIPPED_STATES, shipmentTracking, trackingRequest, WAITING_ACCEPTANCE, WAITING_PAYMENT_STATES } from "./mirakl.mapping";
+import {
+  ENDED_STATES,
+  miraklOrderReader,
+  SHIPPED_STATES,
+  shipmentTracking,
+  trackingRequest,
+  WAITING_ACCEPTANCE,
+  WAITING_PAYMENT_STATES,
+} from "./mirakl.mapping";
 import { MIRAKL_PACES, paceWait } from "./mirakl.pacing";
 import { decodeCursor, encodeCursor, nextCursor, ORDERS_PAGE_SIZE } from "./mirakl.paging";
 import { miraklReturns } from "./mirakl.returns";
@@ -77,7 +85,8 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
       const wait = paceWait(storage.get<number>(POLLED_AT), nowMs(), MIRAKL_PACES.OR11);
       if (wait > 0) {
         throw new MarketplaceError(
-          `Mirakl OR11 is polled at most once a minute (the description's maximum): the next poll fits in ${Math.ceil(wait / 1000)} s, so it waits for a later cycle`,
+          `Mirakl OR11 is polled at most once a minute (the description's maximum): the next poll fits in ${Math.ceil(wait / 1000)} s, so it waits for a ` +
+            `later cycle`,
           429,
           true,
           wait,
@@ -144,7 +153,9 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
     if (lines.length === 0 || lines.some((l) => !l.sourceLineId)) {
       throw refusal("Mirakl", `cannot ${accepted ? "accept" : "refuse"} order ${delivery.order.sourceOrderNumber}: its lines carry no Mirakl order_line_id`);
     }
-    const body: MiraklAcceptRequest = { order_lines: lines.map((l) => ({ id: l.sourceLineId, accepted: typeof accepted === "boolean" ? accepted : accepted(l.sourceLineId) })) };
+    const body: MiraklAcceptRequest = {
+      order_lines: lines.map((l) => ({ id: l.sourceLineId, accepted: typeof accepted === "boolean" ? accepted : accepted(l.sourceLineId) })),
+    };
     return put("OR21", `${orderPath(delivery)}/accept`, body);
   }
 
@@ -173,26 +184,37 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
 
   async function acknowledge(delivery: AcknowledgeDelivery): Promise<DeliveryOutcome> {
     const imported = delivery.order.sourceData.state;
-    if (imported && ENDED_STATES.has(imported)) throw refusal("Mirakl", `order ${delivery.order.sourceOrderNumber} was ${imported} at the last import: it can no longer be accepted`);
+    if (imported && ENDED_STATES.has(imported))
+      throw refusal("Mirakl", `order ${delivery.order.sourceOrderNumber} was ${imported} at the last import: it can no longer be accepted`);
     if (imported && imported !== WAITING_ACCEPTANCE) {
-      return { state: "notApplicable", reason: `Mirakl order ${delivery.order.sourceOrderNumber} was ${imported} at the last import: only an order waiting for acceptance is accepted` };
+      return {
+        state: "notApplicable",
+        reason: `Mirakl order ${delivery.order.sourceOrderNumber} was ${imported} at the last import: only an order waiting for acceptance is accepted`,
+      };
     }
     const byStock = stockDecision(delivery);
     const all = byStock !== null && byStock.refused.size === delivery.order.lines.length;
     const refused = await decide(delivery, byStock ? (id) => !byStock.refused.has(id) : true);
     if (!refused) {
       if (!byStock) return { state: "delivered" };
-      return { state: "delivered", warning: `Mirakl order ${delivery.order.sourceOrderNumber}: ${all ? "refused" : "accepted the lines in stock and refused"} ${byStock.why.join(", ")}` };
+      return {
+        state: "delivered",
+        warning: `Mirakl order ${delivery.order.sourceOrderNumber}: ${all ? "refused" : "accepted the lines in stock and refused"} ${byStock.why.join(", ")}`,
+      };
     }
     const now = await stateNow(delivery);
     if (byStock && !all && now === WAITING_ACCEPTANCE && /ORDER_PARTIAL_ACCEPTANCE_DISABLED/.test(refused.message)) {
       // The shop cannot accept part of an order: accepting every line would sell what is not in stock.
       const again = await decide(delivery, false);
       if (again) throw again;
-      return { state: "delivered", warning: `Mirakl order ${delivery.order.sourceOrderNumber}: refused as a whole (the shop cannot accept part of an order) for ${byStock.why.join(", ")}` };
+      return {
+        state: "delivered",
+        warning: `Mirakl order ${delivery.order.sourceOrderNumber}: refused as a whole (the shop cannot accept part of an order) for ${byStock.why.join(", ")}`,
+      };
     }
     if (now === null || now === WAITING_ACCEPTANCE) throw refused;
-    if (ENDED_STATES.has(now)) throw refusal("Mirakl", `order ${delivery.order.sourceOrderNumber} is ${now}: it can no longer be accepted (${refused.message})`);
+    if (ENDED_STATES.has(now))
+      throw refusal("Mirakl", `order ${delivery.order.sourceOrderNumber} is ${now}: it can no longer be accepted (${refused.message})`);
     return { state: "notApplicable", reason: `Mirakl order ${delivery.order.sourceOrderNumber} is already ${now}: accepted before the hub's call` };
   }
 
@@ -223,7 +245,8 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
     const before = shipmentId ? delivery.earlier.filter((e) => e.kind === "ship" && e.state === "delivered" && e.shipmentId === shipmentId).at(-1) : undefined;
     if (before?.reference) {
       const { tracking, warning } = shipmentTracking(delivery.order, delivery.shipment, settings.carriers, settings.defaultCarrierCode);
-      if (!tracking) return { state: "notApplicable", reason: `Mirakl shipment ${before.reference} of order ${id}: the correction names no carrier or tracking to send` };
+      if (!tracking)
+        return { state: "notApplicable", reason: `Mirakl shipment ${before.reference} of order ${id}: the correction names no carrier or tracking to send` };
       await lineCalls.correctTracking(before.reference, tracking);
       return { state: "delivered", reference: before.reference, warning };
     }
@@ -305,9 +328,15 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
     const now = await stateNow(delivery);
     if (now !== null && SHIPPED_STATES.has(now)) return true;
     if (now !== null && WAITING_PAYMENT_STATES.has(now)) {
-      throw new MarketplaceError(`Mirakl order ${id} is ${now} (the customer's payment is pending): ${op} is tried again once Mirakl moves it to SHIPPING`, refused.status, true, PAYMENT_WAIT_MS);
+      throw new MarketplaceError(
+        `Mirakl order ${id} is ${now} (the customer's payment is pending): ${op} is tried again once Mirakl moves it to SHIPPING`,
+        refused.status,
+        true,
+        PAYMENT_WAIT_MS,
+      );
     }
-    if (now === WAITING_ACCEPTANCE) throw refusal("Mirakl", `order ${id} waits for acceptance: acknowledge it (or accept it at Mirakl) before shipping (${refused.message})`);
+    if (now === WAITING_ACCEPTANCE)
+      throw refusal("Mirakl", `order ${id} waits for acceptance: acknowledge it (or accept it at Mirakl) before shipping (${refused.message})`);
     if (now !== null && ENDED_STATES.has(now)) throw refusal("Mirakl", `order ${id} is ${now}: it cannot be shipped (${refused.message})`);
     throw refused;
   }
@@ -321,7 +350,9 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
     const asked = new Map((lines ?? []).map((l) => [l.sourceLineId, l.quantity]));
     const whole =
       lines === null ||
-      delivery.order.lines.every((l) => asked.get(l.sourceLineId) === l.quantity && (l.quantityShipped ?? 0) === 0 && (l.quantityCancelled ?? l.quantity) === l.quantity);
+      delivery.order.lines.every(
+        (l) => asked.get(l.sourceLineId) === l.quantity && (l.quantityShipped ?? 0) === 0 && (l.quantityCancelled ?? l.quantity) === l.quantity,
+      );
     return whole ? cancelWholeOrder(delivery) : cancelLines(delivery, lines);
   }
 
@@ -339,11 +370,19 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
     if (imported === WAITING_ACCEPTANCE) {
       const partial = lines.filter((l) => delivery.order.lines.find((o) => o.sourceLineId === l.sourceLineId)!.quantity !== l.quantity);
       if (partial.length > 0) {
-        throw refusal("Mirakl", `order ${id} waits for acceptance: Mirakl refuses whole lines only (OR21), not ${partial.map((l) => `${l.quantity} unit(s) of line ${l.sourceLineId}`).join(", ")}`);
+        throw refusal(
+          "Mirakl",
+          `order ${id} waits for acceptance: Mirakl refuses whole lines only (OR21), not ` +
+            `${partial.map((l) => `${l.quantity} unit(s) of line ${l.sourceLineId}`).join(", ")}`,
+        );
       }
       const named = new Set(lines.map((l) => l.sourceLineId));
       const refused = await decide(delivery, (lineId) => !named.has(lineId));
-      if (!refused) return { state: "delivered", warning: `Mirakl order ${id}: lines ${[...named].join(", ")} refused, the others accepted (OR21 takes a decision for every line)` };
+      if (!refused)
+        return {
+          state: "delivered",
+          warning: `Mirakl order ${id}: lines ${[...named].join(", ")} refused, the others accepted (OR21 takes a decision for every line)`,
+        };
       const now = await stateNow(delivery);
       if (now === null || now === WAITING_ACCEPTANCE) throw refused;
       if (ENDED_STATES.has(now)) return { state: "delivered", warning: `Mirakl order ${id} was already ${now}` };

@@ -8,7 +8,19 @@ import { cents, fromCents, nameTable } from "../kit/mapping";
 import { refusal } from "../kit/marketplace-http";
 import type { SourceStorage } from "../storage";
 import type { MiraklClient } from "./mirakl.client";
-import type { MiraklCancelation, MiraklOrder, MiraklOrderLine, MiraklReason, MiraklRefund, MiraklSeekPage, MiraklShipment, MiraklShipmentRequest, MiraklShipmentsAnswer, MiraklShipmentTracking, MiraklTrackingAnswer } from "./mirakl.types";
+import type {
+  MiraklCancelation,
+  MiraklOrder,
+  MiraklOrderLine,
+  MiraklReason,
+  MiraklRefund,
+  MiraklSeekPage,
+  MiraklShipment,
+  MiraklShipmentRequest,
+  MiraklShipmentsAnswer,
+  MiraklShipmentTracking,
+  MiraklTrackingAnswer,
+} from "./mirakl.types";
 
 /** RE01's reasons, kept a day in the source's storage: the operator changes them rarely. */
 const REASONS = "mirakl:re01";
@@ -37,7 +49,10 @@ export function chooseReason(reasons: MiraklReason[], type: ReasonType, words: s
   const matched = label ? usable.find((r) => r.label === label) : undefined;
   if (matched) return { code: matched.code!, warning: null };
   const first = usable[0]!;
-  return { code: first.code!, warning: `reason ${JSON.stringify(words)} is none of Mirakl's ${type} reasons: sent as ${first.code} (${first.label ?? "no label"})` };
+  return {
+    code: first.code!,
+    warning: `reason ${JSON.stringify(words)} is none of Mirakl's ${type} reasons: sent as ${first.code} (${first.label ?? "no label"})`,
+  };
 }
 
 /** The share of an amount for `units` of a line of `quantity` units, in cents. */
@@ -48,7 +63,9 @@ export function cancelationOf(line: MiraklOrderLine, units: number, reasonCode: 
   const quantity = line.quantity ?? units;
   const where = `line ${line.order_line_id}`;
   const taxes = (list: MiraklOrderLine["taxes"]) =>
-    (list ?? []).filter((t) => typeof t?.code === "string").map((t) => ({ code: t.code!, amount: fromCents(share(t.amount, units, quantity, `${where} tax ${t.code}`)) }));
+    (list ?? [])
+      .filter((t) => typeof t?.code === "string")
+      .map((t) => ({ code: t.code!, amount: fromCents(share(t.amount, units, quantity, `${where} tax ${t.code}`)) }));
   return {
     order_line_id: line.order_line_id!,
     quantity: units,
@@ -78,7 +95,12 @@ export function isWholeOrder(order: DeliveryOrder, lines: LineQuantity[]): boole
 
 export interface LineCalls {
   /** ST01 for one package; the 201's success is the shipment, its error the refusal (MarketplaceError, 200). */
-  createShipment(order: DeliveryOrder, shipment: Shipment, reference: string, tracking: MiraklShipmentTracking | undefined): Promise<{ id: string } | { error: MarketplaceError; whole: boolean }>;
+  createShipment(
+    order: DeliveryOrder,
+    shipment: Shipment,
+    reference: string,
+    tracking: MiraklShipmentTracking | undefined,
+  ): Promise<{ id: string } | { error: MarketplaceError; whole: boolean }>;
   /** The shipment of the order whose lines carry `reference` (a package sent before whose answer was lost), or null. */
   findShipment(orderId: string, reference: string): Promise<MiraklShipment | null>;
   /** ST23: a package's tracking corrected. */
@@ -122,10 +144,15 @@ export function miraklLineCalls(client: MiraklClient, storage: SourceStorage, no
       }
       const success = Array.isArray(answer?.shipment_success) ? answer.shipment_success.find((s) => s?.order_id === order.sourceOrderNumber) : undefined;
       if (success && typeof success.id === "string" && success.id) return { id: success.id };
-      const failed = Array.isArray(answer?.shipment_errors) ? answer.shipment_errors.find((e) => e?.order_id === order.sourceOrderNumber || e?.order_id === undefined) : undefined;
+      const failed = Array.isArray(answer?.shipment_errors)
+        ? answer.shipment_errors.find((e) => e?.order_id === order.sourceOrderNumber || e?.order_id === undefined)
+        : undefined;
       if (failed) {
         const lines = shipment.lines.map((l) => `${l.sourceLineId} x${l.quantity}`).join(", ");
-        return { error: new MarketplaceError(`Mirakl ST01 refused the package of lines ${lines}: ${String(failed.message ?? "no message").slice(0, 300)}`, 201, false), whole: false };
+        return {
+          error: new MarketplaceError(`Mirakl ST01 refused the package of lines ${lines}: ${String(failed.message ?? "no message").slice(0, 300)}`, 201, false),
+          whole: false,
+        };
       }
       throw nonsense("ST01", "neither a shipment_success nor a shipment_error for the order");
     },
@@ -145,14 +172,19 @@ export function miraklLineCalls(client: MiraklClient, storage: SourceStorage, no
     },
 
     async correctTracking(shipmentId, tracking) {
-      const body = (await client.json("ST23", "POST", "/api/shipments/tracking", { json: { shipments: [{ id: shipmentId, tracking }] } })) as MiraklTrackingAnswer | null;
+      const body = (await client.json("ST23", "POST", "/api/shipments/tracking", {
+        json: { shipments: [{ id: shipmentId, tracking }] },
+      })) as MiraklTrackingAnswer | null;
       const error = Array.isArray(body?.shipment_errors) ? body.shipment_errors.find((e) => e?.id === shipmentId || e?.id === undefined) : undefined;
       if (error) throw refusal("Mirakl", `ST23 refused the tracking of shipment ${shipmentId}: ${String(error.message ?? "no message").slice(0, 300)}`);
-      if (!Array.isArray(body?.shipment_success) || !body.shipment_success.some((s) => s?.id === shipmentId)) throw nonsense("ST23", `no success for shipment ${shipmentId}`);
+      if (!Array.isArray(body?.shipment_success) || !body.shipment_success.some((s) => s?.id === shipmentId))
+        throw nonsense("ST23", `no success for shipment ${shipmentId}`);
     },
 
     async readOrder(orderId) {
-      const body = (await client.json("OR11", "GET", "/api/orders", { query: { order_ids: orderId, order_tax_mode: "TAX_EXCLUDED" } })) as { orders?: unknown } | null;
+      const body = (await client.json("OR11", "GET", "/api/orders", { query: { order_ids: orderId, order_tax_mode: "TAX_EXCLUDED" } })) as {
+        orders?: unknown;
+      } | null;
       const orders = Array.isArray(body?.orders) ? (body.orders as MiraklOrder[]) : [];
       return orders.find((o) => o?.order_id === orderId) ?? null;
     },
@@ -163,7 +195,9 @@ export function miraklLineCalls(client: MiraklClient, storage: SourceStorage, no
       if (!reasons) {
         const body = (await client.json("RE01", "GET", "/api/reasons")) as { reasons?: unknown } | null;
         if (!Array.isArray(body?.reasons)) throw nonsense("RE01", "no reasons list");
-        reasons = (body.reasons as MiraklReason[]).filter((r) => r && typeof r === "object").map((r) => ({ code: r.code, label: r.label, type: r.type, is_shop_right: r.is_shop_right }));
+        reasons = (body.reasons as MiraklReason[])
+          .filter((r) => r && typeof r === "object")
+          .map((r) => ({ code: r.code, label: r.label, type: r.type, is_shop_right: r.is_shop_right }));
         storage.put(REASONS, { at: now(), reasons });
       }
       const chosen = chooseReason(reasons, type, words);
@@ -172,7 +206,9 @@ export function miraklLineCalls(client: MiraklClient, storage: SourceStorage, no
     },
 
     async cancelLines(cancelations) {
-      const body = (await client.json("OR30", "PUT", "/api/orders/cancel", { json: { order_tax_mode: "TAX_EXCLUDED", cancelations } })) as { cancelations?: { cancelation_id?: string }[] } | null;
+      const body = (await client.json("OR30", "PUT", "/api/orders/cancel", { json: { order_tax_mode: "TAX_EXCLUDED", cancelations } })) as {
+        cancelations?: { cancelation_id?: string }[];
+      } | null;
       if (!Array.isArray(body?.cancelations)) throw nonsense("OR30", "no cancelations list");
       return body.cancelations.map((c) => c?.cancelation_id).filter((id): id is string => typeof id === "string" && id !== "");
     },
@@ -188,8 +224,11 @@ export function miraklLineCalls(client: MiraklClient, storage: SourceStorage, no
         ...(l.quantity > 0 ? { quantity: l.quantity } : {}),
         ...currency,
       }));
-      if (refunds.length === 0) refunds.push({ order_line_id: fallbackLineId, amount: 0, shipping_amount: delivery.shippingAmount, reason_code: reasonCode, ...currency });
-      const body = (await client.json("OR28", "PUT", "/api/orders/refund", { json: { order_tax_mode: "TAX_INCLUDED", refunds } })) as { refunds?: MiraklRefund[] } | null;
+      if (refunds.length === 0)
+        refunds.push({ order_line_id: fallbackLineId, amount: 0, shipping_amount: delivery.shippingAmount, reason_code: reasonCode, ...currency });
+      const body = (await client.json("OR28", "PUT", "/api/orders/refund", { json: { order_tax_mode: "TAX_INCLUDED", refunds } })) as {
+        refunds?: MiraklRefund[];
+      } | null;
       if (!Array.isArray(body?.refunds) || body.refunds.length === 0) throw nonsense("OR28", "no refunds list");
       const ids = [...new Set(body.refunds.map((r) => r?.order_refund_id ?? r?.refund_id).filter((id): id is string => typeof id === "string" && id !== ""))];
       if (ids.length === 0) throw nonsense("OR28", "no order_refund_id");

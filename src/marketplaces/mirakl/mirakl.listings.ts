@@ -55,7 +55,8 @@ export function miraklListings({ client, storage, now }: Deps): ListingsPush {
     storage.put(lastCall("STO01"), now());
     const answer = (await client.json("STO01", "POST", "/api/offers/stock/imports", { form })) as { import_id?: unknown } | null;
     const id = answer?.import_id;
-    if ((typeof id !== "string" && typeof id !== "number") || String(id) === "") throw new MarketplaceError("Mirakl STO01 answered without an import_id", 201, true);
+    if ((typeof id !== "string" && typeof id !== "number") || String(id) === "")
+      throw new MarketplaceError("Mirakl STO01 answered without an import_id", 201, true);
     return String(id);
   }
 
@@ -222,7 +223,12 @@ function importStatus(answer: unknown, op: string, id: string): ImportStatus | n
   // WAITING, RUNNING, WAITING_SYNCHRONIZATION_PRODUCT, or a state added since: not done yet.
   if (!DONE.has(a.status)) return null;
   const errors = typeof a.lines_in_error === "number" && a.lines_in_error > 0 ? a.lines_in_error : 0;
-  return { failed: a.status === "FAILED", errors, hasReport: a.has_error_report === true, reason: typeof a.reason_status === "string" ? a.reason_status : null };
+  return {
+    failed: a.status === "FAILED",
+    errors,
+    hasReport: a.has_error_report === true,
+    reason: typeof a.reason_status === "string" ? a.reason_status : null,
+  };
 }
 
 /**

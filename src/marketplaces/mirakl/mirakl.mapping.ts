@@ -11,7 +11,8 @@ const unmappable = (message: string) => new Unmappable(message);
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const text = (value: unknown): string => (typeof value === "string" ? value.trim() : "");
-const taxCents = (taxes: MiraklTax[] | undefined, where: string) => sum((taxes ?? []).map((t, i) => centsOf(t?.amount, `${where} tax ${t?.code ?? `#${i + 1}`}`)));
+const taxCents = (taxes: MiraklTax[] | undefined, where: string) =>
+  sum((taxes ?? []).map((t, i) => centsOf(t?.amount, `${where} tax ${t?.code ?? `#${i + 1}`}`)));
 
 /** The order's state as the import stores it (SourceOrderStatus), and what later deliveries read back. */
 export const WAITING_ACCEPTANCE = "WAITING_ACCEPTANCE";
@@ -76,7 +77,9 @@ export const miraklOrderReader: OrderReader = {
 function shipTo(address: MiraklAddress | null | undefined, customer: MiraklOrder["customer"]): ImportedOrder["shipTo"] {
   // Before acceptance (or shipping, by the operator's setting) Mirakl answers the address as
   // null: the order comes with blanks, and the import after acceptance fills them in.
-  const name = address ? { firstName: text(address.firstname), lastName: text(address.lastname) } : splitName(`${text(customer?.firstname)} ${text(customer?.lastname)}`);
+  const name = address
+    ? { firstName: text(address.firstname), lastName: text(address.lastname) }
+    : splitName(`${text(customer?.firstname)} ${text(customer?.lastname)}`);
   return {
     ...name,
     companyName: text(address?.company) || null,
@@ -132,7 +135,14 @@ function refundsOf(lines: MiraklOrderLine[], currency: string | null, where: str
       const at = typeof r.created_date === "string" ? Date.parse(r.created_date) : Number.NaN;
       if (!Number.isFinite(at)) throw unmappable(`${rWhere}: created_date ${JSON.stringify(r.created_date)} is not a date`);
       const quantity = typeof r.quantity === "number" && Number.isInteger(r.quantity) && r.quantity >= 0 ? r.quantity : 0;
-      const refund = byId.get(id) ?? { sourceRefundId: id, createdAt: new Date(at), reason: text(r.reason_code) || null, lines: [], shippingAmount: 0, currency: text(r.currency_iso_code) || currency };
+      const refund = byId.get(id) ?? {
+        sourceRefundId: id,
+        createdAt: new Date(at),
+        reason: text(r.reason_code) || null,
+        lines: [],
+        shippingAmount: 0,
+        currency: text(r.currency_iso_code) || currency,
+      };
       // What the buyer gets back: the amounts with their taxes (OR11 answers them apart in TAX_EXCLUDED).
       const amount = centsOf(r.amount, `${rWhere} amount`) + taxCents(r.taxes, rWhere);
       const shipping = centsOf(r.shipping_amount ?? 0, `${rWhere} shipping_amount`) + taxCents(r.shipping_taxes, `${rWhere} shipping`);
@@ -190,7 +200,13 @@ export function mapMiraklOrder(order: MiraklOrder): ImportedOrder {
     };
   });
   // With the operator's order-level tax calculation, taxes come per order, not per line.
-  const orderTaxCents = taxTotal === 0 && shippingTaxCents === 0 ? taxCents(order.order_taxes?.map((t) => ({ amount: t?.total_amount, code: t?.code })), where) : 0;
+  const orderTaxCents =
+    taxTotal === 0 && shippingTaxCents === 0
+      ? taxCents(
+          order.order_taxes?.map((t) => ({ amount: t?.total_amount, code: t?.code })),
+          where,
+        )
+      : 0;
 
   const customer = order.customer ?? null;
   const address = customer?.shipping_address ?? null;
@@ -251,13 +267,21 @@ export function trackingRequest(
   }
   if (defaultCarrierCode) return { body: withTracking({ carrier_code: defaultCarrierCode }), warning: null };
   if (tracking) {
-    throw refusal("Mirakl", `cannot send tracking number ${tracking} of order ${order.sourceOrderNumber} without a carrier: name the carrier, or set the source's defaultCarrierCode`);
+    throw refusal(
+      "Mirakl",
+      `cannot send tracking number ${tracking} of order ${order.sourceOrderNumber} without a carrier: name the carrier, or set the source's defaultCarrierCode`,
+    );
   }
   return null;
 }
 
 /** The `tracking` of an ST01 shipment or an ST23 correction: OR23's body is the same shape. */
-export function shipmentTracking(order: DeliveryOrder, shipment: Shipment, carriers: Record<string, string>, defaultCarrierCode: string | undefined): { tracking: MiraklShipmentTracking | undefined; warning: string | null } {
+export function shipmentTracking(
+  order: DeliveryOrder,
+  shipment: Shipment,
+  carriers: Record<string, string>,
+  defaultCarrierCode: string | undefined,
+): { tracking: MiraklShipmentTracking | undefined; warning: string | null } {
   const made = trackingRequest(order, shipment, carriers, defaultCarrierCode);
   return { tracking: made ? { ...made.body } : undefined, warning: made?.warning ?? null };
 }

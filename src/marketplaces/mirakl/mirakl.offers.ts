@@ -54,7 +54,9 @@ export function offerUpdate(offer: MiraklOffer, update: ListingUpdate): MiraklOf
             start_date: str(discount.start_date),
             end_date: str(discount.end_date),
             ranges: discount.ranges?.length
-              ? discount.ranges.flatMap((r) => (num(r.price) !== undefined && int(r.quantity_threshold) !== undefined ? [{ price: r.price!, quantity_threshold: r.quantity_threshold! }] : []))
+              ? discount.ranges.flatMap((r) =>
+                  num(r.price) !== undefined && int(r.quantity_threshold) !== undefined ? [{ price: r.price!, quantity_threshold: r.quantity_threshold! }] : [],
+                )
               : undefined,
           })
         : undefined,
@@ -71,7 +73,9 @@ export function offerUpdate(offer: MiraklOffer, update: ListingUpdate): MiraklOf
               ? p.volume_prices.flatMap((v) => {
                   const threshold = int(v.quantity_threshold);
                   const origin = isDefault && newPrice && threshold === 1 ? price : num(v.unit_origin_price);
-                  return threshold !== undefined && origin !== undefined ? [defined({ quantity_threshold: threshold, unit_discount_price: num(v.unit_discount_price), unit_origin_price: origin })] : [];
+                  return threshold !== undefined && origin !== undefined
+                    ? [defined({ quantity_threshold: threshold, unit_discount_price: num(v.unit_discount_price), unit_origin_price: origin })]
+                    : [];
                 })
               : undefined,
           });
@@ -82,7 +86,9 @@ export function offerUpdate(offer: MiraklOffer, update: ListingUpdate): MiraklOf
       : undefined,
     eco_contributions: offer.eco_contributions?.length
       ? offer.eco_contributions.flatMap((e) =>
-          str(e.epr_category_code) ? [defined({ eco_contribution_amount: num(e.eco_contribution_amount), epr_category_code: e.epr_category_code!, producer_id: str(e.producer_id) })] : [],
+          str(e.epr_category_code)
+            ? [defined({ eco_contribution_amount: num(e.eco_contribution_amount), epr_category_code: e.epr_category_code!, producer_id: str(e.producer_id) })]
+            : [],
         )
       : undefined,
     retail_prices: offer.retail_prices?.length

@@ -2,7 +2,15 @@
 // seek pages followed by their next_page_token, each return mapped to the service's states (the
 // pure mapping is mapMiraklReturn) or set aside with the reason. RT11 is polled at most every 15
 // minutes (the description's recommended usage; its maximum is every 5).
-import { type ImportedReturn, type ImportWindow, MarketplaceError, type ReturnPage, type ReturnState, type ReturnsImport, type SetAsideReturn } from "../connector";
+import {
+  type ImportedReturn,
+  type ImportWindow,
+  MarketplaceError,
+  type ReturnPage,
+  type ReturnState,
+  type ReturnsImport,
+  type SetAsideReturn,
+} from "../connector";
 import type { SourceStorage } from "../storage";
 import type { MiraklClient } from "./mirakl.client";
 import { paceWait } from "./mirakl.pacing";
@@ -32,7 +40,12 @@ export function mapMiraklReturn(record: unknown): ImportedReturn | SetAsideRetur
   const r = (typeof record === "object" && record !== null ? record : {}) as MiraklReturn;
   const number = text(r.id);
   const orderNumber = text(r.order_id);
-  const aside = (reason: string): SetAsideReturn => ({ sourceReturnNumber: number || "(no id)", sourceOrderNumber: orderNumber || null, reason: `Mirakl return ${number || "(no id)"} ${reason}`, record });
+  const aside = (reason: string): SetAsideReturn => ({
+    sourceReturnNumber: number || "(no id)",
+    sourceOrderNumber: orderNumber || null,
+    reason: `Mirakl return ${number || "(no id)"} ${reason}`,
+    record,
+  });
   if (!number) return aside("has no id");
   if (!orderNumber) return aside("has no order_id");
   const sourceStatus = text(r.state);
@@ -51,7 +64,8 @@ export function mapMiraklReturn(record: unknown): ImportedReturn | SetAsideRetur
     if (seen.has(lineId)) return aside(`names order line ${lineId} twice`);
     seen.add(lineId);
     const quantity = line.quantity;
-    if (typeof quantity !== "number" || !Number.isInteger(quantity) || quantity <= 0) return aside(`line ${lineId}: quantity ${JSON.stringify(quantity)} is not a positive whole number`);
+    if (typeof quantity !== "number" || !Number.isInteger(quantity) || quantity <= 0)
+      return aside(`line ${lineId}: quantity ${JSON.stringify(quantity)} is not a positive whole number`);
     mapped.push({ sourceReturnLineId: lineId, sourceLineId: lineId, quantity, reason: text(line.reason_code) || null });
   }
   const reason = state === "Rejected" ? text(r.rejection_reason_code) || text(r.reason_code) : text(r.reason_code);
@@ -76,7 +90,12 @@ export function miraklReturns(client: MiraklClient, storage: SourceStorage, now:
       if (cursor === null) {
         const wait = paceWait(storage.get<number>(POLLED_AT), now(), RETURNS_PACE_MS);
         if (wait > 0) {
-          throw new MarketplaceError(`Mirakl RT11 is polled at most every 15 minutes (the description's recommended usage): the next poll fits in ${Math.ceil(wait / 1000)} s`, 429, true, wait);
+          throw new MarketplaceError(
+            `Mirakl RT11 is polled at most every 15 minutes (the description's recommended usage): the next poll fits in ${Math.ceil(wait / 1000)} s`,
+            429,
+            true,
+            wait,
+          );
         }
         storage.put(POLLED_AT, now());
         query = { return_last_updated_from: window.since.toISOString(), return_last_updated_to: window.until.toISOString(), limit: String(RETURNS_PAGE_SIZE) };

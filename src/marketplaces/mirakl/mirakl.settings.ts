@@ -8,11 +8,17 @@ import { httpsUrl } from "../kit/settings";
 const stringError = (name: string) => (issue: { input?: unknown }) => (issue.input === undefined ? `${name} is required` : `${name} must be a string`);
 
 /** A carrier code as the operator's carrier list (SH21) names it: printable, no spaces at the ends. */
-const carrierCode = z.string().trim().min(1, "must not be empty").max(100, "is at most 100 characters").regex(/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/, "must be printable ASCII");
+const carrierCode = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(100, "is at most 100 characters")
+  .regex(/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/, "must be printable ASCII");
 
 export const miraklSettingsSchema = z.strictObject({
   baseUrl: httpsUrl().describe(
-    "The marketplace's Mirakl instance, e.g. https://marketplace.example.mirakl.net (no default: each operator has its own). https only: the shop key travels with every call.",
+    "The marketplace's Mirakl instance, e.g. https://marketplace.example.mirakl.net (no default: each operator has its own). https only: the shop key " +
+      "travels with every call.",
   ),
   apiKey: z
     .string({ error: stringError("apiKey") })
@@ -33,14 +39,16 @@ export const miraklSettingsSchema = z.strictObject({
     .enum(["auto", "manual"])
     .default("auto")
     .describe(
-      "auto: the hub accepts an order waiting for acceptance by stock and refuses the lines it cannot fill; manual: the seller decides, AcknowledgeOrder accepts every line. Until the hub takes orders by line, both accept on AcknowledgeOrder.",
+      "auto: the hub accepts an order waiting for acceptance by stock and refuses the lines it cannot fill; manual: the seller decides, AcknowledgeOrder " +
+        "accepts every line. Until the hub takes orders by line, both accept on AcknowledgeOrder.",
     ),
   carriers: z
     .record(z.string().trim().min(1, "a carrier name must not be empty").max(100), carrierCode)
     .default({})
     .refine((map) => Object.keys(map).length <= 200, "carriers takes at most 200 names")
     .describe(
-      'The shop\'s carriers as the marketplace knows them: {"UPS Ground": "UPS", ...}, a shipment\'s carrier name (ignoring case, spaces and punctuation) to the operator\'s carrier_code.',
+      'The shop\'s carriers as the marketplace knows them: {"UPS Ground": "UPS", ...}, a shipment\'s carrier name (ignoring case, spaces and punctuation) ' +
+        "to the operator's carrier_code.",
     ),
   defaultCarrierCode: carrierCode
     .optional()

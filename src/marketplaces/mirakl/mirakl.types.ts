@@ -173,7 +173,13 @@ export interface MiraklOffer {
   offer_additional_fields?: { code?: string; type?: string; value?: unknown }[];
   eco_contributions?: { eco_contribution_amount?: number; epr_category_code?: string; producer_id?: string }[];
   /** Dropship offers only. */
-  retail_prices?: { discount_start_date?: string | null; discount_end_date?: string | null; price?: number; unit_discount_price?: number | null; unit_origin_price?: number }[];
+  retail_prices?: {
+    discount_start_date?: string | null;
+    discount_end_date?: string | null;
+    price?: number;
+    unit_discount_price?: number | null;
+    unit_origin_price?: number;
+  }[];
   warehouses?: { code?: string; quantity?: number }[];
 }
 

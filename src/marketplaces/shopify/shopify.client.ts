@@ -25,12 +25,7 @@ const RETRYABLE_CODES = new Set(["INTERNAL_SERVER_ERROR"]);
 
 export type ShopifyGraphql = <T>(operation: string, query: string, variables: Record<string, unknown>) => Promise<T>;
 
-export function shopifyGraphql(
-  ctx: ConnectorContext,
-  storage: SourceStorage,
-  settings: ShopifySettings,
-  sleep: (ms: number) => Promise<void>,
-): ShopifyGraphql {
+export function shopifyGraphql(ctx: ConnectorContext, storage: SourceStorage, settings: ShopifySettings, sleep: (ms: number) => Promise<void>): ShopifyGraphql {
   const endpoint = `${settings.baseUrl ?? `https://${settings.shopDomain}`}/admin/api/${settings.apiVersion}/graphql.json`;
   const now = () => ctx.now().getTime();
 

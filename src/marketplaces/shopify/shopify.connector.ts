@@ -75,8 +75,7 @@ const MAX_FULFILLMENT_STATE_PAGES = 40;
 /** Pages of more line items one order reads at most (50 a page; the order is set aside past 500 lines). */
 const MAX_LINE_PAGES = 12;
 
-const ACKNOWLEDGE_REASON =
-  "Shopify has no acknowledgement of an order: its orders are open for fulfilment as they arrive";
+const ACKNOWLEDGE_REASON = "Shopify has no acknowledgement of an order: its orders are open for fulfilment as they arrive";
 
 export interface ShopifyConnectorOptions {
   /** How the connector waits for its bucket to refill (tests pass one that moves their clock). */
@@ -85,11 +84,7 @@ export interface ShopifyConnectorOptions {
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export function createShopifyConnector(
-  ctx: ConnectorContext,
-  storage: SourceStorage,
-  options: ShopifyConnectorOptions = {},
-): Connector {
+export function createShopifyConnector(ctx: ConnectorContext, storage: SourceStorage, options: ShopifyConnectorOptions = {}): Connector {
   const settings = connectorSettings(shopifySettingsSchema, ctx, "Shopify");
   const sleep = options.sleep ?? realSleep;
   const now = () => ctx.now().getTime();
@@ -105,7 +100,8 @@ export function createShopifyConnector(
     const gid = orderGidOf(order);
     if (gid === null) {
       throw new MarketplaceError(
-        `Shopify order ${order.sourceOrderNumber} has no Shopify id: an order inserted under this source's name must carry Shopify's numeric order id as OrderSourceOrderNumber`,
+        `Shopify order ${order.sourceOrderNumber} has no Shopify id: an order inserted under this source's name must carry Shopify's numeric order id as ` +
+          `OrderSourceOrderNumber`,
         null,
         false,
       );
@@ -226,7 +222,13 @@ export function createShopifyConnector(
     if (own.length > 0) {
       if (tracking) {
         for (const id of own) {
-          if (!hasTracking(state.fulfillments.find((f) => f.id === id), tracking)) await updateTracking(id, tracking);
+          if (
+            !hasTracking(
+              state.fulfillments.find((f) => f.id === id),
+              tracking,
+            )
+          )
+            await updateTracking(id, tracking);
         }
       }
       return { state: "delivered", reference: own.join(" ") };
@@ -238,7 +240,8 @@ export function createShopifyConnector(
     if (plan.refused.length > 0) {
       const fo = plan.refused[0]!;
       throw new MarketplaceError(
-        `Shopify order ${label}: fulfillment order ${fo.fulfillmentOrderId} (${fo.status}) cannot be fulfilled by this app (another fulfillment service holds it)`,
+        `Shopify order ${label}: fulfillment order ${fo.fulfillmentOrderId} (${fo.status}) cannot be fulfilled by this app (another fulfillment service ` +
+          `holds it)`,
         200,
         false,
       );
@@ -272,7 +275,13 @@ export function createShopifyConnector(
     if (earlier.length > 0) {
       if (tracking) {
         for (const id of earlier) {
-          if (!hasTracking(state.fulfillments.find((f) => f.id === id), tracking)) await updateTracking(id, tracking);
+          if (
+            !hasTracking(
+              state.fulfillments.find((f) => f.id === id),
+              tracking,
+            )
+          )
+            await updateTracking(id, tracking);
         }
       }
       return { state: "delivered", reference: earlier.join(" ") };

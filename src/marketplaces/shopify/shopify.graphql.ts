@@ -72,14 +72,16 @@ export const FULFILLMENT_CREATE_MUTATION = `mutation ShopifyFulfillmentCreate($f
   }
 }`;
 
-export const TRACKING_UPDATE_MUTATION = `mutation ShopifyTrackingUpdate($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!, $notifyCustomer: Boolean) {
+export const TRACKING_UPDATE_MUTATION = `mutation ShopifyTrackingUpdate($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!,
+  $notifyCustomer: Boolean) {
   fulfillmentTrackingInfoUpdate(fulfillmentId: $fulfillmentId, trackingInfoInput: $trackingInfoInput, notifyCustomer: $notifyCustomer) {
     fulfillment { id }
     userErrors { field message }
   }
 }`;
 
-export const ORDER_CANCEL_MUTATION = `mutation ShopifyOrderCancel($orderId: ID!, $reason: OrderCancelReason!, $restock: Boolean!, $refundMethod: OrderCancelRefundMethodInput, $notifyCustomer: Boolean, $staffNote: String) {
+export const ORDER_CANCEL_MUTATION = `mutation ShopifyOrderCancel($orderId: ID!, $reason: OrderCancelReason!, $restock: Boolean!, $refundMethod:
+  OrderCancelRefundMethodInput, $notifyCustomer: Boolean, $staffNote: String) {
   orderCancel(orderId: $orderId, reason: $reason, restock: $restock, refundMethod: $refundMethod, notifyCustomer: $notifyCustomer, staffNote: $staffNote) {
     job { id }
     orderCancelUserErrors { field message code }

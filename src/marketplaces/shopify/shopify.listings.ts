@@ -45,7 +45,8 @@ export function shopifyListings(deps: { graphql: Graphql; locationId: string | u
     const nodes = data.locations?.nodes ?? [];
     if (nodes.length !== 1) {
       throw new MarketplaceError(
-        `Shopify: the shop has ${nodes.length === 0 ? "no active location" : "several locations"}; set Settings.locationId to the location whose stock this source sets (${nodes.map((n) => `${n.name}: ${n.id}`).join(", ")})`,
+        `Shopify: the shop has ${nodes.length === 0 ? "no active location" : "several locations"}; set Settings.locationId to the location whose stock ` +
+          `this source sets (${nodes.map((n) => `${n.name}: ${n.id}`).join(", ")})`,
         null,
         false,
       );
@@ -56,7 +57,9 @@ export function shopifyListings(deps: { graphql: Graphql; locationId: string | u
 
   async function push(updates: ListingUpdate[], locationGid: string): Promise<Map<string, ListingOutcome>> {
     const outcomes = new Map<string, ListingOutcome>();
-    const found = await deps.graphql<{ productVariants?: { nodes?: Variant[] } }>("ShopifyVariantsBySku", VARIANTS_QUERY, { query: skuSearch(updates.map((u) => u.sku)) });
+    const found = await deps.graphql<{ productVariants?: { nodes?: Variant[] } }>("ShopifyVariantsBySku", VARIANTS_QUERY, {
+      query: skuSearch(updates.map((u) => u.sku)),
+    });
     const bySku = new Map<string, Variant[]>();
     for (const v of found.productVariants?.nodes ?? []) if (v.sku !== null) bySku.set(v.sku, [...(bySku.get(v.sku) ?? []), v]);
 
@@ -64,7 +67,8 @@ export function shopifyListings(deps: { graphql: Graphql; locationId: string | u
     for (const u of updates) {
       const matches = bySku.get(u.sku) ?? [];
       if (matches.length === 0) outcomes.set(u.sku, { state: "unknownSku", message: `Shopify has no variant with SKU ${u.sku}` });
-      else if (matches.length > 1) outcomes.set(u.sku, { state: "refused", message: `Shopify has ${matches.length} variants with SKU ${u.sku}; set them apart to let the hub set one` });
+      else if (matches.length > 1)
+        outcomes.set(u.sku, { state: "refused", message: `Shopify has ${matches.length} variants with SKU ${u.sku}; set them apart to let the hub set one` });
       else targets.push({ update: u, variant: matches[0]! });
     }
     if (targets.length === 0) return outcomes;
@@ -79,7 +83,12 @@ export function shopifyListings(deps: { graphql: Graphql; locationId: string | u
       variables.stock = {
         name: "available",
         reason: "correction",
-        quantities: stock.map((t) => ({ inventoryItemId: t.variant.inventoryItem.id, locationId: locationGid, quantity: t.update.quantity, changeFromQuantity: null })),
+        quantities: stock.map((t) => ({
+          inventoryItemId: t.variant.inventoryItem.id,
+          locationId: locationGid,
+          quantity: t.update.quantity,
+          changeFromQuantity: null,
+        })),
       };
       declarations.push("$stock: InventorySetQuantitiesInput!");
       fields.push(`stock: inventorySetQuantities(input: $stock) @idempotent(key: "${crypto.randomUUID()}") { userErrors { code field message } }`);

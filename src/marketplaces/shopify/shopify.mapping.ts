@@ -84,10 +84,7 @@ function mapLine(raw: ShopifyLineItem, index: number, where: string): ImportedOr
   if (typeof quantity !== "number" || !Number.isInteger(quantity) || quantity <= 0) {
     throw new Unmappable(`${lineWhere}: quantity ${JSON.stringify(quantity)} is not a positive integer`);
   }
-  const discount = list(line.discountAllocations).reduce(
-    (sum, d, i) => sum + mills(record(d)?.allocatedAmountSet, `${lineWhere} discount ${i + 1}`),
-    0,
-  );
+  const discount = list(line.discountAllocations).reduce((sum, d, i) => sum + mills(record(d)?.allocatedAmountSet, `${lineWhere} discount ${i + 1}`), 0);
   return {
     sourceLineId: id,
     sku,
@@ -211,11 +208,7 @@ export interface FulfillmentPlan {
  * for an order inserted by a client (its lines carry no Shopify id); quantities go to open
  * fulfillment orders first, capped at what Shopify says remains.
  */
-export function planFulfillment(
-  order: DeliveryOrder,
-  shipment: Shipment,
-  fulfillmentOrders: FulfillmentOrderState[],
-): FulfillmentPlan {
+export function planFulfillment(order: DeliveryOrder, shipment: Shipment, fulfillmentOrders: FulfillmentOrderState[]): FulfillmentPlan {
   const plan: FulfillmentPlan = { creates: [], waiting: [], refused: [], doneUnits: 0, unknownLines: [] };
   const wanted = shipmentLines(order, shipment);
   const remaining = new Map<string, number>();
@@ -279,9 +272,7 @@ export function earlierFulfillmentIds(earlier: EarlierDelivery[], shipmentId?: s
   const ships = earlier.filter((e) => e.kind === "ship" && e.state === "delivered" && e.reference);
   // A package's own fulfillments (decisions 12): never another package's. Without a match, the
   // newest delivered before packages existed (no shipmentId); without a shipmentId, the newest.
-  const last = shipmentId
-    ? (ships.filter((e) => e.shipmentId === shipmentId).at(-1) ?? ships.filter((e) => !e.shipmentId).at(-1))
-    : ships.at(-1);
+  const last = shipmentId ? (ships.filter((e) => e.shipmentId === shipmentId).at(-1) ?? ships.filter((e) => !e.shipmentId).at(-1)) : ships.at(-1);
   return last?.reference ? last.reference.split(/\s+/).filter(Boolean) : [];
 }
 

@@ -94,7 +94,13 @@ export interface ShopifyReturnRecord {
 interface ReturnsData {
   orders?: {
     pageInfo?: ShopifyPageInfo | null;
-    nodes?: { id?: string | null; legacyResourceId?: string | null; returns?: { pageInfo?: { hasNextPage?: boolean | null } | null; nodes?: ShopifyReturn[] | null } | null }[] | null;
+    nodes?:
+      | {
+          id?: string | null;
+          legacyResourceId?: string | null;
+          returns?: { pageInfo?: { hasNextPage?: boolean | null } | null; nodes?: ShopifyReturn[] | null } | null;
+        }[]
+      | null;
   } | null;
 }
 
@@ -134,12 +140,18 @@ export function mapShopifyReturn(record: ShopifyReturnRecord): ImportedReturn {
   const lines = nodes.map((line, i) => {
     const lineWhere = `${where} line ${i + 1}`;
     const quantity = line.quantity;
-    if (!Number.isInteger(quantity) || (quantity as number) <= 0) throw unmappable(`${lineWhere} quantity ${JSON.stringify(quantity)} is not a positive whole number`);
+    if (!Number.isInteger(quantity) || (quantity as number) <= 0)
+      throw unmappable(`${lineWhere} quantity ${JSON.stringify(quantity)} is not a positive whole number`);
     const lineItem = line.fulfillmentLineItem?.lineItem?.id;
     // An unverified line (a return made outside Shopify's fulfilments) names no order line.
     if (typeof lineItem !== "string" || lineItem === "") throw unmappable(`${lineWhere} names no order line item (an unverified return line)`);
     if ((line.refundedQuantity ?? 0) < (quantity as number)) allRefunded = false;
-    return { sourceReturnLineId: String(line.id ?? `${id}#${i + 1}`), sourceLineId: lineItem, quantity: quantity as number, reason: line.returnReasonNote || null };
+    return {
+      sourceReturnLineId: String(line.id ?? `${id}#${i + 1}`),
+      sourceLineId: lineItem,
+      quantity: quantity as number,
+      reason: line.returnReasonNote || null,
+    };
   });
   const status = String(r.status ?? "");
   const state = stateOf(status, allRefunded);
@@ -163,7 +175,10 @@ export const shopifyReturnReader: ReturnReader = {
   map: (record) => mapShopifyReturn(record as ShopifyReturnRecord),
   numbersOf: (record) => {
     const r = (record ?? {}) as Partial<ShopifyReturnRecord>;
-    return { sourceReturnNumber: typeof r.return?.id === "string" ? r.return.id : "", sourceOrderNumber: typeof r.orderNumber === "string" ? r.orderNumber : null };
+    return {
+      sourceReturnNumber: typeof r.return?.id === "string" ? r.return.id : "",
+      sourceOrderNumber: typeof r.orderNumber === "string" ? r.orderNumber : null,
+    };
   },
   reason: (message) => `Shopify ${message}`,
 };
@@ -192,12 +207,21 @@ export function shopifyReturns(graphql: ShopifyGraphql): {
           const returns = order?.returns?.nodes ?? [];
           for (const r of Array.isArray(returns) ? returns : []) records.push({ orderId: String(order?.id ?? ""), orderNumber, return: r });
           if (order?.returns?.pageInfo?.hasNextPage) {
-            setAside.push({ sourceReturnNumber: "", sourceOrderNumber: orderNumber, reason: `Shopify order ${orderNumber} has more than ${RETURNS_PER_ORDER} returns; the later ones are not read`, record: order });
+            setAside.push({
+              sourceReturnNumber: "",
+              sourceOrderNumber: orderNumber,
+              reason: `Shopify order ${orderNumber} has more than ${RETURNS_PER_ORDER} returns; the later ones are not read`,
+              record: order,
+            });
           }
         }
         const page = splitReturns(shopifyReturnReader, records, "Shopify ShopifyReturns");
         const next = connection.pageInfo?.hasNextPage ? connection.pageInfo.endCursor : null;
-        return { returns: page.returns, setAside: [...page.setAside, ...setAside], nextCursor: typeof next === "string" && next !== "" && next !== cursor ? next : null };
+        return {
+          returns: page.returns,
+          setAside: [...page.setAside, ...setAside],
+          nextCursor: typeof next === "string" && next !== "" && next !== cursor ? next : null,
+        };
       },
       remap: (record) => readReturn(shopifyReturnReader, record),
     },
@@ -209,7 +233,12 @@ export function shopifyReturns(graphql: ShopifyGraphql): {
       if (amountOnly.length > 0) {
         // An amount without units needs refundCreate's transactions (OrderTransactionInput), which
         // the extract does not define.
-        return { state: "notApplicable", reason: `Shopify refunds line items by quantity; an amount-only refund of line ${amountOnly.map((l) => l.sourceLineId).join(", ")} is made in the Shopify admin` };
+        return {
+          state: "notApplicable",
+          reason:
+            `Shopify refunds line items by quantity; an amount-only refund of line ${amountOnly.map((l) => l.sourceLineId).join(", ")} is made in ` +
+            `the Shopify admin`,
+        };
       }
       const input = {
         orderId,
@@ -236,17 +265,25 @@ export function shopifyReturns(graphql: ShopifyGraphql): {
     async decideReturn(delivery) {
       const id = delivery.return.sourceReturnNumber;
       if (delivery.kind === "approveReturn") {
-        const data = await graphql<{ returnApproveRequest?: { userErrors?: ShopifyUserError[] | null } | null }>("ShopifyReturnApprove", RETURN_APPROVE_MUTATION, {
-          input: { id, notifyCustomer: false },
-        });
+        const data = await graphql<{ returnApproveRequest?: { userErrors?: ShopifyUserError[] | null } | null }>(
+          "ShopifyReturnApprove",
+          RETURN_APPROVE_MUTATION,
+          {
+            input: { id, notifyCustomer: false },
+          },
+        );
         const errors = data.returnApproveRequest?.userErrors ?? [];
         if (errors.length > 0) throw userErrorsFailure("returnApproveRequest", errors);
         return { state: "delivered", reference: id };
       }
-      const data = await graphql<{ returnDeclineRequest?: { userErrors?: ShopifyUserError[] | null } | null }>("ShopifyReturnDecline", RETURN_DECLINE_MUTATION, {
-        // The hub keeps no decline reason of Shopify's list (FINAL_SALE, RETURN_PERIOD_ENDED, OTHER): OTHER with the seller's words.
-        input: { id, declineReason: "OTHER", notifyCustomer: false, ...(delivery.reason ? { declineNote: delivery.reason } : {}) },
-      });
+      const data = await graphql<{ returnDeclineRequest?: { userErrors?: ShopifyUserError[] | null } | null }>(
+        "ShopifyReturnDecline",
+        RETURN_DECLINE_MUTATION,
+        {
+          // The hub keeps no decline reason of Shopify's list (FINAL_SALE, RETURN_PERIOD_ENDED, OTHER): OTHER with the seller's words.
+          input: { id, declineReason: "OTHER", notifyCustomer: false, ...(delivery.reason ? { declineNote: delivery.reason } : {}) },
+        },
+      );
       const errors = data.returnDeclineRequest?.userErrors ?? [];
       if (errors.length > 0) throw userErrorsFailure("returnDeclineRequest", errors);
       return { state: "delivered", reference: id };

@@ -38,6 +38,9 @@ export const shopifySettingsSchema = z.strictObject({
   /** Shopify emails the buyer when the order is cancelled. */
   cancelNotifyCustomer: z.boolean().default(false),
   /** The location (gid://shopify/Location/...) whose stock this source sets; needed when the shop has several. */
-  locationId: z.string().regex(/^gid:\/\/shopify\/Location\/\d+$/, "must be a location id such as gid://shopify/Location/123").optional(),
+  locationId: z
+    .string()
+    .regex(/^gid:\/\/shopify\/Location\/\d+$/, "must be a location id such as gid://shopify/Location/123")
+    .optional(),
 });
 export type ShopifySettings = z.output<typeof shopifySettingsSchema>;

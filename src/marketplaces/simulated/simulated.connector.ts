@@ -150,11 +150,7 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
     }
     if (reject) {
       record(operation, orderNumber, body, 400, key);
-      throw new MarketplaceError(
-        `Simulated marketplace 400 INVALID_REQUEST: order ${orderNumber} cannot be updated (${operation} refused)`,
-        400,
-        false,
-      );
+      throw new MarketplaceError(`Simulated marketplace 400 INVALID_REQUEST: order ${orderNumber} cannot be updated (${operation} refused)`, 400, false);
     }
     const seq = record(operation, orderNumber, body, 200, key);
     const warning = operation === "ship" && body.trackingNumber === null ? "Shipped without a tracking number: the buyer sees none." : null;
@@ -190,7 +186,10 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
   /** An order as the marketplace reports it now: with the refunds it made and those it took from the hub. */
   function withRefunds(order: ImportedOrder): ImportedOrder {
     const k = indexOfOrderNumber(ctx.sourceId, order.sourceOrderNumber);
-    const own = refunded.has(order.sourceOrderNumber) && k !== null ? [marketplaceRefund(ctx.sourceId, k, grid.intervalMs, order.createdAt.getTime() + 3_600_000, `${order.sourceOrderNumber}-REFUND`)] : [];
+    const own =
+      refunded.has(order.sourceOrderNumber) && k !== null
+        ? [marketplaceRefund(ctx.sourceId, k, grid.intervalMs, order.createdAt.getTime() + 3_600_000, `${order.sourceOrderNumber}-REFUND`)]
+        : [];
     const all = [...own, ...refundsTaken(storage, order.sourceOrderNumber)];
     return all.length > 0 ? { ...order, refunds: all.map(toImportedRefund) } : order;
   }
@@ -208,9 +207,19 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
       return { ...item, quantityShipped: shipped, quantityCancelled: held(change.cancelled, item.sourceLineId, item.quantity - shipped) };
     });
     const lines = record.items.filter((i) => (i.quantityShipped ?? 0) > 0).map((i) => ({ sourceLineId: i.sourceLineId, quantity: i.quantityShipped! }));
-    record.shipments = lines.length > 0
-      ? [{ sourceShipmentId: `SIM-PKG-${record.sourceOrderNumber}`, trackingNumber: `SIMTRK${k}`, carrier: "UPS", shippingMethod: record.shippingMethod, shippedAt: new Date(record.createdAt), lines }]
-      : [];
+    record.shipments =
+      lines.length > 0
+        ? [
+            {
+              sourceShipmentId: `SIM-PKG-${record.sourceOrderNumber}`,
+              trackingNumber: `SIMTRK${k}`,
+              carrier: "UPS",
+              shippingMethod: record.shippingMethod,
+              shippedAt: new Date(record.createdAt),
+              lines,
+            },
+          ]
+        : [];
   }
 
   return {
@@ -309,7 +318,11 @@ export function createSimulatedConnector(ctx: ConnectorContext, storage: SourceS
     async cancel(delivery) {
       // A line cancellation names only its lines; a whole-order one (lines null) every line.
       const lines = delivery.lines
-        ? delivery.lines.map((l) => ({ lineNumber: l.sourceLineId, sku: delivery.order.lines.find((o) => o.sourceLineId === l.sourceLineId)?.sku ?? null, quantity: l.quantity }))
+        ? delivery.lines.map((l) => ({
+            lineNumber: l.sourceLineId,
+            sku: delivery.order.lines.find((o) => o.sourceLineId === l.sourceLineId)?.sku ?? null,
+            quantity: l.quantity,
+          }))
         : linesOf(delivery);
       return receive("cancel", delivery, { reason: delivery.reason, lines });
     },

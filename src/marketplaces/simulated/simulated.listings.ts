@@ -30,7 +30,12 @@ export function simulatedListings({ settings, fault, record }: Deps): ListingsPu
       fault(body);
       const outcomes = new Map<string, ListingOutcome>();
       for (const u of updates) {
-        outcomes.set(u.sku, unknown.has(u.sku) ? { state: "unknownSku", message: `Simulated marketplace 404 SKU_NOT_FOUND: no listing with SKU ${u.sku}` } : { state: "accepted" });
+        outcomes.set(
+          u.sku,
+          unknown.has(u.sku)
+            ? { state: "unknownSku", message: `Simulated marketplace 404 SKU_NOT_FOUND: no listing with SKU ${u.sku}` }
+            : { state: "accepted" },
+        );
       }
       record(body, updates.some((u) => unknown.has(u.sku)) ? 207 : 200);
       return outcomes;

@@ -67,7 +67,6 @@ export function hash32(text: string): number {
   return h >>> 0;
 }
 
-
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** The marketplace's order-number prefix of a source: stable, and different between sources. */

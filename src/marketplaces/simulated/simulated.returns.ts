@@ -60,7 +60,13 @@ function firstLineUnit(sourceId: string, k: number, intervalMs: number): { line:
 /** The marketplace's own refund of one unit of an order's first line (`at`: when it made it). */
 export function marketplaceRefund(sourceId: string, k: number, intervalMs: number, at: number, id: string): SimulatedRefundRecord {
   const unit = firstLineUnit(sourceId, k, intervalMs);
-  return { refundId: id, createdAt: new Date(at).toISOString(), reason: "Refunded by the marketplace", lines: [{ orderLineNumber: unit.line, quantity: 1, amount: unit.amount }], shipping: 0 };
+  return {
+    refundId: id,
+    createdAt: new Date(at).toISOString(),
+    reason: "Refunded by the marketplace",
+    lines: [{ orderLineNumber: unit.line, quantity: 1, amount: unit.amount }],
+    shipping: 0,
+  };
 }
 
 /** Return of order k as the marketplace holds it at `at`, or null when it has not been asked for yet. */
@@ -102,7 +108,12 @@ export function mapReturn(raw: unknown): ImportedReturn | SetAsideReturn {
   const state = record?.status ? STATES[record.status] : undefined;
   const requestedAt = new Date(String(record?.requestedAt));
   if (!number || typeof record.orderNumber !== "string" || !state || Number.isNaN(requestedAt.getTime()) || !Array.isArray(record.lines)) {
-    return { sourceReturnNumber: number || "(none)", sourceOrderNumber: typeof record?.orderNumber === "string" ? record.orderNumber : null, reason: "the record is not a return this marketplace makes", record: raw };
+    return {
+      sourceReturnNumber: number || "(none)",
+      sourceOrderNumber: typeof record?.orderNumber === "string" ? record.orderNumber : null,
+      reason: "the record is not a return this marketplace makes",
+      record: raw,
+    };
   }
   return {
     sourceReturnNumber: number,
@@ -132,7 +143,9 @@ interface Deps {
  */
 export function simulatedReturns({ sourceId, grid, settings, fault, now }: Deps): ReturnsImport {
   const every = settings.returnsEvery!;
-  const steps = settings.marketplaceRefundsReturns ? [RETURN_STEPS.requested, RETURN_STEPS.approved, RETURN_STEPS.refunded] : [RETURN_STEPS.requested, RETURN_STEPS.approved];
+  const steps = settings.marketplaceRefundsReturns
+    ? [RETURN_STEPS.requested, RETURN_STEPS.approved, RETURN_STEPS.refunded]
+    : [RETURN_STEPS.requested, RETURN_STEPS.approved];
   const exists = (k: number) => k * grid.intervalMs >= grid.startAt && (grid.endAt === null || k * grid.intervalMs <= grid.endAt);
   return {
     async fetchReturns(window, cursor) {
@@ -162,7 +175,8 @@ export function simulatedReturns({ sourceId, grid, settings, fault, now }: Deps)
     remap(record) {
       const number = typeof record === "object" && record !== null && "orderNumber" in record ? String(record.orderNumber) : "";
       const k = indexOfOrderNumber(sourceId, number);
-      if (k === null) return { sourceReturnNumber: "(none)", sourceOrderNumber: number || null, reason: "the record names no order of this marketplace", record };
+      if (k === null)
+        return { sourceReturnNumber: "(none)", sourceOrderNumber: number || null, reason: "the record names no order of this marketplace", record };
       // Asked again, the marketplace answers with the return as it stands now.
       return mapReturn(makeReturnRecord(sourceId, k, grid.intervalMs, now().getTime(), settings.marketplaceRefundsReturns) ?? record);
     },

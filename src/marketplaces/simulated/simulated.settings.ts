@@ -4,7 +4,18 @@ import { z } from "zod";
 import { simulatedListingSettings } from "./simulated.listings";
 import { simulatedReturnSettings } from "./simulated.returns";
 
-export const OPERATIONS = ["fetchOrders", "acknowledge", "ship", "cancel", "checkSubmitted", "pushListings", "fetchReturns", "refund", "receiveReturn", "decideReturn"] as const;
+export const OPERATIONS = [
+  "fetchOrders",
+  "acknowledge",
+  "ship",
+  "cancel",
+  "checkSubmitted",
+  "pushListings",
+  "fetchReturns",
+  "refund",
+  "receiveReturn",
+  "decideReturn",
+] as const;
 export const DELIVERY_OPERATIONS = ["acknowledge", "ship", "cancel", "refund", "receiveReturn", "decideReturn"] as const;
 /** What unsupportedOperations may name: the order capabilities, and the returns' operations (decisions 13). */
 export const CAPABILITIES = ["acknowledge", "ship", "shipLines", "cancel", "cancelLines", "refund", "receiveReturn", "decideReturn"] as const;
@@ -27,7 +38,10 @@ export const simulatedSettingsSchema = z.strictObject({
     .strictObject({
       kind: z.enum(["http500", "timeout", "rateLimited"]),
       retryAfterSeconds: z.number().int().min(0).max(86_400).default(60),
-      operations: z.array(z.enum(OPERATIONS)).min(1).default([...OPERATIONS]),
+      operations: z
+        .array(z.enum(OPERATIONS))
+        .min(1)
+        .default([...OPERATIONS]),
     })
     .optional(),
   /** Order numbers whose deliveries the marketplace refuses with a 400 (no retry can fix it). */
@@ -41,7 +55,10 @@ export const simulatedSettingsSchema = z.strictObject({
    */
   asynchronous: z
     .strictObject({
-      operations: z.array(z.enum(DELIVERY_OPERATIONS)).min(1).default([...DELIVERY_OPERATIONS]),
+      operations: z
+        .array(z.enum(DELIVERY_OPERATIONS))
+        .min(1)
+        .default([...DELIVERY_OPERATIONS]),
       checksBeforeResult: z.number().int().min(1).max(100).default(1),
     })
     .optional(),

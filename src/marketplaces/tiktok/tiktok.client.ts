@@ -93,7 +93,8 @@ export function tiktokClient(ctx: ConnectorContext, settings: TiktokSettings, st
   }
 
   const codeOf = (a: Answer) => (typeof a.envelope?.code === "number" && Number.isSafeInteger(a.envelope.code) ? a.envelope.code : null);
-  const wordsOf = (a: Answer) => (typeof a.envelope?.message === "string" && a.envelope.message.trim() !== "" ? a.envelope.message.trim().slice(0, 300) : "no message");
+  const wordsOf = (a: Answer) =>
+    typeof a.envelope?.message === "string" && a.envelope.message.trim() !== "" ? a.envelope.message.trim().slice(0, 300) : "no message";
 
   function refusesToken(a: Answer): boolean {
     const code = codeOf(a);
@@ -128,7 +129,8 @@ export function tiktokClient(ctx: ConnectorContext, settings: TiktokSettings, st
     if (!refusesToken(second)) return second;
     const error = failure(call, second);
     throw new TiktokApiError(
-      `${error.message}: TikTok refused the source's access token right after renewing it; the seller may have to authorise the app again (see the TikTok Shop source README)`,
+      `${error.message}: TikTok refused the source's access token right after renewing it; the seller may have to authorise the app again (see the TikTok ` +
+        `Shop source README)`,
       second.status,
       true,
       error.code,
@@ -149,7 +151,12 @@ export function tiktokClient(ctx: ConnectorContext, settings: TiktokSettings, st
     const mine = shops.find((s) => typeof s?.id === "string" && s.id === settings.shopId);
     if (!mine || typeof mine.cipher !== "string" || mine.cipher === "") {
       const known = shops.map((s) => `${String(s?.id)}${s?.name ? ` (${s.name})` : ""}`).join(", ") || "none";
-      throw new TiktokApiError(`TikTok: the seller authorised this app for shops ${known}, not shop ${settings.shopId}; check the source's shopId`, 200, false, 0);
+      throw new TiktokApiError(
+        `TikTok: the seller authorised this app for shops ${known}, not shop ${settings.shopId}; check the source's shopId`,
+        200,
+        false,
+        0,
+      );
     }
     cipher = mine.cipher;
     storage.put(cipherKey, cipher);

@@ -32,7 +32,16 @@ import { tiktokReturns } from "./tiktok.returns";
 import { idOf, isLeftOut, lineState, providerFor, shipmentPlan, shippedByTiktok, tiktokOrderReader, trackingOf } from "./tiktok.mapping";
 import { tiktokSettingsSchema } from "./tiktok.settings";
 import { tiktokAccessTokens } from "./tiktok.tokens";
-import type { TiktokCancelAnswer, TiktokCancelOrder, TiktokLineItem, TiktokOrder, TiktokOrderDetail, TiktokOrderList, TiktokShipPackage, TiktokShippingInfoUpdate } from "./tiktok.types";
+import type {
+  TiktokCancelAnswer,
+  TiktokCancelOrder,
+  TiktokLineItem,
+  TiktokOrder,
+  TiktokOrderDetail,
+  TiktokOrderList,
+  TiktokShipPackage,
+  TiktokShippingInfoUpdate,
+} from "./tiktok.types";
 
 const TIMEOUT_MS = 15_000;
 /** GetOrderDetail takes at most 50 ids: a page of 50 is one detail call. */
@@ -46,7 +55,13 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
 
   async function details(ids: string[]): Promise<Map<string, TiktokOrder>> {
     if (ids.length === 0) return new Map();
-    const data = await client.call<TiktokOrderDetail | null>({ operation: "GetOrderDetail", method: "GET", path: "/order/202309/orders", query: { ids: ids.join(",") }, shop: true });
+    const data = await client.call<TiktokOrderDetail | null>({
+      operation: "GetOrderDetail",
+      method: "GET",
+      path: "/order/202309/orders",
+      query: { ids: ids.join(",") },
+      shop: true,
+    });
     const orders = data?.orders;
     if (!Array.isArray(orders)) throw new MarketplaceError("TikTok GetOrderDetail answer has no orders list", 200, true);
     return new Map(orders.filter((o) => idOf(o?.id) !== null).map((o) => [o.id!, o] as const));
@@ -57,7 +72,14 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
     if (cursor !== null) query.page_token = cursor;
     // The window's fixed end goes with every page, so a page token always belongs to the same search.
     const json = { update_time_ge: Math.floor(window.since.getTime() / 1000), update_time_lt: Math.floor(window.until.getTime() / 1000) };
-    const list = await client.call<TiktokOrderList | null>({ operation: "GetOrderList", method: "POST", path: "/order/202309/orders/search", query, json, shop: true });
+    const list = await client.call<TiktokOrderList | null>({
+      operation: "GetOrderList",
+      method: "POST",
+      path: "/order/202309/orders/search",
+      query,
+      json,
+      shop: true,
+    });
     const found = list?.orders ?? [];
     if (!Array.isArray(found)) throw new MarketplaceError("TikTok GetOrderList answer's orders is not a list", 200, true);
     const kept = (found as unknown[]).filter((record) => !isLeftOut(record));
@@ -85,7 +107,11 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
     if (tracking === "") throw refusal("TikTok", "needs a tracking number to ship a package the seller ships (ShipPackage's self_shipment)");
     const provider = providerFor(delivery.shipment.carrier, settings.shippingProviders ?? {}, settings.shippingProviderId ?? null);
     if (provider === null) {
-      throw refusal("TikTok", `has no shipping_provider_id for carrier ${JSON.stringify(delivery.shipment.carrier ?? "")}: add it to the source's shippingProviders or set shippingProviderId`);
+      throw refusal(
+        "TikTok",
+        `has no shipping_provider_id for carrier ${JSON.stringify(delivery.shipment.carrier ?? "")}: add it to the source's shippingProviders or set ` +
+          `shippingProviderId`,
+      );
     }
     const order = await currentOrder(delivery);
     const orderId = order.id!;
@@ -95,7 +121,11 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
     if (plan.unknown.length === wanted.length && coversOrder(delivery)) {
       // None of the lines is a TikTok line item (an order the seller's system inserted and the
       // import claimed keeps the client's lines): the whole order's line items are shipped.
-      plan = shipmentPlan(order, (order.line_items ?? []).map((l) => l.id ?? ""), tracking);
+      plan = shipmentPlan(
+        order,
+        (order.line_items ?? []).map((l) => l.id ?? ""),
+        tracking,
+      );
     }
     if (plan.unknown.length > 0) throw refusal("TikTok", `order ${orderId} has no line items ${plan.unknown.join(", ")}`);
     const warnings: string[] = [];
@@ -106,14 +136,28 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
     const open = plan.ship.length + plan.split.length + plan.unpackaged.length;
     if (open === 0) {
       if (plan.correct.length === 0) {
-        return { state: "delivered", reference: null, warning: [...warnings, plan.done.length > 0 ? "TikTok already had this tracking number (an earlier attempt reached it); nothing sent again" : "nothing left to ship"].join("; ") };
+        return {
+          state: "delivered",
+          reference: null,
+          warning: [
+            ...warnings,
+            plan.done.length > 0 ? "TikTok already had this tracking number (an earlier attempt reached it); nothing sent again" : "nothing left to ship",
+          ].join("; "),
+        };
       }
       // Nothing left to ship: the tracking number of what was shipped is corrected (TikTok allows it within 72 hours of shipping).
       for (const packageId of plan.correct) {
-        await post("UpdatePackageShippingInfo", `/fulfillment/202309/packages/${packageId}/shipping_info/update`, { tracking_number: tracking, shipping_provider_id: provider } satisfies TiktokShippingInfoUpdate);
+        await post("UpdatePackageShippingInfo", `/fulfillment/202309/packages/${packageId}/shipping_info/update`, {
+          tracking_number: tracking,
+          shipping_provider_id: provider,
+        } satisfies TiktokShippingInfoUpdate);
         shipped.push(packageId);
       }
-      return { state: "delivered", reference: shipped.join(","), warning: [...warnings, `tracking number corrected on package ${shipped.join(", ")}`].join("; ") };
+      return {
+        state: "delivered",
+        reference: shipped.join(","),
+        warning: [...warnings, `tracking number corrected on package ${shipped.join(", ")}`].join("; "),
+      };
     }
     for (const packageId of plan.ship) {
       await post("ShipPackage", `/fulfillment/202309/packages/${packageId}/ship`, selfShipment);
@@ -123,22 +167,32 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
       // The group's id is the developer's own label (the hub's package id, the same on every retry);
       // TikTok answers the new package's id under it.
       const groupId = `${delivery.shipment.shipmentId ?? delivery.id}-${i + 1}`;
-      const answer = await post<{ packages?: { id?: string; splittable_group_id?: string }[] } | null>("SplitOrders", `/fulfillment/202309/orders/${orderId}/split`, {
-        splittable_groups: [{ id: groupId, order_line_item_ids: group.lineIds }],
-      });
+      const answer = await post<{ packages?: { id?: string; splittable_group_id?: string }[] } | null>(
+        "SplitOrders",
+        `/fulfillment/202309/orders/${orderId}/split`,
+        {
+          splittable_groups: [{ id: groupId, order_line_item_ids: group.lineIds }],
+        },
+      );
       const made = answer?.packages?.find((p) => p?.splittable_group_id === groupId) ?? answer?.packages?.[0];
       const packageId = idOf(made?.id);
-      if (packageId === null) throw new MarketplaceError(`TikTok SplitOrders answer for order ${orderId} names no new package; the next attempt reads the order again`, 200, true);
+      if (packageId === null)
+        throw new MarketplaceError(`TikTok SplitOrders answer for order ${orderId} names no new package; the next attempt reads the order again`, 200, true);
       await post("ShipPackage", `/fulfillment/202309/packages/${packageId}/ship`, selfShipment);
       shipped.push(packageId);
     }
     if (plan.unpackaged.length > 0) {
-      const answer = await post<{ package_id?: string; warning?: { message?: string } } | null>("MarkPackageAsShipped", `/fulfillment/202309/orders/${orderId}/packages`, {
-        order_line_item_ids: plan.unpackaged,
-        tracking_number: tracking,
-        shipping_provider_id: provider,
-      });
-      if (typeof answer?.warning?.message === "string" && answer.warning.message.trim() !== "") warnings.push(`TikTok: ${answer.warning.message.trim().slice(0, 200)}`);
+      const answer = await post<{ package_id?: string; warning?: { message?: string } } | null>(
+        "MarkPackageAsShipped",
+        `/fulfillment/202309/orders/${orderId}/packages`,
+        {
+          order_line_item_ids: plan.unpackaged,
+          tracking_number: tracking,
+          shipping_provider_id: provider,
+        },
+      );
+      if (typeof answer?.warning?.message === "string" && answer.warning.message.trim() !== "")
+        warnings.push(`TikTok: ${answer.warning.message.trim().slice(0, 200)}`);
       shipped.push(idOf(answer?.package_id) ?? tracking);
     }
     return { state: "delivered", reference: shipped.join(","), warning: warnings.join("; ") || null };
@@ -150,11 +204,18 @@ export function createTiktokConnector(ctx: ConnectorContext, storage: SourceStor
     if (order.status === "CANCELLED") return { state: "delivered", reference: null, warning: "TikTok already shows the order cancelled; nothing sent" };
     const lines = Array.isArray(order.line_items) ? order.line_items : [];
     if (delivery.lines) return cancelLines(delivery, orderId, lines);
-    const open = lines.filter((l) => lineState(l) === "open").map((l) => l.id!).filter((id) => idOf(id) !== null);
+    const open = lines
+      .filter((l) => lineState(l) === "open")
+      .map((l) => l.id!)
+      .filter((id) => idOf(id) !== null);
     if (open.length === 0) throw refusal("TikTok", `order ${orderId} has no line item left to cancel: every one is shipped or cancelled`);
     // The whole order when nothing of it shipped; else the line items still open (what the hub's
     // whole-order cancellation means once part of it is shipped).
-    return sendCancel(orderId, open.length < lines.length ? open : null, open.length < lines.length ? `only the line items not shipped were cancelled (${open.join(", ")})` : null);
+    return sendCancel(
+      orderId,
+      open.length < lines.length ? open : null,
+      open.length < lines.length ? `only the line items not shipped were cancelled (${open.join(", ")})` : null,
+    );
   }
 
   /**

@@ -70,7 +70,14 @@ export function tiktokListings({ client, storage, warehouseId, now = Date.now }:
     for (let token: string | null = null; ; ) {
       const query: Record<string, string> = { page_size: String(SEARCH_PAGE_SIZE) };
       if (token !== null) query.page_token = token;
-      const page = await client.call<TiktokProductPage | null>({ operation: "SearchProducts", method: "POST", path: "/product/202309/products/search", query, json: { seller_skus: skus }, shop: true });
+      const page = await client.call<TiktokProductPage | null>({
+        operation: "SearchProducts",
+        method: "POST",
+        path: "/product/202309/products/search",
+        query,
+        json: { seller_skus: skus },
+        shop: true,
+      });
       const products = page?.products ?? [];
       if (!Array.isArray(products)) throw new MarketplaceError("TikTok SearchProducts answer's products is not a list", 200, true);
       for (const product of products) {
@@ -102,7 +109,13 @@ export function tiktokListings({ client, storage, warehouseId, now = Date.now }:
 
   /** Each Sku's warehouses and their quantities as TikTok has them now. */
   async function warehouses(skuIds: string[]): Promise<Map<string, { id: string; quantity: number }[]>> {
-    const answer = await client.call<TiktokInventoryAnswer | null>({ operation: "InventorySearch", method: "POST", path: "/product/202309/inventory/search", json: { sku_ids: skuIds }, shop: true });
+    const answer = await client.call<TiktokInventoryAnswer | null>({
+      operation: "InventorySearch",
+      method: "POST",
+      path: "/product/202309/inventory/search",
+      json: { sku_ids: skuIds },
+      shop: true,
+    });
     const inventory = answer?.inventory;
     if (!Array.isArray(inventory)) throw new TiktokApiError("TikTok InventorySearch answer has no inventory list", 200, true, 0);
     const bySku = new Map<string, { id: string; quantity: number }[]>();
@@ -112,7 +125,10 @@ export function tiktokListings({ client, storage, warehouseId, now = Date.now }:
         if (id === null) continue;
         const list = (Array.isArray(sku.warehouse_inventory) ? sku.warehouse_inventory : [])
           .filter((w) => typeof w?.warehouse_id === "string" && w.warehouse_id !== "")
-          .map((w) => ({ id: w.warehouse_id!, quantity: Number.isSafeInteger(w.available_quantity) && w.available_quantity! >= 0 ? w.available_quantity! : 0 }));
+          .map((w) => ({
+            id: w.warehouse_id!,
+            quantity: Number.isSafeInteger(w.available_quantity) && w.available_quantity! >= 0 ? w.available_quantity! : 0,
+          }));
         bySku.set(id, list);
       }
     }
@@ -159,11 +175,19 @@ export function tiktokListings({ client, storage, warehouseId, now = Date.now }:
     }
     if (inventory.skus.length > 0) {
       try {
-        const answer = await client.call<TiktokInventoryUpdateAnswer | null>({ operation: "UpdateInventory", method: "POST", path: `/product/202309/products/${productId}/inventory/update`, json: inventory, shop: true });
+        const answer = await client.call<TiktokInventoryUpdateAnswer | null>({
+          operation: "UpdateInventory",
+          method: "POST",
+          path: `/product/202309/products/${productId}/inventory/update`,
+          json: inventory,
+          shop: true,
+        });
         const refusedSkus = new Map<string, string>();
         for (const e of Array.isArray(answer?.errors) ? answer.errors : []) {
           const skuId = idOf(e?.detail?.sku_id);
-          const extra = (Array.isArray(e?.detail?.extra_errors) ? e.detail.extra_errors : []).map((x) => `${x?.warehouse_id ?? "?"}: ${x?.code ?? ""} ${x?.message ?? ""}`.trim());
+          const extra = (Array.isArray(e?.detail?.extra_errors) ? e.detail.extra_errors : []).map((x) =>
+            `${x?.warehouse_id ?? "?"}: ${x?.code ?? ""} ${x?.message ?? ""}`.trim(),
+          );
           const words = `TikTok ${e?.code ?? ""} on UpdateInventory: ${e?.message ?? "refused"}${extra.length > 0 ? ` (${extra.join("; ")})` : ""}`;
           if (skuId !== null) refusedSkus.set(skuId, words);
           else for (const s of states) refusedSkus.set(s.entry.skuId, words);
@@ -195,7 +219,13 @@ export function tiktokListings({ client, storage, warehouseId, now = Date.now }:
     }
     if (prices.skus.length > 0) {
       try {
-        await client.call<unknown>({ operation: "UpdatePrice", method: "POST", path: `/product/202309/products/${productId}/prices/update`, json: prices, shop: true });
+        await client.call<unknown>({
+          operation: "UpdatePrice",
+          method: "POST",
+          path: `/product/202309/products/${productId}/prices/update`,
+          json: prices,
+          shop: true,
+        });
         for (const s of states) if (s.price === "due") s.price = "taken";
       } catch (error) {
         refuseOrThrow(error, states, "price", cipher);
@@ -241,14 +271,21 @@ export function tiktokListings({ client, storage, warehouseId, now = Date.now }:
           for (const s of mine) outcomes.set(s.update.sku, outcomeOf(s));
         }
       } catch (error) {
-        const failure = error instanceof MarketplaceError ? error : new MarketplaceError(`TikTok: ${error instanceof Error ? error.message : String(error)}`, null, true);
+        const failure =
+          error instanceof MarketplaceError ? error : new MarketplaceError(`TikTok: ${error instanceof Error ? error.message : String(error)}`, null, true);
         // Nothing taken yet: the whole push failed. Else what was taken is kept, the rest waits.
         const taken = states.some((s) => s.quantity === "taken" || s.price === "taken");
         if (!taken && outcomes.size === 0) throw failure;
         for (const u of updates) {
           if (outcomes.has(u.sku)) continue;
           const s = states.find((x) => x.update.sku === u.sku);
-          outcomes.set(u.sku, { state: "retry", message: failure.message, quantityAccepted: s?.quantity === "taken", priceAccepted: s?.price === "taken", error: failure });
+          outcomes.set(u.sku, {
+            state: "retry",
+            message: failure.message,
+            quantityAccepted: s?.quantity === "taken",
+            priceAccepted: s?.price === "taken",
+            error: failure,
+          });
         }
       }
       return outcomes;

@@ -37,7 +37,8 @@ export function isLeftOut(record: unknown): boolean {
 }
 
 function dateOf(seconds: unknown, where: string): Date {
-  if (typeof seconds !== "number" || !Number.isSafeInteger(seconds) || seconds < EARLIEST_SECONDS) throw new Unmappable(`${where} ${JSON.stringify(seconds)} is not a date`);
+  if (typeof seconds !== "number" || !Number.isSafeInteger(seconds) || seconds < EARLIEST_SECONDS)
+    throw new Unmappable(`${where} ${JSON.stringify(seconds)} is not a date`);
   return new Date(seconds * 1000);
 }
 
@@ -102,8 +103,16 @@ export function shippedPackages(lines: TiktokLineItem[]): ImportedShipment[] {
     const key = packageId ?? `tracking:${tracking}`;
     let pkg = packages.get(key);
     if (!pkg) {
-      const rts = typeof line.rts_time === "number" && Number.isSafeInteger(line.rts_time) && line.rts_time >= EARLIEST_SECONDS ? new Date(line.rts_time * 1000) : null;
-      pkg = { sourceShipmentId: packageId, trackingNumber: tracking || null, carrier: text(line.shipping_provider_name) || null, shippingMethod: null, shippedAt: rts, lines: [] };
+      const rts =
+        typeof line.rts_time === "number" && Number.isSafeInteger(line.rts_time) && line.rts_time >= EARLIEST_SECONDS ? new Date(line.rts_time * 1000) : null;
+      pkg = {
+        sourceShipmentId: packageId,
+        trackingNumber: tracking || null,
+        carrier: text(line.shipping_provider_name) || null,
+        shippingMethod: null,
+        shippedAt: rts,
+        lines: [],
+      };
       packages.set(key, pkg);
     }
     pkg.lines.push({ sourceLineId: id, quantity: 1 });
@@ -145,11 +154,16 @@ export function mapTiktokOrder(order: TiktokOrder): ImportedOrder {
   const subCents = payment.sub_total ? money(payment.sub_total, `${where} payment sub_total`) : lineCents;
   const shippingCents = money(payment.shipping_fee, `${where} payment shipping_fee`);
   const shippingTaxCents = money(payment.shipping_fee_tax, `${where} payment shipping_fee_tax`);
-  const grandCents = payment.total_amount ? money(payment.total_amount, `${where} payment total_amount`) : subCents + shippingCents + taxCents + shippingTaxCents;
+  const grandCents = payment.total_amount
+    ? money(payment.total_amount, `${where} payment total_amount`)
+    : subCents + shippingCents + taxCents + shippingTaxCents;
 
   const address = order.recipient_address ?? {};
   const levels = districts(order);
-  const named = text(address.first_name) !== "" || text(address.last_name) !== "" ? { firstName: text(address.first_name), lastName: text(address.last_name) } : splitName(text(address.name));
+  const named =
+    text(address.first_name) !== "" || text(address.last_name) !== ""
+      ? { firstName: text(address.first_name), lastName: text(address.last_name) }
+      : splitName(text(address.name));
   const extraLines = [address.address_line2, address.address_line3, address.address_line4].map(text).filter((l) => l !== "");
   const shippingType = text(order.shipping_type);
   const fulfillmentType = text(order.fulfillment_type);
@@ -208,7 +222,10 @@ export function shippedByTiktok(sourceData: Record<string, string>): string | nu
     return "TikTok fulfils this order from its own warehouses (FULFILLMENT_BY_TIKTOK): there is nothing for the seller to ship";
   }
   if (sourceData.shippingType === "TIKTOK") {
-    return "TikTok ships this order with its own carrier (shipping_type TIKTOK): the seller arranges the handover in Seller Center and TikTok gives the tracking number";
+    return (
+      "TikTok ships this order with its own carrier (shipping_type TIKTOK): the seller arranges the handover in Seller Center and TikTok gives the " +
+      "tracking number"
+    );
   }
   return null;
 }
@@ -218,7 +235,11 @@ export function lineState(line: TiktokLineItem): "cancelled" | "shipped" | "open
   const status = text(line.display_status);
   const pkg = text(line.package_status);
   if (status === "CANCELLED" || pkg === "CANCELLED") return "cancelled";
-  if (text(line.tracking_number) !== "" || ["AWAITING_COLLECTION", "IN_TRANSIT", "DELIVERED", "COMPLETED"].includes(status) || ["PROCESSING", "FULFILLING", "COMPLETED"].includes(pkg)) {
+  if (
+    text(line.tracking_number) !== "" ||
+    ["AWAITING_COLLECTION", "IN_TRANSIT", "DELIVERED", "COMPLETED"].includes(status) ||
+    ["PROCESSING", "FULFILLING", "COMPLETED"].includes(pkg)
+  ) {
     return "shipped";
   }
   return "open";

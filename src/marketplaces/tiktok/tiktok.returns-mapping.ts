@@ -48,7 +48,8 @@ export function returnState(status: string, type: string): ReturnState | null {
 const asReturn = (record: unknown): TiktokReturn => (typeof record === "object" && record !== null && !Array.isArray(record) ? record : {}) as TiktokReturn;
 
 function dateOf(seconds: unknown, where: string): Date {
-  if (typeof seconds !== "number" || !Number.isSafeInteger(seconds) || seconds < EARLIEST_SECONDS) throw new Unmappable(`${where} ${JSON.stringify(seconds)} is not a date`);
+  if (typeof seconds !== "number" || !Number.isSafeInteger(seconds) || seconds < EARLIEST_SECONDS)
+    throw new Unmappable(`${where} ${JSON.stringify(seconds)} is not a date`);
   return new Date(seconds * 1000);
 }
 
@@ -99,7 +100,8 @@ export function mapTiktokReturn(record: TiktokReturn): ImportedReturn {
   });
   const reason = text(record.return_reason_text) || text(record.return_reason) || null;
   const requestedAt = dateOf(record.create_time, `${where} create_time`);
-  const refunded = state === "Refunded" ? [refundOf(record, id, record.update_time ? dateOf(record.update_time, `${where} update_time`) : requestedAt, reason, where)] : [];
+  const refunded =
+    state === "Refunded" ? [refundOf(record, id, record.update_time ? dateOf(record.update_time, `${where} update_time`) : requestedAt, reason, where)] : [];
   return {
     sourceReturnNumber: id,
     sourceOrderNumber: orderId,
@@ -120,7 +122,10 @@ export function readReturn(record: unknown): ImportedReturn | SetAsideReturn {
   try {
     return mapTiktokReturn(r);
   } catch (error) {
-    const message = error instanceof Unmappable ? error.message : `the record does not have the shape TikTok's SDK publishes (${error instanceof Error ? error.message : String(error)})`;
+    const message =
+      error instanceof Unmappable
+        ? error.message
+        : `the record does not have the shape TikTok's SDK publishes (${error instanceof Error ? error.message : String(error)})`;
     return { sourceReturnNumber: idOf(r.return_id) ?? "(no id)", sourceOrderNumber: idOf(r.order_id), reason: `TikTok ${message}`, record };
   }
 }
@@ -135,7 +140,8 @@ export function approval(status: string, type: string): Decision {
   if (status === "RETURN_OR_REFUND_REQUEST_PENDING") return { send: type === "REFUND" ? "APPROVE_REFUND" : "APPROVE_RETURN" };
   if (status === "REPLACEMENT_REQUEST_PENDING") return { send: "APPROVE_REPLACEMENT" };
   const state = returnState(status, type);
-  if (state === "Approved" || state === "Received" || state === "Refunded") return { done: `TikTok shows the return approved already (${status}); nothing sent` };
+  if (state === "Approved" || state === "Received" || state === "Refunded")
+    return { done: `TikTok shows the return approved already (${status}); nothing sent` };
   return { refuse: `the return is ${status || "in no status"} on TikTok: the seller has nothing to approve` };
 }
 
@@ -150,14 +156,20 @@ export function rejection(status: string, type: string): Decision {
 
 /** What came back of a return: TikTok's APPROVE_RECEIVED_PACKAGE, for the whole package only. */
 export function receipt(status: string, type: string, returnLines: string[], received: string[]): Decision {
-  if (type !== "RETURN_AND_REFUND") return { notApplicable: `TikTok's ${type || "untyped"} return sends nothing back to the seller: there is no receipt to record on TikTok` };
+  if (type !== "RETURN_AND_REFUND")
+    return { notApplicable: `TikTok's ${type || "untyped"} return sends nothing back to the seller: there is no receipt to record on TikTok` };
   const state = returnState(status, type);
   if (state === "Received" || state === "Refunded") return { done: `TikTok shows the package approved already (${status}); nothing sent` };
-  if (status === "AWAITING_BUYER_SHIP") return { refuse: "TikTok does not show the buyer's return shipment yet (AWAITING_BUYER_SHIP); tried again later", retry: true };
+  if (status === "AWAITING_BUYER_SHIP")
+    return { refuse: "TikTok does not show the buyer's return shipment yet (AWAITING_BUYER_SHIP); tried again later", retry: true };
   if (status !== "BUYER_SHIPPED_ITEM") return { refuse: `the return is ${status || "in no status"} on TikTok: there is no package to approve` };
   const missing = returnLines.filter((id) => !received.includes(id));
   if (missing.length > 0) {
-    return { notApplicable: `TikTok approves a returned package as a whole (APPROVE_RECEIVED_PACKAGE), which refunds it; return line items ${missing.join(", ")} are not received yet` };
+    return {
+      notApplicable:
+        `TikTok approves a returned package as a whole (APPROVE_RECEIVED_PACKAGE), which refunds it; return line items ${missing.join(", ")} ` +
+        `are not received yet`,
+    };
   }
   return { send: "APPROVE_RECEIVED_PACKAGE" };
 }

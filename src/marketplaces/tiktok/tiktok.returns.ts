@@ -36,7 +36,8 @@ const text = (value: unknown): string => (typeof value === "string" ? value.trim
 const squash = (value: string) => value.toLowerCase().replace(/\s+/g, " ").trim();
 
 export function tiktokReturns(client: TiktokClient): TiktokReturns {
-  const post = <T>(operation: string, path: string, json: object, query?: Record<string, string>) => client.call<T>({ operation, method: "POST", path, json, query, shop: true });
+  const post = <T>(operation: string, path: string, json: object, query?: Record<string, string>) =>
+    client.call<T>({ operation, method: "POST", path, json, query, shop: true });
 
   async function fetchReturns(window: ImportWindow, cursor: string | null): Promise<ReturnPage> {
     const query: Record<string, string> = { page_size: String(PAGE_SIZE), sort_field: "update_time", sort_order: "ASC" };
@@ -67,7 +68,12 @@ export function tiktokReturns(client: TiktokClient): TiktokReturns {
   }
 
   /** Sends a decision TikTok's way, or answers what the return's state makes of it. */
-  async function decide(record: TiktokReturn & { return_id: string }, decision: Decision, idempotencyKey: string, reject?: { reason: string | null }): Promise<DeliveryOutcome> {
+  async function decide(
+    record: TiktokReturn & { return_id: string },
+    decision: Decision,
+    idempotencyKey: string,
+    reject?: { reason: string | null },
+  ): Promise<DeliveryOutcome> {
     const id = record.return_id;
     if ("done" in decision) return { state: "delivered", reference: id, warning: decision.done };
     if ("notApplicable" in decision) return { state: "notApplicable", reason: decision.notApplicable };
@@ -101,8 +107,16 @@ export function tiktokReturns(client: TiktokClient): TiktokReturns {
     const reasons = (Array.isArray(data?.reasons) ? data.reasons : []).filter((r) => text(r?.name) !== "");
     const match = wanted === null ? undefined : reasons.find((r) => squash(text(r.name)) === squash(wanted) || squash(text(r.text)) === squash(wanted));
     if (match) return text(match.name);
-    const listed = reasons.slice(0, 12).map((r) => JSON.stringify(text(r.text) || text(r.name))).join(", ") || "none";
-    throw refusal("TikTok", `rejects return ${returnId} only with one of its reasons (${listed}); ${wanted === null ? "no reason was given" : `${JSON.stringify(wanted)} is none of them`}`);
+    const listed =
+      reasons
+        .slice(0, 12)
+        .map((r) => JSON.stringify(text(r.text) || text(r.name)))
+        .join(", ") || "none";
+    throw refusal(
+      "TikTok",
+      `rejects return ${returnId} only with one of its reasons (${listed}); ` +
+        `${wanted === null ? "no reason was given" : `${JSON.stringify(wanted)} is none of them`}`,
+    );
   }
 
   async function decideReturn(delivery: ReturnDecisionDelivery): Promise<DeliveryOutcome> {
@@ -115,7 +129,9 @@ export function tiktokReturns(client: TiktokClient): TiktokReturns {
 
   async function receiveReturn(delivery: ReceiveReturnDelivery): Promise<DeliveryOutcome> {
     const record = await currentReturn(delivery.return.sourceReturnNumber);
-    const returnLines = (record.return_line_items ?? []).map((l) => idOf(l?.return_line_item_id) ?? idOf(l?.order_line_item_id) ?? "").filter((id) => id !== "");
+    const returnLines = (record.return_line_items ?? [])
+      .map((l) => idOf(l?.return_line_item_id) ?? idOf(l?.order_line_item_id) ?? "")
+      .filter((id) => id !== "");
     const received = delivery.lines.filter((l) => l.quantity > 0).map((l) => l.sourceReturnLineId);
     return decide(record, receipt(text(record.return_status), text(record.return_type), returnLines, received), delivery.idempotencyKey);
   }
@@ -126,14 +142,22 @@ export function tiktokReturns(client: TiktokClient): TiktokReturns {
     const status = text(record.return_status);
     const type = text(record.return_type);
     let decision: Decision;
-    if (status === "RETURN_OR_REFUND_REQUEST_COMPLETE" || status === "RETURN_OR_REFUND_REQUEST_SUCCESS") decision = { done: `TikTok shows the return refunded already (${status}); nothing sent` };
+    if (status === "RETURN_OR_REFUND_REQUEST_COMPLETE" || status === "RETURN_OR_REFUND_REQUEST_SUCCESS")
+      decision = { done: `TikTok shows the return refunded already (${status}); nothing sent` };
     else if (type === "REFUND" && status === "RETURN_OR_REFUND_REQUEST_PENDING") decision = { send: "APPROVE_REFUND" };
     else if (type === "RETURN_AND_REFUND" && status === "BUYER_SHIPPED_ITEM") decision = { send: "APPROVE_RECEIVED_PACKAGE" };
-    else decision = { refuse: `the return is ${status || "in no status"} (${type || "untyped"}) on TikTok: TikTok refunds it only once the seller approves the refund or the returned package` };
+    else
+      decision = {
+        refuse:
+          `the return is ${status || "in no status"} (${type || "untyped"}) on TikTok: TikTok refunds it only once the seller approves the refund or ` +
+          `the returned package`,
+      };
     const outcome = await decide(record, decision, delivery.idempotencyKey);
     const theirs = text(record.refund_amount?.refund_total);
     if (outcome.state === "delivered" && theirs !== "" && Math.round(Number(theirs) * 100) !== Math.round(delivery.total * 100)) {
-      const note = `TikTok refunds the return's own amount (${theirs}${record.refund_amount?.currency ? ` ${record.refund_amount.currency}` : ""}), not the ${delivery.total.toFixed(2)} asked`;
+      const note =
+        `TikTok refunds the return's own amount (${theirs}${record.refund_amount?.currency ? ` ${record.refund_amount.currency}` : ""}), not ` +
+        `the ${delivery.total.toFixed(2)} asked`;
       return { ...outcome, warning: [outcome.warning, note].filter(Boolean).join("; ") };
     }
     return outcome;
@@ -145,12 +169,16 @@ export function tiktokReturns(client: TiktokClient): TiktokReturns {
     if (orderId === null) throw refusal("TikTok", `cannot refund order ${delivery.order.sourceOrderNumber}: it is not a TikTok order id`);
     const lines = delivery.lines.filter((l) => l.quantity > 0 || l.amount > 0);
     if (lines.length === 0) {
-      return { state: "notApplicable", reason: "TikTok's CreateReturn refunds order line items: a refund of the shipping alone names none (refund it in Seller Center)" };
+      return {
+        state: "notApplicable",
+        reason: "TikTok's CreateReturn refunds order line items: a refund of the shipping alone names none (refund it in Seller Center)",
+      };
     }
     const notTiktok = lines.filter((l) => idOf(l.sourceLineId) === null).map((l) => l.sourceLineId);
     if (notTiktok.length > 0) throw refusal("TikTok", `order ${orderId}: lines ${notTiktok.join(", ")} are not TikTok line items`);
     const tooMany = lines.filter((l) => l.quantity > 1).map((l) => l.sourceLineId);
-    if (tooMany.length > 0) throw refusal("TikTok", `order ${orderId}: a TikTok line item is one unit, and more than one was refunded of ${tooMany.join(", ")}`);
+    if (tooMany.length > 0)
+      throw refusal("TikTok", `order ${orderId}: a TikTok line item is one unit, and more than one was refunded of ${tooMany.join(", ")}`);
     const body: TiktokCreateReturn = {
       order_id: orderId,
       order_line_item_ids: [...new Set(lines.map((l) => l.sourceLineId))],
@@ -160,11 +188,18 @@ export function tiktokReturns(client: TiktokClient): TiktokReturns {
     };
     if (delivery.currency) body.currency = delivery.currency;
     // The key makes TikTok answer a repeated call with the same return instead of a second refund.
-    const answer = await post<{ return_id?: string; return_status?: string } | null>("CreateReturn", "/return_refund/202309/returns", body, { idempotency_key: delivery.idempotencyKey });
+    const answer = await post<{ return_id?: string; return_status?: string } | null>("CreateReturn", "/return_refund/202309/returns", body, {
+      idempotency_key: delivery.idempotencyKey,
+    });
     const returnId = idOf(answer?.return_id);
-    if (returnId === null) throw new MarketplaceError(`TikTok CreateReturn answer for order ${orderId} names no return; the idempotency key makes the next attempt safe`, 200, true);
+    if (returnId === null)
+      throw new MarketplaceError(`TikTok CreateReturn answer for order ${orderId} names no return; the idempotency key makes the next attempt safe`, 200, true);
     const status = text(answer?.return_status);
-    return { state: "delivered", reference: returnId, warning: status !== "" && status !== "RETURN_OR_REFUND_REQUEST_COMPLETE" ? `TikTok holds the refund as ${status}` : null };
+    return {
+      state: "delivered",
+      reference: returnId,
+      warning: status !== "" && status !== "RETURN_OR_REFUND_REQUEST_COMPLETE" ? `TikTok holds the refund as ${status}` : null,
+    };
   }
 
   return { returns: { fetchReturns, remap: readReturn }, refund, receiveReturn, decideReturn };

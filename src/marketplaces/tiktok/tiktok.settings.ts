@@ -13,9 +13,16 @@ export const TIKTOK_DEFAULT_AUTH_URL = "https://auth.tiktok-shops.com";
 export const TIKTOK_DEFAULT_CANCEL_REASON = "seller_cancel_reason_out_of_stock";
 
 const stringError = (name: string) => (issue: { input?: unknown }) => (issue.input === undefined ? `${name} is required` : `${name} must be a string`);
-const required = (name: string) => z.string({ error: stringError(name) }).trim().min(1, `${name} must not be empty`);
+const required = (name: string) =>
+  z
+    .string({ error: stringError(name) })
+    .trim()
+    .min(1, `${name} must not be empty`);
 /** A TikTok id or token: printable ASCII without spaces (it travels in a query string or header). */
-const token = (name: string) => required(name).max(512, `${name} is at most 512 characters`).regex(/^[\x21-\x7e]+$/, `${name} must be printable ASCII without spaces`);
+const token = (name: string) =>
+  required(name)
+    .max(512, `${name} is at most 512 characters`)
+    .regex(/^[\x21-\x7e]+$/, `${name} must be printable ASCII without spaces`);
 
 export const tiktokSettingsSchema = z
   .strictObject({

@@ -116,7 +116,12 @@ export function tiktokAccessTokens(ctx: ConnectorContext, settings: TiktokSettin
     if (!response.ok || code !== 0) {
       const detail = code === null ? `${response.status} ${text.trim().slice(0, 200) || response.statusText}` : `code ${code}: ${words ?? "no message"}`;
       if (transient) {
-        throw new MarketplaceError(`TikTok token renewal failed: ${detail}`, response.status, true, retryAfterMs(response.headers.get("Retry-After"), ctx.now()));
+        throw new MarketplaceError(
+          `TikTok token renewal failed: ${detail}`,
+          response.status,
+          true,
+          retryAfterMs(response.headers.get("Retry-After"), ctx.now()),
+        );
       }
       throw refused(detail, response.status, await refusalKeyOf());
     }

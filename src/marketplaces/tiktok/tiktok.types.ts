@@ -253,7 +253,8 @@ export interface TiktokApproveReturn {
   decision: string;
 }
 
-/** RejectReturn's body: the decision (REJECT_REFUND, REJECT_RETURN, REJECT_RECEIVED_PACKAGE, REJECT_REPLACEMENT), a reason GetRejectReasons lists, a comment. */
+/** RejectReturn's body: the decision (REJECT_REFUND, REJECT_RETURN, REJECT_RECEIVED_PACKAGE, REJECT_REPLACEMENT), a reason GetRejectReasons lists, a comment.
+ * */
 export interface TiktokRejectReturn {
   decision: string;
   reject_reason: string;

@@ -61,7 +61,8 @@ export function createWalmartConnector(ctx: ConnectorContext): Connector {
     return withFreshToken(tokens, (token) => {
       const headers: Record<string, string> = { ...serviceHeaders(), "WM_SEC.ACCESS_TOKEN": token };
       // The inventory, price, feeds and returns descriptions mark the Basic credentials required besides the token.
-      if (method === "PUT" || path.startsWith("/v3/feeds") || path.startsWith("/v3/returns")) headers.Authorization = basicAuthorization(settings.clientId, settings.clientSecret);
+      if (method === "PUT" || path.startsWith("/v3/feeds") || path.startsWith("/v3/returns"))
+        headers.Authorization = basicAuthorization(settings.clientId, settings.clientSecret);
       // A feed's multipart body: fetch writes its Content-Type with the boundary.
       if (body instanceof FormData) return send(method, path, headers, body);
       if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -172,5 +173,3 @@ function describeErrors(text: string): string | null {
     .filter(Boolean);
   return parts.length > 0 ? parts.join("; ") : null;
 }
-
-

@@ -112,10 +112,12 @@ export function walmartFeeds({ call, httpError }: Deps): ListingsSubmission {
       if (processing) return null;
       const outcomes = new Map<string, ListingOutcome>();
       for (const sku of skus) {
-        const parts = perFeed.map((f) => ({
-          kind: f.kind,
-          result: f.results === "error" ? ({ ok: false, kind: "retry", message: `Walmart feed ${f.kind} ended in ERROR` } as const) : f.results.get(sku),
-        })).filter((p) => p.result !== undefined) as { kind: "inventory" | "price"; result: ItemResult }[];
+        const parts = perFeed
+          .map((f) => ({
+            kind: f.kind,
+            result: f.results === "error" ? ({ ok: false, kind: "retry", message: `Walmart feed ${f.kind} ended in ERROR` } as const) : f.results.get(sku),
+          }))
+          .filter((p) => p.result !== undefined) as { kind: "inventory" | "price"; result: ItemResult }[];
         // A Sku neither feed mentions is left out: the core retries it.
         if (parts.length === 0) continue;
         const failed = parts.filter((p) => !p.result.ok) as { kind: "inventory" | "price"; result: Extract<ItemResult, { ok: false }> }[];
@@ -123,7 +125,10 @@ export function walmartFeeds({ call, httpError }: Deps): ListingsSubmission {
           outcomes.set(sku, { state: "accepted" });
           continue;
         }
-        const message = failed.map((f) => `${f.kind}: ${f.result.message}`).join("; ").slice(0, 500);
+        const message = failed
+          .map((f) => `${f.kind}: ${f.result.message}`)
+          .join("; ")
+          .slice(0, 500);
         if (failed.some((f) => f.result.kind === "unknownSku")) {
           outcomes.set(sku, { state: "unknownSku", message });
           continue;

@@ -320,11 +320,7 @@ export function shipmentRequest(order: DeliveryOrder, shipment: Shipment): Walma
  * Cancels `lines` (a line cancellation: only those lines and units), or every line of the order
  * whole when null (a whole-order cancellation: nothing of it was shipped or cancelled before).
  */
-export function cancellationRequest(
-  order: DeliveryOrder,
-  reason: WalmartCancellationReason,
-  lines: LineQuantity[] | null = null,
-): WalmartCancellationRequest {
+export function cancellationRequest(order: DeliveryOrder, reason: WalmartCancellationReason, lines: LineQuantity[] | null = null): WalmartCancellationRequest {
   requireLines(order, "cancel");
   const where = `order ${order.sourceOrderNumber}`;
   const cancelled: LineQuantity[] = lines ?? order.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity }));

@@ -3,7 +3,16 @@
 // mapped to one return of one purchase order (its lines' states, refunds reported per line by
 // refundedQty), and POST /v3/returns/{returnOrderId}/refund naming the return lines a refund
 // settles. The mapping is pure; the calls go through the connector's `call`.
-import { MarketplaceError, type DeliveryOutcome, type ImportedRefund, type ImportedReturn, type RefundDelivery, type ReturnPage, type ReturnState, type ReturnsImport } from "../connector";
+import {
+  MarketplaceError,
+  type DeliveryOutcome,
+  type ImportedRefund,
+  type ImportedReturn,
+  type RefundDelivery,
+  type ReturnPage,
+  type ReturnState,
+  type ReturnsImport,
+} from "../connector";
 import { refusal, readJsonAnswer } from "../kit/marketplace-http";
 import { Unmappable } from "../kit/orders-page";
 import { readReturn, splitReturns, type ReturnReader } from "../kit/returns-page";
@@ -239,7 +248,8 @@ export function walmartReturns(deps: Deps): { returns: ReturnsImport; refund(del
       const wanted: { returnLine: number; asked: number; sourceLineId: string }[] = [];
       for (const line of delivery.lines) {
         const returnLines = byOrderLine.get(line.sourceLineId);
-        if (!returnLines) throw refusal("Walmart", `cannot refund order line ${line.sourceLineId} through return ${returnOrderId}: the return does not take it back`);
+        if (!returnLines)
+          throw refusal("Walmart", `cannot refund order line ${line.sourceLineId} through return ${returnOrderId}: the return does not take it back`);
         for (const returnLine of returnLines) wanted.push({ returnLine, asked: line.quantity, sourceLineId: line.sourceLineId });
       }
       if (wanted.length === 0) throw refusal("Walmart", `cannot refund return ${returnOrderId} without lines: Walmart refunds return lines, not amounts`);
@@ -261,7 +271,10 @@ export function walmartReturns(deps: Deps): { returns: ReturnsImport; refund(del
         toSend.push(returnLine);
       }
       if (delivery.shippingAmount > 0) warnings.push(`shipping ${delivery.shippingAmount.toFixed(2)}: Walmart computes the return's refund itself`);
-      const reference = refundReference(returnOrderId, wanted.map((w) => w.returnLine));
+      const reference = refundReference(
+        returnOrderId,
+        wanted.map((w) => w.returnLine),
+      );
       if (toSend.length === 0) return { state: "delivered", reference, warning: null };
       const body: WalmartRefundRequest = {
         customerOrderId: record.customerOrderId ?? ret.sourceData.customerOrderId ?? "",

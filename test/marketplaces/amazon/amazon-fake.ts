@@ -258,7 +258,8 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
     for (const name of form.keys()) {
       if (!["grant_type", "refresh_token", "client_id", "client_secret", "scope"].includes(name)) problems.push(`form field ${name} is not LWA's`);
     }
-    if (form.get("grant_type") && form.get("grant_type") !== "refresh_token") problems.push(`grant_type ${form.get("grant_type")}: a seller's calls need refresh_token`);
+    if (form.get("grant_type") && form.get("grant_type") !== "refresh_token")
+      problems.push(`grant_type ${form.get("grant_type")}: a seller's calls need refresh_token`);
     if (problems.length > 0) {
       for (const p of problems) violations.push(`${where}: ${p}`);
       return json(400, { error: "invalid_request", error_description: problems.join("; ") });
@@ -336,7 +337,10 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
 
   function sandboxAnswer(op: Operation, parameters: Record<string, unknown>): Response | null {
     for (const c of op.sandbox ?? []) {
-      if (deepEqual(Object.keys(c.parameters).sort(), Object.keys(parameters).sort()) && Object.entries(c.parameters).every(([k, v]) => deepEqual(v, parameters[k]))) {
+      if (
+        deepEqual(Object.keys(c.parameters).sort(), Object.keys(parameters).sort()) &&
+        Object.entries(c.parameters).every(([k, v]) => deepEqual(v, parameters[k]))
+      ) {
         return json(c.status, c.response, c.status < 300 || c.status === 400 ? { "x-amzn-RateLimit-Limit": String(rateOf(op)) } : {});
       }
     }
@@ -347,7 +351,11 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
   const PAGING_FREE = new Set(["paginationToken", "maxResultsPerPage", "includedData"]);
 
   function signatureOf(query: Record<string, unknown>): string {
-    return JSON.stringify(Object.entries(query).filter(([k]) => !PAGING_FREE.has(k)).sort(([a], [b]) => (a < b ? -1 : 1)));
+    return JSON.stringify(
+      Object.entries(query)
+        .filter(([k]) => !PAGING_FREE.has(k))
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
   }
 
   function shaped(order: FakeOrder, included: string[]): FakeOrder {
@@ -366,15 +374,18 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
     const created = q.createdAfter !== undefined;
     const updated = q.lastUpdatedAfter !== undefined;
     if (created === updated) problems.push("exactly one of createdAfter and lastUpdatedAfter is required");
-    if (created && (q.lastUpdatedBefore !== undefined)) problems.push("lastUpdatedBefore may not go with createdAfter");
-    if (updated && (q.createdBefore !== undefined)) problems.push("createdBefore may not go with lastUpdatedAfter");
+    if (created && q.lastUpdatedBefore !== undefined) problems.push("lastUpdatedBefore may not go with createdAfter");
+    if (updated && q.createdBefore !== undefined) problems.push("createdBefore may not go with lastUpdatedAfter");
     const after = Date.parse(String(q.lastUpdatedAfter ?? q.createdAfter ?? ""));
     const beforeRaw = (q.lastUpdatedBefore ?? q.createdBefore) as string | undefined;
     const before = beforeRaw === undefined ? nowMs() - 120_000 : Date.parse(beforeRaw);
     if (beforeRaw !== undefined) {
-      if (before < after) problems.push(`${updated ? "lastUpdatedBefore" : "createdBefore"} must be equal to or after ${updated ? "lastUpdatedAfter" : "createdAfter"}`);
+      if (before < after)
+        problems.push(`${updated ? "lastUpdatedBefore" : "createdBefore"} must be equal to or after ${updated ? "lastUpdatedAfter" : "createdAfter"}`);
       if (before > nowMs() - 120_000) {
-        problems.push(`${updated ? "lastUpdatedBefore" : "createdBefore"} ${beforeRaw} must be at least two minutes before the request (${now().toISOString()})`);
+        problems.push(
+          `${updated ? "lastUpdatedBefore" : "createdBefore"} ${beforeRaw} must be at least two minutes before the request (${now().toISOString()})`,
+        );
       }
     }
     const size = (q.maxResultsPerPage as number | undefined) ?? 100;
@@ -385,7 +396,8 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
     if (token !== undefined) {
       const page = pageTokens.get(token);
       if (!page) problems.push(`paginationToken ${token} is not a nextToken this fake issued`);
-      else if (page.signature !== signatureOf(q)) problems.push("paginationToken came back with other parameters changed (only maxResultsPerPage and includedData may)");
+      else if (page.signature !== signatureOf(q))
+        problems.push("paginationToken came back with other parameters changed (only maxResultsPerPage and includedData may)");
       else if (nowMs() - page.issuedAt > 24 * 3_600_000) problems.push("paginationToken expired (24 hours)");
       ids = page?.ids ?? [];
       offset = page?.offset ?? 0;
@@ -408,7 +420,10 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
     const pageIds = ids.slice(offset, offset + size);
     const included = (q.includedData as string[] | undefined) ?? [];
     const body: Record<string, unknown> = {
-      orders: pageIds.map((id) => orders.find((o) => o.orderId === id)).filter((o): o is FakeOrder => !!o).map((o) => shaped(o, included)),
+      orders: pageIds
+        .map((id) => orders.find((o) => o.orderId === id))
+        .filter((o): o is FakeOrder => !!o)
+        .map((o) => shaped(o, included)),
     };
     if (offset + size < ids.length) {
       const next = `${crypto.randomUUID().replaceAll("-", "")}`;
@@ -473,14 +488,17 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
     if (!order) return answer(op, 404, amazonErrorBody("NotFound", `Order ${orderId} was not found`));
     const detail = body.packageDetail as Record<string, unknown>;
     const problems: string[] = [];
-    if (!/^[1-9]\d*$/.test(String(detail.packageReferenceId))) problems.push(`packageReferenceId ${JSON.stringify(detail.packageReferenceId)}: only positive numeric values are supported`);
+    if (!/^[1-9]\d*$/.test(String(detail.packageReferenceId)))
+      problems.push(`packageReferenceId ${JSON.stringify(detail.packageReferenceId)}: only positive numeric values are supported`);
     if (detail.carrierCode === "Other" && !detail.carrierName) problems.push("carrierName is required when carrierCode is Other");
-    if (body.marketplaceId !== order.salesChannel.marketplaceId) problems.push(`marketplaceId ${String(body.marketplaceId)} is not order ${orderId}'s (${order.salesChannel.marketplaceId})`);
+    if (body.marketplaceId !== order.salesChannel.marketplaceId)
+      problems.push(`marketplaceId ${String(body.marketplaceId)} is not order ${orderId}'s (${order.salesChannel.marketplaceId})`);
     if (order.fulfillment?.fulfilledBy === "AMAZON") problems.push(`order ${orderId} is fulfilled by Amazon: the seller cannot confirm its shipment`);
     for (const item of (detail.orderItems as { orderItemId: string; quantity: number }[]) ?? []) {
       const line = order.orderItems.find((i) => i.orderItemId === item.orderItemId);
       if (!line) problems.push(`order ${orderId} has no item ${item.orderItemId}`);
-      else if (item.quantity < 1 || item.quantity > line.quantityOrdered) problems.push(`item ${item.orderItemId}: quantity ${item.quantity} of ${line.quantityOrdered} ordered`);
+      else if (item.quantity < 1 || item.quantity > line.quantityOrdered)
+        problems.push(`item ${item.orderItemId}: quantity ${item.quantity} of ${line.quantityOrdered} ordered`);
     }
     if (problems.length > 0) return violation(where, problems);
     if (order.fulfillment?.fulfillmentStatus === "CANCELLED") {
@@ -499,7 +517,11 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
         .reduce((n, i) => n + i.quantity, 0);
       const left = cancelledItems.has(`${orderId} ${item.orderItemId}`) ? 0 : line.quantityOrdered - elsewhere;
       if (item.quantity > left) {
-        return answer(op, 400, amazonErrorBody("InvalidInput", `Order ${orderId} item ${item.orderItemId}: quantity ${item.quantity} is more than the ${left} left to ship`));
+        return answer(
+          op,
+          400,
+          amazonErrorBody("InvalidInput", `Order ${orderId} item ${item.orderItemId}: quantity ${item.quantity} is more than the ${left} left to ship`),
+        );
       }
     }
     packages.set(reference, clone(detail));
@@ -535,7 +557,8 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
       for (const p of problems) violations.push(`${where}: ${p}`);
       return new Response("<Error><Code>SignatureDoesNotMatch</Code></Error>", { status: 403 });
     }
-    if (nowMs() - doc.createdAt > 5 * 60_000) return new Response("<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>", { status: 403 });
+    if (nowMs() - doc.createdAt > 5 * 60_000)
+      return new Response("<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>", { status: 403 });
     const fault = faults.take("upload");
     if (fault) return applyFault(fault);
     doc.content = rawBody;
@@ -692,7 +715,8 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
     const forced = options.reject?.[message.amazonOrderId];
     if (forced) return { code: "Error", messageCode: "18028", description: forced };
     if (!order) return { code: "Error", messageCode: "18028", description: `The order id ${message.amazonOrderId} was not found` };
-    if (order.fulfillment?.fulfilledBy === "AMAZON") return { code: "Error", messageCode: "18030", description: `Order ${message.amazonOrderId} is fulfilled by Amazon` };
+    if (order.fulfillment?.fulfilledBy === "AMAZON")
+      return { code: "Error", messageCode: "18030", description: `Order ${message.amazonOrderId} is fulfilled by Amazon` };
     const status = order.fulfillment?.fulfillmentStatus;
     if (message.statusCode === "Failure") {
       if (status === "SHIPPED" || status === "PARTIALLY_SHIPPED") {
@@ -815,7 +839,8 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
     const header = children(envelope, "Header") ?? [];
     expectSequence(header, ["DocumentVersion", "MerchantIdentifier"], "Header", problems);
     if (!textOf(header, "MerchantIdentifier")) problems.push("Header/MerchantIdentifier must not be empty");
-    if (textOf(envelope, "MessageType") !== "OrderAcknowledgement") problems.push(`MessageType must be OrderAcknowledgement, got ${textOf(envelope, "MessageType")}`);
+    if (textOf(envelope, "MessageType") !== "OrderAcknowledgement")
+      problems.push(`MessageType must be OrderAcknowledgement, got ${textOf(envelope, "MessageType")}`);
     const messages: FeedMessage[] = [];
     const ids = new Set<string>();
     for (const node of envelope.filter((n) => "Message" in n)) {
@@ -833,14 +858,17 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
       if (merchantOrderId !== null && (merchantOrderId.length === 0 || merchantOrderId.length > 64)) {
         problems.push(`Message ${messageId}: MerchantOrderID must be 1 to 64 characters`);
       }
-      const items = ack.filter((n) => "Item" in n).map((n) => {
-        const item = n.Item as OrderedNode[];
-        expectSequence(item, ["AmazonOrderItemCode", "MerchantOrderItemID?", "CancelReason?"], `Message ${messageId} Item`, problems);
-        const cancelReason = textOf(item, "CancelReason");
-        if (cancelReason !== null && statusCode !== "Failure") problems.push(`Message ${messageId}: CancelReason is for StatusCode Failure only`);
-        if (cancelReason !== null && !CANCEL_REASONS.includes(cancelReason)) problems.push(`Message ${messageId}: CancelReason ${cancelReason} is not one of ${CANCEL_REASONS.join(", ")}`);
-        return { amazonOrderItemCode: textOf(item, "AmazonOrderItemCode") ?? "", cancelReason };
-      });
+      const items = ack
+        .filter((n) => "Item" in n)
+        .map((n) => {
+          const item = n.Item as OrderedNode[];
+          expectSequence(item, ["AmazonOrderItemCode", "MerchantOrderItemID?", "CancelReason?"], `Message ${messageId} Item`, problems);
+          const cancelReason = textOf(item, "CancelReason");
+          if (cancelReason !== null && statusCode !== "Failure") problems.push(`Message ${messageId}: CancelReason is for StatusCode Failure only`);
+          if (cancelReason !== null && !CANCEL_REASONS.includes(cancelReason))
+            problems.push(`Message ${messageId}: CancelReason ${cancelReason} is not one of ${CANCEL_REASONS.join(", ")}`);
+          return { amazonOrderItemCode: textOf(item, "AmazonOrderItemCode") ?? "", cancelReason };
+        });
       messages.push({ messageId, amazonOrderId: textOf(ack, "AmazonOrderID") ?? "", merchantOrderId, statusCode, items });
     }
     if (messages.length === 0) problems.push("the envelope has no Message");

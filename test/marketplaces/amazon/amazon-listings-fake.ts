@@ -27,7 +27,12 @@ export function amazonListingsFake(opts: AmazonListingsOptions = {}) {
   let submissions = 0;
 
   /** Problems with the request (a violation), or Amazon's answer. */
-  function patch(sellerId: string, sku: string, query: Record<string, unknown>, body: { productType?: string; patches?: { op: string; path: string; value?: Record<string, unknown>[] }[] }): string[] | Answer {
+  function patch(
+    sellerId: string,
+    sku: string,
+    query: Record<string, unknown>,
+    body: { productType?: string; patches?: { op: string; path: string; value?: Record<string, unknown>[] }[] },
+  ): string[] | Answer {
     const problems: string[] = [];
     if (sellerId !== AMAZON_FAKE_SELLER_ID) problems.push(`sellerId ${sellerId} is not the seller's (${AMAZON_FAKE_SELLER_ID})`);
     const marketplaces = (query.marketplaceIds as string[] | undefined) ?? [];
@@ -61,11 +66,20 @@ export function amazonListingsFake(opts: AmazonListingsOptions = {}) {
       }
     }
     if (problems.length > 0) return problems;
-    if (known && !known.has(sku)) return { status: 404, body: { errors: [{ code: "NOT_FOUND", message: "The resource specified does not exist.", details: `SKU ${sku}` }] } };
+    if (known && !known.has(sku))
+      return { status: 404, body: { errors: [{ code: "NOT_FOUND", message: "The resource specified does not exist.", details: `SKU ${sku}` }] } };
     submissions += 1;
     const submissionId = `fake-submission-${submissions}`;
     if (invalid.has(sku)) {
-      const issues = [{ code: "90000900", message: "The attributes are invalid.", severity: "ERROR", attributeNames: ["purchasable_offer"], categories: ["INVALID_ATTRIBUTE"] }];
+      const issues = [
+        {
+          code: "90000900",
+          message: "The attributes are invalid.",
+          severity: "ERROR",
+          attributeNames: ["purchasable_offer"],
+          categories: ["INVALID_ATTRIBUTE"],
+        },
+      ];
       return { status: 200, body: { sku, status: "INVALID", submissionId, issues } };
     }
     const item = items.get(sku) ?? {};

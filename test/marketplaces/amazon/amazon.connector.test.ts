@@ -53,16 +53,12 @@ function setup(options: { settings?: Record<string, unknown>; storage?: SourceSt
   const fake = options.fake ?? createAmazonFake({ now });
   const storage = options.storage ?? memoryStorage();
   const slept: number[] = [];
-  const connector = createAmazonConnector(
-    { sourceId: "source-1", settings: { ...SETTINGS, ...options.settings }, fetch: fake.fetch, now },
-    storage,
-    {
-      sleep: async (ms) => {
-        slept.push(ms);
-        clock.ms += ms;
-      },
+  const connector = createAmazonConnector({ sourceId: "source-1", settings: { ...SETTINGS, ...options.settings }, fetch: fake.fetch, now }, storage, {
+    sleep: async (ms) => {
+      slept.push(ms);
+      clock.ms += ms;
     },
-  );
+  });
   return {
     fake,
     connector,
@@ -167,18 +163,16 @@ describe("Amazon settings", () => {
     expect(problems({ ...SETTINGS, refreshToken: " " })).toEqual(["refreshToken: refreshToken is required"]);
     expect(problems({ ...SETTINGS, marketplaceIds: [] })).toEqual(["marketplaceIds: marketplaceIds must name at least one marketplace"]);
     expect(problems({ ...SETTINGS, marketplaceIds: "ATVPDKIKX0DER" })).toEqual(["marketplaceIds: marketplaceIds must be a list of Amazon marketplace ids"]);
-    expect(problems({ ...SETTINGS, marketplaceIds: ["atvp dk"] })).toEqual([
-      "marketplaceIds.0: each marketplace id is Amazon's, like ATVPDKIKX0DER",
-    ]);
+    expect(problems({ ...SETTINGS, marketplaceIds: ["atvp dk"] })).toEqual(["marketplaceIds.0: each marketplace id is Amazon's, like ATVPDKIKX0DER"]);
     expect(problems({ ...SETTINGS, baseUrl: "http://sandbox.example" })).toEqual(["baseUrl: must be an https URL"]);
     expect(problems({ ...SETTINGS, cancelReason: "Whim" })[0]).toMatch(/^cancelReason: cancelReason must be one of NoInventory, /);
     expect(problems({ ...SETTINGS, extra: 1 })[0]).toMatch(/extra/);
   });
 
   it("refuses to build a connector from invalid settings, saying which", () => {
-    expect(() =>
-      createAmazonConnector({ sourceId: "s", settings: { ...SETTINGS, clientSecret: "" }, fetch, now: () => new Date() }, memoryStorage()),
-    ).toThrow("Amazon settings of source s are invalid: clientSecret: clientSecret is required");
+    expect(() => createAmazonConnector({ sourceId: "s", settings: { ...SETTINGS, clientSecret: "" }, fetch, now: () => new Date() }, memoryStorage())).toThrow(
+      "Amazon settings of source s are invalid: clientSecret: clientSecret is required",
+    );
   });
 });
 
@@ -219,9 +213,7 @@ describe("Amazon token", () => {
   it("fails with Login with Amazon's own words when the refresh token is refused, and does not call the API", async () => {
     const { fake, connector, window } = setup({ settings: { refreshToken: "Atzr|revoked" } });
     const error = await rejection(connector.fetchOrders(window(), null));
-    expect(error.message).toBe(
-      "Login with Amazon refused the token request: 400 invalid_grant: The request has an invalid grant parameter : refresh_token",
-    );
+    expect(error.message).toBe("Login with Amazon refused the token request: 400 invalid_grant: The request has an invalid grant parameter : refresh_token");
     expect(error.retryable).toBe(false);
     expect(fake.apiRequests()).toEqual([]);
   });
@@ -284,12 +276,7 @@ describe("Amazon import", () => {
       maxResultsPerPage: "100",
     });
     // The four orders the models show, oldest change first.
-    expect(page.orders.map((o) => o.sourceOrderNumber)).toEqual([
-      "171-2345678-9012345",
-      "202-7654321-1098765",
-      "250-1234567-8901234",
-      "123-4567890-1234567",
-    ]);
+    expect(page.orders.map((o) => o.sourceOrderNumber)).toEqual(["171-2345678-9012345", "202-7654321-1098765", "250-1234567-8901234", "123-4567890-1234567"]);
     expect(page.setAside).toEqual([]);
     expect(fake.violations).toEqual([]);
   });
@@ -486,9 +473,7 @@ describe("Amazon import", () => {
     const fixed = structuredClone(page.setAside[0]!.record) as { orderItems: { product: Record<string, unknown> }[] };
     fixed.orderItems[0]!.product.sellerSku = "ECHO-DOT-4-UK-CHARCOAL-SINGLE";
     expect((connector.remap(fixed) as ImportedOrder).items[0]!.sku).toBe("ECHO-DOT-4-UK-CHARCOAL-SINGLE");
-    expect((connector.remap(page.setAside[0]!.record) as SetAsideOrder).reason).toBe(
-      "Amazon order 202-7654321-1098765 item 20276543210987 has no sellerSku",
-    );
+    expect((connector.remap(page.setAside[0]!.record) as SetAsideOrder).reason).toBe("Amazon order 202-7654321-1098765 item 20276543210987 has no sellerSku");
     expect((connector.remap("nonsense") as SetAsideOrder).reason).toBe("Amazon the record is not an Order object");
     const badDate = { ...structuredClone(fixed), orderId: "X-1", createdTime: "yesterday" };
     expect((connector.remap(badDate) as SetAsideOrder).reason).toBe('Amazon order X-1: createdTime "yesterday" is not an ISO 8601 date-time');
@@ -525,7 +510,10 @@ describe("Amazon import", () => {
 
 describe("Amazon pages on a bad day", () => {
   it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
-    for (const [repeating, expected] of [[true, ["again", "again", "again"]], [false, ["page-0", "page-1", "page-2"]]] as const) {
+    for (const [repeating, expected] of [
+      [true, ["again", "again", "again"]],
+      [false, ["page-0", "page-1", "page-2"]],
+    ] as const) {
       const { fake, connector, window } = setup();
       fake.failNext(amazonPagesForEver(repeating));
       const cursors: (string | null)[] = [];
@@ -538,11 +526,10 @@ describe("Amazon pages on a bad day", () => {
       expect(cursors).toEqual(expected);
     }
   });
-
 });
 
 describe("Amazon records of another shape", () => {
-  it("sets aside a record the mapping trips on (programs: 5, paymentExecutions: \"x\"), naming the TypeError", () => {
+  it('sets aside a record the mapping trips on (programs: 5, paymentExecutions: "x"), naming the TypeError', () => {
     const { connector } = setup();
     const template = exampleOrders().find((o) => o.orderId === "202-7654321-1098765")!;
     const spoiled: [string, (order: Record<string, unknown>) => void][] = [
@@ -673,11 +660,7 @@ describe("Amazon acknowledgement feed", () => {
       { contentType: "text/xml; charset=UTF-8" },
       { contentType: "text/xml; charset=UTF-8" },
     ]);
-    expect(fake.apiRequests("createFeed").map((r) => (r.body as { feedType: string; marketplaceIds: string[] }).marketplaceIds)).toEqual([
-      [BR],
-      [US],
-      [UK],
-    ]);
+    expect(fake.apiRequests("createFeed").map((r) => (r.body as { feedType: string; marketplaceIds: string[] }).marketplaceIds)).toEqual([[BR], [US], [UK]]);
     expect(fake.apiRequests("createFeed").every((r) => (r.body as { feedType: string }).feedType === "POST_ORDER_ACKNOWLEDGEMENT_DATA")).toBe(true);
 
     // The documents, read with a parser of their own: message ids are the outbox ids.
@@ -787,7 +770,7 @@ describe("Amazon acknowledgement feed", () => {
     const { br } = await importExamples(connector, window());
     const a = deliveryFor(br, "acknowledge");
     const feed = ((await connector.batch!.deliver([a])).get(a.id) as { reference: string }).reference;
-    await fake.processFeeds({ reject: { "171-2345678-9012345": "Bad & <odd> \"text\"" } });
+    await fake.processFeeds({ reject: { "171-2345678-9012345": 'Bad & <odd> "text"' } });
     fake.failNext({ status: 500, target: "download" });
     const broken = await rejection(connector.checkSubmitted!(a, feed));
     expect(broken.message).toBe(`Amazon processing report of feed ${feed}: download answered 500`);
@@ -874,7 +857,7 @@ describe("Amazon acknowledgement feed", () => {
     const { fake, connector, window } = setup();
     const { br, uk } = await importExamples(connector, window());
     await connector.batch!.deliver([
-      deliveryFor(br, "acknowledge", { sellerOrderNumber: "A&B <1> \"x\"\u0001" }),
+      deliveryFor(br, "acknowledge", { sellerOrderNumber: 'A&B <1> "x"\u0001' }),
       deliveryFor(uk, "acknowledge", { sellerOrderNumber: "N".repeat(65) }),
     ]);
     const acks = fake.feeds.map((f) => f.messages[0]!);
@@ -890,9 +873,7 @@ describe("Amazon pacing", () => {
     const first = setup({ storage, clock });
     for (let i = 0; i < 20; i++) await first.connector.fetchOrders(first.window(), null);
     const paced = await rejection(first.connector.fetchOrders(first.window(), null));
-    expect(paced.message).toBe(
-      "Amazon searchOrders is paced at 0.0056 calls/s (burst 20): the next call fits in 179 s, so it waits for a later cycle",
-    );
+    expect(paced.message).toBe("Amazon searchOrders is paced at 0.0056 calls/s (burst 20): the next call fits in 179 s, so it waits for a later cycle");
     expect(paced.retryable).toBe(true);
     // No Retry-After for the core to pause the whole source with: the other operations' buckets are full.
     expect(paced.retryAfterMs).toBeNull();
@@ -935,12 +916,20 @@ describe("Amazon pacing", () => {
   it("honours a 429: a short wait is waited out once, a long one goes back to the core with its Retry-After", async () => {
     const { fake, connector, window, slept } = setup();
     const { br } = await importExamples(connector, window());
-    fake.failNext({ status: 429, body: { errors: [{ code: "QuotaExceeded", message: "You exceeded your quota for the requested resource." }] }, operation: "confirmShipment" });
+    fake.failNext({
+      status: 429,
+      body: { errors: [{ code: "QuotaExceeded", message: "You exceeded your quota for the requested resource." }] },
+      operation: "confirmShipment",
+    });
     expect(await connector.ship(deliveryFor(br, "ship") as Extract<Delivery, { kind: "ship" }>)).toEqual({ state: "delivered", reference: "1" });
     expect(slept).toEqual([500]);
     expect(fake.apiRequests("confirmShipment").map((r) => r.status)).toEqual([429, 204]);
 
-    fake.failNext({ status: 429, body: { errors: [{ code: "QuotaExceeded", message: "You exceeded your quota for the requested resource." }] }, operation: "searchOrders" });
+    fake.failNext({
+      status: 429,
+      body: { errors: [{ code: "QuotaExceeded", message: "You exceeded your quota for the requested resource." }] },
+      operation: "searchOrders",
+    });
     const error = await rejection(connector.fetchOrders(window(), null));
     expect(error.message).toBe("Amazon searchOrders 429 QuotaExceeded: You exceeded your quota for the requested resource.");
     expect(error.retryable).toBe(true);
@@ -951,7 +940,12 @@ describe("Amazon pacing", () => {
     expect(paced.message).toMatch(/the next call fits in 179 s/);
     expect(fake.apiRequests("searchOrders")).toHaveLength(calls);
 
-    fake.failNext({ status: 429, body: { errors: [{ code: "QuotaExceeded", message: "slow down" }] }, headers: { "Retry-After": "30" }, operation: "confirmShipment" });
+    fake.failNext({
+      status: 429,
+      body: { errors: [{ code: "QuotaExceeded", message: "slow down" }] },
+      headers: { "Retry-After": "30" },
+      operation: "confirmShipment",
+    });
     const shipError = await rejection(connector.ship(deliveryFor(br, "ship") as Extract<Delivery, { kind: "ship" }>));
     expect(shipError.message).toBe("Amazon confirmShipment 429 QuotaExceeded: slow down");
     expect(shipError.retryAfterMs).toBe(30_000);
@@ -987,7 +981,8 @@ describe("the fake Amazon", () => {
     const host = "https://sellingpartnerapi-na.amazon.com";
 
     const sandboxSearch = await fake.fetch(
-      `${host}/orders/2026-01-01/orders?createdAfter=2024-12-25T00:00:00Z&marketplaceIds=A1VC38T7YXB528&includedData=BUYER,RECIPIENT,PROCEEDS,EXPENSE,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES`,
+      `${host}/orders/2026-01-01/orders?createdAfter=2024-12-25T00:00:00Z&marketplaceIds=A1VC38T7YXB528` +
+        "&includedData=BUYER,RECIPIENT,PROCEEDS,EXPENSE,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES",
       { headers },
     );
     expect(sandboxSearch.status).toBe(200);
@@ -1067,7 +1062,10 @@ describe("Amazon source settings", () => {
     const storeId = await createStore();
     const cases: [Record<string, unknown>, string][] = [
       [{ ...ADMIN_SETTINGS, region: undefined }, "'Settings.region': region must be na, eu or fe (the Selling Partner API host of the seller's marketplaces)"],
-      [{ ...ADMIN_SETTINGS, region: "us-east-1" }, "'Settings.region': region must be na, eu or fe (the Selling Partner API host of the seller's marketplaces)"],
+      [
+        { ...ADMIN_SETTINGS, region: "us-east-1" },
+        "'Settings.region': region must be na, eu or fe (the Selling Partner API host of the seller's marketplaces)",
+      ],
       [{ ...ADMIN_SETTINGS, refreshToken: "" }, "'Settings.refreshToken': refreshToken is required"],
       [{ ...ADMIN_SETTINGS, clientId: undefined }, "'Settings.clientId': clientId is required"],
       [{ ...ADMIN_SETTINGS, clientSecret: 42 }, "'Settings.clientSecret': clientSecret is required"],
@@ -1101,7 +1099,10 @@ describe("Amazon source settings", () => {
     for (const res of [created, await admin("GET", `/stores/${storeId}/sources/${source.SourceId}`)]) {
       for (const secret of ["IwEBIA-seller-refresh-token", "0123456789abcdef", "secret-value-42"]) expect(res.text).not.toContain(secret);
     }
-    const row = await (await storeD1(storeId)).prepare("select settings_ciphertext from sources where id = ?").bind(source.SourceId).first<{ settings_ciphertext: string }>();
+    const row = await (await storeD1(storeId))
+      .prepare("select settings_ciphertext from sources where id = ?")
+      .bind(source.SourceId)
+      .first<{ settings_ciphertext: string }>();
     expect(row!.settings_ciphertext).not.toContain("Atzr");
     expect(row!.settings_ciphertext).not.toContain("amzn1");
   });
@@ -1111,19 +1112,32 @@ describe("Amazon source settings", () => {
     const storeId = await createStore();
     const created = await admin("POST", `/stores/${storeId}/sources`, { Type: "amazon", Name: "Amazon", Enabled: false, Settings: ADMIN_SETTINGS });
     const sourceId = (created.json.Source as { SourceId: string }).SourceId;
-    const full = { ...ADMIN_SETTINGS, baseUrl: "https://sandbox.sellingpartnerapi-eu.amazon.com", tokenUrl: "https://api.amazon.com/auth/o2/token", sellerId: "A2EXAMPLE", cancelReason: "NoInventory", carrierCodes: ["DHL"] };
+    const full = {
+      ...ADMIN_SETTINGS,
+      baseUrl: "https://sandbox.sellingpartnerapi-eu.amazon.com",
+      tokenUrl: "https://api.amazon.com/auth/o2/token",
+      sellerId: "A2EXAMPLE",
+      cancelReason: "NoInventory",
+      carrierCodes: ["DHL"],
+    };
     const failures: string[] = [];
     const statuses = new Set<number>();
     for (let i = 0; i < 200; i++) {
       const fuzzed = f.chance(0.8) ? f.mutate(full) : f.value();
       const res = f.chance(0.5)
-        ? await send(failures, adminSent("POST", `/stores/${storeId}/sources`, toJson({ Type: "amazon", Name: `A${i}`, Enabled: false, Settings: fuzzed }), "application/json"))
+        ? await send(
+            failures,
+            adminSent("POST", `/stores/${storeId}/sources`, toJson({ Type: "amazon", Name: `A${i}`, Enabled: false, Settings: fuzzed }), "application/json"),
+          )
         : await send(failures, adminSent("PATCH", `/stores/${storeId}/sources/${sourceId}`, toJson({ Settings: fuzzed, Enabled: false }), "application/json"));
       statuses.add(res.status);
     }
     expectNoFailures(failures);
     expect([...statuses].sort()).toEqual([200, 400]);
-    const enabled = await (await storeD1(storeId)).prepare("select count(*) as n from sources where store_id = ? and enabled = 1").bind(storeId).first<{ n: number }>();
+    const enabled = await (await storeD1(storeId))
+      .prepare("select count(*) as n from sources where store_id = ? and enabled = 1")
+      .bind(storeId)
+      .first<{ n: number }>();
     expect(enabled?.n).toBe(0);
   }, 60_000);
 });

@@ -33,7 +33,13 @@ function setup() {
   const connector = createAmazonConnector(
     {
       sourceId: "source-1",
-      settings: { refreshToken: AMAZON_FAKE_REFRESH_TOKEN, clientId: AMAZON_FAKE_CLIENT_ID, clientSecret: AMAZON_FAKE_CLIENT_SECRET, region: "na", marketplaceIds: ["A2Q3Y263D00KWC", "ATVPDKIKX0DER", "A1F83G8C2ARO7P"] },
+      settings: {
+        refreshToken: AMAZON_FAKE_REFRESH_TOKEN,
+        clientId: AMAZON_FAKE_CLIENT_ID,
+        clientSecret: AMAZON_FAKE_CLIENT_SECRET,
+        region: "na",
+        marketplaceIds: ["A2Q3Y263D00KWC", "ATVPDKIKX0DER", "A1F83G8C2ARO7P"],
+      },
       fetch: fake.fetch,
       now,
     },
@@ -74,7 +80,9 @@ function ship(order: DeliveryOrder, shipmentId: string, trackingNumber: string, 
 /** packageReferenceId, trackingNumber and orderItemId:quantity of each confirmShipment, read from its body. */
 function confirmed(fake: AmazonFake): string[] {
   return fake.apiRequests("confirmShipment").map((r) => {
-    const body = JSON.parse(r.rawBody) as { packageDetail: { packageReferenceId: string; trackingNumber: string; orderItems: { orderItemId: string; quantity: number }[] } };
+    const body = JSON.parse(r.rawBody) as {
+      packageDetail: { packageReferenceId: string; trackingNumber: string; orderItems: { orderItemId: string; quantity: number }[] };
+    };
     const d = body.packageDetail;
     return `${r.status} ${d.packageReferenceId} ${d.trackingNumber} ${d.orderItems.map((i) => `${i.orderItemId}:${i.quantity}`).join(",")}`;
   });
@@ -88,14 +96,20 @@ describe("Amazon ships by package", () => {
     expect(first).toEqual({ state: "delivered", reference: "1" });
     const earlier: EarlierDelivery[] = [{ kind: "ship", state: "delivered", reference: "1", shipmentId: "shp_1" }];
     const second = await connector.ship(
-      ship(order, "shp_2", "1Z0000000000000002", [{ sourceLineId: A, quantity: 1 }, { sourceLineId: B, quantity: 2 }], earlier),
+      ship(
+        order,
+        "shp_2",
+        "1Z0000000000000002",
+        [
+          { sourceLineId: A, quantity: 1 },
+          { sourceLineId: B, quantity: 2 },
+        ],
+        earlier,
+      ),
     );
     expect(second).toEqual({ state: "delivered", reference: "2" });
 
-    expect(confirmed(fake)).toEqual([
-      `204 1 1Z0000000000000001 ${A}:2`,
-      `204 2 1Z0000000000000002 ${A}:1,${B}:2`,
-    ]);
+    expect(confirmed(fake)).toEqual([`204 1 1Z0000000000000001 ${A}:2`, `204 2 1Z0000000000000002 ${A}:1,${B}:2`]);
     expect(fake.apiRequests("confirmShipment").map((r) => r.path)).toEqual([
       `/orders/v0/orders/${ORDER}/shipmentConfirmation`,
       `/orders/v0/orders/${ORDER}/shipmentConfirmation`,
@@ -124,7 +138,10 @@ describe("Amazon ships by package", () => {
   it("a correction of a shipment delivered before packages (no shipmentId) edits package 1, not a second package", async () => {
     const { fake, connector, window } = setup();
     const order = deliveryOrder(await imported(connector, window()));
-    const whole = [{ sourceLineId: A, quantity: 3 }, { sourceLineId: B, quantity: 2 }];
+    const whole = [
+      { sourceLineId: A, quantity: 3 },
+      { sourceLineId: B, quantity: 2 },
+    ];
     await connector.ship(ship(order, "shp_1", "1Z0000000000000001", whole));
     const legacy: EarlierDelivery[] = [{ kind: "ship", state: "delivered", reference: null }];
     expect(await connector.ship(ship(order, "shp_9", "1Z0000000000000009", whole, legacy))).toEqual({ state: "delivered", reference: "1" });
@@ -189,9 +206,9 @@ describe("Amazon lines in", () => {
       ["12345678901234", 2, 0],
       ["12345678901235", 1, 0],
     ]);
-    expect(us.shipments?.map((s) => [s.sourceShipmentId, s.trackingNumber, s.carrier, s.lines.map((l) => `${l.sourceLineId}:${l.quantity}`).join(",")])).toEqual([
-      ["PKG-2024-001", "1Z999AA1234567890", "UPS", "12345678901234:2,12345678901235:1"],
-    ]);
+    expect(
+      us.shipments?.map((s) => [s.sourceShipmentId, s.trackingNumber, s.carrier, s.lines.map((l) => `${l.sourceLineId}:${l.quantity}`).join(",")]),
+    ).toEqual([["PKG-2024-001", "1Z999AA1234567890", "UPS", "12345678901234:2,12345678901235:1"]]);
   });
 });
 

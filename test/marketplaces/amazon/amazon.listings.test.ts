@@ -5,7 +5,14 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { MarketplaceError, type ListingUpdate } from "../../../src/marketplaces/connector";
 import { createAmazonConnector } from "../../../src/marketplaces/amazon/amazon.connector";
 import { memoryStorage } from "../../../src/marketplaces/storage";
-import { AMAZON_FAKE_CLIENT_ID, AMAZON_FAKE_CLIENT_SECRET, AMAZON_FAKE_REFRESH_TOKEN, createAmazonFake, type AmazonFake, type AmazonFakeOptions } from "./amazon-fake";
+import {
+  AMAZON_FAKE_CLIENT_ID,
+  AMAZON_FAKE_CLIENT_SECRET,
+  AMAZON_FAKE_REFRESH_TOKEN,
+  createAmazonFake,
+  type AmazonFake,
+  type AmazonFakeOptions,
+} from "./amazon-fake";
 import { AMAZON_FAKE_SELLER_ID } from "./amazon-listings-fake";
 import { storeWithToken } from "../../helpers/api";
 import { createSource, cycleAt } from "../../helpers/sync";
@@ -41,7 +48,6 @@ function setup(opts: AmazonFakeOptions = {}, settings: Record<string, unknown> =
 const update = (sku: string, quantity: number | null, price: number | null, currency = "USD"): ListingUpdate => ({ sku, quantity, price, currency });
 const patches = (fake: AmazonFake) => fake.apiRequests("patchListingsItem");
 
-
 describe("Amazon stock and price", () => {
   it("patches the offer attributes of one SKU a call, as the model and the reference README say", async () => {
     const { fake, push } = setup();
@@ -58,7 +64,11 @@ describe("Amazon stock and price", () => {
       productType: "PRODUCT",
       patches: [
         { op: "merge", path: "/attributes/fulfillment_availability", value: [{ fulfillment_channel_code: "DEFAULT", quantity: 7 }] },
-        { op: "merge", path: "/attributes/purchasable_offer", value: [{ marketplace_id: US, currency: "USD", our_price: [{ schedule: [{ value_with_tax: 19.99 }] }] }] },
+        {
+          op: "merge",
+          path: "/attributes/purchasable_offer",
+          value: [{ marketplace_id: US, currency: "USD", our_price: [{ schedule: [{ value_with_tax: 19.99 }] }] }],
+        },
       ],
     });
     expect(fake.item("MUG 1/A")).toEqual({ quantity: 7, price: 19.99, currency: "USD" });
@@ -103,7 +113,10 @@ describe("an Amazon source's cycle", () => {
     const fake = createAmazonFake({ now: () => new Date(at), rates: { patchListingsItem: 0.01 }, listings: { knownSkus: ["A", "B", "C", "D", "E", "F"] } });
     vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
     const { storeId, token } = await storeWithToken();
-    await putStock(storeId, ["A", "B", "C", "D", "E", "F", "Z"].map((Sku, i) => ({ Sku, Quantity: i + 1, Price: 20 + i })));
+    await putStock(
+      storeId,
+      ["A", "B", "C", "D", "E", "F", "Z"].map((Sku, i) => ({ Sku, Quantity: i + 1, Price: 20 + i })),
+    );
     const sourceId = await createSource(storeId, { Type: "amazon", Name: "Amazon US", Settings: SETTINGS });
 
     const first = await cycleAt(sourceId, at);
@@ -128,8 +141,15 @@ describe("an Amazon source's cycle", () => {
     await putInventory(token, [{ Sku: "B", Quantity: 40 }]);
     at += 60 * 60_000;
     await cycleAt(sourceId, at);
-    expect(patches(fake).slice(sent).map((r) => JSON.stringify(r.body))).toEqual([
-      JSON.stringify({ productType: "PRODUCT", patches: [{ op: "merge", path: "/attributes/fulfillment_availability", value: [{ fulfillment_channel_code: "DEFAULT", quantity: 40 }] }] }),
+    expect(
+      patches(fake)
+        .slice(sent)
+        .map((r) => JSON.stringify(r.body)),
+    ).toEqual([
+      JSON.stringify({
+        productType: "PRODUCT",
+        patches: [{ op: "merge", path: "/attributes/fulfillment_availability", value: [{ fulfillment_channel_code: "DEFAULT", quantity: 40 }] }],
+      }),
     ]);
   });
 });

@@ -36,66 +36,78 @@ async function amazonSource(fake: ReturnType<typeof createAmazonFake>, unshipped
 }
 
 describe("an Amazon source in sync cycles", () => {
-  it("imports the seller's orders, sets aside one it cannot map, ships one, and keeps the feed's acknowledgement and cancellation Submitted until Amazon has processed them", async () => {
-    const fake = createAmazonFake();
-    // One more order of the seller's, whose line has lost its SKU.
-    const broken = structuredClone(fake.orders.find((o) => o.orderId === "202-7654321-1098765")!);
-    broken.orderId = "202-0000000-0000001";
-    delete (broken.orderItems[0]!.product as Record<string, unknown>).sellerSku;
-    fake.orders.push(broken);
-    const { storeId, token, sourceId } = await amazonSource(fake, "202-7654321-1098765");
+  it(
+    "imports the seller's orders, sets aside one it cannot map, ships one, and keeps the feed's acknowledgement and cancellation Submitted until Amazon " +
+      "has processed them",
+    async () => {
+      const fake = createAmazonFake();
+      // One more order of the seller's, whose line has lost its SKU.
+      const broken = structuredClone(fake.orders.find((o) => o.orderId === "202-7654321-1098765")!);
+      broken.orderId = "202-0000000-0000001";
+      delete (broken.orderItems[0]!.product as Record<string, unknown>).sellerSku;
+      fake.orders.push(broken);
+      const { storeId, token, sourceId } = await amazonSource(fake, "202-7654321-1098765");
 
-    await fireCron();
-    const orders = await listOrders(token);
-    const byNumber = new Map(orders.map((o) => [o.OrderSourceOrderNumber, o]));
-    expect([...byNumber.keys()].sort()).toEqual(["123-4567890-1234567", "171-2345678-9012345", "202-7654321-1098765", "250-1234567-8901234"]);
-    const us = byNumber.get("123-4567890-1234567")!;
-    expect(us).toMatchObject({ OrderSource: "Amazon", OrderStatus: "New", SourceOrderStatus: "SHIPPED", GrandTotal: 154.99, IsMarketplacePrime: true });
-    const search = fake.apiRequests("searchOrders")[0]!;
-    expect(Date.parse(search.query.lastUpdatedBefore!)).toBeLessThanOrEqual(Date.now() - 120_000);
-    const aside = await (await storeD1(storeId)).prepare("select order_source_order_number as n, reason from set_aside_orders where source_id = ?").bind(sourceId).all();
-    expect(aside.results).toEqual([{ n: "202-0000000-0000001", reason: "Amazon order 202-0000000-0000001 item 20276543210987 has no sellerSku" }]);
+      await fireCron();
+      const orders = await listOrders(token);
+      const byNumber = new Map(orders.map((o) => [o.OrderSourceOrderNumber, o]));
+      expect([...byNumber.keys()].sort()).toEqual(["123-4567890-1234567", "171-2345678-9012345", "202-7654321-1098765", "250-1234567-8901234"]);
+      const us = byNumber.get("123-4567890-1234567")!;
+      expect(us).toMatchObject({ OrderSource: "Amazon", OrderStatus: "New", SourceOrderStatus: "SHIPPED", GrandTotal: 154.99, IsMarketplacePrime: true });
+      const search = fake.apiRequests("searchOrders")[0]!;
+      expect(Date.parse(search.query.lastUpdatedBefore!)).toBeLessThanOrEqual(Date.now() - 120_000);
+      const aside = await (await storeD1(storeId))
+        .prepare("select order_source_order_number as n, reason from set_aside_orders where source_id = ?")
+        .bind(sourceId)
+        .all();
+      expect(aside.results).toEqual([{ n: "202-0000000-0000001", reason: "Amazon order 202-0000000-0000001 item 20276543210987 has no sellerSku" }]);
 
-    // A client acknowledges the Brazilian order, cancels the British one, ships the American one
-    // and the Japanese one (which Amazon fulfils itself).
-    const br = byNumber.get("171-2345678-9012345")!;
-    const uk = byNumber.get("202-7654321-1098765")!;
-    const jp = byNumber.get("250-1234567-8901234")!;
-    expect((await call("PUT", `/v1/${token}/Orders/${br.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=SO-1`)).status).toBe(200);
-    expect((await call("PUT", `/v1/${token}/Orders/${uk.OrderId}/UpdateStatus`, { body: { OrderStatus: "Canceled" } })).status).toBe(200);
-    for (const o of [us, jp]) {
-      const res = await call("PUT", `/v1/${token}/Orders/${o.OrderId}/UpdateStatus`, {
-        body: { OrderStatus: "Shipped", ShipmentTrackingNumber: "1Z999AA10123456784", DateShipped: "2026-03-01T10:00:00Z", DestinationShippingCarrier: "UPS" },
+      // A client acknowledges the Brazilian order, cancels the British one, ships the American one
+      // and the Japanese one (which Amazon fulfils itself).
+      const br = byNumber.get("171-2345678-9012345")!;
+      const uk = byNumber.get("202-7654321-1098765")!;
+      const jp = byNumber.get("250-1234567-8901234")!;
+      expect((await call("PUT", `/v1/${token}/Orders/${br.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=SO-1`)).status).toBe(200);
+      expect((await call("PUT", `/v1/${token}/Orders/${uk.OrderId}/UpdateStatus`, { body: { OrderStatus: "Canceled" } })).status).toBe(200);
+      for (const o of [us, jp]) {
+        const res = await call("PUT", `/v1/${token}/Orders/${o.OrderId}/UpdateStatus`, {
+          body: {
+            OrderStatus: "Shipped",
+            ShipmentTrackingNumber: "1Z999AA10123456784",
+            DateShipped: "2026-03-01T10:00:00Z",
+            DestinationShippingCarrier: "UPS",
+          },
+        });
+        expect(res.status).toBe(200);
+      }
+
+      await fireCron();
+      const statusOf = async () => Object.fromEntries((await deliveries(storeId, sourceId)).map((d) => [`${d.OrderId}:${d.Kind}`, d.Status]));
+      expect(await statusOf()).toEqual({
+        [`${br.OrderId}:acknowledge`]: "submitted",
+        [`${uk.OrderId}:cancel`]: "submitted",
+        [`${us.OrderId}:ship`]: "delivered",
+        [`${jp.OrderId}:ship`]: "notApplicable",
       });
-      expect(res.status).toBe(200);
-    }
+      expect(fake.apiRequests("confirmShipment").map((r) => r.path)).toEqual(["/orders/v0/orders/123-4567890-1234567/shipmentConfirmation"]);
+      expect(fake.feeds).toHaveLength(2);
+      const rows = (await admin("GET", `/stores/${storeId}/sources/${sourceId}/deliveries`)).json.Deliveries as Record<string, unknown>[];
+      const row = (orderId: string) => rows.find((r) => r.OrderId === orderId)!;
+      expect(row(jp.OrderId).Warning).toBe("Amazon fulfils order 250-1234567-8901234 itself (FBA): only Amazon ships it, so nothing was sent");
+      expect(new Set([row(br.OrderId).Reference, row(uk.OrderId).Reference])).toEqual(new Set(fake.feeds.map((f) => f.feedId)));
 
-    await fireCron();
-    const statusOf = async () => Object.fromEntries((await deliveries(storeId, sourceId)).map((d) => [`${d.OrderId}:${d.Kind}`, d.Status]));
-    expect(await statusOf()).toEqual({
-      [`${br.OrderId}:acknowledge`]: "submitted",
-      [`${uk.OrderId}:cancel`]: "submitted",
-      [`${us.OrderId}:ship`]: "delivered",
-      [`${jp.OrderId}:ship`]: "notApplicable",
-    });
-    expect(fake.apiRequests("confirmShipment").map((r) => r.path)).toEqual(["/orders/v0/orders/123-4567890-1234567/shipmentConfirmation"]);
-    expect(fake.feeds).toHaveLength(2);
-    const rows = (await admin("GET", `/stores/${storeId}/sources/${sourceId}/deliveries`)).json.Deliveries as Record<string, unknown>[];
-    const row = (orderId: string) => rows.find((r) => r.OrderId === orderId)!;
-    expect(row(jp.OrderId).Warning).toBe("Amazon fulfils order 250-1234567-8901234 itself (FBA): only Amazon ships it, so nothing was sent");
-    expect(new Set([row(br.OrderId).Reference, row(uk.OrderId).Reference])).toEqual(new Set(fake.feeds.map((f) => f.feedId)));
+      // Amazon has not processed the feeds yet: a later cycle leaves them Submitted.
+      await fireCron();
+      expect((await statusOf())[`${br.OrderId}:acknowledge`]).toBe("submitted");
 
-    // Amazon has not processed the feeds yet: a later cycle leaves them Submitted.
-    await fireCron();
-    expect((await statusOf())[`${br.OrderId}:acknowledge`]).toBe("submitted");
-
-    await fake.processFeeds();
-    await fireCron();
-    expect(await statusOf()).toMatchObject({ [`${br.OrderId}:acknowledge`]: "delivered", [`${uk.OrderId}:cancel`]: "delivered" });
-    expect(fake.orders.find((o) => o.orderId === "202-7654321-1098765")!.fulfillment!.fulfillmentStatus).toBe("CANCELLED");
-    expect(fake.violations).toEqual([]);
-    expect(fake.throttled).toBe(0);
-  });
+      await fake.processFeeds();
+      await fireCron();
+      expect(await statusOf()).toMatchObject({ [`${br.OrderId}:acknowledge`]: "delivered", [`${uk.OrderId}:cancel`]: "delivered" });
+      expect(fake.orders.find((o) => o.orderId === "202-7654321-1098765")!.fulfillment!.fulfillmentStatus).toBe("CANCELLED");
+      expect(fake.violations).toEqual([]);
+      expect(fake.throttled).toBe(0);
+    },
+  );
 
   it("spreads a backlog larger than searchOrders' burst over later cycles, without a 429 and without holding back shipments", async () => {
     const start = Date.now();
@@ -116,9 +128,16 @@ describe("an Amazon source in sync cycles", () => {
     const sourceId = await createSource(storeId, {
       Type: "amazon",
       Name: "Amazon BR",
-      Settings: { refreshToken: AMAZON_FAKE_REFRESH_TOKEN, clientId: AMAZON_FAKE_CLIENT_ID, clientSecret: AMAZON_FAKE_CLIENT_SECRET, region: "na", marketplaceIds: ["A2Q3Y263D00KWC"] },
+      Settings: {
+        refreshToken: AMAZON_FAKE_REFRESH_TOKEN,
+        clientId: AMAZON_FAKE_CLIENT_ID,
+        clientSecret: AMAZON_FAKE_CLIENT_SECRET,
+        region: "na",
+        marketplaceIds: ["A2Q3Y263D00KWC"],
+      },
     });
-    const count = async () => (await (await storeD1(storeId)).prepare("select count(*) as n from orders where source_id = ?").bind(sourceId).first<{ n: number }>())!.n;
+    const count = async () =>
+      (await (await storeD1(storeId)).prepare("select count(*) as n from orders where source_id = ?").bind(sourceId).first<{ n: number }>())!.n;
 
     const first = await cycleAt(sourceId, start);
     expect(first.imported).toBe(2_000);

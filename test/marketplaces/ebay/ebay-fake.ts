@@ -72,7 +72,6 @@ export interface EbayFakeOptions {
   consentedScopes?: string[];
 }
 
-
 export interface FakeFulfillment {
   fulfillmentId: string;
   lineItems: { lineItemId: string; quantity: number }[];
@@ -133,7 +132,9 @@ export function fulfillmentError(errorId: number, detail?: string): { errors: un
 export function postOrderError(errorId: number, message: string, httpStatusCode: number): unknown {
   return {
     errorMessage: {
-      error: [{ errorId, domain: "cancelErrorDomain", severity: "ERROR", category: "REQUEST", message, longMessage: message, httpStatusCode: String(httpStatusCode) }],
+      error: [
+        { errorId, domain: "cancelErrorDomain", severity: "ERROR", category: "REQUEST", message, longMessage: message, httpStatusCode: String(httpStatusCode) },
+      ],
     },
   };
 }
@@ -195,7 +196,6 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     if (problems.length > 0) throw new Error(`a fake order does not fit the description: ${problems.join("; ")}`);
     orders.set(order.orderId!, clone(order));
   }
-
 
   function applyFault(fault: Fault<EbayApi>): Response {
     return faultResponse(
@@ -271,14 +271,18 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     if (!form.refresh_token) problems.push("refresh_token is required");
     const scopes = (form.scope ?? "").split(" ").filter(Boolean);
     if (scopes.length === 0) problems.push("scope is required");
-    for (const scope of scopes) if (!spec.scopes.includes(scope) && !EBAY_INVENTORY_SCOPES.includes(scope)) problems.push(`scope ${scope} is not one of the descriptions`);
+    for (const scope of scopes)
+      if (!spec.scopes.includes(scope) && !EBAY_INVENTORY_SCOPES.includes(scope)) problems.push(`scope ${scope} is not one of the descriptions`);
     if (
       scopes.length > 0 &&
       !scopes.includes(operation("createShippingFulfillment").scopes[0]!) &&
       !scopes.includes(EBAY_INVENTORY_WRITE_SCOPE) &&
       !scopes.includes(operation("issueRefund").scopes[0]!)
     ) {
-      problems.push("scope must include sell.fulfillment (createShippingFulfillment needs it), sell.inventory (bulkUpdatePriceQuantity needs it) or sell.finances (issueRefund needs it)");
+      problems.push(
+        "scope must include sell.fulfillment (createShippingFulfillment needs it), sell.inventory (bulkUpdatePriceQuantity needs it) or sell.finances " +
+          "(issueRefund needs it)",
+      );
     }
     if (problems.length > 0) return reject(`POST ${TOKEN_PATH}`, problems, "token");
     const fault = faults.take("token");
@@ -294,7 +298,11 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
       return json(400, oauthError("invalid_grant", "the provided authorization refresh token is invalid or was issued to another client"));
     }
     const refusedScope = scopes.find((scope) => opts.consentedScopes && !opts.consentedScopes.includes(scope));
-    if (refusedScope) return json(400, oauthError("invalid_scope", `the requested scope ${refusedScope} is invalid, unknown, malformed, or exceeds the scope granted to the client`));
+    if (refusedScope)
+      return json(
+        400,
+        oauthError("invalid_scope", `the requested scope ${refusedScope} is invalid, unknown, malformed, or exceeds the scope granted to the client`),
+      );
     const token = `v^1.1#i^1#f^0#fake-user-token-${tokens.length + 1}`;
     const expiresIn = opts.expiresIn ?? 7200;
     tokens.push(token);
@@ -310,7 +318,11 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
 
   function getOrders(url: URL, problems: string[]): Response {
     // The filter is checked as sent: the description asks for [ ] { | } percent-encoded.
-    const rawFilter = url.search.slice(1).split("&").find((p) => p.startsWith("filter="))?.slice("filter=".length);
+    const rawFilter = url.search
+      .slice(1)
+      .split("&")
+      .find((p) => p.startsWith("filter="))
+      ?.slice("filter=".length);
     if (rawFilter === undefined) {
       problems.push("filter is missing: getOrders would return the last 90 days instead of the changes asked for");
       return reject("GET /order", problems, "fulfillment");
@@ -394,7 +406,10 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     // A line is FULFILLED once its fulfillments hold every unit, IN_PROGRESS while some are.
     for (const line of order.lineItems ?? []) {
       if (!ids.includes(line.lineItemId!)) continue;
-      const held = [...existing, fulfillment].flatMap((f) => f.lineItems).filter((l) => l.lineItemId === line.lineItemId).reduce((n, l) => n + l.quantity, 0);
+      const held = [...existing, fulfillment]
+        .flatMap((f) => f.lineItems)
+        .filter((l) => l.lineItemId === line.lineItemId)
+        .reduce((n, l) => n + l.quantity, 0);
       line.lineItemFulfillmentStatus = held >= (line.quantity ?? 1) ? "FULFILLED" : "IN_PROGRESS";
     }
     const all = (order.lineItems ?? []).every((l) => l.lineItemFulfillmentStatus === "FULFILLED");
@@ -494,12 +509,26 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     const fault = faults.take("fulfillment", op.operationId);
     if (fault) return applyFault(fault);
     if (!tokenAlive(token)) {
-      return json(401, { errors: [{ errorId: 1001, domain: "OAuth", category: "REQUEST", message: "Invalid access token", longMessage: "Invalid access token. Check the value of the Authorization HTTP request header." }] });
+      return json(401, {
+        errors: [
+          {
+            errorId: 1001,
+            domain: "OAuth",
+            category: "REQUEST",
+            message: "Invalid access token",
+            longMessage: "Invalid access token. Check the value of the Authorization HTTP request header.",
+          },
+        ],
+      });
     }
     const scopes = tokenState.get(token!)!.scopes;
-    if (!scopes.some((s) => op.scopes.includes(s))) return reject(where, [`the token's scopes (${scopes.join(" ")}) do not include ${op.scopes.join(" or ")}`], "fulfillment");
+    if (!scopes.some((s) => op.scopes.includes(s)))
+      return reject(where, [`the token's scopes (${scopes.join(" ")}) do not include ${op.scopes.join(" or ")}`], "fulfillment");
 
-    const params = route.regex.exec(url.pathname)!.slice(1).map((p) => decodeURIComponent(p));
+    const params = route.regex
+      .exec(url.pathname)!
+      .slice(1)
+      .map((p) => decodeURIComponent(p));
     switch (op.operationId) {
       case "getOrders":
         return getOrders(url, []);
@@ -558,15 +587,23 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     }
     const isEligibility = url.pathname === POST_ORDER_PATHS.eligibility;
     const allowed = isEligibility ? ["legacyOrderId"] : ["legacyOrderId", "cancelReason", "buyerPaid", "buyerPaidDate"];
-    for (const key of Object.keys(body)) if (!allowed.includes(key)) problems.push(`body.${key} is not a field of ${isEligibility ? "OrderEligibilityCheckInfo" : "CreateCancelRequest"}`);
+    for (const key of Object.keys(body))
+      if (!allowed.includes(key)) problems.push(`body.${key} is not a field of ${isEligibility ? "OrderEligibilityCheckInfo" : "CreateCancelRequest"}`);
     if (typeof body.legacyOrderId !== "string" || body.legacyOrderId === "") problems.push("body.legacyOrderId is required");
     if (!isEligibility) {
-      if (!SELLER_CANCEL_REASONS.includes(body.cancelReason as string)) problems.push(`body.cancelReason ${JSON.stringify(body.cancelReason)} is not a seller's CancelReasonEnum value`);
+      if (!SELLER_CANCEL_REASONS.includes(body.cancelReason as string))
+        problems.push(`body.cancelReason ${JSON.stringify(body.cancelReason)} is not a seller's CancelReasonEnum value`);
       if (typeof body.buyerPaid !== "boolean") problems.push("body.buyerPaid must be a boolean");
       const paidDate = body.buyerPaidDate as { value?: unknown } | undefined;
       if (paidDate !== undefined) {
         if (body.buyerPaid !== true) problems.push("body.buyerPaidDate is only for a buyer who paid");
-        if (typeof paidDate !== "object" || paidDate === null || typeof paidDate.value !== "string" || !EBAY_DATE.test(paidDate.value) || Object.keys(paidDate).some((k) => k !== "value" && k !== "formattedValue")) {
+        if (
+          typeof paidDate !== "object" ||
+          paidDate === null ||
+          typeof paidDate.value !== "string" ||
+          !EBAY_DATE.test(paidDate.value) ||
+          Object.keys(paidDate).some((k) => k !== "value" && k !== "formattedValue")
+        ) {
           problems.push(`body.buyerPaidDate must be a DateTime {value: "YYYY-MM-DDThh:mm:ss.sssZ"}, got ${JSON.stringify(paidDate)}`);
         }
       }
@@ -586,7 +623,15 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     order.cancelStatus = {
       cancelState: "CANCELED",
       cancelledDate: now().toISOString(),
-      cancelRequests: [{ cancelInitiator: "Seller", cancelReason: body.cancelReason, cancelRequestId: cancelId, cancelRequestState: "COMPLETED", cancelRequestedDate: now().toISOString() }],
+      cancelRequests: [
+        {
+          cancelInitiator: "Seller",
+          cancelReason: body.cancelReason,
+          cancelRequestId: cancelId,
+          cancelRequestState: "COMPLETED",
+          cancelRequestedDate: now().toISOString(),
+        },
+      ],
     };
     order.lastModifiedDate = now().toISOString();
     return json(200, { cancelId, orderEligibilityResult: result });
@@ -598,7 +643,11 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
     const isToken = form !== null;
     const isPostOrder = url.pathname === POST_ORDER_PATHS.eligibility || url.pathname === POST_ORDER_PATHS.create;
     if (!isToken && listings.handles(url.pathname)) {
-      const recorded: RecordedRequest = { ...received.recorded, api: "inventory", operationId: url.pathname.endsWith("/offer") ? "getOffers" : "bulkUpdatePriceQuantity" };
+      const recorded: RecordedRequest = {
+        ...received.recorded,
+        api: "inventory",
+        operationId: url.pathname.endsWith("/offer") ? "getOffers" : "bulkUpdatePriceQuantity",
+      };
       requests.push(recorded);
       const problems: string[] = [];
       checkAccept(request.headers, problems);

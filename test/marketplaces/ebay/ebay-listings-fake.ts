@@ -86,7 +86,13 @@ export function ebayListingsFake(now: () => Date, opts: EbayListingsOptions, vio
     return json(200, body);
   }
 
-  type BulkBody = { requests?: { sku?: string; shipToLocationAvailability?: { quantity?: number }; offers?: { offerId?: string; price?: { value?: string; currency?: string }; availableQuantity?: number }[] }[] };
+  type BulkBody = {
+    requests?: {
+      sku?: string;
+      shipToLocationAvailability?: { quantity?: number };
+      offers?: { offerId?: string; price?: { value?: string; currency?: string }; availableQuantity?: number }[];
+    }[];
+  };
 
   function bulkProblems(body: BulkBody): string[] {
     const requests = body.requests ?? [];
@@ -97,10 +103,11 @@ export function ebayListingsFake(now: () => Date, opts: EbayListingsOptions, vio
     requests.forEach((r, i) => {
       if (r.shipToLocationAvailability && r.sku === undefined) problems.push(`requests[${i}].sku is required with shipToLocationAvailability`);
       const q = r.shipToLocationAvailability?.quantity;
-      if (r.shipToLocationAvailability && (!Number.isInteger(q) || q! < 0)) problems.push(`requests[${i}].shipToLocationAvailability.quantity must be a whole number >= 0`);
+      if (r.shipToLocationAvailability && (!Number.isInteger(q) || q! < 0))
+        problems.push(`requests[${i}].shipToLocationAvailability.quantity must be a whole number >= 0`);
       if (r.sku !== undefined && skus.has(r.sku)) problems.push(`requests[${i}].sku ${r.sku} is named twice`);
       if (r.sku !== undefined) skus.add(r.sku);
-      if (!r.shipToLocationAvailability && !(r.offers?.length)) problems.push(`requests[${i}] updates nothing`);
+      if (!r.shipToLocationAvailability && !r.offers?.length) problems.push(`requests[${i}] updates nothing`);
       const ids = new Set<string>();
       (r.offers ?? []).forEach((o, j) => {
         if (!o.offerId) problems.push(`requests[${i}].offers[${j}].offerId is required`);
@@ -110,7 +117,8 @@ export function ebayListingsFake(now: () => Date, opts: EbayListingsOptions, vio
         if (o.price && (typeof o.price.value !== "string" || !/^\d+(\.\d+)?$/.test(o.price.value) || !o.price.currency)) {
           problems.push(`requests[${i}].offers[${j}].price needs value (a decimal string) and currency`);
         }
-        if (o.offerId && r.sku !== undefined && offers.has(o.offerId) && offers.get(o.offerId) !== r.sku) problems.push(`requests[${i}].offers[${j}] is an offer of another SKU than ${r.sku}`);
+        if (o.offerId && r.sku !== undefined && offers.has(o.offerId) && offers.get(o.offerId) !== r.sku)
+          problems.push(`requests[${i}].offers[${j}] is an offer of another SKU than ${r.sku}`);
       });
     });
     return problems;
@@ -132,7 +140,12 @@ export function ebayListingsFake(now: () => Date, opts: EbayListingsOptions, vio
       for (const o of r.offers ?? []) {
         const offerSku = offers.get(o.offerId!);
         if (offerSku === undefined || unpublished.has(offerSku)) {
-          responses.push({ ...(offerSku !== undefined && { sku: offerSku }), offerId: o.offerId, statusCode: 400, errors: [inventoryError(25713, `This Offer is not available : ${o.offerId}.`)] });
+          responses.push({
+            ...(offerSku !== undefined && { sku: offerSku }),
+            offerId: o.offerId,
+            statusCode: 400,
+            errors: [inventoryError(25713, `This Offer is not available : ${o.offerId}.`)],
+          });
           continue;
         }
         if (o.price) items.set(offerSku, { ...items.get(offerSku), price: o.price.value, currency: o.price.currency });
@@ -153,10 +166,12 @@ export function ebayListingsFake(now: () => Date, opts: EbayListingsOptions, vio
       const where = `${request.method} ${url.pathname}`;
       if (request.method !== op.method) return reject(where, [`the description has ${op.method} only`]);
       const problems: string[] = [];
-      if (tokenScopes && !tokenScopes.some((s) => op.scopes.includes(s))) problems.push(`the token's scopes (${tokenScopes.join(" ")}) do not include ${op.scopes.join(" or ")}`);
+      if (tokenScopes && !tokenScopes.some((s) => op.scopes.includes(s)))
+        problems.push(`the token's scopes (${tokenScopes.join(" ")}) do not include ${op.scopes.join(" or ")}`);
       for (const header of op.requiredHeaders) {
         const value = request.headers.get(header) ?? "";
-        if (header.toLowerCase() === "content-type" ? value.split(";")[0]?.trim() !== "application/json" : !value) problems.push(`header ${header} is required (application/json)`);
+        if (header.toLowerCase() === "content-type" ? value.split(";")[0]?.trim() !== "application/json" : !value)
+          problems.push(`header ${header} is required (application/json)`);
       }
       for (const p of op.queryParams) if (p.required && !url.searchParams.has(p.name)) problems.push(`query parameter ${p.name} is required`);
       for (const name of new Set(url.searchParams.keys())) {
@@ -183,7 +198,17 @@ export function ebayListingsFake(now: () => Date, opts: EbayListingsOptions, vio
         callsInWindow = 0;
       }
       if (opts.callsPerMinute !== undefined && ++callsInWindow > opts.callsPerMinute) {
-        return json(429, { errors: [{ errorId: 2001, domain: "ACCESS", category: "REQUEST", message: "Too many requests", longMessage: "The request limit has been reached for the resource." }] });
+        return json(429, {
+          errors: [
+            {
+              errorId: 2001,
+              domain: "ACCESS",
+              category: "REQUEST",
+              message: "Too many requests",
+              longMessage: "The request limit has been reached for the resource.",
+            },
+          ],
+        });
       }
       return op.operationId === "getOffers" ? getOffers(url) : bulk(body as BulkBody);
     },

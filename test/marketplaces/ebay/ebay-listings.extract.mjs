@@ -33,7 +33,8 @@ function operation(path, method) {
   const params = op.parameters ?? [];
   const errors = {};
   for (const [status, r] of Object.entries(op.responses)) {
-    for (const [id, e] of Object.entries(r["x-response-codes"]?.errors ?? {})) errors[id] = { status: Number(status), category: e.category, message: e.description };
+    for (const [id, e] of Object.entries(r["x-response-codes"]?.errors ?? {}))
+      errors[id] = { status: Number(status), category: e.category, message: e.description };
   }
   const body = op.requestBody?.content["application/json"];
   const ok = op.responses["200"].content["application/json"];

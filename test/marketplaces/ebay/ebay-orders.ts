@@ -25,7 +25,16 @@ export interface SampleOrder {
   lines: SampleLine[];
   salesRecordReference?: string;
   buyer?: string;
-  shipTo?: { fullName: string; addressLine1: string; addressLine2?: string; city: string; stateOrProvince?: string; postalCode?: string; countryCode: string; companyName?: string } | null;
+  shipTo?: {
+    fullName: string;
+    addressLine1: string;
+    addressLine2?: string;
+    city: string;
+    stateOrProvince?: string;
+    postalCode?: string;
+    countryCode: string;
+    companyName?: string;
+  } | null;
   shippingServiceCode?: string;
   shippingCarrierCode?: string;
   paid?: boolean;
@@ -62,9 +71,7 @@ export function sampleOrder(o: SampleOrder): EbayOrder {
       quantity: l.quantity,
       lineItemCost: money(cost / 100, currency),
       total: money((cost - promo + ship + t) / 100, currency),
-      appliedPromotions: promo
-        ? [{ description: "10% off", discountAmount: money(promo / 100, currency), promotionId: `PROMO-${l.lineItemId}` }]
-        : [],
+      appliedPromotions: promo ? [{ description: "10% off", discountAmount: money(promo / 100, currency), promotionId: `PROMO-${l.lineItemId}` }] : [],
       taxes: t ? [{ amount: money(t / 100, currency) }] : [],
       deliveryCost: { shippingCost: money(ship / 100, currency) },
       lineItemFulfillmentStatus: "NOT_STARTED",
@@ -133,7 +140,7 @@ export function sampleOrder(o: SampleOrder): EbayOrder {
                   primaryPhone: { phoneNumber: "4155550199" },
                   contactAddress: {
                     addressLine1: o.shipTo?.addressLine1 ?? "2145 Hamilton Ave",
-                    ...(o.shipTo?.addressLine2 ?? "Unit 4" ? { addressLine2: o.shipTo?.addressLine2 ?? "Unit 4" } : {}),
+                    ...((o.shipTo?.addressLine2 ?? "Unit 4") ? { addressLine2: o.shipTo?.addressLine2 ?? "Unit 4" } : {}),
                     city: o.shipTo?.city ?? "San Jose",
                     stateOrProvince: o.shipTo?.stateOrProvince ?? "CA",
                     postalCode: o.shipTo?.postalCode ?? "95125",

@@ -80,7 +80,6 @@ function setup(options: { orders?: ReturnType<typeof sampleOrder>[]; settings?: 
 
 const importAll = (connector: Connector, window = WINDOW, between?: (page: number) => void) => importPages(connector, window, { between });
 
-
 let nextId = 1;
 function shipDelivery(
   order: ImportedOrder,
@@ -279,7 +278,12 @@ describe("eBay import (getOrders)", () => {
     expect(seen.has(orderIdOf(201))).toBe(true);
     // Page 2 answers a total of 449 instead of 450: the connector steps back one place and reads on.
     expect(fake.requestsOf("fulfillment").map((c) => new URLSearchParams(c.rawQuery).get("offset"))).toEqual(["0", "200", "199", "399"]);
-    expect(pages.at(-1)!.orders.map((o) => o.sourceOrderNumber).at(-1)).toBe(orderIdOf(450));
+    expect(
+      pages
+        .at(-1)!
+        .orders.map((o) => o.sourceOrderNumber)
+        .at(-1),
+    ).toBe(orderIdOf(450));
     expect(fake.violations).toEqual([]);
   });
 
@@ -299,7 +303,16 @@ describe("eBay import (getOrders)", () => {
       modified: new Date("2026-02-28T10:00:00.000Z"),
       salesRecordReference: "1042",
       buyer: "ana_buys",
-      shipTo: { fullName: "Ana Maria Souza", companyName: "Souza Imports", addressLine1: "2145 Hamilton Ave", addressLine2: "Unit 4", city: "San Jose", stateOrProvince: "CA", postalCode: "95125", countryCode: "US" },
+      shipTo: {
+        fullName: "Ana Maria Souza",
+        companyName: "Souza Imports",
+        addressLine1: "2145 Hamilton Ave",
+        addressLine2: "Unit 4",
+        city: "San Jose",
+        stateOrProvince: "CA",
+        postalCode: "95125",
+        countryCode: "US",
+      },
       shippingServiceCode: "UPSGround",
       shippingCarrierCode: "UPS",
       lines: [
@@ -346,7 +359,16 @@ describe("eBay import (getOrders)", () => {
         grandTotal: 35.75,
         items: [
           { sourceLineId: "10000000001", sku: "MUG-RED", name: "Red mug", quantity: 2, unitPrice: 12.5, saleTaxCost: 2, discount: "2.50", quantityShipped: 0 },
-          { sourceLineId: "10000000002", sku: "110554433221", name: "Blue plate", quantity: 1, unitPrice: 7.25, saleTaxCost: 0, discount: "0.00", quantityShipped: 0 },
+          {
+            sourceLineId: "10000000002",
+            sku: "110554433221",
+            name: "Blue plate",
+            quantity: 1,
+            unitPrice: 7.25,
+            saleTaxCost: 0,
+            discount: "0.00",
+            quantityShipped: 0,
+          },
         ],
         sourceData: { legacyOrderId: "01-03955-36441", buyerPaid: "true", buyerPaidDate: "2026-02-28T09:16:02.768Z" },
       },
@@ -369,7 +391,11 @@ describe("eBay import (getOrders)", () => {
     const fixed = structuredClone(aside.record) as ReturnType<typeof sampleOrder>;
     fixed.fulfillmentStartInstructions = orderAt(2).fulfillmentStartInstructions;
     expect((connector.remap(fixed) as ImportedOrder).shipTo.city).toBe("San Jose");
-    expect(connector.remap("not an order")).toEqual({ sourceOrderNumber: "", reason: "eBay order (no orderId): it is not a JSON object", record: "not an order" });
+    expect(connector.remap("not an order")).toEqual({
+      sourceOrderNumber: "",
+      reason: "eBay order (no orderId): it is not a JSON object",
+      record: "not an order",
+    });
     expect(fake.violations).toEqual([]);
   });
 
@@ -409,7 +435,22 @@ describe("eBay import (getOrders)", () => {
     const down = await rejection(connector.fetchOrders(WINDOW, null));
     expect([down.status, down.retryable, down.message]).toEqual([500, true, "eBay 500 on getOrders: 30500 System error"]);
 
-    fake.failNext({ target: "fulfillment", status: 429, body: { errors: [{ errorId: 2001, domain: "ACCESS", category: "REQUEST", message: "Too many requests.", longMessage: "The request limit has been reached for the resource." }] }, headers: { "Retry-After": "120" } });
+    fake.failNext({
+      target: "fulfillment",
+      status: 429,
+      body: {
+        errors: [
+          {
+            errorId: 2001,
+            domain: "ACCESS",
+            category: "REQUEST",
+            message: "Too many requests.",
+            longMessage: "The request limit has been reached for the resource.",
+          },
+        ],
+      },
+      headers: { "Retry-After": "120" },
+    });
     const throttled = await rejection(connector.fetchOrders(WINDOW, null));
     expect([throttled.status, throttled.retryable, throttled.retryAfterMs]).toEqual([429, true, 120_000]);
     expect(throttled.message).toBe("eBay 429 on getOrders: 2001 Too many requests. (The request limit has been reached for the resource.)");
@@ -428,7 +469,10 @@ describe("eBay import (getOrders)", () => {
 
   // eBay's pages are offsets: one that names its own offset again is read as the next offset.
   it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
-    for (const [repeating, expected] of [[true, ["200/1000000", "201/1000000", "202/1000000"]], [false, ["200/1000000", "400/1000000", "600/1000000"]]] as const) {
+    for (const [repeating, expected] of [
+      [true, ["200/1000000", "201/1000000", "202/1000000"]],
+      [false, ["200/1000000", "400/1000000", "600/1000000"]],
+    ] as const) {
       const { fake, connector } = setup();
       fake.failNext(ebayPagesForEver(repeating));
       const cursors: (string | null)[] = [];
@@ -533,7 +577,10 @@ describe("eBay shipping (createShippingFulfillment)", () => {
     const { fake, connector } = setup();
     const order = await importedOne(connector);
     const noCarrier = await rejection(connector.ship(shipDelivery(order, { carrier: null })));
-    expect([noCarrier.retryable, noCarrier.message]).toEqual([false, "eBay needs the carrier with a tracking number (shippingCarrierCode and trackingNumber go together)"]);
+    expect([noCarrier.retryable, noCarrier.message]).toEqual([
+      false,
+      "eBay needs the carrier with a tracking number (shippingCarrierCode and trackingNumber go together)",
+    ]);
     const odd = await rejection(connector.ship(shipDelivery(order, { trackingNumber: "AB/123#4" })));
     expect(odd.message).toBe('eBay takes tracking numbers of letters and digits only; "AB/123#4" has other characters');
     expect(fake.requestsOf("fulfillment").filter((r) => r.method === "POST")).toEqual([]);
@@ -544,7 +591,9 @@ describe("eBay shipping (createShippingFulfillment)", () => {
     const order = await importedOne(connector);
     const first = await connector.ship(shipDelivery(order, { trackingNumber: "9400111899223197428490" }));
     const second = await connector.ship(
-      shipDelivery(order, { trackingNumber: "9400111899223197428507" }, [{ kind: "ship", state: "delivered", reference: first.state === "delivered" ? (first.reference ?? null) : null }]),
+      shipDelivery(order, { trackingNumber: "9400111899223197428507" }, [
+        { kind: "ship", state: "delivered", reference: first.state === "delivered" ? (first.reference ?? null) : null },
+      ]),
     );
 
     expect(second).toEqual({
@@ -683,9 +732,17 @@ describe("eBay cancellation (Post-Order API)", () => {
     const order = await importedOne(connector);
     fake.failNext({ target: "postOrder", status: 500, body: postOrderError(1000, "Internal error. Please wait a few minutes and try the call again.", 500) });
     const down = await rejection(connector.cancel(cancelDelivery(order)));
-    expect([down.status, down.retryable, down.message]).toEqual([500, true, "eBay 500 on check_eligibility: 1000 Internal error. Please wait a few minutes and try the call again."]);
+    expect([down.status, down.retryable, down.message]).toEqual([
+      500,
+      true,
+      "eBay 500 on check_eligibility: 1000 Internal error. Please wait a few minutes and try the call again.",
+    ]);
 
-    fake.failNext({ target: "postOrder", status: 200, body: { legacyOrderId: orderIdOf(1), eligible: true, eligibleCancelReason: ["OUT_OF_STOCK_OR_CANNOT_FULFILL"] } });
+    fake.failNext({
+      target: "postOrder",
+      status: 200,
+      body: { legacyOrderId: orderIdOf(1), eligible: true, eligibleCancelReason: ["OUT_OF_STOCK_OR_CANNOT_FULFILL"] },
+    });
     fake.failNext({ target: "postOrder", status: 400, body: postOrderError(1502, "The order is not in a valid state for cancellation.", 400) });
     const refused = await rejection(connector.cancel(cancelDelivery(order)));
     expect([refused.status, refused.retryable, refused.message]).toEqual([
@@ -778,7 +835,11 @@ describe("the fake eBay holds requests to the description", () => {
         body: JSON.stringify({ lineItems: [{ lineItemId: "10000000010", quantity: "1" }], shippedDate: "2026-03-01T10:30:00.000Z", carrier: "UPS" }),
       }),
       await fake.fetch(`${base}/order/${orderIdOf(1)}/shipping_fulfillment`, { method: "POST", headers: bearer, body: "{}" }),
-      await fake.fetch(`${base}/order/${orderIdOf(1)}/issue_refund`, { method: "POST", headers: { ...bearer, "Content-Type": "application/json" }, body: "{}" }),
+      await fake.fetch(`${base}/order/${orderIdOf(1)}/issue_refund`, {
+        method: "POST",
+        headers: { ...bearer, "Content-Type": "application/json" },
+        body: "{}",
+      }),
       await fake.fetch("https://api.ebay.com/post-order/v2/cancellation", {
         method: "POST",
         headers: { ...bearer, "Content-Type": "application/json", "X-EBAY-C-MARKETPLACE-ID": "EBAY_US" },
@@ -797,7 +858,8 @@ describe("the fake eBay holds requests to the description", () => {
       `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/shipping_fulfillment: body.lineItems[0].quantity: expected an int32, got "1"`,
       `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/shipping_fulfillment: body.carrier: not a field of the description`,
       `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/shipping_fulfillment: Content-Type must be application/json, got text/plain;charset=UTF-8`,
-      `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/issue_refund: the token's scopes (https://api.ebay.com/oauth/api_scope/sell.fulfillment) do not include https://api.ebay.com/oauth/api_scope/sell.finances`,
+      `POST /sell/fulfillment/v1/order/${orderIdOf(1)}/issue_refund: the token's scopes (https://api.ebay.com/oauth/api_scope/sell.fulfillment) do not ` +
+        `include https://api.ebay.com/oauth/api_scope/sell.finances`,
       "POST /post-order/v2/cancellation: X-EBAY-C-MARKETPLACE-ID must be one of EBAY-US, EBAY-UK, EBAY-DE, got EBAY_US",
       'POST /post-order/v2/cancellation: body.cancelReason "FOUND_CHEAPER_PRICE" is not a seller\'s CancelReasonEnum value',
       'POST /post-order/v2/cancellation: body.buyerPaidDate must be a DateTime {value: "YYYY-MM-DDThh:mm:ss.sssZ"}, got "2026-02-28"',
@@ -810,7 +872,17 @@ describe("the fake eBay holds requests to the description", () => {
     const missing = await fake.fetch("https://api.ebay.com/sell/fulfillment/v1/order/99-99999-99999", { headers: { Authorization: `Bearer ${token}` } });
     expect([missing.status, await missing.json()]).toEqual([
       404,
-      { errors: [{ errorId: 32100, domain: "API_FULFILLMENT", category: "REQUEST", message: "Invalid Order Id: 99-99999-99999", longMessage: "Invalid Order Id: 99-99999-99999" }] },
+      {
+        errors: [
+          {
+            errorId: 32100,
+            domain: "API_FULFILLMENT",
+            category: "REQUEST",
+            message: "Invalid Order Id: 99-99999-99999",
+            longMessage: "Invalid Order Id: 99-99999-99999",
+          },
+        ],
+      },
     ]);
     const unknown = await fake.fetch("https://api.ebay.com/post-order/v2/cancellation/check_eligibility", {
       method: "POST",
@@ -846,10 +918,18 @@ describe("fuzz: eBay answering nonsense", () => {
     let mapped = 0;
     let setAsideCount = 0;
     for (let page = 0; page < 40; page++) {
-      const records = Array.from({ length: 10 }, (_, i) => deepMutate(orderAt(page * 10 + i, { lines: [
-        { lineItemId: `${page}${i}1`, quantity: 2, unitPrice: "3.10", tax: "0.50", promotion: "0.20", shipping: "1.00" },
-        { lineItemId: `${page}${i}2`, quantity: 1, unitPrice: "4.00" },
-      ] }), f, 0.08));
+      const records = Array.from({ length: 10 }, (_, i) =>
+        deepMutate(
+          orderAt(page * 10 + i, {
+            lines: [
+              { lineItemId: `${page}${i}1`, quantity: 2, unitPrice: "3.10", tax: "0.50", promotion: "0.20", shipping: "1.00" },
+              { lineItemId: `${page}${i}2`, quantity: 1, unitPrice: "4.00" },
+            ],
+          }),
+          f,
+          0.08,
+        ),
+      );
       const plain = f.chance(0.9);
       const body = plain ? { total: records.length, orders: records } : deepMutate({ total: 10, orders: records, next: "?offset=10" }, f, 0.3);
       fake.failNext({ target: "fulfillment", status: 200, body });
@@ -863,8 +943,10 @@ describe("fuzz: eBay answering nonsense", () => {
         for (const o of result.orders) {
           const numbers = [o.subTotal, o.shippingTotal, o.grandTotal, ...o.items.flatMap((i) => [i.unitPrice, i.saleTaxCost, Number(i.discount)])];
           if (!numbers.every(Number.isFinite)) problems.push(`${o.sourceOrderNumber}: a number is not finite`);
-          if (!o.items.every((i) => Number.isInteger(i.quantity) && i.quantity > 0 && i.sku.trim() && i.name.trim())) problems.push(`${o.sourceOrderNumber}: an item is not storable`);
-          if (!o.shipTo.firstName || !o.shipTo.street1 || !o.shipTo.city || !o.shipTo.country || !o.shippingMethod) problems.push(`${o.sourceOrderNumber}: required text is blank`);
+          if (!o.items.every((i) => Number.isInteger(i.quantity) && i.quantity > 0 && i.sku.trim() && i.name.trim()))
+            problems.push(`${o.sourceOrderNumber}: an item is not storable`);
+          if (!o.shipTo.firstName || !o.shipTo.street1 || !o.shipTo.city || !o.shipTo.country || !o.shippingMethod)
+            problems.push(`${o.sourceOrderNumber}: required text is blank`);
           if (Number.isNaN(o.createdAt.getTime())) problems.push(`${o.sourceOrderNumber}: createdAt is not a date`);
           if (typeof o.sourceData?.legacyOrderId !== "string" || o.sourceData.legacyOrderId === "") problems.push(`${o.sourceOrderNumber}: no legacyOrderId`);
         }
@@ -884,7 +966,15 @@ describe("fuzz: eBay settings", () => {
   it("answers 300 malformed eBay sources and PATCH merges without a 5xx, storing only valid settings", async () => {
     const f = fuzzer(5_550_101);
     const storeId = await createStore("Fuzz eBay sources");
-    const valid = { clientId: "id", clientSecret: "secret", refreshToken: "v^1.1#r", marketplaceId: "EBAY_US", baseUrl: "https://api.sandbox.ebay.com", tokenUrl: "https://api.sandbox.ebay.com/identity/v1/oauth2/token", cancelReason: "ADDRESS_ISSUES" };
+    const valid = {
+      clientId: "id",
+      clientSecret: "secret",
+      refreshToken: "v^1.1#r",
+      marketplaceId: "EBAY_US",
+      baseUrl: "https://api.sandbox.ebay.com",
+      tokenUrl: "https://api.sandbox.ebay.com/identity/v1/oauth2/token",
+      cancelReason: "ADDRESS_ISSUES",
+    };
     const created = await admin("POST", `/stores/${storeId}/sources`, { Type: "ebay", Name: "eBay", Enabled: false, Settings: valid });
     expect(created.status).toBe(200);
     const sourceId = (created.json.Source as { SourceId: string }).SourceId;
@@ -894,7 +984,10 @@ describe("fuzz: eBay settings", () => {
       const settings = f.chance(0.85) ? f.mutate(valid) : f.value();
       const ct = f.contentType();
       if (f.chance(0.5)) {
-        const res = await send(failures, adminSent("POST", `/stores/${storeId}/sources`, toJson({ Type: "ebay", Name: `E${i}`, Enabled: false, Settings: settings }), ct));
+        const res = await send(
+          failures,
+          adminSent("POST", `/stores/${storeId}/sources`, toJson({ Type: "ebay", Name: `E${i}`, Enabled: false, Settings: settings }), ct),
+        );
         if (res.status === 200) accepted++;
       } else {
         await send(failures, adminSent("PATCH", `/stores/${storeId}/sources/${sourceId}`, toJson({ Settings: settings }), ct));

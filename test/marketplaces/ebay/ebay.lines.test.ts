@@ -88,7 +88,18 @@ describe("eBay ships by package", () => {
     });
     expect(lineStatus(fake)).toEqual([`${A}:IN_PROGRESS`, `${B}:NOT_STARTED`]);
     const earlier: EarlierDelivery[] = [{ kind: "ship", state: "delivered", reference: "1Z0000000000000001", shipmentId: "shp_1" }];
-    await connector.ship(ship(order, "shp_2", "1Z0000000000000002", [{ sourceLineId: A, quantity: 1 }, { sourceLineId: B, quantity: 1 }], earlier));
+    await connector.ship(
+      ship(
+        order,
+        "shp_2",
+        "1Z0000000000000002",
+        [
+          { sourceLineId: A, quantity: 1 },
+          { sourceLineId: B, quantity: 1 },
+        ],
+        earlier,
+      ),
+    );
 
     expect(fulfilments(fake)).toEqual([`201 1Z0000000000000001 ${A}:2`, `201 1Z0000000000000002 ${A}:1,${B}:1`]);
     expect(lineStatus(fake)).toEqual([`${A}:FULFILLED`, `${B}:FULFILLED`]);

@@ -29,7 +29,6 @@ const update = (sku: string, quantity: number | null, price: number | null, curr
 const bulkCalls = (fake: EbayFake) => fake.requestsOf("inventory").filter((r) => r.operationId === "bulkUpdatePriceQuantity");
 const offerCalls = (fake: EbayFake) => fake.requestsOf("inventory").filter((r) => r.operationId === "getOffers");
 
-
 describe("eBay stock and price", () => {
   it("sends quantities and prices of many SKUs in one bulkUpdatePriceQuantity, prices to the published offers getOffers names", async () => {
     const { fake, push } = setup();
@@ -46,9 +45,14 @@ describe("eBay stock and price", () => {
     expect(bulk!.method).toBe("POST");
     expect(bulk!.path).toBe("/sell/inventory/v1/bulk_update_price_quantity");
     expect(bulk!.headers["content-type"]).toBe("application/json");
-    const requests = (bulk!.body as { requests: { sku?: string; shipToLocationAvailability?: unknown; offers?: { offerId: string; price: unknown }[] }[] }).requests;
+    const requests = (bulk!.body as { requests: { sku?: string; shipToLocationAvailability?: unknown; offers?: { offerId: string; price: unknown }[] }[] })
+      .requests;
     expect(requests).toHaveLength(3);
-    expect(requests[0]).toMatchObject({ sku: "MUG 1/A", shipToLocationAvailability: { quantity: 7 }, offers: [{ price: { value: "19.99", currency: "USD" } }] });
+    expect(requests[0]).toMatchObject({
+      sku: "MUG 1/A",
+      shipToLocationAvailability: { quantity: 7 },
+      offers: [{ price: { value: "19.99", currency: "USD" } }],
+    });
     expect(requests[1]).toEqual({ sku: "CUP", shipToLocationAvailability: { quantity: 3 } });
     expect(requests[2]!.sku).toBeUndefined();
     expect(requests[2]!.offers).toHaveLength(1);
@@ -122,7 +126,10 @@ describe("an eBay source's cycle", () => {
     const fake = createEbayFake({ now: () => new Date(at), listings: { knownSkus: skus.slice(0, 29), callsPerMinute: 26 } });
     vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
     const { storeId, token } = await storeWithToken();
-    await putStock(storeId, skus.map((Sku, i) => ({ Sku, Quantity: i, Price: 10 + i })));
+    await putStock(
+      storeId,
+      skus.map((Sku, i) => ({ Sku, Quantity: i, Price: 10 + i })),
+    );
     const sourceId = await createSource(storeId, { Type: "ebay", Name: "eBay US", Settings: SETTINGS });
 
     // 26 inventory calls a minute: 25 getOffers and the first bulk call are taken, the next
@@ -142,7 +149,9 @@ describe("an eBay source's cycle", () => {
     const second = await cycleAt(sourceId, at);
     expect(second.error).toBeNull();
     expect(fake.violations).toEqual([]);
-    const sizes = bulkCalls(fake).filter((r) => r.status === 200 || r.status === 207).map((r) => (r.body as { requests: unknown[] }).requests.length);
+    const sizes = bulkCalls(fake)
+      .filter((r) => r.status === 200 || r.status === 207)
+      .map((r) => (r.body as { requests: unknown[] }).requests.length);
     expect(sizes.every((n) => n <= 25)).toBe(true);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(29);
     expect(fake.item("SKU-07")).toEqual({ quantity: 7, price: "17", currency: "USD" });
@@ -162,9 +171,12 @@ describe("an eBay source's cycle", () => {
     await putInventory(token, [{ Sku: "SKU-03", Quantity: 40 }]);
     at += 60 * 60_000;
     await cycleAt(sourceId, at);
-    expect(fake.requestsOf("inventory").slice(calls).map((r) => `${r.operationId}:${r.rawBody}`)).toEqual([
-      `bulkUpdatePriceQuantity:${JSON.stringify({ requests: [{ sku: "SKU-03", shipToLocationAvailability: { quantity: 40 } }] })}`,
-    ]);
+    expect(
+      fake
+        .requestsOf("inventory")
+        .slice(calls)
+        .map((r) => `${r.operationId}:${r.rawBody}`),
+    ).toEqual([`bulkUpdatePriceQuantity:${JSON.stringify({ requests: [{ sku: "SKU-03", shipToLocationAvailability: { quantity: 40 } }] })}`]);
     expect(fake.item("SKU-03")).toEqual({ quantity: 40, price: "13", currency: "USD" });
   });
 });

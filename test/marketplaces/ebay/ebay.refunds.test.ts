@@ -90,7 +90,11 @@ describe("eBay refunds out", () => {
   it("sends shipping alone as the order-level amount, and lines with shipping as one order-level amount", async () => {
     const { fake, connector, orderId } = setup();
     await connector.refund!(refundOf(orderId, [], { shippingAmount: 4.99, return: null }));
-    expect(JSON.parse(issued(fake)[0]!.rawBody)).toEqual({ reasonForRefund: "OTHER", comment: "Arrived broken", orderLevelRefundAmount: { value: "4.99", currency: "USD" } });
+    expect(JSON.parse(issued(fake)[0]!.rawBody)).toEqual({
+      reasonForRefund: "OTHER",
+      comment: "Arrived broken",
+      orderLevelRefundAmount: { value: "4.99", currency: "USD" },
+    });
     fake.settleRefunds("REFUNDED");
     await connector.refund!(refundOf(orderId, [{ sourceLineId: LINE_A, quantity: 1, amount: 10 }], { shippingAmount: 2 }));
     expect(JSON.parse(issued(fake)[1]!.rawBody).orderLevelRefundAmount).toEqual({ value: "12.00", currency: "USD" });

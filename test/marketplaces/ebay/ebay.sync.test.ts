@@ -34,9 +34,20 @@ describe("an eBay source in sync cycles fired by the cron", () => {
             { lineItemId: "10000000012", sku: "PLATE-BLUE", title: "Blue plate", quantity: 1, unitPrice: "7.25" },
           ],
         }),
-        sampleOrder({ orderId: orderIdOf(2), created, modified: new Date(created.getTime() + 2 * MINUTE), lines: [{ lineItemId: "10000000021", sku: "CUP", quantity: 1, unitPrice: "3.00" }] }),
+        sampleOrder({
+          orderId: orderIdOf(2),
+          created,
+          modified: new Date(created.getTime() + 2 * MINUTE),
+          lines: [{ lineItemId: "10000000021", sku: "CUP", quantity: 1, unitPrice: "3.00" }],
+        }),
         // In-store pickup: nothing to ship, so nothing the service can hold as an Order.
-        sampleOrder({ orderId: orderIdOf(3), created, modified: new Date(created.getTime() + 3 * MINUTE), shipTo: null, lines: [{ lineItemId: "10000000031", sku: "BOWL", quantity: 1, unitPrice: "5.00" }] }),
+        sampleOrder({
+          orderId: orderIdOf(3),
+          created,
+          modified: new Date(created.getTime() + 3 * MINUTE),
+          shipTo: null,
+          lines: [{ lineItemId: "10000000031", sku: "BOWL", quantity: 1, unitPrice: "5.00" }],
+        }),
       ],
     });
     vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
@@ -68,7 +79,8 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     const [getOrders] = fake.requestsOf("fulfillment");
     // The window ends settleMs (2 minutes) before the cycle and reaches back the first 7 days.
     expect(getOrders!.rawQuery).toBe(
-      `?filter=lastmodifieddate:%5B${new Date(start - 2 * MINUTE - 7 * 24 * 60 * MINUTE).toISOString()}..${new Date(start - 2 * MINUTE).toISOString()}%5D&limit=200&offset=0`,
+      `?filter=lastmodifieddate:%5B${new Date(start - 2 * MINUTE - 7 * 24 * 60 * MINUTE).toISOString()}..` +
+        `${new Date(start - 2 * MINUTE).toISOString()}%5D&limit=200&offset=0`,
     );
     const aside = await everywhere("select order_source_order_number as number, reason from set_aside_orders where source_id = ?", sourceId);
     expect(aside).toEqual([
@@ -79,7 +91,12 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     const second = imported.find((o) => o.OrderSourceOrderNumber === orderIdOf(2))!;
     expect((await call("PUT", `/v1/${token}/Orders/${first.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=SO-1`)).status).toBe(200);
     const shipped = await call("PUT", `/v1/${token}/Orders/${first.OrderId}/UpdateStatus`, {
-      body: { OrderStatus: "Shipped", ShipmentTrackingNumber: "1Z 999 AA1 0123456784", DestinationShippingCarrier: "UPS Ground", DateShipped: new Date(start).toISOString() },
+      body: {
+        OrderStatus: "Shipped",
+        ShipmentTrackingNumber: "1Z 999 AA1 0123456784",
+        DestinationShippingCarrier: "UPS Ground",
+        DateShipped: new Date(start).toISOString(),
+      },
     });
     expect(shipped.status).toBe(200);
     expect((await call("PUT", `/v1/${token}/Orders/${second.OrderId}/UpdateStatus`, { body: { OrderStatus: "Canceled" } })).status).toBe(200);
@@ -104,7 +121,12 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     });
     expect(fake.requestsOf("postOrder").map((r) => r.body)).toEqual([
       { legacyOrderId: orderIdOf(2) },
-      { legacyOrderId: orderIdOf(2), cancelReason: "OUT_OF_STOCK_OR_CANNOT_FULFILL", buyerPaid: true, buyerPaidDate: { value: new Date(created.getTime() + MINUTE).toISOString() } },
+      {
+        legacyOrderId: orderIdOf(2),
+        cancelReason: "OUT_OF_STOCK_OR_CANNOT_FULFILL",
+        buyerPaid: true,
+        buyerPaidDate: { value: new Date(created.getTime() + MINUTE).toISOString() },
+      },
     ]);
 
     // A corrected tracking number: eBay keeps the first, the delivery says so.
@@ -145,7 +167,14 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     const created = new Date(Date.now() - 60 * MINUTE);
     const fake = createEbayFake({
       now: () => new Date(Date.now() + ahead),
-      orders: [sampleOrder({ orderId: orderIdOf(9), created, modified: new Date(created.getTime() + MINUTE), lines: [{ lineItemId: "10000000091", quantity: 1, unitPrice: "3.00" }] })],
+      orders: [
+        sampleOrder({
+          orderId: orderIdOf(9),
+          created,
+          modified: new Date(created.getTime() + MINUTE),
+          lines: [{ lineItemId: "10000000091", quantity: 1, unitPrice: "3.00" }],
+        }),
+      ],
     });
     vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
     const { storeId, token } = await storeWithToken();
@@ -156,7 +185,13 @@ describe("an eBay source in sync cycles fired by the cron", () => {
     });
     await cycleAt(sourceId, Date.now());
     const [order] = await listOrders(token);
-    expect((await call("PUT", `/v1/${token}/Orders/${order!.OrderId}/UpdateStatus`, { body: { OrderStatus: "Shipped", ShipmentTrackingNumber: "RM123456785GB", DestinationShippingCarrier: "Royal Mail" } })).status).toBe(200);
+    expect(
+      (
+        await call("PUT", `/v1/${token}/Orders/${order!.OrderId}/UpdateStatus`, {
+          body: { OrderStatus: "Shipped", ShipmentTrackingNumber: "RM123456785GB", DestinationShippingCarrier: "Royal Mail" },
+        })
+      ).status,
+    ).toBe(200);
 
     // getOrders and getOrder both answer 500 with eBay's system error.
     fake.failNext({ target: "fulfillment", status: 500 });
@@ -186,7 +221,12 @@ describe("an eBay source on a bad day", () => {
       return createEbayFake({
         now,
         orders: [1, 2].map((n) =>
-          sampleOrder({ orderId: orderIdOf(n), created, modified: new Date(created.getTime() + n * MINUTE), lines: [{ lineItemId: `1000000000${n}`, sku: `SKU-${n}`, quantity: 1, unitPrice: "3.00" }] }),
+          sampleOrder({
+            orderId: orderIdOf(n),
+            created,
+            modified: new Date(created.getTime() + n * MINUTE),
+            lines: [{ lineItemId: `1000000000${n}`, sku: `SKU-${n}`, quantity: 1, unitPrice: "3.00" }],
+          }),
         ),
       });
     },

@@ -20,14 +20,7 @@ const defs = spec.components.schemas;
 // shipment) and the shipment itself; for stock and price, the shop's listings with their
 // inventory (Etsy has no SKU lookup), one listing's inventory (read before it is replaced) and
 // its replacement.
-const USED = new Set([
-  "getShopReceipts",
-  "getShopReceipt",
-  "createReceiptShipment",
-  "getListingsByShop",
-  "getListingInventory",
-  "updateListingInventory",
-]);
+const USED = new Set(["getShopReceipts", "getShopReceipt", "createReceiptShipment", "getListingsByShop", "getListingInventory", "updateListingInventory"]);
 
 /** Refs resolved, only what a shape check needs. */
 function compact(schema, seen = []) {
@@ -67,7 +60,9 @@ for (const [path, methods] of Object.entries(spec.paths)) {
       entry.formBody = form ? compact(form.schema) : null;
       entry.jsonBody = json ? compact(json.schema) : null;
       entry.answerSchema = compact(op.responses["200"].content["application/json"].schema);
-      entry.errorStatuses = Object.keys(op.responses).filter((code) => code !== "200").map(Number);
+      entry.errorStatuses = Object.keys(op.responses)
+        .filter((code) => code !== "200")
+        .map(Number);
     }
     operations.push(entry);
   }

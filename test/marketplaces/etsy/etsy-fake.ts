@@ -108,7 +108,9 @@ function operation(id: string): Operation {
 }
 
 const RECEIPT_SCHEMA = operation("getShopReceipt").answerSchema!;
-const LISTING_ANSWERS = Object.fromEntries(["getListingsByShop", "getListingInventory", "updateListingInventory"].map((id) => [id, operation(id).answerSchema!]));
+const LISTING_ANSWERS = Object.fromEntries(
+  ["getListingsByShop", "getListingInventory", "updateListingInventory"].map((id) => [id, operation(id).answerSchema!]),
+);
 
 /** A parameter value read by its schema: problems when it is not of the type, range or enumeration. */
 function readParameter(raw: string, p: Parameter, problems: string[]): unknown {
@@ -171,7 +173,8 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     return faultResponse(
       fault,
       (f) => {
-        const body = f.body ?? ((f.target ?? "api") === "token" ? { error: "server_error", error_description: "the token service failed" } : etsyError("Internal error"));
+        const body =
+          f.body ?? ((f.target ?? "api") === "token" ? { error: "server_error", error_description: "the token service failed" } : etsyError("Internal error"));
         return json(f.status, body, { ...headers, ...f.headers });
       },
       true,
@@ -192,9 +195,11 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     const problems: string[] = [];
     if (request.method !== "POST") problems.push("the token endpoint takes POST");
     const contentType = request.headers.get("Content-Type") ?? "";
-    if (contentType.split(";")[0]?.trim() !== "application/x-www-form-urlencoded") problems.push(`Content-Type must be application/x-www-form-urlencoded, got ${contentType || "none"}`);
+    if (contentType.split(";")[0]?.trim() !== "application/x-www-form-urlencoded")
+      problems.push(`Content-Type must be application/x-www-form-urlencoded, got ${contentType || "none"}`);
     // The guide's renewal: grant_type=refresh_token&client_id=<keystring>&refresh_token=<token>.
-    for (const key of Object.keys(form)) if (!["grant_type", "client_id", "refresh_token"].includes(key)) problems.push(`form field ${key} is not part of a refresh_token grant`);
+    for (const key of Object.keys(form))
+      if (!["grant_type", "client_id", "refresh_token"].includes(key)) problems.push(`form field ${key} is not part of a refresh_token grant`);
     if (form.grant_type !== "refresh_token") problems.push(`grant_type must be refresh_token, got ${JSON.stringify(form.grant_type)}`);
     if (!form.refresh_token) problems.push("refresh_token is required");
     if (problems.length > 0) {
@@ -308,7 +313,12 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
       shipmentIds += 1;
       receipt.shipments = [
         ...(receipt.shipments ?? []),
-        { receipt_shipping_id: 70_000 + shipmentIds, shipment_notification_timestamp: Math.floor(now().getTime() / 1000), carrier_name: carrier!, tracking_code: tracking },
+        {
+          receipt_shipping_id: 70_000 + shipmentIds,
+          shipment_notification_timestamp: Math.floor(now().getTime() / 1000),
+          carrier_name: carrier!,
+          tracking_code: tracking,
+        },
       ];
     }
     receipt.is_shipped = true;
@@ -317,7 +327,14 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     return json(200, serve(receipt));
   }
 
-  function handleApi(request: Request, url: URL, rawBody: string, form: Record<string, string> | null, route: { op: Operation; regex: RegExp }, jsonBody: unknown): Response {
+  function handleApi(
+    request: Request,
+    url: URL,
+    rawBody: string,
+    form: Record<string, string> | null,
+    route: { op: Operation; regex: RegExp },
+    jsonBody: unknown,
+  ): Response {
     const { op } = route;
     const where = `${request.method} ${url.pathname}`;
     if (!op.used) return reject(where, [`${op.operationId} is not an operation the connector should call`]);
@@ -338,7 +355,10 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     if (!token) return reject(where, ["the access token is not one this fake issued"], 401);
 
     const params = (op.parameters ?? []) as Parameter[];
-    const values = route.regex.exec(url.pathname)!.slice(1).map((v) => decodeURIComponent(v));
+    const values = route.regex
+      .exec(url.pathname)!
+      .slice(1)
+      .map((v) => decodeURIComponent(v));
     const pathValues = new Map<string, unknown>();
     params.filter((p) => p.in === "path").forEach((p, i) => pathValues.set(p.name, readParameter(values[i] ?? "", p, problems)));
     const query = new Map<string, unknown>();
@@ -346,7 +366,11 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
       const p = params.find((q) => q.in === "query" && q.name === name);
       if (!p) problems.push(`query parameter ${name} is not in the description of ${op.operationId}`);
       // An array parameter (getListingsByShop's includes) repeats the name, OpenAPI's form style.
-      else if (p.schema.type === "array") query.set(name, url.searchParams.getAll(name).map((v) => readParameter(v, { ...p, schema: { ...p.schema.items!, type: p.schema.items!.type! } }, problems)));
+      else if (p.schema.type === "array")
+        query.set(
+          name,
+          url.searchParams.getAll(name).map((v) => readParameter(v, { ...p, schema: { ...p.schema.items!, type: p.schema.items!.type! } }, problems)),
+        );
       else if (url.searchParams.getAll(name).length > 1) problems.push(`query parameter ${name} is given twice`);
       else query.set(name, readParameter(url.searchParams.get(name)!, p, problems));
     }
@@ -358,7 +382,8 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
       for (const [key, raw] of Object.entries(isForm ? (form ?? {}) : {})) {
         const schema = op.formBody.properties?.[key];
         if (!schema) problems.push(`form field ${key} is not in the description of ${op.operationId}`);
-        else if (schema.type === "boolean" && raw !== "true" && raw !== "false") problems.push(`form field ${key} must be true or false, got ${JSON.stringify(raw)}`);
+        else if (schema.type === "boolean" && raw !== "true" && raw !== "false")
+          problems.push(`form field ${key} must be true or false, got ${JSON.stringify(raw)}`);
         else if (schema.type === "string" && raw.trim() === "") problems.push(`form field ${key} is empty`);
       }
     } else if (op.jsonBody) {
@@ -381,7 +406,8 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     // Etsy's wording of a missing scope is not in the description or the README: chosen here.
     const lacking = (op.scopes ?? []).filter((scope) => !token.scopes.includes(scope));
     if (lacking.length > 0) return json(403, etsyError(`insufficient_scope: this token does not have the scope ${lacking.join(" ")}`), headers);
-    if (pathValues.has("shop_id") && pathValues.get("shop_id") !== ETSY_FAKE_SHOP_ID) return json(403, etsyError(`The authenticated user does not own shop ${String(pathValues.get("shop_id"))}`), headers);
+    if (pathValues.has("shop_id") && pathValues.get("shop_id") !== ETSY_FAKE_SHOP_ID)
+      return json(403, etsyError(`The authenticated user does not own shop ${String(pathValues.get("shop_id"))}`), headers);
 
     let response: Response;
     if (shop.handles(op.operationId)) {
@@ -477,7 +503,16 @@ export function createEtsyFake(opts: EtsyFakeOptions = {}) {
     offeringsOf: shop.offeringsOf,
     listing: shop.listing,
     /** The next call of this operation is carried out, and its answer lost on the way back. */
-    loseNextAnswer(operationId: "getShopReceipts" | "getShopReceipt" | "createReceiptShipment" | "getListingsByShop" | "getListingInventory" | "updateListingInventory" | "token") {
+    loseNextAnswer(
+      operationId:
+        | "getShopReceipts"
+        | "getShopReceipt"
+        | "createReceiptShipment"
+        | "getListingsByShop"
+        | "getListingInventory"
+        | "updateListingInventory"
+        | "token",
+    ) {
       answersToLose.add(operationId);
     },
     /** Etsy refuses this app createReceiptShipment (403), as for commercial apps of US shops connected since 2024-10-21. */

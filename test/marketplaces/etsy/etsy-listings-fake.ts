@@ -47,7 +47,11 @@ interface StoredListing {
 }
 
 type PutBody = {
-  products: { sku?: string | null; property_values?: { property_id: number; value_ids: number[]; values: string[] }[]; offerings: { price: number; quantity: number; is_enabled: boolean }[] }[];
+  products: {
+    sku?: string | null;
+    property_values?: { property_id: number; value_ids: number[]; values: string[] }[];
+    offerings: { price: number; quantity: number; is_enabled: boolean }[];
+  }[];
   price_on_property?: number[];
   quantity_on_property?: number[];
   sku_on_property?: number[];
@@ -83,7 +87,16 @@ export function etsyListingsFake(opts: { shopId: number; listings: SampleListing
           is_deleted: false,
           offerings: [{ offering_id: nextId(), quantity: p.quantity, is_enabled: p.enabled ?? true, is_deleted: false, price: money(p.price, currency) }],
           property_values: p.property
-            ? [{ property_id: p.property.propertyId, property_name: p.property.name, scale_id: null, scale_name: null, value_ids: [p.property.valueId], values: [p.property.value] }]
+            ? [
+                {
+                  property_id: p.property.propertyId,
+                  property_name: p.property.name,
+                  scale_id: null,
+                  scale_name: null,
+                  value_ids: [p.property.valueId],
+                  values: [p.property.value],
+                },
+              ]
             : [],
         })),
         price_on_property: sample.priceOnProperty ?? [],
@@ -130,7 +143,10 @@ export function etsyListingsFake(opts: { shopId: number; listings: SampleListing
     const limit = (query.get("limit") as number | undefined) ?? 25;
     const offset = (query.get("offset") as number | undefined) ?? 0;
     const matching = [...listings.values()].filter((l) => l.state === state).sort((a, b) => a.listingId - b.listingId);
-    return checked("getListingsByShop", { count: matching.length, results: matching.slice(offset, offset + limit).map((l) => shopListing(l, includes.includes("Inventory"))) });
+    return checked("getListingsByShop", {
+      count: matching.length,
+      results: matching.slice(offset, offset + limit).map((l) => shopListing(l, includes.includes("Inventory"))),
+    });
   }
 
   /** What the description and the README's notes refuse in a body that fits the schema. */
@@ -141,7 +157,8 @@ export function etsyListingsFake(opts: { shopId: number; listings: SampleListing
     if (products.length > 1) {
       const same = (values: unknown[]) => values.every((v) => v === values[0]);
       const offerings = products.flatMap((p) => p.offerings);
-      if (onProperty.quantity.length === 0 && !same(offerings.map((o) => o.quantity))) problems.push("offering quantities differ while quantity_on_property is empty");
+      if (onProperty.quantity.length === 0 && !same(offerings.map((o) => o.quantity)))
+        problems.push("offering quantities differ while quantity_on_property is empty");
       if (onProperty.price.length === 0 && !same(offerings.map((o) => o.price))) problems.push("offering prices differ while price_on_property is empty");
       if (onProperty.sku.length === 0 && !same(products.map((p) => p.sku ?? ""))) problems.push("product skus differ while sku_on_property is empty");
     }
@@ -154,9 +171,12 @@ export function etsyListingsFake(opts: { shopId: number; listings: SampleListing
       for (const v of p.property_values ?? []) if (v.values.some((x) => /[()]/.test(x))) problems.push(`products[${i}] has a property value with parentheses`);
     });
     // Etsy replaces the inventory with what is sent: a product left out would be deleted.
-    const had = liveProducts(listing).map((p) => `${p.sku}#${variationOf(p.property_values)}`).sort();
+    const had = liveProducts(listing)
+      .map((p) => `${p.sku}#${variationOf(p.property_values)}`)
+      .sort();
     const sent = products.map((p) => `${p.sku ?? ""}#${variationOf(p.property_values)}`).sort();
-    if (had.join("\n") !== sent.join("\n")) problems.push(`the products sent (${sent.join(", ")}) are not the listing's (${had.join(", ")}): the whole products array must be sent`);
+    if (had.join("\n") !== sent.join("\n"))
+      problems.push(`the products sent (${sent.join(", ")}) are not the listing's (${had.join(", ")}): the whole products array must be sent`);
     return problems;
   }
 
@@ -170,7 +190,13 @@ export function etsyListingsFake(opts: { shopId: number; listings: SampleListing
           product_id: nextId(),
           sku: p.sku ?? "",
           is_deleted: false,
-          offerings: p.offerings.map((o) => ({ offering_id: nextId(), quantity: o.quantity, is_enabled: o.is_enabled, is_deleted: false, price: money(Math.round(o.price * 100), listing.currency) })),
+          offerings: p.offerings.map((o) => ({
+            offering_id: nextId(),
+            quantity: o.quantity,
+            is_enabled: o.is_enabled,
+            is_deleted: false,
+            price: money(Math.round(o.price * 100), listing.currency),
+          })),
           property_values: (p.property_values ?? []).map((v, k) => ({ ...before?.property_values?.[k], ...v })),
         };
       }),
@@ -196,7 +222,9 @@ export function etsyListingsFake(opts: { shopId: number; listings: SampleListing
       return [...listings.values()].flatMap((l) =>
         liveProducts(l)
           .filter((p) => p.sku === sku)
-          .flatMap((p) => (p.offerings ?? []).map((o) => ({ listingId: l.listingId, quantity: o.quantity!, price: o.price!.amount!, currency: o.price!.currency_code! }))),
+          .flatMap((p) =>
+            (p.offerings ?? []).map((o) => ({ listingId: l.listingId, quantity: o.quantity!, price: o.price!.amount!, currency: o.price!.currency_code! })),
+          ),
       );
     },
     listing: (id: number) => listings.get(id),

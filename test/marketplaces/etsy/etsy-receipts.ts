@@ -45,30 +45,33 @@ export function sampleReceipt(r: SampleReceipt): EtsyReceipt {
   const discount = r.discount ?? 0;
   const tax = r.tax ?? 0;
   const shipping = r.shipping ?? 0;
-  const transactions: EtsyTransaction[] = r.transactions.map((t) => ({
-    transaction_id: t.transactionId,
-    title: t.title ?? `Listing ${t.transactionId}`,
-    seller_user_id: 5_000_001,
-    buyer_user_id: 7_000_000 + (r.receiptId % 1000),
-    create_timestamp: created,
-    created_timestamp: created,
-    paid_timestamp: status === "open" ? null : created,
-    shipped_timestamp: null,
-    quantity: t.quantity,
-    receipt_id: r.receiptId,
-    is_digital: false,
-    listing_id: 900_000_000 + t.transactionId,
-    transaction_type: "listing",
-    product_id: 800_000_000 + t.transactionId,
-    sku: t.sku === undefined ? `SKU-${t.transactionId}` : t.sku,
-    price: money(t.price, currency),
-    shipping_cost: money(0, currency),
-    variations: [],
-    shipping_method: t.shippingMethod ?? "Standard Shipping",
-    shipping_upgrade: null,
-    buyer_coupon: 0,
-    shop_coupon: (t.shopCoupon ?? 0) / 100,
-  }) as EtsyTransaction);
+  const transactions: EtsyTransaction[] = r.transactions.map(
+    (t) =>
+      ({
+        transaction_id: t.transactionId,
+        title: t.title ?? `Listing ${t.transactionId}`,
+        seller_user_id: 5_000_001,
+        buyer_user_id: 7_000_000 + (r.receiptId % 1000),
+        create_timestamp: created,
+        created_timestamp: created,
+        paid_timestamp: status === "open" ? null : created,
+        shipped_timestamp: null,
+        quantity: t.quantity,
+        receipt_id: r.receiptId,
+        is_digital: false,
+        listing_id: 900_000_000 + t.transactionId,
+        transaction_type: "listing",
+        product_id: 800_000_000 + t.transactionId,
+        sku: t.sku === undefined ? `SKU-${t.transactionId}` : t.sku,
+        price: money(t.price, currency),
+        shipping_cost: money(0, currency),
+        variations: [],
+        shipping_method: t.shippingMethod ?? "Standard Shipping",
+        shipping_upgrade: null,
+        buyer_coupon: 0,
+        shop_coupon: (t.shopCoupon ?? 0) / 100,
+      }) as EtsyTransaction,
+  );
   return {
     receipt_id: r.receiptId,
     receipt_type: 0,

@@ -5,14 +5,7 @@
 // deliveries Etsy has no operation for, pacing and 429s.
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type {
-  Connector,
-  ImportedOrder,
-  ImportWindow,
-  OrderPage,
-  SecretSealer,
-  ShipDelivery,
-} from "../../../src/marketplaces/connector";
+import type { Connector, ImportedOrder, ImportWindow, OrderPage, SecretSealer, ShipDelivery } from "../../../src/marketplaces/connector";
 import { createEtsyConnector } from "../../../src/marketplaces/etsy/etsy.connector";
 import { memoryStorage, type SourceStorage } from "../../../src/marketplaces/storage";
 import { decryptJson, encryptJson } from "../../../src/lib/crypto";
@@ -57,7 +50,14 @@ function receiptAt(n: number, extra: Partial<SampleReceipt> = {}) {
   });
 }
 
-function setup(options: { receipts?: ReturnType<typeof sampleReceipt>[]; settings?: Record<string, unknown>; storage?: SourceStorage; fake?: Partial<Parameters<typeof createEtsyFake>[0]> } = {}) {
+function setup(
+  options: {
+    receipts?: ReturnType<typeof sampleReceipt>[];
+    settings?: Record<string, unknown>;
+    storage?: SourceStorage;
+    fake?: Partial<Parameters<typeof createEtsyFake>[0]>;
+  } = {},
+) {
   const clock = { ms: START };
   const now = () => new Date(clock.ms);
   const fake = createEtsyFake({ now, receipts: options.receipts ?? [receiptAt(1)], ...options.fake });
@@ -85,7 +85,6 @@ function setup(options: { receipts?: ReturnType<typeof sampleReceipt>[]; setting
 }
 
 const importAll = (connector: Connector, window = WINDOW, between?: (page: number) => void) => importPages(connector, window, { between });
-
 
 let nextId = 1;
 function shipDelivery(order: ImportedOrder, shipment: { trackingNumber?: string | null; carrier?: string | null } = {}): ShipDelivery {
@@ -180,7 +179,8 @@ describe("Etsy tokens", () => {
     const first = await rejection(importAll(make()));
     expect(first.retryable).toBe(false);
     expect(first.message).toBe(
-      "Etsy refused to renew the source's access (400 invalid_grant: Invalid refresh token): the seller must authorise the app again and the source's refreshToken be replaced (see the Etsy source README); nothing is sent to Etsy until then",
+      "Etsy refused to renew the source's access (400 invalid_grant: Invalid refresh token): the seller must authorise the app again and the source's " +
+        "refreshToken be replaced (see the Etsy source README); nothing is sent to Etsy until then",
     );
     advance(15 * MINUTE);
     const second = await rejection(importAll(make()));
@@ -352,14 +352,29 @@ describe("Etsy import (getShopReceipts)", () => {
     const { fake, connector } = setup({ receipts: [receiptAt(1)] });
     fake.withhold(3_000_000_001);
     const order = await importedOne(connector);
-    expect(order.shipTo).toEqual({ firstName: "", lastName: "", companyName: null, street1: "", street2: "", city: "", stateOrProvince: "", postalCode: "", country: "" });
+    expect(order.shipTo).toEqual({
+      firstName: "",
+      lastName: "",
+      companyName: null,
+      street1: "",
+      street2: "",
+      city: "",
+      stateOrProvince: "",
+      postalCode: "",
+      country: "",
+    });
     expect(order.buyerEmail).toBe("");
     expect(order.items.map((i) => i.sku)).toEqual(["SKU-4000000010"]);
     expect(fake.violations).toEqual([]);
   });
 
   it("sets aside a transaction without a Sku and unreadable money, imports the rest of the page; remap says the same", async () => {
-    const noSku = receiptAt(2, { transactions: [{ transactionId: 4_000_000_021, quantity: 1, price: 500 }, { transactionId: 4_000_000_022, sku: null, quantity: 1, price: 500 }] });
+    const noSku = receiptAt(2, {
+      transactions: [
+        { transactionId: 4_000_000_021, quantity: 1, price: 500 },
+        { transactionId: 4_000_000_022, sku: null, quantity: 1, price: 500 },
+      ],
+    });
     const badMoney = receiptAt(3);
     badMoney.transactions![0]!.price = { amount: 1000, divisor: 0, currency_code: "USD" };
     const twoCurrencies = receiptAt(4);
@@ -373,7 +388,10 @@ describe("Etsy import (getShopReceipts)", () => {
       ["3000000004", "Etsy receipt 3000000004 total_shipping_cost is in EUR, the rest of the receipt in USD"],
     ]);
     expect(page!.setAside[0]!.record).toEqual(noSku);
-    expect(connector.remap(page!.setAside[0]!.record)).toMatchObject({ sourceOrderNumber: "3000000002", reason: "Etsy receipt 3000000002 transaction 4000000022 has no SKU" });
+    expect(connector.remap(page!.setAside[0]!.record)).toMatchObject({
+      sourceOrderNumber: "3000000002",
+      reason: "Etsy receipt 3000000002 transaction 4000000022 has no SKU",
+    });
     const fixed = structuredClone(noSku);
     fixed.transactions![1]!.sku = "FIXED";
     expect(connector.remap(fixed)).toMatchObject({ sourceOrderNumber: "3000000002", items: [{ sku: "SKU-4000000021" }, { sku: "FIXED" }] });
@@ -387,13 +405,20 @@ describe("Etsy import (getShopReceipts)", () => {
     expect([down.status, down.retryable, down.message]).toEqual([500, true, "Etsy 500 on getShopReceipts: Internal server error"]);
     // Another shop id with the same credentials: the kept token is reused, Etsy refuses the shop.
     const foreign = await rejection(importAll(make({ shopId: 27 })));
-    expect([foreign.status, foreign.retryable, foreign.message]).toEqual([403, false, "Etsy 403 on getShopReceipts: The authenticated user does not own shop 27"]);
+    expect([foreign.status, foreign.retryable, foreign.message]).toEqual([
+      403,
+      false,
+      "Etsy 403 on getShopReceipts: The authenticated user does not own shop 27",
+    ]);
   });
 
   // Etsy's pages are offsets the connector counts itself: a list that never ends, or whose count
   // shrinks at every page, goes on until the engine's page limit for one window stops it.
   it("reads the next page a bad day names, never ending or stepping back: the engine's to stop", async () => {
-    for (const [shrinking, expected] of [[false, ["1/1000000", "2/1000000", "3/1000000"]], [true, ["1/1000000", "0/999999", "0/999998"]]] as const) {
+    for (const [shrinking, expected] of [
+      [false, ["1/1000000", "2/1000000", "3/1000000"]],
+      [true, ["1/1000000", "0/999999", "0/999998"]],
+    ] as const) {
       const { fake, connector } = setup();
       fake.failNext(etsyPagesForEver(shrinking));
       const cursors: (string | null)[] = [];
@@ -429,7 +454,11 @@ describe("Etsy deliveries", () => {
     ]);
     expect(calls[1]!.rawBody).toBe("tracking_code=9400111899223197428490&carrier_name=USPS");
     expect(calls[1]!.headers["content-type"]).toBe("application/x-www-form-urlencoded");
-    expect(fake.receipts.get(3_000_000_001)).toMatchObject({ status: "completed", is_shipped: true, shipments: [{ tracking_code: "9400111899223197428490", carrier_name: "USPS" }] });
+    expect(fake.receipts.get(3_000_000_001)).toMatchObject({
+      status: "completed",
+      is_shipped: true,
+      shipments: [{ tracking_code: "9400111899223197428490", carrier_name: "USPS" }],
+    });
     expect(fake.violations).toEqual([]);
   });
 
@@ -440,7 +469,11 @@ describe("Etsy deliveries", () => {
     const lost = await rejection(connector.ship(shipDelivery(order)));
     expect(lost.retryable).toBe(true);
     const again = await connector.ship(shipDelivery(order));
-    expect(again).toEqual({ state: "delivered", reference: "70001", warning: "Etsy already had this tracking code (an earlier attempt reached it); nothing sent again" });
+    expect(again).toEqual({
+      state: "delivered",
+      reference: "70001",
+      warning: "Etsy already had this tracking code (an earlier attempt reached it); nothing sent again",
+    });
     expect(fake.requestsOf("api").filter((r) => r.operationId === "createReceiptShipment")).toHaveLength(1);
     expect(fake.receipts.get(3_000_000_001)!.shipments).toHaveLength(1);
   });
@@ -463,10 +496,16 @@ describe("Etsy deliveries", () => {
   });
 
   it("reports Etsy's refusal of a US receipt over $10 without tracking, and a cancelled receipt, as final", async () => {
-    const { fake, connector } = setup({ receipts: [receiptAt(1, { transactions: [{ transactionId: 4_000_000_010, quantity: 2, price: 1000 }] }), receiptAt(2)] });
+    const { fake, connector } = setup({
+      receipts: [receiptAt(1, { transactions: [{ transactionId: 4_000_000_010, quantity: 2, price: 1000 }] }), receiptAt(2)],
+    });
     const [page] = await importAll(connector);
     const noTracking = await rejection(connector.ship(shipDelivery(page!.orders[0]!, { trackingNumber: null, carrier: null })));
-    expect([noTracking.status, noTracking.retryable, noTracking.message]).toEqual([400, false, "Etsy 400 on createReceiptShipment: Tracking code and carrier name are required for this receipt"]);
+    expect([noTracking.status, noTracking.retryable, noTracking.message]).toEqual([
+      400,
+      false,
+      "Etsy 400 on createReceiptShipment: Tracking code and carrier name are required for this receipt",
+    ]);
     fake.touch(3_000_000_002, (r) => (r.status = "canceled"));
     const cancelled = await rejection(connector.ship(shipDelivery(page!.orders[1]!)));
     expect([cancelled.retryable, cancelled.message]).toEqual([false, "Etsy receipt 3000000002 is canceled on Etsy: nothing was shipped"]);
@@ -478,7 +517,11 @@ describe("Etsy deliveries", () => {
     const order = await importedOne(connector);
     await connector.ship(shipDelivery(order));
     const corrected = await connector.ship(shipDelivery(order, { trackingNumber: "1Z999AA10123456784", carrier: "UPS" }));
-    expect(corrected).toEqual({ state: "delivered", reference: "70002", warning: "Etsy keeps the receipt's earlier tracking code beside this one, and mailed the buyer again" });
+    expect(corrected).toEqual({
+      state: "delivered",
+      reference: "70002",
+      warning: "Etsy keeps the receipt's earlier tracking code beside this one, and mailed the buyer again",
+    });
     expect(fake.receipts.get(3_000_000_001)!.shipments!.map((s) => s.tracking_code)).toEqual(["9400111899223197428490", "1Z999AA10123456784"]);
   });
 
@@ -489,7 +532,8 @@ describe("Etsy deliveries", () => {
     const error = await rejection(connector.ship(shipDelivery(order)));
     expect([error.status, error.retryable]).toEqual([403, false]);
     expect(error.message).toBe(
-      "Etsy 403 on createReceiptShipment: This application is not permitted to submit tracking for this shop (Etsy lets some apps not ship through its API, e.g. commercial apps for US shops connected since 2024-10-21: ship on Etsy, see the Etsy source README)",
+      "Etsy 403 on createReceiptShipment: This application is not permitted to submit tracking for this shop (Etsy lets some apps not ship through its " +
+        "API, e.g. commercial apps for US shops connected since 2024-10-21: ship on Etsy, see the Etsy source README)",
     );
   });
 
@@ -500,7 +544,9 @@ describe("Etsy deliveries", () => {
     const ack = { id: 1, idempotencyKey: "source-1-1", kind: "acknowledge" as const, order: deliveryOrder(order), earlier: [], sellerOrderNumber: "SO-1" };
     const cancel = { id: 2, idempotencyKey: "source-1-2", kind: "cancel" as const, order: deliveryOrder(order), earlier: [], reason: "Canceled by seller" };
     expect(connector.notApplicable!(ack)).toBe("Etsy's API has no order acknowledgement: a paid receipt is the seller's to fulfil as it is");
-    expect(connector.notApplicable!(cancel)).toBe("Etsy's API cannot cancel a receipt: the seller must cancel the order on Etsy (Shop Manager), which refunds the buyer");
+    expect(connector.notApplicable!(cancel)).toBe(
+      "Etsy's API cannot cancel a receipt: the seller must cancel the order on Etsy (Shop Manager), which refunds the buyer",
+    );
     expect(await connector.acknowledge(ack)).toEqual({ state: "notApplicable", reason: connector.notApplicable!(ack) });
     expect(await connector.cancel(cancel)).toEqual({ state: "notApplicable", reason: connector.notApplicable!(cancel) });
     expect(connector.notApplicable!(shipDelivery(order))).toBeNull();
@@ -536,7 +582,12 @@ describe("Etsy's rate limits", () => {
     expect(slept).toEqual([2000]);
     fake.failNext({ status: 429, body: { error: "Exceeded per day rate limit" }, headers: { "retry-after": "600" } });
     const error = await rejection(importAll(connector));
-    expect([error.status, error.retryable, error.retryAfterMs, error.message]).toEqual([429, true, 600_000, "Etsy 429 on getShopReceipts: Exceeded per day rate limit"]);
+    expect([error.status, error.retryable, error.retryAfterMs, error.message]).toEqual([
+      429,
+      true,
+      600_000,
+      "Etsy 429 on getShopReceipts: Exceeded per day rate limit",
+    ]);
   });
 
   it("stops an import when few calls are left today, keeping them for deliveries", async () => {
@@ -598,7 +649,12 @@ describe("Etsy settings through the admin API", () => {
 describe("Etsy in the console", () => {
   it("offers an Etsy source form built from the schema: the secrets as password fields, shopId as a number", async () => {
     const login = await exports.default.fetch(
-      new Request(`${BASE}/console/login`, { method: "POST", headers: { origin: BASE, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ key: ADMIN_KEY }), redirect: "manual" }),
+      new Request(`${BASE}/console/login`, {
+        method: "POST",
+        headers: { origin: BASE, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ key: ADMIN_KEY }),
+        redirect: "manual",
+      }),
     );
     expect(login.status).toBe(303);
     const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
@@ -641,12 +697,16 @@ describe("the fake Etsy holds requests to the description", () => {
       await fake.fetch(`${shop}/receipts/3000000001/tracking`, { method: "POST", headers: { ...good, "Content-Type": "application/json" }, body: "{}" }),
       await fake.fetch(`${shop}/receipts/3000000001/transactions`, { headers: good }),
       await fake.fetch(`${shop}/receipts/abc`, { headers: good }),
-      await fake.fetch("https://openapi.etsy.com/v3/public/oauth/token", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials&client_id=x" }),
+      await fake.fetch("https://openapi.etsy.com/v3/public/oauth/token", {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials&client_id=x",
+      }),
     ];
     expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 403, 401, 400, 400, 400, 400, 400]);
     expect(fake.violations).toEqual([
       "GET /v3/application/shops/31415926/receipts: query parameter limit: 101 is above the maximum 100",
-      "GET /v3/application/shops/31415926/receipts: query parameter sort_order: \"upwards\" is not one of \"asc\", \"ascending\", \"desc\", \"descending\", \"up\", \"down\"",
+      'GET /v3/application/shops/31415926/receipts: query parameter sort_order: "upwards" is not one of "asc", "ascending", "desc", "descending", "up", "down"',
       "GET /v3/application/shops/31415926/receipts: query parameter min_last_modified: 100 is below the minimum 946684800",
       "GET /v3/application/shops/31415926/receipts: query parameter updated_since is not in the description of getShopReceipts",
       "GET /v3/application/shops/31415926/receipts: query parameter offset is given twice",

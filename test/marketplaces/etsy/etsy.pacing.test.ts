@@ -35,7 +35,11 @@ describe("Etsy pacing", () => {
   });
 
   it("keeps what it knew when an answer's headers are missing or unreadable", () => {
-    const before = answerReceived(callSent(initialPace(), 0), 10, headers({ "x-limit-per-second": "5", "x-remaining-this-second": "4", "x-remaining-today": "700" }));
+    const before = answerReceived(
+      callSent(initialPace(), 0),
+      10,
+      headers({ "x-limit-per-second": "5", "x-remaining-this-second": "4", "x-remaining-today": "700" }),
+    );
     const after = answerReceived(before, 500, headers({ "x-limit-per-second": "0", "x-remaining-this-second": "-1", "x-remaining-today": "lots" }));
     expect(after).toEqual({ ...before });
     expect(after).toMatchObject({ limitPerSecond: 5, remainingThisSecond: 4, remainingToday: 700, answeredAt: 10 });

@@ -45,39 +45,42 @@ function setup(refunds: unknown[]) {
 }
 
 describe("Etsy refunds in", () => {
-  it("reads each ShopRefund with the receipt, its amount spread over the lines in order and the rest on shipping, under an id stable across imports", async () => {
-    const { fake, connector } = setup([
-      { amount: money(1500), created_timestamp: 1772280000, reason: "Item arrived damaged", note_from_issuer: null, status: "REFUND" },
-      { amount: money(2900), created_timestamp: 1772283600, reason: null, note_from_issuer: "Goodwill", status: null },
-    ]);
-    const page = await connector.fetchOrders(WINDOW, null);
-    expect(page.setAside).toEqual([]);
-    const [order] = page.orders;
-    expect(order!.refunds).toEqual([
-      {
-        sourceRefundId: "3000000001:1772280000:1500",
-        createdAt: new Date("2026-02-28T12:00:00.000Z"),
-        reason: "Item arrived damaged",
-        lines: [{ sourceLineId: "4000000010", quantity: 0, amount: 15 }],
-        shippingAmount: 0,
-        currency: "USD",
-      },
-      {
-        sourceRefundId: "3000000001:1772283600:2900",
-        createdAt: new Date("2026-02-28T13:00:00.000Z"),
-        reason: "Goodwill",
-        lines: [
-          { sourceLineId: "4000000010", quantity: 0, amount: 20 },
-          { sourceLineId: "4000000011", quantity: 0, amount: 5 },
-        ],
-        shippingAmount: 4,
-        currency: "USD",
-      },
-    ]);
-    const again = await connector.fetchOrders(WINDOW, null);
-    expect(again.orders[0]!.refunds!.map((r) => r.sourceRefundId)).toEqual(order!.refunds!.map((r) => r.sourceRefundId));
-    expect(fake.violations).toEqual([]);
-  });
+  it(
+    "reads each ShopRefund with the receipt, its amount spread over the lines in order and the rest on shipping, under an id stable across " + "imports",
+    async () => {
+      const { fake, connector } = setup([
+        { amount: money(1500), created_timestamp: 1772280000, reason: "Item arrived damaged", note_from_issuer: null, status: "REFUND" },
+        { amount: money(2900), created_timestamp: 1772283600, reason: null, note_from_issuer: "Goodwill", status: null },
+      ]);
+      const page = await connector.fetchOrders(WINDOW, null);
+      expect(page.setAside).toEqual([]);
+      const [order] = page.orders;
+      expect(order!.refunds).toEqual([
+        {
+          sourceRefundId: "3000000001:1772280000:1500",
+          createdAt: new Date("2026-02-28T12:00:00.000Z"),
+          reason: "Item arrived damaged",
+          lines: [{ sourceLineId: "4000000010", quantity: 0, amount: 15 }],
+          shippingAmount: 0,
+          currency: "USD",
+        },
+        {
+          sourceRefundId: "3000000001:1772283600:2900",
+          createdAt: new Date("2026-02-28T13:00:00.000Z"),
+          reason: "Goodwill",
+          lines: [
+            { sourceLineId: "4000000010", quantity: 0, amount: 20 },
+            { sourceLineId: "4000000011", quantity: 0, amount: 5 },
+          ],
+          shippingAmount: 4,
+          currency: "USD",
+        },
+      ]);
+      const again = await connector.fetchOrders(WINDOW, null);
+      expect(again.orders[0]!.refunds!.map((r) => r.sourceRefundId)).toEqual(order!.refunds!.map((r) => r.sourceRefundId));
+      expect(fake.violations).toEqual([]);
+    },
+  );
 
   it("sets the receipt aside when a refund has no date, rather than guess one", async () => {
     const { connector } = setup([{ amount: money(100) }]);
@@ -89,8 +92,23 @@ describe("Etsy refunds in", () => {
   it("answers returns and a refund out NotApplicable with the reason, calling nothing", async () => {
     const { fake, connector } = setup([]);
     expect((connector.returns as NotApplicable).notApplicable).toContain("has no returns");
-    const outcome = await connector.refund!({ id: 1, idempotencyKey: "source-1-1", kind: "refund", order: { sourceOrderNumber: "3000000001", sourceCustomerOrderNumber: null, sellerOrderNumber: null, sourceData: {}, lines: [] }, earlier: [], lines: [], shippingAmount: 1, total: 1, currency: "USD", reason: "x", return: null } satisfies RefundDelivery);
-    expect(outcome).toEqual({ state: "notApplicable", reason: "Etsy's Open API v3 has no refund call: the seller refunds on Etsy (Shop Manager), and the refund reaches the hub with the receipt" });
+    const outcome = await connector.refund!({
+      id: 1,
+      idempotencyKey: "source-1-1",
+      kind: "refund",
+      order: { sourceOrderNumber: "3000000001", sourceCustomerOrderNumber: null, sellerOrderNumber: null, sourceData: {}, lines: [] },
+      earlier: [],
+      lines: [],
+      shippingAmount: 1,
+      total: 1,
+      currency: "USD",
+      reason: "x",
+      return: null,
+    } satisfies RefundDelivery);
+    expect(outcome).toEqual({
+      state: "notApplicable",
+      reason: "Etsy's Open API v3 has no refund call: the seller refunds on Etsy (Shop Manager), and the refund reaches the hub with the receipt",
+    });
     expect(fake.requests).toEqual([]);
   });
 });

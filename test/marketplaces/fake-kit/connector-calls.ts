@@ -3,7 +3,11 @@
 import type { Connector, DeliveryOrder, ImportedOrder, ImportWindow, OrderPage } from "../../../src/marketplaces/connector";
 
 /** Every page of `window`, in order; `between` runs after each page; an import past `maxPages` pages fails the test. */
-export async function importAll(connector: Pick<Connector, "fetchOrders">, window: ImportWindow, opts: { between?: (page: number) => void; maxPages?: number } = {}): Promise<OrderPage[]> {
+export async function importAll(
+  connector: Pick<Connector, "fetchOrders">,
+  window: ImportWindow,
+  opts: { between?: (page: number) => void; maxPages?: number } = {},
+): Promise<OrderPage[]> {
   const pages: OrderPage[] = [];
   let cursor: string | null = null;
   do {

@@ -44,7 +44,9 @@ export interface FaultHelpers<Target extends string = string> {
 }
 
 /** A fake's queue of faults: pushed by the test, taken by the fake as calls arrive. */
-export function faultQueue<Target extends string>(mainTarget: Target): FaultHelpers<Target> & {
+export function faultQueue<Target extends string>(
+  mainTarget: Target,
+): FaultHelpers<Target> & {
   take(target: Target, operation?: string | null): Fault<Target> | undefined;
 } {
   const faults: Fault<Target>[] = [];
@@ -56,9 +58,7 @@ export function faultQueue<Target extends string>(mainTarget: Target): FaultHelp
       faults.push({ kind: "throw", served: 0, ...fault });
     },
     take(target, operation = null) {
-      const i = faults.findIndex(
-        (f) => (f.target ?? mainTarget) === target && (f.operation === undefined || f.operation === operation),
-      );
+      const i = faults.findIndex((f) => (f.target ?? mainTarget) === target && (f.operation === undefined || f.operation === operation));
       if (i < 0) return undefined;
       const fault = faults[i]!;
       const left = (fault.times ?? 1) - 1;
@@ -127,7 +127,12 @@ export const badDay = {
     headers: { "Content-Type": "application/json" },
   }),
   /** 200 pages for ever, the n-th answering `page(n)` (an endless or a repeating next-page token). */
-  endlessPages: <T extends string>(page: (n: number) => unknown, where: FaultPlace<T> = {}): AnswerFault<T> => ({ status: 200, pages: page, times: Infinity, ...where }),
+  endlessPages: <T extends string>(page: (n: number) => unknown, where: FaultPlace<T> = {}): AnswerFault<T> => ({
+    status: 200,
+    pages: page,
+    times: Infinity,
+    ...where,
+  }),
   /** A redirect to another host, which must receive nothing. */
   redirect: (location: string, status = 307): AnswerFault<never> => ({ status, headers: { Location: location } }),
 };

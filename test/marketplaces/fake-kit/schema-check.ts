@@ -36,7 +36,8 @@ export function schemaProblems(value: unknown, schema: Schema, path: string, pro
   } else if (schema.type === "array") {
     if (!Array.isArray(value)) problems.push(`${path}: expected an array, got ${JSON.stringify(value)}`);
     else {
-      if (schema.maxItems !== undefined && value.length > schema.maxItems) problems.push(`${path}: ${value.length} items, more than the maximum ${schema.maxItems}`);
+      if (schema.maxItems !== undefined && value.length > schema.maxItems)
+        problems.push(`${path}: ${value.length} items, more than the maximum ${schema.maxItems}`);
       value.forEach((v, i) => schemaProblems(v, schema.items ?? {}, `${path}[${i}]`, problems));
     }
   } else if (schema.type === "string" && typeof value !== "string") {

@@ -13,7 +13,11 @@ export interface Operation {
   requestBody: { contentType: string; schema: Schema; fileFormat: string | null } | null;
 }
 
-export const description = extracted as unknown as { operations: Operation[]; security: Record<string, { in: string; name: string }>; examples: { OR11: { orders: unknown[] } } };
+export const description = extracted as unknown as {
+  operations: Operation[];
+  security: Record<string, { in: string; name: string }>;
+  examples: { OR11: { orders: unknown[] } };
+};
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });

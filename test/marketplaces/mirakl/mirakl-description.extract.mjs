@@ -19,9 +19,34 @@ const defs = doc.components.schemas;
 // Orders in, acceptance, shipment (whole orders, and packages by ST01 with their tracking
 // corrections by ST23 and look-ups by ST11), cancellation (whole, or by line through OR30 with a
 // reason from RE01), refunds (OR28), returns in (RT11), stock and price out.
-const WANTED = ["OR11", "OR21", "OR23", "OR24", "OR29", "OF21", "OF24", "OF02", "OF03", "STO01", "STO02", "STO03", "ST01", "ST11", "ST23", "OR30", "OR28", "RE01", "RT11"];
+const WANTED = [
+  "OR11",
+  "OR21",
+  "OR23",
+  "OR24",
+  "OR29",
+  "OF21",
+  "OF24",
+  "OF02",
+  "OF03",
+  "STO01",
+  "STO02",
+  "STO03",
+  "ST01",
+  "ST11",
+  "ST23",
+  "OR30",
+  "OR28",
+  "RE01",
+  "RT11",
+];
 
-const text = (html) => (html ?? "").replace(/<[^>]+>/g, " ").replace(/&nbsp;/g, " ").replace(/\s+/g, " ").trim();
+const text = (html) =>
+  (html ?? "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&nbsp;/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 
 /**
  * Refs and allOf resolved, only what a shape check needs. The description marks no field

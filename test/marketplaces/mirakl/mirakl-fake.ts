@@ -119,10 +119,13 @@ export function createMiraklFake(opts: MiraklFakeOptions = {}): MiraklFake {
     if (authorization === null) return miraklError(401, "Unauthorized: no API key");
     if (/^Bearer /i.test(authorization)) problems.push("Authorization carries the shop key raw (an apiKey scheme), not as a Bearer token");
     const accept = request.headers.get("Accept");
-    if (accept && !accept.split(",").some((a) => ["application/json", "*/*"].includes(a.trim().split(";")[0]!))) problems.push(`Accept ${accept} admits no JSON`);
+    if (accept && !accept.split(",").some((a) => ["application/json", "*/*"].includes(a.trim().split(";")[0]!)))
+      problems.push(`Accept ${accept} admits no JSON`);
     const shop = url.searchParams.get("shop_id");
-    if (shop !== null && Number(shop) !== opts.shopId && !(opts.otherShops ?? []).includes(Number(shop))) problems.push(`shop_id ${shop} is not a shop of this key`);
-    if (shop === null && opts.shopId !== undefined && (opts.otherShops ?? []).length > 0) problems.push("the key reaches several shops: shop_id is needed to act for the right one");
+    if (shop !== null && Number(shop) !== opts.shopId && !(opts.otherShops ?? []).includes(Number(shop)))
+      problems.push(`shop_id ${shop} is not a shop of this key`);
+    if (shop === null && opts.shopId !== undefined && (opts.otherShops ?? []).length > 0)
+      problems.push("the key reaches several shops: shop_id is needed to act for the right one");
 
     let body: unknown = null;
     const contentType = (request.headers.get("Content-Type") ?? "").split(";")[0]!.trim();
@@ -143,7 +146,8 @@ export function createMiraklFake(opts: MiraklFakeOptions = {}): MiraklFake {
     if (authorization !== apiKey) return miraklError(401, "Unauthorized: the API key is not valid");
 
     const fault = faults.take("api", op.operationId);
-    if (fault) return faultResponse(fault, (f) => (f.body === undefined ? miraklError(f.status, `fault ${f.status}`, f.headers) : json(f.status, f.body, f.headers)));
+    if (fault)
+      return faultResponse(fault, (f) => (f.body === undefined ? miraklError(f.status, `fault ${f.status}`, f.headers) : json(f.status, f.body, f.headers)));
 
     // Mirakl's maximum call frequencies, answered as integrators report: 429 with Retry-After.
     if (op.operationId === "RT11" && !url.searchParams.has("page_token")) {
@@ -155,7 +159,8 @@ export function createMiraklFake(opts: MiraklFakeOptions = {}): MiraklFake {
       }
       lastCall.set("RT11 poll", at);
     }
-    const limited = op.operationId === "OR11" ? (url.searchParams.has("order_ids") || (url.searchParams.get("offset") ?? "0") !== "0" ? null : "OR11 poll") : op.operationId;
+    const limited =
+      op.operationId === "OR11" ? (url.searchParams.has("order_ids") || (url.searchParams.get("offset") ?? "0") !== "0" ? null : "OR11 poll") : op.operationId;
     if (ONCE_A_MINUTE.has(limited ?? "")) {
       const last = lastCall.get(limited!);
       const at = now().getTime();
@@ -203,5 +208,7 @@ export function createMiraklFake(opts: MiraklFakeOptions = {}): MiraklFake {
  * others one order each (without lines: set aside). For failNext.
  */
 export function miraklPagesForEver(empty: boolean): AnswerFault<"api"> {
-  return badDay.endlessPages((n) => ({ orders: empty ? [] : [{ order_id: `ENDLESS-${n}`, order_state: "SHIPPING" }], total_count: 1_000_000 }), { operation: "OR11" });
+  return badDay.endlessPages((n) => ({ orders: empty ? [] : [{ order_id: `ENDLESS-${n}`, order_state: "SHIPPING" }], total_count: 1_000_000 }), {
+    operation: "OR11",
+  });
 }

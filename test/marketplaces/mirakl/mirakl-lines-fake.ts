@@ -8,7 +8,14 @@
 // CANCELATION list, amounts within the line's); OR28 refunds (a REFUND reason); RE01 lists the
 // reasons; RT11 lists returns by last update in seek pages. A shop without multiple shipments
 // (`multiShipment: false`) answers ST01 400 as a whole.
-import type { MiraklOrder, MiraklOrderLine, MiraklReason, MiraklReturn, MiraklShipment, MiraklShipmentRequest } from "../../../src/marketplaces/mirakl/mirakl.types";
+import type {
+  MiraklOrder,
+  MiraklOrderLine,
+  MiraklReason,
+  MiraklReturn,
+  MiraklShipment,
+  MiraklShipmentRequest,
+} from "../../../src/marketplaces/mirakl/mirakl.types";
 import { json, miraklError } from "./mirakl-answers";
 
 /** RE01's reasons as the description's own example lists them (codes and labels), plus one refund reason more. */
@@ -82,10 +89,20 @@ function seekPage<T>(items: T[], url: URL, read: { query: URLSearchParams; offse
   first.delete("page_token");
   const data = items.slice(offset, offset + limit);
   const next = offset + limit < items.length ? tokenOf(offset + limit, first.toString()) : undefined;
-  return json(200, { data, ...(next ? { next_page_token: next } : {}), ...(offset > 0 ? { previous_page_token: tokenOf(Math.max(0, offset - limit), first.toString()) } : {}) });
+  return json(200, {
+    data,
+    ...(next ? { next_page_token: next } : {}),
+    ...(offset > 0 ? { previous_page_token: tokenOf(Math.max(0, offset - limit), first.toString()) } : {}),
+  });
 }
 
-export function miraklLinesFake(now: () => Date, find: (id: string) => KeptOrder | undefined, touch: (k: KeptOrder) => void, carriers: Set<string>, opts: LinesOptions): MiraklLinesFake {
+export function miraklLinesFake(
+  now: () => Date,
+  find: (id: string) => KeptOrder | undefined,
+  touch: (k: KeptOrder) => void,
+  carriers: Set<string>,
+  opts: LinesOptions,
+): MiraklLinesFake {
   const shipments: MiraklShipment[] = [];
   const returns: MiraklReturn[] = [];
   const reasons = opts.reasons ?? FAKE_REASONS;
@@ -93,7 +110,9 @@ export function miraklLinesFake(now: () => Date, find: (id: string) => KeptOrder
   const iso = () => now().toISOString();
   const reasonOf = (code: string, type: string) => reasons.find((r) => r.code === code && r.type === type && r.is_shop_right);
   const shippedOf = (orderId: string, lineId: string) =>
-    shipments.filter((s) => s.order_id === orderId).reduce((a, s) => a + (s.shipment_lines ?? []).filter((l) => l.order_line_id === lineId).reduce((b, l) => b + (l.quantity ?? 0), 0), 0);
+    shipments
+      .filter((s) => s.order_id === orderId)
+      .reduce((a, s) => a + (s.shipment_lines ?? []).filter((l) => l.order_line_id === lineId).reduce((b, l) => b + (l.quantity ?? 0), 0), 0);
 
   /** Line and order states from what each line shipped and cancelled. */
   function settle(k: KeptOrder) {
@@ -139,7 +158,8 @@ export function miraklLinesFake(now: () => Date, find: (id: string) => KeptOrder
           if (!l.order_line_id || !line) return `ORDER_LINE_NOT_FOUND: ${l.order_line_id ?? "(no order_line_id)"}`;
           if (ENDED.includes(line.order_line_state ?? "")) return `order line ${l.order_line_id} is ${line.order_line_state}`;
           const left = (line.quantity ?? 0) - cancelledOf(line) - shippedOf(request.order_id, l.order_line_id);
-          if (l.quantity < 1 || l.quantity > left) return `SHIPMENT_QUANTITY_INVALID: ${l.quantity} unit(s) of order line ${l.order_line_id}, ${left} left to ship`;
+          if (l.quantity < 1 || l.quantity > left)
+            return `SHIPMENT_QUANTITY_INVALID: ${l.quantity} unit(s) of order line ${l.order_line_id}, ${left} left to ship`;
           return null;
         })
         .find((p) => p !== null);
@@ -182,7 +202,8 @@ export function miraklLinesFake(now: () => Date, find: (id: string) => KeptOrder
     for (const s of body.shipments) {
       const shipment = shipments.find((x) => x.id === s.id);
       if (!shipment) errors.push({ id: s.id, message: `SHIPMENT_NOT_FOUND: ${s.id}` });
-      else if (s.tracking?.carrier_code && !carriers.has(s.tracking.carrier_code)) errors.push({ id: s.id, message: `carrier ${s.tracking.carrier_code} is not a registered carrier` });
+      else if (s.tracking?.carrier_code && !carriers.has(s.tracking.carrier_code))
+        errors.push({ id: s.id, message: `carrier ${s.tracking.carrier_code} is not a registered carrier` });
       else {
         shipment.tracking = { ...s.tracking };
         shipment.last_updated_date = iso();
@@ -199,19 +220,27 @@ export function miraklLinesFake(now: () => Date, find: (id: string) => KeptOrder
     return k && line ? { k, line } : null;
   }
 
-  function cancel(body: { order_tax_mode?: string; cancelations: { order_line_id: string; quantity: number; amount: number; shipping_amount: number; reason_code: string }[] }): Response {
+  function cancel(body: {
+    order_tax_mode?: string;
+    cancelations: { order_line_id: string; quantity: number; amount: number; shipping_amount: number; reason_code: string }[];
+  }): Response {
     // Everything is checked before anything changes: a refused call changes nothing.
     for (const c of body.cancelations) {
       const found = lineOf(c.order_line_id);
       if (!found) return miraklError(400, `ORDER_LINE_NOT_FOUND: ${c.order_line_id}`);
       if (!reasonOf(c.reason_code, "CANCELATION")) return miraklError(400, `REASON_CODE_INVALID: ${c.reason_code} is not a cancelation reason of the shop`);
       if (!OPEN.includes(found.k.order.order_state ?? "") || ENDED.includes(found.line.order_line_state ?? "")) {
-        return miraklError(400, `ORDER_INVALID_STATE: order ${found.k.order.order_id} is ${found.k.order.order_state}, line ${c.order_line_id} ${found.line.order_line_state}`);
+        return miraklError(
+          400,
+          `ORDER_INVALID_STATE: order ${found.k.order.order_id} is ${found.k.order.order_state}, line ${c.order_line_id} ${found.line.order_line_state}`,
+        );
       }
       const left = (found.line.quantity ?? 0) - cancelledOf(found.line) - shippedOf(found.k.order.order_id!, c.order_line_id);
-      if (c.quantity < 1 || c.quantity > left) return miraklError(400, `CANCELATION_QUANTITY_INVALID: ${c.quantity} unit(s) of line ${c.order_line_id}, ${left} left`);
+      if (c.quantity < 1 || c.quantity > left)
+        return miraklError(400, `CANCELATION_QUANTITY_INVALID: ${c.quantity} unit(s) of line ${c.order_line_id}, ${left} left`);
       const alreadyCancelled = (found.line.cancelations ?? []).reduce((a, x) => a + (x.amount ?? 0), 0);
-      if (c.amount < 0 || round(c.amount + alreadyCancelled) > round(found.line.price ?? 0)) return miraklError(400, `CANCELATION_AMOUNT_INVALID: ${c.amount} is more than line ${c.order_line_id} has left`);
+      if (c.amount < 0 || round(c.amount + alreadyCancelled) > round(found.line.price ?? 0))
+        return miraklError(400, `CANCELATION_AMOUNT_INVALID: ${c.amount} is more than line ${c.order_line_id} has left`);
     }
     const made = body.cancelations.map((c) => {
       const { k, line } = lineOf(c.order_line_id)!;
@@ -223,21 +252,35 @@ export function miraklLinesFake(now: () => Date, find: (id: string) => KeptOrder
     return json(200, { order_tax_mode: body.order_tax_mode ?? "TAX_INCLUDED", cancelations: made });
   }
 
-  function refund(body: { order_tax_mode?: string; refunds: { order_line_id: string; amount: number; shipping_amount: number; reason_code: string; quantity?: number }[] }): Response {
+  function refund(body: {
+    order_tax_mode?: string;
+    refunds: { order_line_id: string; amount: number; shipping_amount: number; reason_code: string; quantity?: number }[];
+  }): Response {
     const orderRefundId = `REFUND-${++serial}`;
     for (const r of body.refunds) {
       const found = lineOf(r.order_line_id);
       if (!found) return miraklError(400, `ORDER_LINE_NOT_FOUND: ${r.order_line_id}`);
       if (!reasonOf(r.reason_code, "REFUND")) return miraklError(400, `REASON_CODE_INVALID: ${r.reason_code} is not a refund reason of the shop`);
-      if (!SHIPPED.includes(found.k.order.order_state ?? "") && found.k.order.order_state !== "SHIPPING") return miraklError(400, `ORDER_INVALID_STATE: order ${found.k.order.order_id} is ${found.k.order.order_state}`);
+      if (!SHIPPED.includes(found.k.order.order_state ?? "") && found.k.order.order_state !== "SHIPPING")
+        return miraklError(400, `ORDER_INVALID_STATE: order ${found.k.order.order_id} is ${found.k.order.order_state}`);
       const paid = (found.line.price ?? 0) + (found.line.taxes ?? []).reduce((a, t) => a + (t.amount ?? 0), 0);
       const refunded = (found.line.refunds ?? []).reduce((a, x) => a + (x.amount ?? 0), 0);
-      if (r.amount < 0 || round(r.amount + refunded) > round(paid)) return miraklError(400, `REFUND_AMOUNT_INVALID: ${r.amount} is more than line ${r.order_line_id} has left to refund`);
+      if (r.amount < 0 || round(r.amount + refunded) > round(paid))
+        return miraklError(400, `REFUND_AMOUNT_INVALID: ${r.amount} is more than line ${r.order_line_id} has left to refund`);
     }
     const made = body.refunds.map((r, i) => {
       const { k, line } = lineOf(r.order_line_id)!;
       const refundId = `${orderRefundId}-${i + 1}`;
-      const kept = { id: refundId, order_refund_id: orderRefundId, amount: r.amount, shipping_amount: r.shipping_amount, quantity: r.quantity ?? 0, reason_code: r.reason_code, state: "WAITING_REFUND", created_date: iso() };
+      const kept = {
+        id: refundId,
+        order_refund_id: orderRefundId,
+        amount: r.amount,
+        shipping_amount: r.shipping_amount,
+        quantity: r.quantity ?? 0,
+        reason_code: r.reason_code,
+        state: "WAITING_REFUND",
+        created_date: iso(),
+      };
       line.refunds = [...(line.refunds ?? []), kept];
       touch(k);
       return { ...r, quantity: r.quantity ?? 0, refund_id: refundId, order_refund_id: orderRefundId };
@@ -278,7 +321,12 @@ export function miraklLinesFake(now: () => Date, find: (id: string) => KeptOrder
         rejection_reason_code: null,
         rma: `RMA-${spec.id}`,
         return_address: { city: "New York", country_iso_code: "USA", street1: "30, Prince Street", zip_code: "NY 10012" },
-        return_lines: spec.lines.map((l) => ({ order_line_id: l.lineId, quantity: l.quantity, reason_code: l.reason ?? "RETURN_CHANGED_MIND", compliance: null })),
+        return_lines: spec.lines.map((l) => ({
+          order_line_id: l.lineId,
+          quantity: l.quantity,
+          reason_code: l.reason ?? "RETURN_CHANGED_MIND",
+          compliance: null,
+        })),
       };
       returns.push(r);
       return structuredClone(r);

@@ -35,7 +35,15 @@ export interface MiraklOffersFake {
   offer(sku: string): MiraklOffer | undefined;
   imports: Import[];
   options: OffersOptions;
-  handle(operationId: string, params: string[], url: URL, body: unknown, request: Request, rawBody: string, refuse: (problem: string) => Response): Promise<Response> | Response;
+  handle(
+    operationId: string,
+    params: string[],
+    url: URL,
+    body: unknown,
+    request: Request,
+    rawBody: string,
+    refuse: (problem: string) => Response,
+  ): Promise<Response> | Response;
 }
 
 const STOCK_HEADER = ["offer-sku", "quantity", "warehouse-code", "update-delete"];
@@ -78,8 +86,27 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
       retail_prices: [],
       discount: { discount_price: 18, origin_price: 20, start_date: "2026-01-01T00:00:00Z", end_date: "2027-01-01T00:00:00Z", ranges: [] },
       all_prices: [
-        { channel_code: null, price: 18, unit_origin_price: 20, unit_discount_price: 18, discount_start_date: "2026-01-01T00:00:00Z", discount_end_date: "2027-01-01T00:00:00Z", volume_prices: [{ quantity_threshold: 1, unit_origin_price: 20, unit_discount_price: 18 }, { quantity_threshold: 10, unit_origin_price: 17 }] },
-        { channel_code: "CA", price: 25, unit_origin_price: 25, unit_discount_price: null, discount_start_date: null, discount_end_date: null, volume_prices: [{ quantity_threshold: 1, unit_origin_price: 25 }] },
+        {
+          channel_code: null,
+          price: 18,
+          unit_origin_price: 20,
+          unit_discount_price: 18,
+          discount_start_date: "2026-01-01T00:00:00Z",
+          discount_end_date: "2027-01-01T00:00:00Z",
+          volume_prices: [
+            { quantity_threshold: 1, unit_origin_price: 20, unit_discount_price: 18 },
+            { quantity_threshold: 10, unit_origin_price: 17 },
+          ],
+        },
+        {
+          channel_code: "CA",
+          price: 25,
+          unit_origin_price: 25,
+          unit_discount_price: null,
+          discount_start_date: null,
+          discount_end_date: null,
+          volume_prices: [{ quantity_threshold: 1, unit_origin_price: 25 }],
+        },
       ],
       offer_additional_fields: [{ code: "warranty", type: "STRING", value: "2 years" }],
       eco_contributions: [{ eco_contribution_amount: 0.5, epr_category_code: "FR-DEA", producer_id: "P-1" }],
@@ -99,7 +126,18 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
   function replace(held: MiraklOffer, sent: MiraklOfferUpdate): MiraklOffer {
     const discountSent = sent.discount;
     return {
-      ...pick(held, ["offer_id", "shop_sku", "product_sku", "product_title", "product_references", "category_code", "category_label", "channels", "currency_iso_code", "fulfillment"]),
+      ...pick(held, [
+        "offer_id",
+        "shop_sku",
+        "product_sku",
+        "product_title",
+        "product_references",
+        "category_code",
+        "category_label",
+        "channels",
+        "currency_iso_code",
+        "fulfillment",
+      ]),
       active: true,
       state_code: sent.state_code,
       price: sent.price,
@@ -108,7 +146,9 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
       internal_description: sent.internal_description ?? null,
       price_additional_info: sent.price_additional_info ?? null,
       leadtime_to_ship: sent.leadtime_to_ship ?? null,
-      logistic_class: sent.logistic_class ? { code: sent.logistic_class, label: held.logistic_class?.code === sent.logistic_class ? held.logistic_class.label : sent.logistic_class } : null,
+      logistic_class: sent.logistic_class
+        ? { code: sent.logistic_class, label: held.logistic_class?.code === sent.logistic_class ? held.logistic_class.label : sent.logistic_class }
+        : null,
       min_order_quantity: sent.min_order_quantity ?? null,
       max_order_quantity: sent.max_order_quantity ?? null,
       min_quantity_alert: sent.min_quantity_alert ?? null,
@@ -118,10 +158,33 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
       allow_quote_requests: sent.allow_quote_requests ?? false,
       product_tax_code: sent.product_tax_code ?? null,
       msrp: sent.msrp ?? null,
-      discount: discountSent ? { discount_price: discountSent.price ?? null, origin_price: sent.price, start_date: discountSent.start_date ?? null, end_date: discountSent.end_date ?? null, ranges: discountSent.ranges ?? [] } : null,
+      discount: discountSent
+        ? {
+            discount_price: discountSent.price ?? null,
+            origin_price: sent.price,
+            start_date: discountSent.start_date ?? null,
+            end_date: discountSent.end_date ?? null,
+            ranges: discountSent.ranges ?? [],
+          }
+        : null,
       all_prices: sent.all_prices?.length
-        ? sent.all_prices.map((p) => ({ ...p, price: p.unit_discount_price ?? p.unit_origin_price, unit_discount_price: p.unit_discount_price ?? null, volume_prices: p.volume_prices ?? [] }))
-        : [{ channel_code: null, price: sent.price, unit_origin_price: sent.price, unit_discount_price: null, discount_start_date: null, discount_end_date: null, volume_prices: [{ quantity_threshold: 1, unit_origin_price: sent.price }] }],
+        ? sent.all_prices.map((p) => ({
+            ...p,
+            price: p.unit_discount_price ?? p.unit_origin_price,
+            unit_discount_price: p.unit_discount_price ?? null,
+            volume_prices: p.volume_prices ?? [],
+          }))
+        : [
+            {
+              channel_code: null,
+              price: sent.price,
+              unit_origin_price: sent.price,
+              unit_discount_price: null,
+              discount_start_date: null,
+              discount_end_date: null,
+              volume_prices: [{ quantity_threshold: 1, unit_origin_price: sent.price }],
+            },
+          ],
       offer_additional_fields: sent.offer_additional_fields ?? [],
       eco_contributions: sent.eco_contributions ?? [],
       retail_prices: sent.retail_prices?.map((r) => ({ ...r, price: r.unit_discount_price ?? r.unit_origin_price })) ?? [],
@@ -144,7 +207,8 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
       const held = offers.get(sent.shop_sku);
       const row = [sent.shop_sku, sent.product_id, sent.product_id_type, String(sent.price), String(sent.quantity), sent.update_delete];
       if (!held) imp.errors.push({ line: i + 1, reason: `The offer with SKU ${sent.shop_sku} does not exist`, row });
-      else if (sent.product_id_type !== "SKU" || sent.product_id !== held.product_sku) imp.errors.push({ line: i + 1, reason: "The product does not exist", row });
+      else if (sent.product_id_type !== "SKU" || sent.product_id !== held.product_sku)
+        imp.errors.push({ line: i + 1, reason: "The product does not exist", row });
       else if (!(sent.price > 0)) imp.errors.push({ line: i + 1, reason: "The price must be greater than 0", row });
       else offers.set(sent.shop_sku, replace(held, sent));
     });
@@ -187,7 +251,8 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
       return refuse(`the file is not the CSV the description gives: ${String(error)}`);
     }
     const header = rows[0] ?? [];
-    if (header.join(";") !== STOCK_HEADER.join(";")) return refuse(`the file's header must be ${STOCK_HEADER.map((h) => `"${h}"`).join(";")}, got ${header.join(";")}`);
+    if (header.join(";") !== STOCK_HEADER.join(";"))
+      return refuse(`the file's header must be ${STOCK_HEADER.map((h) => `"${h}"`).join(";")}, got ${header.join(";")}`);
     for (const [i, row] of rows.slice(1).entries()) {
       const where = `line ${i + 2}`;
       if (row.length !== 4) return refuse(`${where} has ${row.length} columns, not 4`);
@@ -214,7 +279,15 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
         return json(200, { offers: all.slice(offset, offset + max).map((o) => structuredClone(o)), total_count: all.length });
       }
       if (operationId === "OF24") {
-        const imp: Import = { kind: "offers", id: String(nextImport++), created: now().toISOString(), reads: 0, done: false, lines: (body as { offers: unknown[] }).offers, errors: [] };
+        const imp: Import = {
+          kind: "offers",
+          id: String(nextImport++),
+          created: now().toISOString(),
+          reads: 0,
+          done: false,
+          lines: (body as { offers: unknown[] }).offers,
+          errors: [],
+        };
         imports.push(imp);
         return json(201, { import_id: Number(imp.id) });
       }
@@ -224,9 +297,26 @@ export function miraklOffersFake(now: () => Date, options: OffersOptions): Mirak
       if (operationId === "OF02" || operationId === "STO02") {
         progress(imp);
         const failed = imp.done && options.failing?.includes(imp.kind);
-        const common = { date_created: imp.created, has_error_report: imp.done && imp.errors.length > 0, lines_in_error: imp.errors.length, lines_in_success: imp.done && !failed ? imp.lines.length - imp.errors.length : 0, status: status(imp) };
+        const common = {
+          date_created: imp.created,
+          has_error_report: imp.done && imp.errors.length > 0,
+          lines_in_error: imp.errors.length,
+          lines_in_success: imp.done && !failed ? imp.lines.length - imp.errors.length : 0,
+          status: status(imp),
+        };
         if (operationId === "STO02") return json(200, { ...common, import_id: imp.id, shop_id: 1 });
-        return json(200, { ...common, import_id: Number(imp.id), lines_in_pending: imp.done ? 0 : imp.lines.length, lines_read: imp.lines.length, mode: "NORMAL", offer_deleted: 0, offer_inserted: 0, offer_updated: imp.done && !failed ? imp.lines.length - imp.errors.length : 0, reason_status: failed ? "The file could not be processed" : "", type: "MIRAKL" });
+        return json(200, {
+          ...common,
+          import_id: Number(imp.id),
+          lines_in_pending: imp.done ? 0 : imp.lines.length,
+          lines_read: imp.lines.length,
+          mode: "NORMAL",
+          offer_deleted: 0,
+          offer_inserted: 0,
+          offer_updated: imp.done && !failed ? imp.lines.length - imp.errors.length : 0,
+          reason_status: failed ? "The file could not be processed" : "",
+          type: "MIRAKL",
+        });
       }
       if (!imp.done) return miraklError(404, "the import has no error report yet");
       if (operationId === "STO03") return report(imp, STOCK_HEADER, "first");

@@ -77,7 +77,13 @@ export function miraklOrdersFake(now: () => Date, opts: OrdersOptions): MiraklOr
   const carriers = new Set(opts.carriers ?? ["UPS", "FEDEX", "DHL", "COLISSIMO"]);
   const delta = opts.updateDelayMs ?? 5 * 60_000;
   const iso = () => now().toISOString();
-  const lines = miraklLinesFake(now, (id) => kept.get(id), (k) => touch(k as Kept), carriers, opts);
+  const lines = miraklLinesFake(
+    now,
+    (id) => kept.get(id),
+    (k) => touch(k as Kept),
+    carriers,
+    opts,
+  );
 
   function touch(k: Kept, lineState?: string) {
     const at = iso();
@@ -96,7 +102,11 @@ export function miraklOrdersFake(now: () => Date, opts: OrdersOptions): MiraklOr
   /** The order as OR11 answers it: addresses hidden until acceptance, prices in the tax mode asked. */
   function view(k: Kept, taxIncluded: boolean): MiraklOrder {
     const order = structuredClone(k.order);
-    order.customer = { ...order.customer, shipping_address: k.accepted ? structuredClone(k.address) : null, billing_address: k.accepted ? structuredClone(k.billing) : null };
+    order.customer = {
+      ...order.customer,
+      shipping_address: k.accepted ? structuredClone(k.address) : null,
+      billing_address: k.accepted ? structuredClone(k.billing) : null,
+    };
     const included = taxIncluded || opts.taxIncludedAlways === true;
     order.order_tax_mode = included ? "TAX_INCLUDED" : "TAX_EXCLUDED";
     if (included) {
@@ -196,7 +206,8 @@ export function miraklOrdersFake(now: () => Date, opts: OrdersOptions): MiraklOr
     return json(200, { orders: matching.slice(offset, offset + max).map((k) => view(k, taxIncluded)), total_count: matching.length });
   }
 
-  const invalidState = (k: Kept, op: string) => miraklError(400, `ORDER_INVALID_STATE: order ${k.order.order_id} is ${k.order.order_state}, not in the expected state for ${op}`);
+  const invalidState = (k: Kept, op: string) =>
+    miraklError(400, `ORDER_INVALID_STATE: order ${k.order.order_id} is ${k.order.order_state}, not in the expected state for ${op}`);
 
   function accept(k: Kept, body: { order_lines: { id: string; accepted: boolean }[] }): Response {
     if (k.order.order_state !== "WAITING_ACCEPTANCE") return invalidState(k, "OR21");
@@ -205,9 +216,11 @@ export function miraklOrdersFake(now: () => Date, opts: OrdersOptions): MiraklOr
     if (new Set(ids).size !== ids.length) return miraklError(400, "ORDER_LINE_DUPLICATE_ID: the order lines list contains duplicate order line IDs");
     const unknown = ids.filter((id) => !lines.some((l) => l.order_line_id === id));
     if (unknown.length > 0) return miraklError(400, `ORDER_LINE_NOT_FOUND: ${unknown.join(", ")}`);
-    if (lines.some((l) => !ids.includes(l.order_line_id!))) return miraklError(400, "ORDER_LINE_ACCEPTANCE_DECISION_MISSING: some order lines are missing from the acceptance decision");
+    if (lines.some((l) => !ids.includes(l.order_line_id!)))
+      return miraklError(400, "ORDER_LINE_ACCEPTANCE_DECISION_MISSING: some order lines are missing from the acceptance decision");
     const acceptedCount = body.order_lines.filter((l) => l.accepted).length;
-    if (opts.partialAcceptanceDisabled && acceptedCount > 0 && acceptedCount < lines.length) return miraklError(400, "ORDER_PARTIAL_ACCEPTANCE_DISABLED: partial acceptance is disabled for this shop");
+    if (opts.partialAcceptanceDisabled && acceptedCount > 0 && acceptedCount < lines.length)
+      return miraklError(400, "ORDER_PARTIAL_ACCEPTANCE_DISABLED: partial acceptance is disabled for this shop");
     const next = acceptedCount === 0 ? "REFUSED" : opts.holdForPayment ? "WAITING_DEBIT_PAYMENT" : "SHIPPING";
     for (const decision of body.order_lines) {
       const line = lines.find((l) => l.order_line_id === decision.id)!;

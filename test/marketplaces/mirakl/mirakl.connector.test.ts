@@ -3,7 +3,17 @@
 // it sends (and what it cannot), acceptance, shipment and cancellation through the order's
 // states, the pace, and the bad days.
 import { describe, expect, it } from "vitest";
-import { MarketplaceError, type AcknowledgeDelivery, type CancelDelivery, type Connector, type DeliveryOrder, type ImportedOrder, type OrderPage, type ShipDelivery, type Shipment } from "../../../src/marketplaces/connector";
+import {
+  MarketplaceError,
+  type AcknowledgeDelivery,
+  type CancelDelivery,
+  type Connector,
+  type DeliveryOrder,
+  type ImportedOrder,
+  type OrderPage,
+  type ShipDelivery,
+  type Shipment,
+} from "../../../src/marketplaces/connector";
 import { createMiraklConnector } from "../../../src/marketplaces/mirakl/mirakl.connector";
 import { memoryStorage } from "../../../src/marketplaces/storage";
 import { createMiraklFake, MIRAKL_FAKE_KEY, MIRAKL_FAKE_URL, miraklPagesForEver, type MiraklFakeOptions } from "./mirakl-fake";
@@ -19,7 +29,10 @@ function setup(settings: Record<string, unknown> = {}, fakeOptions: MiraklFakeOp
   const now = () => new Date(nowMs);
   const fake = createMiraklFake({ now, ...fakeOptions });
   const storage = memoryStorage();
-  const connector = createMiraklConnector({ sourceId: "source-1", settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: MIRAKL_FAKE_KEY, carriers: { UPS: "UPS" }, ...settings }, fetch: fake.fetch, now }, storage);
+  const connector = createMiraklConnector(
+    { sourceId: "source-1", settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: MIRAKL_FAKE_KEY, carriers: { UPS: "UPS" }, ...settings }, fetch: fake.fetch, now },
+    storage,
+  );
   return {
     fake,
     connector,
@@ -46,7 +59,14 @@ const ackOf = (o: DeliveryOrder): AcknowledgeDelivery => ({ ...base(o), kind: "a
 const shipOf = (o: DeliveryOrder, shipment: Partial<Omit<Shipment, "lines">> = {}): ShipDelivery => ({
   ...base(o),
   kind: "ship",
-  shipment: { trackingNumber: "1Z999", carrier: "UPS", shippingMethod: null, shippedAt: new Date(START), ...shipment, lines: o.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity })) },
+  shipment: {
+    trackingNumber: "1Z999",
+    carrier: "UPS",
+    shippingMethod: null,
+    shippedAt: new Date(START),
+    ...shipment,
+    lines: o.lines.map((l) => ({ sourceLineId: l.sourceLineId, quantity: l.quantity })),
+  },
 });
 const cancelOf = (o: DeliveryOrder): CancelDelivery => ({ ...base(o), kind: "cancel", reason: "Canceled by seller" });
 
@@ -88,7 +108,16 @@ describe("Mirakl orders in (OR11)", () => {
           { sku: "SKU-A", quantity: 2, unitPrice: 12.5, tax: 5, shipping: 4.99, shippingTax: 1 },
           { sku: "SKU-B", quantity: 3, unitPrice: 10, tax: 5.4, promotion: 3 },
         ],
-        address: { firstname: "Ada", lastname: "King", street_1: "1 Main St", city: "Springfield", zip_code: "12345", country_iso_code: "USA", state: "IL", phone: "+1 217 555 0101" },
+        address: {
+          firstname: "Ada",
+          lastname: "King",
+          street_1: "1 Main St",
+          city: "Springfield",
+          zip_code: "12345",
+          country_iso_code: "USA",
+          state: "IL",
+          phone: "+1 217 555 0101",
+        },
       }),
     );
     const waiting = await imported(connector, "B-1");
@@ -106,7 +135,17 @@ describe("Mirakl orders in (OR11)", () => {
       sourceData: { state: "WAITING_ACCEPTANCE" },
     });
     // The customer's name only: Mirakl answers the address null before acceptance.
-    expect(waiting.shipTo).toEqual({ firstName: "Smith", lastName: "Taylor", companyName: null, street1: "", street2: "", city: "", stateOrProvince: "", postalCode: "", country: "" });
+    expect(waiting.shipTo).toEqual({
+      firstName: "Smith",
+      lastName: "Taylor",
+      companyName: null,
+      street1: "",
+      street2: "",
+      city: "",
+      stateOrProvince: "",
+      postalCode: "",
+      country: "",
+    });
     expect(waiting.items).toEqual([
       { sourceLineId: "B-1-1", sku: "SKU-A", name: "Product SKU-A", quantity: 2, unitPrice: 12.5, saleTaxCost: 5, discount: "0.00" },
       { sourceLineId: "B-1-2", sku: "SKU-B", name: "Product SKU-B", quantity: 3, unitPrice: 10, saleTaxCost: 5.4, discount: "3.00" },
@@ -117,7 +156,17 @@ describe("Mirakl orders in (OR11)", () => {
     const accepted = await imported(connector, "B-1");
     expect(accepted.sourceOrderStatus).toBe("SHIPPING");
     expect(accepted.buyerPhone).toBe("+1 217 555 0101");
-    expect(accepted.shipTo).toEqual({ firstName: "Ada", lastName: "King", companyName: "LIMARK Company", street1: "1 Main St", street2: "1st floor, One article per box", city: "Springfield", stateOrProvince: "IL", postalCode: "12345", country: "USA" });
+    expect(accepted.shipTo).toEqual({
+      firstName: "Ada",
+      lastName: "King",
+      companyName: "LIMARK Company",
+      street1: "1 Main St",
+      street2: "1st floor, One article per box",
+      city: "Springfield",
+      stateOrProvince: "IL",
+      postalCode: "12345",
+      country: "USA",
+    });
     expect(fake.violations).toEqual([]);
   });
 
@@ -125,7 +174,9 @@ describe("Mirakl orders in (OR11)", () => {
     const { fake, connector } = setup({}, { orders: { taxIncludedAlways: true } });
     fake.orders.add(order("T-1", 30, { lines: [{ sku: "SKU-A", quantity: 2, unitPrice: 12.5, tax: 5, shipping: 4.99, shippingTax: 1 }] }));
     const o = await imported(connector, "T-1");
-    expect([o.subTotal, o.shippingTotal, o.shippingTaxTotal, o.grandTotal, o.items[0]!.unitPrice, o.items[0]!.saleTaxCost]).toEqual([25, 4.99, 1, 35.99, 12.5, 5]);
+    expect([o.subTotal, o.shippingTotal, o.shippingTaxTotal, o.grandTotal, o.items[0]!.unitPrice, o.items[0]!.saleTaxCost]).toEqual([
+      25, 4.99, 1, 35.99, 12.5, 5,
+    ]);
   });
 
   it("pages by offset and steps back when orders leave the window while it is read: none is skipped", async () => {
@@ -142,7 +193,10 @@ describe("Mirakl orders in (OR11)", () => {
     // The rest of the window, from the second page on.
     const rest = await importAll({ fetchOrders: (w, cursor) => connector.fetchOrders(w, cursor ?? first.nextCursor) }, WINDOW);
     rest.forEach((page) => page.orders.forEach((o) => seen.add(o.sourceOrderNumber)));
-    const offsets = fake.calls("OR11").slice(1).map((r) => r.query.offset);
+    const offsets = fake
+      .calls("OR11")
+      .slice(1)
+      .map((r) => r.query.offset);
     // Page 2 (offset 100) reports 245: the read goes back 5 and on from there.
     expect(offsets).toEqual(["100", "95", "195"]);
     expect(seen.size).toBe(250);
@@ -158,7 +212,9 @@ describe("Mirakl orders in (OR11)", () => {
     const early = await connector.fetchOrders(WINDOW, null).catch((e: unknown) => e);
     expect(early).toBeInstanceOf(MarketplaceError);
     expect(early).toMatchObject({ status: 429, retryable: true, retryAfterMs: 30_000 });
-    expect((early as Error).message).toBe("Mirakl OR11 is polled at most once a minute (the description's maximum): the next poll fits in 30 s, so it waits for a later cycle");
+    expect((early as Error).message).toBe(
+      "Mirakl OR11 is polled at most once a minute (the description's maximum): the next poll fits in 30 s, so it waits for a later cycle",
+    );
     expect(fake.calls("OR11")).toHaveLength(2);
     advance(30_000);
     expect((await connector.fetchOrders(WINDOW, null)).orders).toHaveLength(100);
@@ -218,7 +274,10 @@ describe("Mirakl orders in (OR11)", () => {
     empty.fake.failNext(miraklPagesForEver(true));
     expect(await empty.connector.fetchOrders(WINDOW, null)).toEqual({ orders: [], setAside: [], nextCursor: null });
     // A cursor that is not the connector's own ends the window: no retry can read it.
-    await expect(empty.connector.fetchOrders(WINDOW, "?page=2")).rejects.toMatchObject({ retryable: false, message: 'Mirakl OR11: the page cursor "?page=2" is not one this connector made' });
+    await expect(empty.connector.fetchOrders(WINDOW, "?page=2")).rejects.toMatchObject({
+      retryable: false,
+      message: 'Mirakl OR11: the page cursor "?page=2" is not one this connector made',
+    });
   });
 
   it("ends the window on nonsense: no order list, or no total_count", async () => {
@@ -239,14 +298,25 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
     expect(await connector.acknowledge(ackOf(o))).toEqual({ state: "delivered" });
     const [accept] = fake.calls("OR21");
     expect([accept!.method, accept!.path]).toEqual(["PUT", "/api/orders/C-1/accept"]);
-    expect(accept!.body).toEqual({ order_lines: [{ id: "C-1-1", accepted: true }, { id: "C-1-2", accepted: true }] });
+    expect(accept!.body).toEqual({
+      order_lines: [
+        { id: "C-1-1", accepted: true },
+        { id: "C-1-2", accepted: true },
+      ],
+    });
     expect(fake.orders.get("C-1")!.order_state).toBe("SHIPPING");
     // Acknowledged again after the import saw it accepted: nothing to send.
     advance(MINUTE);
     const again = deliveryOf(await imported(connector, "C-1"));
-    expect(await connector.acknowledge(ackOf(again))).toEqual({ state: "notApplicable", reason: "Mirakl order C-1 was SHIPPING at the last import: only an order waiting for acceptance is accepted" });
+    expect(await connector.acknowledge(ackOf(again))).toEqual({
+      state: "notApplicable",
+      reason: "Mirakl order C-1 was SHIPPING at the last import: only an order waiting for acceptance is accepted",
+    });
     // Accepted at Mirakl since the import (the operator's back office): the refusal is read against the state.
-    expect(await connector.acknowledge(ackOf(o))).toEqual({ state: "notApplicable", reason: "Mirakl order C-1 is already SHIPPING: accepted before the hub's call" });
+    expect(await connector.acknowledge(ackOf(o))).toEqual({
+      state: "notApplicable",
+      reason: "Mirakl order C-1 is already SHIPPING: accepted before the hub's call",
+    });
     expect(fake.calls("OR21").map((r) => r.status)).toEqual([204, 400]);
     expect(fake.violations).toEqual([]);
   });
@@ -258,7 +328,10 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
     fake.orders.edit("C-2", (x) => void (x.order_state = "REFUSED"));
     const error = await connector.acknowledge(ackOf(o)).catch((e: unknown) => e);
     expect(error).toMatchObject({ retryable: false });
-    expect((error as Error).message).toBe("Mirakl order C-2 is REFUSED: it can no longer be accepted (Mirakl OR21 400 ORDER_INVALID_STATE: order C-2 is REFUSED, not in the expected state for OR21)");
+    expect((error as Error).message).toBe(
+      "Mirakl order C-2 is REFUSED: it can no longer be accepted (Mirakl OR21 400 ORDER_INVALID_STATE: order C-2 is REFUSED, not in the expected state for " +
+        "OR21)",
+    );
   });
 
   it("ships a whole order where the shop has no multiple shipments (ST01 refused): OR23 with the mapped carrier code, then OR24", async () => {
@@ -267,7 +340,11 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
     const o = deliveryOf(await imported(connector, "D-1"));
     expect(await connector.ship(shipOf(o, { carrier: "ups ground", trackingNumber: "1Z999AA1" }))).toEqual({ state: "delivered", warning: null });
     const [tracking] = fake.calls("OR23");
-    expect([tracking!.method, tracking!.path, tracking!.body]).toEqual(["PUT", "/api/orders/D-1/tracking", { carrier_code: "UPS", tracking_number: "1Z999AA1" }]);
+    expect([tracking!.method, tracking!.path, tracking!.body]).toEqual([
+      "PUT",
+      "/api/orders/D-1/tracking",
+      { carrier_code: "UPS", tracking_number: "1Z999AA1" },
+    ]);
     const [ship] = fake.calls("OR24");
     expect([ship!.method, ship!.path, ship!.rawBody]).toEqual(["PUT", "/api/orders/D-1/ship", ""]);
     expect(fake.orders.get("D-1")).toMatchObject({ order_state: "SHIPPED", shipping_carrier_code: "UPS", shipping_tracking: "1Z999AA1" });
@@ -282,10 +359,13 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
     const [d2, d3] = page.orders.map(deliveryOf);
     expect(await connector.ship(shipOf(d2!, { carrier: "Speedy Mail", trackingNumber: "SM-1" }))).toEqual({
       state: "delivered",
-      warning: 'carrier "Speedy Mail" is not in the source\'s carriers: sent to Mirakl as an unregistered carrier\'s name',
+      warning: "carrier \"Speedy Mail\" is not in the source's carriers: sent to Mirakl as an unregistered carrier's name",
     });
     expect(await connector.ship(shipOf(d3!, { carrier: null, trackingNumber: "JD01" }))).toEqual({ state: "delivered", warning: null });
-    expect(fake.calls("OR23").map((r) => r.body)).toEqual([{ carrier_name: "Speedy Mail", tracking_number: "SM-1" }, { carrier_code: "DHL", tracking_number: "JD01" }]);
+    expect(fake.calls("OR23").map((r) => r.body)).toEqual([
+      { carrier_name: "Speedy Mail", tracking_number: "SM-1" },
+      { carrier_code: "DHL", tracking_number: "JD01" },
+    ]);
   });
 
   it("refuses a tracking number without any carrier; ships without tracking by OR24 alone", async () => {
@@ -308,8 +388,17 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
     const delivery = shipOf(deliveryOf(await imported(connector, "E-1")));
     const waiting = await connector.ship(delivery).catch((e: unknown) => e);
     expect(waiting).toMatchObject({ retryable: true, retryAfterMs: 15 * MINUTE });
-    expect((waiting as Error).message).toBe("Mirakl order E-1 is WAITING_DEBIT_PAYMENT (the customer's payment is pending): OR23 is tried again once Mirakl moves it to SHIPPING");
-    expect(fake.calls("OR21").map((r) => r.body)).toEqual([{ order_lines: [{ id: "E-1-1", accepted: true }, { id: "E-1-2", accepted: true }] }]);
+    expect((waiting as Error).message).toBe(
+      "Mirakl order E-1 is WAITING_DEBIT_PAYMENT (the customer's payment is pending): OR23 is tried again once Mirakl moves it to SHIPPING",
+    );
+    expect(fake.calls("OR21").map((r) => r.body)).toEqual([
+      {
+        order_lines: [
+          { id: "E-1-1", accepted: true },
+          { id: "E-1-2", accepted: true },
+        ],
+      },
+    ]);
     fake.orders.paid("E-1");
     expect(await connector.ship(delivery)).toEqual({ state: "delivered", warning: null });
     // The retry did not accept again.
@@ -342,12 +431,22 @@ describe("Mirakl acceptance, shipment and cancellation", () => {
     fake.orders.add(order("G-4", 27, { state: "SHIPPING" }));
     const [g1, g2, g3, g4] = (await connector.fetchOrders(WINDOW, null)).orders.map(deliveryOf);
     expect(await connector.cancel(cancelOf(g1!))).toEqual({ state: "delivered" });
-    expect(fake.calls("OR21").map((r) => r.body)).toEqual([{ order_lines: [{ id: "G-1-1", accepted: false }, { id: "G-1-2", accepted: false }] }]);
+    expect(fake.calls("OR21").map((r) => r.body)).toEqual([
+      {
+        order_lines: [
+          { id: "G-1-1", accepted: false },
+          { id: "G-1-2", accepted: false },
+        ],
+      },
+    ]);
     expect(fake.orders.get("G-1")!.order_state).toBe("REFUSED");
     expect(await connector.cancel(cancelOf(g2!))).toEqual({ state: "delivered" });
     expect(fake.calls("OR29").map((r) => [r.method, r.path, r.rawBody])).toEqual([["PUT", "/api/orders/G-2/cancel", ""]]);
     expect(fake.orders.get("G-2")!.order_state).toBe("CANCELED");
-    await expect(connector.cancel(cancelOf(g3!))).rejects.toMatchObject({ retryable: false, message: expect.stringMatching(/^Mirakl order G-3 is SHIPPED: a shipped order cannot be cancelled/) });
+    await expect(connector.cancel(cancelOf(g3!))).rejects.toMatchObject({
+      retryable: false,
+      message: expect.stringMatching(/^Mirakl order G-3 is SHIPPED: a shipped order cannot be cancelled/),
+    });
     fake.orders.edit("G-4", (x) => void (x.order_state = "CANCELED"));
     expect(await connector.cancel(cancelOf(g4!))).toEqual({ state: "delivered", warning: "Mirakl order G-4 was already CANCELED" });
     expect(fake.violations).toEqual([]);
@@ -362,10 +461,18 @@ describe("Mirakl on a bad day", () => {
     await expect(connector.fetchOrders(WINDOW, null)).rejects.toMatchObject({ status: 429, retryable: true, retryAfterMs: 120_000 });
     advance(MINUTE);
     fake.failNext({ status: 503, body: "<html>Service Unavailable</html>", operation: "OR11" });
-    await expect(connector.fetchOrders(WINDOW, null)).rejects.toMatchObject({ status: 503, retryable: true, message: "Mirakl OR11 503 <html>Service Unavailable</html>" });
+    await expect(connector.fetchOrders(WINDOW, null)).rejects.toMatchObject({
+      status: 503,
+      retryable: true,
+      message: "Mirakl OR11 503 <html>Service Unavailable</html>",
+    });
     advance(MINUTE);
     fake.failNextWithError({ operation: "OR11" });
-    await expect(connector.fetchOrders(WINDOW, null)).rejects.toMatchObject({ status: null, retryable: true, message: "Mirakl OR11 GET /api/orders failed: Network connection lost." });
+    await expect(connector.fetchOrders(WINDOW, null)).rejects.toMatchObject({
+      status: null,
+      retryable: true,
+      message: "Mirakl OR11 GET /api/orders failed: Network connection lost.",
+    });
     advance(MINUTE);
     const o = deliveryOf(await imported(connector, "H-1"));
     fake.failNext({ status: 500, operation: "OR24" });
@@ -375,8 +482,15 @@ describe("Mirakl on a bad day", () => {
     expect(await connector.ship(shipment)).toEqual({ state: "delivered", warning: null });
     expect(fake.calls("OR23")).toHaveLength(1);
 
-    const wrongKey = createMiraklConnector({ sourceId: "s", settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: "not-the-key" }, fetch: fake.fetch, now: () => new Date(START + 10 * MINUTE) }, memoryStorage());
-    await expect(wrongKey.fetchOrders(WINDOW, null)).rejects.toMatchObject({ status: 401, retryable: false, message: "Mirakl OR11 401 Unauthorized: the API key is not valid" });
+    const wrongKey = createMiraklConnector(
+      { sourceId: "s", settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: "not-the-key" }, fetch: fake.fetch, now: () => new Date(START + 10 * MINUTE) },
+      memoryStorage(),
+    );
+    await expect(wrongKey.fetchOrders(WINDOW, null)).rejects.toMatchObject({
+      status: 401,
+      retryable: false,
+      message: "Mirakl OR11 401 Unauthorized: the API key is not valid",
+    });
     expect(fake.violations).toEqual([]);
   });
 
@@ -395,17 +509,32 @@ describe("the fake Mirakl holds every request to the description", () => {
     const { fake } = setup();
     fake.orders.add(order("V-1", 30));
     const send = (path: string, init: RequestInit = {}) =>
-      fake.fetch(`${MIRAKL_FAKE_URL}${path}`, { ...init, headers: { Authorization: MIRAKL_FAKE_KEY, Accept: "application/json", ...(init.headers as Record<string, string>) } });
+      fake.fetch(`${MIRAKL_FAKE_URL}${path}`, {
+        ...init,
+        headers: { Authorization: MIRAKL_FAKE_KEY, Accept: "application/json", ...(init.headers as Record<string, string>) },
+      });
     const statuses = [
       (await send("/api/orders?offset=0", { headers: { Authorization: `Bearer ${MIRAKL_FAKE_KEY}` } })).status,
       (await send("/api/orders?order_state_codes=SHIPPING,LOST")).status,
       (await send("/api/orders?page_size=10")).status,
       (await send("/api/orders?start_update_date=yesterday")).status,
       (await send("/api/orders?max=500")).status,
-      (await send("/api/orders/V-1/accept", { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ order_lines: [{ id: "V-1-1" }] }) })).status,
+      (
+        await send("/api/orders/V-1/accept", {
+          method: "PUT",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ order_lines: [{ id: "V-1-1" }] }),
+        })
+      ).status,
       (await send("/api/orders/V-1/ship", { method: "PUT", body: "{}" })).status,
       (await send("/api/orders/V-1/accept", { method: "POST" })).status,
-      (await send("/api/offers", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ offers: [{ shop_sku: "A", price: 1 }] }) })).status,
+      (
+        await send("/api/offers", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ offers: [{ shop_sku: "A", price: 1 }] }),
+        })
+      ).status,
     ];
     const form = new FormData();
     form.append("file", new Blob(["sku;qty\nA;1\n"]), "stock.csv");
@@ -413,7 +542,8 @@ describe("the fake Mirakl holds every request to the description", () => {
     expect(statuses).toEqual([400, 400, 400, 400, 400, 400, 400, 400, 400, 400]);
     expect(fake.violations).toEqual([
       "GET /api/orders: Authorization carries the shop key raw (an apiKey scheme), not as a Bearer token",
-      "GET /api/orders: order_state_codes: LOST is not one of STAGING, WAITING_ACCEPTANCE, WAITING_DEBIT, WAITING_DEBIT_PAYMENT, SHIPPING, SHIPPED, TO_COLLECT, RECEIVED, CLOSED, REFUSED, CANCELED",
+      "GET /api/orders: order_state_codes: LOST is not one of STAGING, WAITING_ACCEPTANCE, WAITING_DEBIT, WAITING_DEBIT_PAYMENT, SHIPPING, SHIPPED, " +
+        "TO_COLLECT, RECEIVED, CLOSED, REFUSED, CANCELED",
       "GET /api/orders: query parameter page_size is not in the description of OR11",
       "GET /api/orders: start_update_date=yesterday is not a date-time",
       "GET /api/orders: max=500 must be 1..100",
@@ -437,14 +567,36 @@ describe("the fake Mirakl holds every request to the description", () => {
     fake.failNext({ status: 200, body: { orders: [documented], total_count: 1 }, operation: "OR11" });
     const page = await connector.fetchOrders(WINDOW, null);
     expect(page.setAside).toEqual([]);
-    expect(page.orders[0]).toMatchObject({ sourceOrderNumber: "Order_00010-A", sourceCustomerOrderNumber: "Order_00010", sourceOrderStatus: "RECEIVED", buyerUserId: "Customer_id_001", paymentType: expect.any(String) });
+    expect(page.orders[0]).toMatchObject({
+      sourceOrderNumber: "Order_00010-A",
+      sourceCustomerOrderNumber: "Order_00010",
+      sourceOrderStatus: "RECEIVED",
+      buyerUserId: "Customer_id_001",
+      paymentType: expect.any(String),
+    });
     // RECEIVED: every unit shipped; its cancellation and refund are amount-only (quantity 0).
     expect(page.orders[0]!.items).toEqual([
-      { sourceLineId: "Order_00010-A-1", sku: "S2000", name: "Breville Cafe Roma Stainless Espresso/Cappuccino Machine - ESP8C", quantity: 3, quantityShipped: 3, unitPrice: 55, saleTaxCost: 20, discount: "0.00" },
+      {
+        sourceLineId: "Order_00010-A-1",
+        sku: "S2000",
+        name: "Breville Cafe Roma Stainless Espresso/Cappuccino Machine - ESP8C",
+        quantity: 3,
+        quantityShipped: 3,
+        unitPrice: 55,
+        saleTaxCost: 20,
+        discount: "0.00",
+      },
     ]);
     // 6.82 + taxes 0.41 + 0.41; shipping 1.79 + 2.24 + 2.24.
     expect(page.orders[0]!.refunds).toEqual([
-      { sourceRefundId: "f029dc92-e5ae-4b89-b342-cf254ddd4b4d", createdAt: new Date("2022-08-04T09:40:41Z"), reason: "19", lines: [{ sourceLineId: "Order_00010-A-1", quantity: 0, amount: 7.64 }], shippingAmount: 6.27, currency: "USD" },
+      {
+        sourceRefundId: "f029dc92-e5ae-4b89-b342-cf254ddd4b4d",
+        createdAt: new Date("2022-08-04T09:40:41Z"),
+        reason: "19",
+        lines: [{ sourceLineId: "Order_00010-A-1", quantity: 0, amount: 7.64 }],
+        shippingAmount: 6.27,
+        currency: "USD",
+      },
     ]);
     expect(page.orders[0]!.shipTo).toMatchObject({ street1: "113 MacDougal Street", city: "New York", postalCode: "NY 10012", country: "USA" });
   });

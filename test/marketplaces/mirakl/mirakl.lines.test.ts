@@ -6,7 +6,16 @@
 // while the order waits), acceptance by stock, refunds through OR28, returns in through RT11,
 // what OR11 then reports per line, and the bad days of these calls.
 import { describe, expect, it } from "vitest";
-import type { AcknowledgeDelivery, CancelDelivery, DeliveryOrder, EarlierDelivery, ImportedOrder, LineQuantity, RefundDelivery, ShipDelivery } from "../../../src/marketplaces/connector";
+import type {
+  AcknowledgeDelivery,
+  CancelDelivery,
+  DeliveryOrder,
+  EarlierDelivery,
+  ImportedOrder,
+  LineQuantity,
+  RefundDelivery,
+  ShipDelivery,
+} from "../../../src/marketplaces/connector";
 import { createMiraklConnector, type StockedLine } from "../../../src/marketplaces/mirakl/mirakl.connector";
 import { memoryStorage } from "../../../src/marketplaces/storage";
 import { deliveryOrder } from "../fake-kit/connector-calls";
@@ -23,7 +32,12 @@ function setup(settings: Record<string, unknown> = {}, fakeOptions: MiraklFakeOp
   const fake = createMiraklFake({ now, ...fakeOptions });
   const storage = memoryStorage();
   const connector = createMiraklConnector(
-    { sourceId: "source-1", settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: MIRAKL_FAKE_KEY, carriers: { UPS: "UPS" }, ...settings }, fetch: wrap ? wrap(fake.fetch) : fake.fetch, now },
+    {
+      sourceId: "source-1",
+      settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: MIRAKL_FAKE_KEY, carriers: { UPS: "UPS" }, ...settings },
+      fetch: wrap ? wrap(fake.fetch) : fake.fetch,
+      now,
+    },
     storage,
   );
   return {
@@ -43,15 +57,29 @@ function setup(settings: Record<string, unknown> = {}, fakeOptions: MiraklFakeOp
 }
 
 const line = (sku: string, quantity = 1, unitPrice = 10, extra: Partial<FakeOrderSpec["lines"][number]> = {}) => ({ sku, quantity, unitPrice, ...extra });
-const order = (id: string, spec: Partial<FakeOrderSpec> = {}): FakeOrderSpec => ({ id, createdAt: new Date(START - 30 * MINUTE), lines: [line("SKU-A")], ...spec });
+const order = (id: string, spec: Partial<FakeOrderSpec> = {}): FakeOrderSpec => ({
+  id,
+  createdAt: new Date(START - 30 * MINUTE),
+  lines: [line("SKU-A")],
+  ...spec,
+});
 
 let nextId = 1;
 /** The order as a delivery hands it: each line with the units shipped and cancelled so far (this delivery's included). */
 function orderOf(o: ImportedOrder, counts: Record<string, { shipped?: number; cancelled?: number }> = {}): DeliveryOrder {
   const base = deliveryOrder(o);
-  return { ...base, lines: base.lines.map((l) => ({ ...l, quantityShipped: counts[l.sourceLineId]?.shipped ?? 0, quantityCancelled: counts[l.sourceLineId]?.cancelled ?? 0 })) };
+  return {
+    ...base,
+    lines: base.lines.map((l) => ({ ...l, quantityShipped: counts[l.sourceLineId]?.shipped ?? 0, quantityCancelled: counts[l.sourceLineId]?.cancelled ?? 0 })),
+  };
 }
-const pkg = (o: DeliveryOrder, shipmentId: string, lines: LineQuantity[], earlier: EarlierDelivery[] = [], tracking: { carrier?: string | null; trackingNumber?: string | null } = {}): ShipDelivery => ({
+const pkg = (
+  o: DeliveryOrder,
+  shipmentId: string,
+  lines: LineQuantity[],
+  earlier: EarlierDelivery[] = [],
+  tracking: { carrier?: string | null; trackingNumber?: string | null } = {},
+): ShipDelivery => ({
   id: nextId++,
   idempotencyKey: `source-1-${nextId}`,
   order: o,
@@ -59,8 +87,23 @@ const pkg = (o: DeliveryOrder, shipmentId: string, lines: LineQuantity[], earlie
   kind: "ship",
   shipment: { shipmentId, trackingNumber: "1Z999", carrier: "UPS", shippingMethod: null, shippedAt: new Date(START), ...tracking, lines },
 });
-const cancelLines = (o: DeliveryOrder, lines: LineQuantity[] | null, reason = "Out of stock"): CancelDelivery => ({ id: nextId++, idempotencyKey: `source-1-${nextId}`, order: o, earlier: [], kind: "cancel", reason, lines });
-const ack = (o: DeliveryOrder): AcknowledgeDelivery => ({ id: nextId++, idempotencyKey: `source-1-${nextId}`, order: o, earlier: [], kind: "acknowledge", sellerOrderNumber: null });
+const cancelLines = (o: DeliveryOrder, lines: LineQuantity[] | null, reason = "Out of stock"): CancelDelivery => ({
+  id: nextId++,
+  idempotencyKey: `source-1-${nextId}`,
+  order: o,
+  earlier: [],
+  kind: "cancel",
+  reason,
+  lines,
+});
+const ack = (o: DeliveryOrder): AcknowledgeDelivery => ({
+  id: nextId++,
+  idempotencyKey: `source-1-${nextId}`,
+  order: o,
+  earlier: [],
+  kind: "acknowledge",
+  sellerOrderNumber: null,
+});
 
 describe("Mirakl packages (ST01)", () => {
   it("sends each package with only its lines and units; a correction of package 2 changes package 2 only (ST23)", async () => {
@@ -84,7 +127,16 @@ describe("Mirakl packages (ST01)", () => {
     );
     expect(second).toEqual({ state: "delivered", reference: "SHIP-2", warning: null });
     expect(fake.calls("ST01").map((r) => r.body)).toEqual([
-      { shipments: [{ order_id: "P-1", shipment_lines: [{ order_line_id: "P-1-1", quantity: 1, package_reference: "hub-S1" }], tracking: { carrier_code: "UPS", tracking_number: "1Z999" }, shipped: true }] },
+      {
+        shipments: [
+          {
+            order_id: "P-1",
+            shipment_lines: [{ order_line_id: "P-1-1", quantity: 1, package_reference: "hub-S1" }],
+            tracking: { carrier_code: "UPS", tracking_number: "1Z999" },
+            shipped: true,
+          },
+        ],
+      },
       {
         shipments: [
           {
@@ -134,49 +186,72 @@ describe("Mirakl packages (ST01)", () => {
     ]);
   });
 
-  it("reads ST01's 201 per shipment: this order's error refuses the package with Mirakl's words, another order's success or error is not this one's", async () => {
-    const { fake, connector, imported } = setup();
-    fake.orders.add(order("P-2", { state: "SHIPPING", lines: [line("SKU-A", 2)] }));
-    const o = orderOf((await imported()).get("P-2")!, { "P-2-1": { shipped: 2 } });
-    // More units than are left: Mirakl answers 201 with the error.
-    const tooMany = pkg(o, "S1", [{ sourceLineId: "P-2-1", quantity: 3 }]);
-    await expect(connector.ship(tooMany)).rejects.toMatchObject({
-      retryable: false,
-      message: "Mirakl ST01 refused the package of lines P-2-1 x3: SHIPMENT_QUANTITY_INVALID: 3 unit(s) of order line P-2-1, 2 left to ship",
-    });
-    expect(fake.calls("ST01").map((r) => r.status)).toEqual([201]);
-    expect(fake.orders.lines.shipments).toEqual([]);
-    // An answer holding another order's success and this order's error.
-    fake.failNext({ status: 201, body: { shipment_success: [{ id: "SHIP-X", order_id: "OTHER-1" }], shipment_errors: [{ order_id: "P-2", message: "ORDER_INVALID_STATE" }] }, operation: "ST01" });
-    await expect(connector.ship(pkg(o, "S2", [{ sourceLineId: "P-2-1", quantity: 2 }]))).rejects.toMatchObject({ retryable: false, message: expect.stringContaining("ORDER_INVALID_STATE") });
-    // And this order's success beside another's error.
-    fake.failNext({ status: 201, body: { shipment_success: [{ id: "SHIP-Y", order_id: "P-2" }], shipment_errors: [{ order_id: "OTHER-2", message: "ORDER_NOT_FOUND" }] }, operation: "ST01" });
-    expect(await connector.ship(pkg(o, "S3", [{ sourceLineId: "P-2-1", quantity: 2 }]))).toEqual({ state: "delivered", reference: "SHIP-Y", warning: null });
-    // Neither: nonsense, tried again.
-    fake.failNext({ status: 201, body: { shipment_success: [], shipment_errors: [] }, operation: "ST01" });
-    await expect(connector.ship(pkg(o, "S4", [{ sourceLineId: "P-2-1", quantity: 2 }]))).rejects.toMatchObject({ retryable: true, message: "Mirakl ST01 answered nonsense: neither a shipment_success nor a shipment_error for the order" });
-    expect(fake.violations).toEqual([]);
-  });
+  it(
+    "reads ST01's 201 per shipment: this order's error refuses the package with Mirakl's words, another order's success or error is not this " + "one's",
+    async () => {
+      const { fake, connector, imported } = setup();
+      fake.orders.add(order("P-2", { state: "SHIPPING", lines: [line("SKU-A", 2)] }));
+      const o = orderOf((await imported()).get("P-2")!, { "P-2-1": { shipped: 2 } });
+      // More units than are left: Mirakl answers 201 with the error.
+      const tooMany = pkg(o, "S1", [{ sourceLineId: "P-2-1", quantity: 3 }]);
+      await expect(connector.ship(tooMany)).rejects.toMatchObject({
+        retryable: false,
+        message: "Mirakl ST01 refused the package of lines P-2-1 x3: SHIPMENT_QUANTITY_INVALID: 3 unit(s) of order line P-2-1, 2 left to ship",
+      });
+      expect(fake.calls("ST01").map((r) => r.status)).toEqual([201]);
+      expect(fake.orders.lines.shipments).toEqual([]);
+      // An answer holding another order's success and this order's error.
+      fake.failNext({
+        status: 201,
+        body: { shipment_success: [{ id: "SHIP-X", order_id: "OTHER-1" }], shipment_errors: [{ order_id: "P-2", message: "ORDER_INVALID_STATE" }] },
+        operation: "ST01",
+      });
+      await expect(connector.ship(pkg(o, "S2", [{ sourceLineId: "P-2-1", quantity: 2 }]))).rejects.toMatchObject({
+        retryable: false,
+        message: expect.stringContaining("ORDER_INVALID_STATE"),
+      });
+      // And this order's success beside another's error.
+      fake.failNext({
+        status: 201,
+        body: { shipment_success: [{ id: "SHIP-Y", order_id: "P-2" }], shipment_errors: [{ order_id: "OTHER-2", message: "ORDER_NOT_FOUND" }] },
+        operation: "ST01",
+      });
+      expect(await connector.ship(pkg(o, "S3", [{ sourceLineId: "P-2-1", quantity: 2 }]))).toEqual({ state: "delivered", reference: "SHIP-Y", warning: null });
+      // Neither: nonsense, tried again.
+      fake.failNext({ status: 201, body: { shipment_success: [], shipment_errors: [] }, operation: "ST01" });
+      await expect(connector.ship(pkg(o, "S4", [{ sourceLineId: "P-2-1", quantity: 2 }]))).rejects.toMatchObject({
+        retryable: true,
+        message: "Mirakl ST01 answered nonsense: neither a shipment_success nor a shipment_error for the order",
+      });
+      expect(fake.violations).toEqual([]);
+    },
+  );
 
-  it("a shop without multiple shipments: the whole order goes through OR23 + OR24 (and so for a day), a part package is refused with Mirakl's words", async () => {
-    const { fake, connector, imported } = setup({}, { orders: { multiShipment: false } });
-    fake.orders.add(order("P-3", { state: "SHIPPING", lines: [line("SKU-A", 2), line("SKU-B")] }));
-    fake.orders.add(order("P-4", { state: "SHIPPING", lines: [line("SKU-A", 2), line("SKU-B")] }));
-    const orders = await imported();
-    const part = pkg(orderOf(orders.get("P-3")!, { "P-3-1": { shipped: 1 } }), "S1", [{ sourceLineId: "P-3-1", quantity: 1 }]);
-    await expect(connector.ship(part)).rejects.toMatchObject({ retryable: false, message: "Mirakl ST01 400 SHIPMENT_MULTIPLE_DISABLED: multiple shipments are not enabled for this shop" });
-    const whole = (id: string) =>
-      pkg(orderOf(orders.get(id)!, { [`${id}-1`]: { shipped: 2 }, [`${id}-2`]: { shipped: 1 } }), "S9", [
-        { sourceLineId: `${id}-1`, quantity: 2 },
-        { sourceLineId: `${id}-2`, quantity: 1 },
-      ]);
-    expect(await connector.ship(whole("P-3"))).toEqual({ state: "delivered", warning: null });
-    expect(await connector.ship(whole("P-4"))).toEqual({ state: "delivered", warning: null });
-    // ST01 asked twice (the part, then the first whole order); the second whole order went straight to OR23 + OR24.
-    expect(fake.calls("ST01").map((r) => r.status)).toEqual([400, 400]);
-    expect(fake.calls("OR24").map((r) => r.path)).toEqual(["/api/orders/P-3/ship", "/api/orders/P-4/ship"]);
-    expect(fake.orders.get("P-4")!.order_state).toBe("SHIPPED");
-  });
+  it(
+    "a shop without multiple shipments: the whole order goes through OR23 + OR24 (and so for a day), a part package is refused with Mirakl's " + "words",
+    async () => {
+      const { fake, connector, imported } = setup({}, { orders: { multiShipment: false } });
+      fake.orders.add(order("P-3", { state: "SHIPPING", lines: [line("SKU-A", 2), line("SKU-B")] }));
+      fake.orders.add(order("P-4", { state: "SHIPPING", lines: [line("SKU-A", 2), line("SKU-B")] }));
+      const orders = await imported();
+      const part = pkg(orderOf(orders.get("P-3")!, { "P-3-1": { shipped: 1 } }), "S1", [{ sourceLineId: "P-3-1", quantity: 1 }]);
+      await expect(connector.ship(part)).rejects.toMatchObject({
+        retryable: false,
+        message: "Mirakl ST01 400 SHIPMENT_MULTIPLE_DISABLED: multiple shipments are not enabled for this shop",
+      });
+      const whole = (id: string) =>
+        pkg(orderOf(orders.get(id)!, { [`${id}-1`]: { shipped: 2 }, [`${id}-2`]: { shipped: 1 } }), "S9", [
+          { sourceLineId: `${id}-1`, quantity: 2 },
+          { sourceLineId: `${id}-2`, quantity: 1 },
+        ]);
+      expect(await connector.ship(whole("P-3"))).toEqual({ state: "delivered", warning: null });
+      expect(await connector.ship(whole("P-4"))).toEqual({ state: "delivered", warning: null });
+      // ST01 asked twice (the part, then the first whole order); the second whole order went straight to OR23 + OR24.
+      expect(fake.calls("ST01").map((r) => r.status)).toEqual([400, 400]);
+      expect(fake.calls("OR24").map((r) => r.path)).toEqual(["/api/orders/P-3/ship", "/api/orders/P-4/ship"]);
+      expect(fake.orders.get("P-4")!.order_state).toBe("SHIPPED");
+    },
+  );
 
   it("a whole order goes through ST01 where the shop has multiple shipments; one still waiting is accepted first", async () => {
     const { fake, connector, imported } = setup();
@@ -202,7 +277,11 @@ describe("Mirakl packages (ST01)", () => {
     fake.orders.add(order("P-6", { state: "SHIPPING", lines: [line("SKU-A", 3)] }));
     const delivery = pkg(orderOf((await imported()).get("P-6")!, { "P-6-1": { shipped: 1 } }), "S1", [{ sourceLineId: "P-6-1", quantity: 1 }]);
     await expect(connector.ship(delivery)).rejects.toMatchObject({ retryable: true });
-    expect(await connector.ship(delivery)).toEqual({ state: "delivered", reference: "SHIP-1", warning: "Mirakl shipment SHIP-1 was made by an earlier call whose answer was lost" });
+    expect(await connector.ship(delivery)).toEqual({
+      state: "delivered",
+      reference: "SHIP-1",
+      warning: "Mirakl shipment SHIP-1 was made by an earlier call whose answer was lost",
+    });
     expect(fake.calls("ST01")).toHaveLength(1);
     expect(fake.calls("ST11").map((r) => r.query)).toEqual([{ order_id: "P-6", limit: "100" }]);
     expect(fake.orders.lines.shipments).toHaveLength(1);
@@ -224,7 +303,16 @@ describe("Mirakl line cancellations (OR30) and refusals (OR21)", () => {
     expect(call!.body).toEqual({
       order_tax_mode: "TAX_EXCLUDED",
       cancelations: [
-        { order_line_id: "C-1-1", quantity: 2, amount: 20, shipping_amount: 2, reason_code: "35", currency_iso_code: "USD", taxes: [{ code: "TAXDEFAULT", amount: 4 }], shipping_taxes: [{ code: "TAXDEFAULT", amount: 0.4 }] },
+        {
+          order_line_id: "C-1-1",
+          quantity: 2,
+          amount: 20,
+          shipping_amount: 2,
+          reason_code: "35",
+          currency_iso_code: "USD",
+          taxes: [{ code: "TAXDEFAULT", amount: 4 }],
+          shipping_taxes: [{ code: "TAXDEFAULT", amount: 0.4 }],
+        },
       ],
     });
     // Words that match no reason: the operator's first CANCELATION reason the shop may use, with a warning; RE01 is not read again.
@@ -256,7 +344,14 @@ describe("Mirakl line cancellations (OR30) and refusals (OR21)", () => {
       state: "delivered",
       warning: "Mirakl order C-2: lines C-2-2 refused, the others accepted (OR21 takes a decision for every line)",
     });
-    expect(fake.calls("OR21").map((r) => r.body)).toEqual([{ order_lines: [{ id: "C-2-1", accepted: true }, { id: "C-2-2", accepted: false }] }]);
+    expect(fake.calls("OR21").map((r) => r.body)).toEqual([
+      {
+        order_lines: [
+          { id: "C-2-1", accepted: true },
+          { id: "C-2-2", accepted: false },
+        ],
+      },
+    ]);
     expect(fake.orders.get("C-2")!.order_lines!.map((l) => l.order_line_state)).toEqual(["SHIPPING", "REFUSED"]);
     const after = (await imported()).get("C-2")!;
     expect(after.items.map((i) => [i.sourceLineId, i.quantityCancelled])).toEqual([
@@ -271,17 +366,25 @@ describe("Mirakl line cancellations (OR30) and refusals (OR21)", () => {
     fake.orders.add(order("C-3", { state: "SHIPPING", lines: [line("SKU-A", 2)] }));
     fake.orders.add(order("C-4", { state: "SHIPPING", lines: [line("SKU-A", 1), line("SKU-B", 1)] }));
     const orders = await imported();
-    expect(await connector.cancel(cancelLines(orderOf(orders.get("C-3")!, { "C-3-1": { cancelled: 2 } }), [{ sourceLineId: "C-3-1", quantity: 2 }]))).toEqual({ state: "delivered" });
+    expect(await connector.cancel(cancelLines(orderOf(orders.get("C-3")!, { "C-3-1": { cancelled: 2 } }), [{ sourceLineId: "C-3-1", quantity: 2 }]))).toEqual({
+      state: "delivered",
+    });
     expect(fake.calls("OR29").map((r) => r.path)).toEqual(["/api/orders/C-3/cancel"]);
     await connector.ship(pkg(orderOf(orders.get("C-4")!, { "C-4-1": { shipped: 1 } }), "S1", [{ sourceLineId: "C-4-1", quantity: 1 }]));
     const c4 = orderOf((await imported()).get("C-4")!, { "C-4-1": { shipped: 1, cancelled: 1 } });
-    await expect(connector.cancel(cancelLines(c4, [{ sourceLineId: "C-4-1", quantity: 1 }]))).rejects.toMatchObject({ retryable: false, message: "Mirakl line C-4-1 of order C-4 is SHIPPED: it cannot be cancelled" });
+    await expect(connector.cancel(cancelLines(c4, [{ sourceLineId: "C-4-1", quantity: 1 }]))).rejects.toMatchObject({
+      retryable: false,
+      message: "Mirakl line C-4-1 of order C-4 is SHIPPED: it cannot be cancelled",
+    });
     expect(fake.calls("OR30")).toHaveLength(0);
   });
 });
 
 describe("Mirakl acceptance by stock (decisions 14)", () => {
-  const stocked = (o: DeliveryOrder, stock: Record<string, number | null>): DeliveryOrder => ({ ...o, lines: o.lines.map((l): StockedLine => ({ ...l, stock: stock[l.sku] })) });
+  const stocked = (o: DeliveryOrder, stock: Record<string, number | null>): DeliveryOrder => ({
+    ...o,
+    lines: o.lines.map((l): StockedLine => ({ ...l, stock: stock[l.sku] })),
+  });
 
   it("accepts the lines whose Sku has the units (or is not tracked) and refuses the rest, saying why", async () => {
     const { fake, connector, imported } = setup({ acceptance: "auto" });
@@ -289,7 +392,9 @@ describe("Mirakl acceptance by stock (decisions 14)", () => {
     const o = stocked(orderOf((await imported()).get("K-1")!), { "SKU-A": 2, "SKU-B": 4, "SKU-C": null });
     expect(await connector.acknowledge(ack(o))).toEqual({
       state: "delivered",
-      warning: "Mirakl order K-1: accepted the lines in stock and refused line K-1-2 (Sku SKU-B: 5 ordered, 4 in stock), line K-1-4 (Sku SKU-A: 1 ordered, 0 in stock)",
+      warning:
+        "Mirakl order K-1: accepted the lines in stock and refused line K-1-2 (Sku SKU-B: 5 ordered, 4 in stock), line K-1-4 (Sku SKU-A: 1 ordered, 0 in " +
+        "stock)",
     });
     expect(fake.calls("OR21").map((r) => r.body)).toEqual([
       {
@@ -319,7 +424,14 @@ describe("Mirakl acceptance by stock (decisions 14)", () => {
     manual.fake.orders.add(order("K-3", { lines: [line("SKU-A", 1), line("SKU-B", 1)] }));
     const m = stocked(orderOf((await manual.imported()).get("K-3")!), { "SKU-A": 0, "SKU-B": 0 });
     expect(await manual.connector.acknowledge(ack(m))).toEqual({ state: "delivered" });
-    expect(manual.fake.calls("OR21").map((r) => r.body)).toEqual([{ order_lines: [{ id: "K-3-1", accepted: true }, { id: "K-3-2", accepted: true }] }]);
+    expect(manual.fake.calls("OR21").map((r) => r.body)).toEqual([
+      {
+        order_lines: [
+          { id: "K-3-1", accepted: true },
+          { id: "K-3-2", accepted: true },
+        ],
+      },
+    ]);
   });
 });
 
@@ -342,7 +454,16 @@ describe("Mirakl refunds (OR28)", () => {
     const { fake, connector, imported } = setup();
     fake.orders.add(order("R-1", { state: "SHIPPED", lines: [line("SKU-A", 2, 10, { tax: 4 }), line("SKU-B", 1, 5)] }));
     const o = orderOf((await imported()).get("R-1")!);
-    const outcome = await connector.refund!(refundOf(o, [{ sourceLineId: "R-1-1", sku: "SKU-A", quantity: 1, amount: 12 }, { sourceLineId: "R-1-2", sku: "SKU-B", quantity: 0, amount: 2.5 }], 1.5));
+    const outcome = await connector.refund!(
+      refundOf(
+        o,
+        [
+          { sourceLineId: "R-1-1", sku: "SKU-A", quantity: 1, amount: 12 },
+          { sourceLineId: "R-1-2", sku: "SKU-B", quantity: 0, amount: 2.5 },
+        ],
+        1.5,
+      ),
+    );
     expect(outcome).toEqual({ state: "delivered", reference: "REFUND-1", warning: null });
     const [call] = fake.calls("OR28");
     expect([call!.method, call!.path, call!.body]).toEqual([
@@ -391,7 +512,11 @@ describe("Mirakl refunds (OR28)", () => {
     fake.orders.add(order("R-2", { state: "SHIPPED", lines: [line("SKU-A", 1, 10)] }));
     const delivery = refundOf(orderOf((await imported()).get("R-2")!), [{ sourceLineId: "R-2-1", sku: "SKU-A", quantity: 1, amount: 10 }]);
     await expect(connector.refund!(delivery)).rejects.toMatchObject({ retryable: true });
-    expect(await connector.refund!(delivery)).toEqual({ state: "delivered", reference: "REFUND-1", warning: "Mirakl refund REFUND-1 was made by an earlier call whose answer was lost" });
+    expect(await connector.refund!(delivery)).toEqual({
+      state: "delivered",
+      reference: "REFUND-1",
+      warning: "Mirakl refund REFUND-1 was made by an earlier call whose answer was lost",
+    });
     expect(fake.calls("OR28")).toHaveLength(1);
   });
 });
@@ -403,15 +528,34 @@ describe("Mirakl returns in (RT11)", () => {
     if (!returns || "notApplicable" in returns) throw new Error("Mirakl reads returns");
     fake.orders.add(order("T-1", { state: "SHIPPED", lines: [line("SKU-A", 2), line("SKU-B")] }));
     const states = ["WAITING_ACCEPTANCE", "IN_PROGRESS", "RECEIVED", "REFUSED", "CLOSED", "NO_RECEPTION", "CANCELED", "LOST_IN_SPACE"];
-    for (const [i, state] of states.entries()) fake.orders.lines.addReturn({ id: `RET-${i + 1}`, orderId: "T-1", state, lines: [{ lineId: "T-1-1", quantity: 1, reason: "RETURN_BROKEN_ITEM" }], createdAt: new Date(START - (60 - i) * MINUTE) });
-    for (let i = 0; i < 100; i++) fake.orders.lines.addReturn({ id: `BULK-${i}`, orderId: "T-1", state: "CLOSED", lines: [{ lineId: "T-1-2", quantity: 1 }], createdAt: new Date(START - 50 * MINUTE) });
+    for (const [i, state] of states.entries())
+      fake.orders.lines.addReturn({
+        id: `RET-${i + 1}`,
+        orderId: "T-1",
+        state,
+        lines: [{ lineId: "T-1-1", quantity: 1, reason: "RETURN_BROKEN_ITEM" }],
+        createdAt: new Date(START - (60 - i) * MINUTE),
+      });
+    for (let i = 0; i < 100; i++)
+      fake.orders.lines.addReturn({
+        id: `BULK-${i}`,
+        orderId: "T-1",
+        state: "CLOSED",
+        lines: [{ lineId: "T-1-2", quantity: 1 }],
+        createdAt: new Date(START - 50 * MINUTE),
+      });
     // One outside the window (updated after its end).
     advance(MINUTE);
     fake.orders.lines.addReturn({ id: "LATE", orderId: "T-1", lines: [{ lineId: "T-1-1", quantity: 1 }] });
     const first = await returns.fetchReturns(WINDOW, null);
     expect(first.returns).toHaveLength(99);
     expect(first.setAside).toEqual([
-      { sourceReturnNumber: "RET-8", sourceOrderNumber: "T-1", reason: 'Mirakl return RET-8 is in state "LOST_IN_SPACE", which the connector does not know', record: expect.objectContaining({ id: "RET-8" }) },
+      {
+        sourceReturnNumber: "RET-8",
+        sourceOrderNumber: "T-1",
+        reason: 'Mirakl return RET-8 is in state "LOST_IN_SPACE", which the connector does not know',
+        record: expect.objectContaining({ id: "RET-8" }),
+      },
     ]);
     expect(first.returns.slice(0, 7).map((r) => [r.sourceReturnNumber, r.sourceStatus, r.state])).toEqual([
       ["RET-1", "WAITING_ACCEPTANCE", "Requested"],
@@ -444,7 +588,11 @@ describe("Mirakl returns in (RT11)", () => {
     expect(returns.remap(first.setAside[0]!.record)).toMatchObject({ sourceReturnNumber: "RET-8" });
     // The next poll waits 15 minutes.
     advance(5 * MINUTE);
-    await expect(returns.fetchReturns({ since: WINDOW.until, until: new Date(START + 6 * MINUTE) }, null)).rejects.toMatchObject({ status: 429, retryable: true, retryAfterMs: 10 * MINUTE });
+    await expect(returns.fetchReturns({ since: WINDOW.until, until: new Date(START + 6 * MINUTE) }, null)).rejects.toMatchObject({
+      status: 429,
+      retryable: true,
+      retryAfterMs: 10 * MINUTE,
+    });
     advance(10 * MINUTE);
     const next = await returns.fetchReturns({ since: WINDOW.until, until: new Date(START + 16 * MINUTE) }, null);
     expect(next.returns.map((r) => r.sourceReturnNumber)).toEqual(["LATE"]);
@@ -478,7 +626,19 @@ describe("Mirakl line-level calls on a bad day", () => {
     expect(fake.orders.get("B-1")!.order_lines![0]!.cancelations).toHaveLength(1);
 
     fake.failNext({ status: 500, operation: "OR28" });
-    const refund: RefundDelivery = { id: nextId++, idempotencyKey: "k", order: orderOf(o), earlier: [], kind: "refund", lines: [{ sourceLineId: "B-1-1", sku: "SKU-A", quantity: 1, amount: 10 }], shippingAmount: 0, total: 10, currency: null, reason: "Item returned", return: null };
+    const refund: RefundDelivery = {
+      id: nextId++,
+      idempotencyKey: "k",
+      order: orderOf(o),
+      earlier: [],
+      kind: "refund",
+      lines: [{ sourceLineId: "B-1-1", sku: "SKU-A", quantity: 1, amount: 10 }],
+      shippingAmount: 0,
+      total: 10,
+      currency: null,
+      reason: "Item returned",
+      return: null,
+    };
     await expect(connector.refund!(refund)).rejects.toMatchObject({ status: 500, retryable: true });
     expect(await connector.refund!(refund)).toEqual({ state: "delivered", reference: "REFUND-3", warning: null });
 
@@ -493,25 +653,31 @@ describe("Mirakl line-level calls on a bad day", () => {
 });
 
 describe("the fake Mirakl holds the line-level requests to the description", () => {
-  it("refuses a shipment line without quantity, a cancellation without reason_code, a refund without shipping_amount, and a returns parameter it does not list", async () => {
-    const { fake } = setup();
-    const send = (method: string, path: string, body?: unknown) =>
-      fake.fetch(`${MIRAKL_FAKE_URL}${path}`, {
-        method,
-        headers: { Authorization: MIRAKL_FAKE_KEY, Accept: "application/json", ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    expect((await send("POST", "/api/shipments", { shipments: [{ order_id: "X-1", shipment_lines: [{ order_line_id: "X-1-1" }] }] })).status).toBe(400);
-    expect((await send("PUT", "/api/orders/cancel", { cancelations: [{ order_line_id: "X-1-1", quantity: 1, amount: 1, shipping_amount: 0 }] })).status).toBe(400);
-    expect((await send("PUT", "/api/orders/refund", { refunds: [{ order_line_id: "X-1-1", amount: 1, reason_code: "17" }] })).status).toBe(400);
-    expect((await send("GET", "/api/returns?updated_since=2026-03-01T00:00:00Z")).status).toBe(400);
-    expect((await send("GET", "/api/returns?limit=500")).status).toBe(400);
-    expect(fake.violations).toEqual([
-      "POST /api/shipments: body.shipments[0].shipment_lines[0].quantity: required by the description, missing",
-      "PUT /api/orders/cancel: body.cancelations[0].reason_code: required by the description, missing",
-      "PUT /api/orders/refund: body.refunds[0].shipping_amount: required by the description, missing",
-      "GET /api/returns: query parameter updated_since is not in the description of RT11",
-      "GET /api/returns: limit=500 must be 1..100",
-    ]);
-  });
+  it(
+    "refuses a shipment line without quantity, a cancellation without reason_code, a refund without shipping_amount, and a returns parameter it does not " +
+      "list",
+    async () => {
+      const { fake } = setup();
+      const send = (method: string, path: string, body?: unknown) =>
+        fake.fetch(`${MIRAKL_FAKE_URL}${path}`, {
+          method,
+          headers: { Authorization: MIRAKL_FAKE_KEY, Accept: "application/json", ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      expect((await send("POST", "/api/shipments", { shipments: [{ order_id: "X-1", shipment_lines: [{ order_line_id: "X-1-1" }] }] })).status).toBe(400);
+      expect((await send("PUT", "/api/orders/cancel", { cancelations: [{ order_line_id: "X-1-1", quantity: 1, amount: 1, shipping_amount: 0 }] })).status).toBe(
+        400,
+      );
+      expect((await send("PUT", "/api/orders/refund", { refunds: [{ order_line_id: "X-1-1", amount: 1, reason_code: "17" }] })).status).toBe(400);
+      expect((await send("GET", "/api/returns?updated_since=2026-03-01T00:00:00Z")).status).toBe(400);
+      expect((await send("GET", "/api/returns?limit=500")).status).toBe(400);
+      expect(fake.violations).toEqual([
+        "POST /api/shipments: body.shipments[0].shipment_lines[0].quantity: required by the description, missing",
+        "PUT /api/orders/cancel: body.cancelations[0].reason_code: required by the description, missing",
+        "PUT /api/orders/refund: body.refunds[0].shipping_amount: required by the description, missing",
+        "GET /api/returns: query parameter updated_since is not in the description of RT11",
+        "GET /api/returns: limit=500 must be 1..100",
+      ]);
+    },
+  );
 });

@@ -24,7 +24,10 @@ function setup(fakeOptions: MiraklFakeOptions = {}) {
   let nowMs = START;
   const now = () => new Date(nowMs);
   const fake = createMiraklFake({ now, ...fakeOptions });
-  const connector = createMiraklConnector({ sourceId: "s", settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: MIRAKL_FAKE_KEY }, fetch: fake.fetch, now }, memoryStorage());
+  const connector = createMiraklConnector(
+    { sourceId: "s", settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: MIRAKL_FAKE_KEY }, fetch: fake.fetch, now },
+    memoryStorage(),
+  );
   const submission = connector.listings!.submission as ListingsSubmission;
   return { fake, submission, advance: (ms: number) => void (nowMs += ms) };
 }
@@ -41,7 +44,9 @@ describe("Mirakl stock by STO01", () => {
     const [call] = fake.calls("STO01");
     expect([call!.method, call!.path]).toEqual(["POST", "/api/offers/stock/imports"]);
     expect(call!.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
-    expect(call!.rawBody).toContain('"offer-sku";"quantity";"warehouse-code";"update-delete"\n"A";"3";"";"update"\n"B ""quoted"";sku";"0";"";"update"\n"GHOST";"5";"";"update"\n');
+    expect(call!.rawBody).toContain(
+      '"offer-sku";"quantity";"warehouse-code";"update-delete"\n"A";"3";"";"update"\n"B ""quoted"";sku";"0";"";"update"\n"GHOST";"5";"";"update"\n',
+    );
     const id = fake.offers.imports[0]!.id;
     expect(answer).toEqual({ reference: `stock:${id}`, sent: [u("A", 3, null), u('B "quoted";sku', 0, null), u("GHOST", 5, null)], outcomes: new Map() });
 
@@ -95,7 +100,15 @@ describe("Mirakl price by OF24", () => {
     const after = fake.offers.offer("P1")!;
     // What was asked changed: the price (with the default price entry and its quantity-one volume price) and the quantity.
     expect([after.price, after.quantity]).toEqual([24.5, 9]);
-    expect(after.all_prices![0]).toMatchObject({ channel_code: null, unit_origin_price: 24.5, unit_discount_price: 18, volume_prices: [{ quantity_threshold: 1, unit_origin_price: 24.5, unit_discount_price: 18 }, { quantity_threshold: 10, unit_origin_price: 17 }] });
+    expect(after.all_prices![0]).toMatchObject({
+      channel_code: null,
+      unit_origin_price: 24.5,
+      unit_discount_price: 18,
+      volume_prices: [
+        { quantity_threshold: 1, unit_origin_price: 24.5, unit_discount_price: 18 },
+        { quantity_threshold: 10, unit_origin_price: 17 },
+      ],
+    });
     expect(after.discount).toMatchObject({ discount_price: 18, start_date: before.discount!.start_date, end_date: before.discount!.end_date });
     // Everything else is as it was.
     const kept = (o: typeof before) => ({ ...o, price: 0, quantity: 0, all_prices: o.all_prices!.slice(1), discount: { ...o.discount, origin_price: 0 } });
@@ -107,11 +120,24 @@ describe("Mirakl price by OF24", () => {
     const { fake } = setup();
     fake.offers.seed("P2");
     const bare = { shop_sku: "P2", product_id: "MKP-P2", product_id_type: "SKU", price: 30, state_code: "11", update_delete: "update" };
-    const sent = await fake.fetch(`${MIRAKL_FAKE_URL}/api/offers`, { method: "POST", headers: { Authorization: MIRAKL_FAKE_KEY, "Content-Type": "application/json" }, body: JSON.stringify({ offers: [bare] }) });
+    const sent = await fake.fetch(`${MIRAKL_FAKE_URL}/api/offers`, {
+      method: "POST",
+      headers: { Authorization: MIRAKL_FAKE_KEY, "Content-Type": "application/json" },
+      body: JSON.stringify({ offers: [bare] }),
+    });
     expect(sent.status).toBe(201);
     const { import_id } = (await sent.json()) as { import_id: number };
     for (let i = 0; i < 2; i++) await fake.fetch(`${MIRAKL_FAKE_URL}/api/offers/imports/${import_id}`, { headers: { Authorization: MIRAKL_FAKE_KEY } });
-    expect(fake.offers.offer("P2")).toMatchObject({ price: 30, quantity: 0, description: null, discount: null, leadtime_to_ship: null, allow_quote_requests: false, offer_additional_fields: [], logistic_class: null });
+    expect(fake.offers.offer("P2")).toMatchObject({
+      price: 30,
+      quantity: 0,
+      description: null,
+      discount: null,
+      leadtime_to_ship: null,
+      allow_quote_requests: false,
+      offer_additional_fields: [],
+      logistic_class: null,
+    });
   });
 
   it("a Sku Mirakl has no offer for is unknown; a price in another currency is refused while its quantity still goes", async () => {
@@ -153,7 +179,9 @@ describe("Mirakl imports on a bad day", () => {
     await submission.check(failed.reference, ["A"]);
     advance(5 * MINUTE);
     const id = fake.offers.imports[0]!.id;
-    expect(Object.fromEntries((await submission.check(failed.reference, ["A"]))!)).toEqual({ A: { state: "retry", message: `Mirakl stock import ${id} FAILED` } });
+    expect(Object.fromEntries((await submission.check(failed.reference, ["A"]))!)).toEqual({
+      A: { state: "retry", message: `Mirakl stock import ${id} FAILED` },
+    });
 
     fake.offers.options.failing = [];
     fake.offers.options.garbledReports = true;
@@ -162,13 +190,18 @@ describe("Mirakl imports on a bad day", () => {
     await submission.check(garbled.reference, ["GHOST"]);
     advance(5 * MINUTE);
     const second = fake.offers.imports[1]!.id;
-    expect(Object.fromEntries((await submission.check(garbled.reference, ["GHOST"]))!)).toEqual({ GHOST: { state: "retry", message: `Mirakl's error report of stock import ${second} names no offer SKU or error column` } });
+    expect(Object.fromEntries((await submission.check(garbled.reference, ["GHOST"]))!)).toEqual({
+      GHOST: { state: "retry", message: `Mirakl's error report of stock import ${second} names no offer SKU or error column` },
+    });
 
     advance(5 * MINUTE);
     const third = await submission.submit([u("A", 2, null)]);
     advance(5 * MINUTE);
     fake.failNext({ status: 200, body: { import_id: "x" }, operation: "STO02" });
-    await expect(submission.check(third.reference, ["A"])).rejects.toMatchObject({ retryable: true, message: `Mirakl STO02 answered nonsense for import ${fake.offers.imports[2]!.id}: no status` });
+    await expect(submission.check(third.reference, ["A"])).rejects.toMatchObject({
+      retryable: true,
+      message: `Mirakl STO02 answered nonsense for import ${fake.offers.imports[2]!.id}: no status`,
+    });
   });
 
   it("a throttled import is thrown with its Retry-After; nothing was taken", async () => {
@@ -196,7 +229,11 @@ describe("a Mirakl source's stock and price through cycles", () => {
     const first = await cycleAt(sourceId, at);
     expect(first.error).toBeNull();
     const shown = async () => (await listings(storeId, sourceId)).Listings.map((l) => [l.Sku, l.Status, l.AcceptedQuantity, l.AcceptedPrice, l.LastError]);
-    expect((await shown()).map((l) => l.slice(0, 2))).toEqual([["M-1", "submitted"], ["M-2", "submitted"], ["M-3", "unknownSku"]]);
+    expect((await shown()).map((l) => l.slice(0, 2))).toEqual([
+      ["M-1", "submitted"],
+      ["M-2", "submitted"],
+      ["M-3", "unknownSku"],
+    ]);
     at += 15 * MINUTE;
     await cycleAt(sourceId, at);
     at += 15 * MINUTE;

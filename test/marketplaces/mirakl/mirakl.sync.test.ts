@@ -26,7 +26,16 @@ async function miraklStore() {
       { sku: "SKU-1", quantity: 2, unitPrice: 15, tax: 3 },
       { sku: "SKU-2", quantity: 1, unitPrice: 40, tax: 4, shipping: 5.5 },
     ],
-    address: { firstname: "Grace", lastname: "Hopper", street_1: "10 Navy Way", city: "Arlington", zip_code: "22202", state: "VA", country_iso_code: "USA", phone: "+1 703 555 0199" },
+    address: {
+      firstname: "Grace",
+      lastname: "Hopper",
+      street_1: "10 Navy Way",
+      city: "Arlington",
+      zip_code: "22202",
+      state: "VA",
+      country_iso_code: "USA",
+      phone: "+1 703 555 0199",
+    },
   });
   fake.orders.add({ id: "W-2", createdAt: new Date(at - 20 * MINUTE), lines: [{ sku: "SKU-1", quantity: 1, unitPrice: 15 }] });
   fake.orders.add({ id: "W-3", createdAt: new Date(at - 10 * MINUTE), lines: [{ sku: "SKU-2", quantity: 2, unitPrice: 40 }] });
@@ -47,55 +56,92 @@ async function miraklStore() {
 const byNumber = async (token: string) => new Map((await listOrders(token)).map((o) => [o.OrderSourceOrderNumber, o]));
 
 describe("a Mirakl source in sync cycles", () => {
-  it("imports orders waiting for acceptance as New without an address; AcknowledgeOrder accepts them, the next import brings the address, a shipment goes out", async () => {
-    const { fake, storeId, token, sourceId, cycle } = await miraklStore();
-    const first = await cycle(0);
-    expect(first).toMatchObject({ error: null, fetched: 3, imported: 3 });
-    let orders = await byNumber(token);
-    expect([...orders.keys()].sort()).toEqual(["W-1", "W-2", "W-3"]);
-    const w1 = orders.get("W-1")!;
-    expect(w1).toMatchObject({ OrderSource: "Mirakl shop", OrderStatus: "New", SourceOrderStatus: "WAITING_ACCEPTANCE", Street1: "", City: "", PostalCode: "", BuyerPhoneNumber: "", SubTotal: 70, GrandTotal: 82.5 });
-    expect(w1.OrderItems.map((i) => [i.Sku, i.Quantity, i.UnitPrice, i.SaleTaxCost])).toEqual([["SKU-1", 2, 15, 3], ["SKU-2", 1, 40, 4]]);
-    // New orders hold their stock (decisions 11).
-    expect(await quantities(storeId, ["SKU-1", "SKU-2"])).toEqual({ "SKU-1": 7, "SKU-2": 2 });
+  it(
+    "imports orders waiting for acceptance as New without an address; AcknowledgeOrder accepts them, the next import brings the address, a shipment goes " +
+      "out",
+    async () => {
+      const { fake, storeId, token, sourceId, cycle } = await miraklStore();
+      const first = await cycle(0);
+      expect(first).toMatchObject({ error: null, fetched: 3, imported: 3 });
+      let orders = await byNumber(token);
+      expect([...orders.keys()].sort()).toEqual(["W-1", "W-2", "W-3"]);
+      const w1 = orders.get("W-1")!;
+      expect(w1).toMatchObject({
+        OrderSource: "Mirakl shop",
+        OrderStatus: "New",
+        SourceOrderStatus: "WAITING_ACCEPTANCE",
+        Street1: "",
+        City: "",
+        PostalCode: "",
+        BuyerPhoneNumber: "",
+        SubTotal: 70,
+        GrandTotal: 82.5,
+      });
+      expect(w1.OrderItems.map((i) => [i.Sku, i.Quantity, i.UnitPrice, i.SaleTaxCost])).toEqual([
+        ["SKU-1", 2, 15, 3],
+        ["SKU-2", 1, 40, 4],
+      ]);
+      // New orders hold their stock (decisions 11).
+      expect(await quantities(storeId, ["SKU-1", "SKU-2"])).toEqual({ "SKU-1": 7, "SKU-2": 2 });
 
-    expect((await call("PUT", `/v1/${token}/Orders/${w1.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=ERP-1`)).status).toBe(200);
-    expect(await cycle(2)).toMatchObject({ delivered: 1, failed: 0 });
-    expect(fake.calls("OR21").map((r) => r.body)).toEqual([{ order_lines: [{ id: "W-1-1", accepted: true }, { id: "W-1-2", accepted: true }] }]);
-    // The import of the same cycle ran before the delivery: the address comes with the next one.
-    await cycle(2);
-    orders = await byNumber(token);
-    expect(orders.get("W-1")).toMatchObject({ OrderStatus: "Processing", SourceOrderStatus: "SHIPPING", FirstName: "Grace", LastName: "Hopper", Street1: "10 Navy Way", City: "Arlington", StateOrProvince: "VA", PostalCode: "22202", Country: "USA", BuyerPhoneNumber: "+1 703 555 0199" });
+      expect((await call("PUT", `/v1/${token}/Orders/${w1.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=ERP-1`)).status).toBe(200);
+      expect(await cycle(2)).toMatchObject({ delivered: 1, failed: 0 });
+      expect(fake.calls("OR21").map((r) => r.body)).toEqual([
+        {
+          order_lines: [
+            { id: "W-1-1", accepted: true },
+            { id: "W-1-2", accepted: true },
+          ],
+        },
+      ]);
+      // The import of the same cycle ran before the delivery: the address comes with the next one.
+      await cycle(2);
+      orders = await byNumber(token);
+      expect(orders.get("W-1")).toMatchObject({
+        OrderStatus: "Processing",
+        SourceOrderStatus: "SHIPPING",
+        FirstName: "Grace",
+        LastName: "Hopper",
+        Street1: "10 Navy Way",
+        City: "Arlington",
+        StateOrProvince: "VA",
+        PostalCode: "22202",
+        Country: "USA",
+        BuyerPhoneNumber: "+1 703 555 0199",
+      });
 
-    const shipped = await call("PUT", `/v1/${token}/Orders/${w1.OrderId}/UpdateStatus`, { body: { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "1Z999AA10123456784", DestinationShippingCarrier: "UPS Ground" } });
-    expect(shipped.status).toBe(200);
-    expect(await cycle(2)).toMatchObject({ delivered: 1, failed: 0 });
-    // One package of every unit through ST01 (the fake's shop has multiple shipments), its reference made from the hub's package.
-    expect(fake.calls("ST01").map((r) => r.body)).toEqual([
-      {
-        shipments: [
-          {
-            order_id: "W-1",
-            shipment_lines: [
-              { order_line_id: "W-1-1", quantity: 2, package_reference: expect.stringMatching(/^hub-/) },
-              { order_line_id: "W-1-2", quantity: 1, package_reference: expect.stringMatching(/^hub-/) },
-            ],
-            tracking: { carrier_code: "UPS", tracking_number: "1Z999AA10123456784" },
-            shipped: true,
-          },
-        ],
-      },
-    ]);
-    expect(fake.orders.get("W-1")!.order_state).toBe("SHIPPED");
-    await cycle(2);
-    expect((await byNumber(token)).get("W-1")!.SourceOrderStatus).toBe("SHIPPED");
-    expect((await deliveries(storeId, sourceId)).map((d) => d.Status)).toEqual(["delivered", "delivered"]);
-    // The address once stored is the order's: an import never blanks it again.
-    fake.orders.edit("W-1", (o) => void (o.customer!.shipping_address = null));
-    await cycle(2);
-    expect((await byNumber(token)).get("W-1")!.Street1).toBe("10 Navy Way");
-    expect(fake.violations).toEqual([]);
-  });
+      const shipped = await call("PUT", `/v1/${token}/Orders/${w1.OrderId}/UpdateStatus`, {
+        body: { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "1Z999AA10123456784", DestinationShippingCarrier: "UPS Ground" },
+      });
+      expect(shipped.status).toBe(200);
+      expect(await cycle(2)).toMatchObject({ delivered: 1, failed: 0 });
+      // One package of every unit through ST01 (the fake's shop has multiple shipments), its reference made from the hub's package.
+      expect(fake.calls("ST01").map((r) => r.body)).toEqual([
+        {
+          shipments: [
+            {
+              order_id: "W-1",
+              shipment_lines: [
+                { order_line_id: "W-1-1", quantity: 2, package_reference: expect.stringMatching(/^hub-/) },
+                { order_line_id: "W-1-2", quantity: 1, package_reference: expect.stringMatching(/^hub-/) },
+              ],
+              tracking: { carrier_code: "UPS", tracking_number: "1Z999AA10123456784" },
+              shipped: true,
+            },
+          ],
+        },
+      ]);
+      expect(fake.orders.get("W-1")!.order_state).toBe("SHIPPED");
+      await cycle(2);
+      expect((await byNumber(token)).get("W-1")!.SourceOrderStatus).toBe("SHIPPED");
+      expect((await deliveries(storeId, sourceId)).map((d) => d.Status)).toEqual(["delivered", "delivered"]);
+      // The address once stored is the order's: an import never blanks it again.
+      fake.orders.edit("W-1", (o) => void (o.customer!.shipping_address = null));
+      await cycle(2);
+      expect((await byNumber(token)).get("W-1")!.Street1).toBe("10 Navy Way");
+      expect(fake.violations).toEqual([]);
+    },
+  );
 
   it("a cancelled waiting order is refused at Mirakl; refusals either side give the stock back once", async () => {
     const { fake, storeId, token, cycle } = await miraklStore();
@@ -123,7 +169,9 @@ describe("a Mirakl source in sync cycles", () => {
     await cycle(0);
     const w3 = (await byNumber(token)).get("W-3")!;
     fake.orders.edit("W-3", (o) => void (o.order_state = "CANCELED"));
-    await call("PUT", `/v1/${token}/Orders/${w3.OrderId}/UpdateStatus`, { body: { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-1", DestinationShippingCarrier: "UPS Ground" } });
+    await call("PUT", `/v1/${token}/Orders/${w3.OrderId}/UpdateStatus`, {
+      body: { OrderStatus: "SHIPPED", ShipmentTrackingNumber: "T-1", DestinationShippingCarrier: "UPS Ground" },
+    });
     expect(await cycle(2)).toMatchObject({ delivered: 0, failed: 1 });
     const [row] = await deliveries(storeId, sourceId);
     // The import before the delivery read the order CANCELED: refused without a call.
@@ -136,7 +184,9 @@ describe("a Mirakl source in sync cycles", () => {
     const { fake, token, cycle } = await miraklStore();
     await cycle(0);
     const early = await cycle(0.5);
-    expect(early.error).toMatch(/^import: Mirakl OR11 is polled at most once a minute \(the description's maximum\): the next poll fits in 3[01] s, so it waits for a later cycle$/);
+    expect(early.error).toMatch(
+      /^import: Mirakl OR11 is polled at most once a minute \(the description's maximum\): the next poll fits in 3[01] s, so it waits for a later cycle$/,
+    );
     fake.orders.add({ id: "W-9", createdAt: new Date(Date.now()), lines: [{ sku: "SKU-1", quantity: 1, unitPrice: 15 }] });
     // The import waits out the pace (the cycle stored it as the marketplace's wait), then reads W-9.
     await cycle(1);
@@ -170,9 +220,18 @@ describe("Mirakl source settings through the admin API", () => {
     const ok = await attempt({ ...SETTINGS, shopId: 2001, acceptance: "manual", defaultCarrierCode: "UPS" });
     expect(ok.status, ok.text).toBe(200);
     const source = ok.json.Source as { SourceId: string; Settings: Record<string, unknown> };
-    expect(source.Settings).toEqual({ baseUrl: MIRAKL_FAKE_URL, apiKey: "********", shopId: 2001, acceptance: "manual", carriers: { "UPS Ground": "UPS" }, defaultCarrierCode: "UPS" });
+    expect(source.Settings).toEqual({
+      baseUrl: MIRAKL_FAKE_URL,
+      apiKey: "********",
+      shopId: 2001,
+      acceptance: "manual",
+      carriers: { "UPS Ground": "UPS" },
+      defaultCarrierCode: "UPS",
+    });
     // Another host for the key needs the key again (decisions 6).
-    const moved = await admin("PATCH", `/stores/${storeId}/sources/${source.SourceId}`, { Settings: { ...SETTINGS, apiKey: undefined, baseUrl: "https://other.mirakl.net" } });
+    const moved = await admin("PATCH", `/stores/${storeId}/sources/${source.SourceId}`, {
+      Settings: { ...SETTINGS, apiKey: undefined, baseUrl: "https://other.mirakl.net" },
+    });
     expect(moved.status).toBe(400);
     expect(moved.json.Message).toMatch(/apiKey/);
   });
@@ -206,7 +265,11 @@ describe("a Mirakl source on a bad day", () => {
     fake.failNext({ status: 500, operation: "OR11" });
     vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
     const { storeId, token } = await storeWithToken();
-    const sourceId = await createSource(storeId, { Type: "mirakl", Name: "Mirakl 500", Settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: MIRAKL_FAKE_KEY, pushStock: false } });
+    const sourceId = await createSource(storeId, {
+      Type: "mirakl",
+      Name: "Mirakl 500",
+      Settings: { baseUrl: MIRAKL_FAKE_URL, apiKey: MIRAKL_FAKE_KEY, pushStock: false },
+    });
     await fireCron(Date.now());
     const status = ((await admin("GET", `/stores/${storeId}/sources/${sourceId}`)).json.Source as { Status: { LastError: string } }).Status;
     expect(status.LastError).toBe("import: Mirakl OR11 500 fault 500");

@@ -126,7 +126,6 @@ export interface ShopifyFakeOptions {
   listings?: ShopifyListingsOptions;
 }
 
-
 interface PendingJob {
   job: Json;
   order: Json;
@@ -152,7 +151,10 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
   };
   let serial = 0;
 
-  const nowIso = () => now().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const nowIso = () =>
+    now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, "Z");
 
   function restore(): number {
     const t = now().getTime();
@@ -266,7 +268,8 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     for (const { g, hit } of found) {
       const fo = hit!.fo;
       const actions = (fo.supportedActions as Json[]).map((a) => a.action);
-      if (!actions.includes("CREATE_FULFILLMENT")) return userError(`Fulfillment order ${fo.id as string} has an unfulfillable status= ${fo.status as string}.`);
+      if (!actions.includes("CREATE_FULFILLMENT"))
+        return userError(`Fulfillment order ${fo.id as string} has an unfulfillable status= ${fo.status as string}.`);
       const lines = fo.lineItems as Json[];
       const wanted = (g.fulfillmentOrderLineItems as Json[] | null) ?? lines.map((l) => ({ id: l.id, quantity: l.remainingQuantity }));
       for (const w of wanted) {
@@ -298,7 +301,8 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
       updatedAt: nowIso(),
       requiresShipping: true,
       totalQuantity: takes.reduce((s, t) => s + t.quantity, 0),
-      trackingInfo: tracking && (tracking.number || tracking.company) ? [{ number: tracking.number ?? null, company: tracking.company ?? null, url: null }] : [],
+      trackingInfo:
+        tracking && (tracking.number || tracking.company) ? [{ number: tracking.number ?? null, company: tracking.company ?? null, url: null }] : [],
       notifyCustomer: input.notifyCustomer ?? false,
       lines: takes.map((t) => ({ fulfillmentOrderLineItemId: t.line.id, lineItemId: (t.line.lineItem as Json).id, quantity: t.quantity })),
     };
@@ -327,7 +331,11 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     const order = findOrder(args.orderId);
     if (!order) return { job: null, orderCancelUserErrors: [{ code: "NOT_FOUND", field: ["orderId"], message: "Order does not exist." }], userErrors: [] };
     if (order.cancelledAt || pendingJobs.some((j) => j.order === order)) {
-      return { job: null, orderCancelUserErrors: [{ code: "INVALID", field: ["orderId"], message: "Cannot cancel an order that has already been cancelled." }], userErrors: [] };
+      return {
+        job: null,
+        orderCancelUserErrors: [{ code: "INVALID", field: ["orderId"], message: "Cannot cancel an order that has already been cancelled." }],
+        userErrors: [],
+      };
     }
     serial += 1;
     const job = { id: `gid://shopify/Job/${crypto.randomUUID()}`, done: false, query: null };
@@ -341,7 +349,8 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
 
   const root = {
     ...listings.root,
-    inventorySetQuantities: (args: { input: Json }, context: { idempotencyKey: string | null }) => listings.root.inventorySetQuantities(args, context.idempotencyKey),
+    inventorySetQuantities: (args: { input: Json }, context: { idempotencyKey: string | null }) =>
+      listings.root.inventorySetQuantities(args, context.idempotencyKey),
     orders: (args: Json) => {
       if (args.sortKey !== "UPDATED_AT") violations.push(`orders(sortKey: ${String(args.sortKey)}): the import must sort by UPDATED_AT`);
       if (args.reverse) violations.push("orders(reverse: true): the import pages oldest first");
@@ -411,7 +420,10 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
         if (sel.kind !== Kind.FIELD) continue;
         if (sel.name.value === "nodes" || sel.name.value === "edges") {
           const nodeType = getNamedType(named.getFields()[sel.name.value]!.type) as GraphQLObjectType;
-          const nodeSet = sel.name.value === "nodes" ? sel.selectionSet : sel.selectionSet?.selections.find((s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === "node")?.selectionSet;
+          const nodeSet =
+            sel.name.value === "nodes"
+              ? sel.selectionSet
+              : sel.selectionSet?.selections.find((s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === "node")?.selectionSet;
           const innerType = sel.name.value === "nodes" ? nodeType : (getNamedType(nodeType.getFields().node!.type) as GraphQLObjectType);
           if (data === undefined) perNode += 1 + selectionCost(nodeSet, innerType, fragments, variables, undefined);
           else for (const n of nodes ?? []) perNode += 1 + selectionCost(nodeSet, innerType, fragments, variables, n);
@@ -423,10 +435,7 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     }
     if (isListType(type) || (isNonNullType(type) && isListType(type.ofType))) {
       if (data === undefined) return first * (1 + selectionCost(field.selectionSet, named, fragments, variables, undefined));
-      return ((value as unknown[] | null) ?? []).reduce<number>(
-        (s, item) => s + 1 + selectionCost(field.selectionSet, named, fragments, variables, item),
-        0,
-      );
+      return ((value as unknown[] | null) ?? []).reduce<number>((s, item) => s + 1 + selectionCost(field.selectionSet, named, fragments, variables, item), 0);
     }
     if (data !== undefined && (value === null || value === undefined)) return 0;
     return 1 + selectionCost(field.selectionSet, named, fragments, variables, value ?? undefined);
@@ -531,7 +540,12 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     if (requested > MAX_QUERY_COST) {
       violations.push(`${record.operationName}: requested cost ${requested} is over ${MAX_QUERY_COST}`);
       return answer(200, {
-        errors: [{ message: `Query cost is ${requested}, which exceeds the single query max cost limit (${MAX_QUERY_COST}).`, extensions: { code: "MAX_COST_EXCEEDED", cost: requested, maxCost: MAX_QUERY_COST } }],
+        errors: [
+          {
+            message: `Query cost is ${requested}, which exceeds the single query max cost limit (${MAX_QUERY_COST}).`,
+            extensions: { code: "MAX_COST_EXCEEDED", cost: requested, maxCost: MAX_QUERY_COST },
+          },
+        ],
       });
     }
     if (bucket.available < requested) {
@@ -571,7 +585,8 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     if (fields.length > 1) violations.push("one keyed mutation per operation: the fake keys idempotency by operation");
     const argument = fields[0]?.directives?.find((d) => d.name.value === "idempotent")?.arguments?.find((a) => a.name.value === "key")?.value;
     const key = argument?.kind === Kind.STRING ? argument.value : argument?.kind === Kind.VARIABLE ? variables[argument.name.value] : null;
-    if (fields.length > 0 && (typeof key !== "string" || key.trim() === "")) violations.push(`${fields[0]!.name.value} without an @idempotent key (required from 2026-04)`);
+    if (fields.length > 0 && (typeof key !== "string" || key.trim() === ""))
+      violations.push(`${fields[0]!.name.value} without an @idempotent key (required from 2026-04)`);
     return typeof key === "string" ? key : null;
   }
 

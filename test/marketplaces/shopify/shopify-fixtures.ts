@@ -208,7 +208,5 @@ export function shopifyOrder(spec: OrderSpec): Json {
 /** `count` plain orders, numbered from `first`, updated a minute apart from `start`. */
 export function ordersUpdatedFrom(start: string, count: number, first = 1): Json[] {
   const t0 = Date.parse(start);
-  return Array.from({ length: count }, (_, i) =>
-    shopifyOrder({ n: first + i, updatedAt: new Date(t0 + i * 60_000).toISOString().replace(".000Z", "Z") }),
-  );
+  return Array.from({ length: count }, (_, i) => shopifyOrder({ n: first + i, updatedAt: new Date(t0 + i * 60_000).toISOString().replace(".000Z", "Z") }));
 }

@@ -86,12 +86,7 @@ async function imported(connector: ReturnType<typeof setup>["connector"], n: num
 
 const deliveryOrder = (order: ImportedOrder) => sellerDeliveryOrder(order, "SO-1");
 
-function shipDelivery(
-  order: DeliveryOrder,
-  shipment: Partial<ShipDelivery["shipment"]> = {},
-  earlier: EarlierDelivery[] = [],
-  id = 7,
-): ShipDelivery {
+function shipDelivery(order: DeliveryOrder, shipment: Partial<ShipDelivery["shipment"]> = {}, earlier: EarlierDelivery[] = [], id = 7): ShipDelivery {
   return {
     id,
     idempotencyKey: `source-1-${id}`,
@@ -265,7 +260,13 @@ describe("Shopify import", () => {
 
   it("reads three-decimal currencies without losing the last digit", async () => {
     const lines: LineSpec[] = [{ sku: "DATES", name: "Dates", quantity: 3, price: "1.125", tax: "0.169" }];
-    const order = shopifyOrder({ n: 1, updatedAt: "2026-03-01T10:00:00Z", currency: "KWD", lines, shipping: { title: "Local", code: null, price: "0.750", tax: "0.000" } });
+    const order = shopifyOrder({
+      n: 1,
+      updatedAt: "2026-03-01T10:00:00Z",
+      currency: "KWD",
+      lines,
+      shipping: { title: "Local", code: null, price: "0.750", tax: "0.000" },
+    });
     // The fixture's totals are in cents; set them as Shopify would for KWD.
     (order.subtotalPriceSet as Json).shopMoney = { amount: "3.375", currencyCode: "KWD" };
     (order.totalPriceSet as Json).shopMoney = { amount: "4.294", currencyCode: "KWD" };
@@ -464,7 +465,10 @@ describe("Shopify errors", () => {
 
   it("does not retry a schema error, and names Shopify's message", async () => {
     const { fake, connector } = setup();
-    fake.failNext({ status: 200, body: { errors: [{ message: "Field 'legacyResourceId' doesn't exist on type 'Order'", extensions: { code: "undefinedField" } }] } });
+    fake.failNext({
+      status: 200,
+      body: { errors: [{ message: "Field 'legacyResourceId' doesn't exist on type 'Order'", extensions: { code: "undefinedField" } }] },
+    });
     const error = await rejection(connector.fetchOrders(WINDOW, null));
     expect(error.retryable).toBe(false);
     expect(error.message).toBe("Shopify ShopifyOrders: Field 'legacyResourceId' doesn't exist on type 'Order' (undefinedField)");
@@ -473,7 +477,10 @@ describe("Shopify errors", () => {
 
   it("does not retry MAX_COST_EXCEEDED", async () => {
     const { fake, connector } = setup();
-    fake.failNext({ status: 200, body: { errors: [{ message: "Query cost is 1302, which exceeds the single query max cost limit (1000).", extensions: { code: "MAX_COST_EXCEEDED" } }] } });
+    fake.failNext({
+      status: 200,
+      body: { errors: [{ message: "Query cost is 1302, which exceeds the single query max cost limit (1000).", extensions: { code: "MAX_COST_EXCEEDED" } }] },
+    });
     const error = await rejection(connector.fetchOrders(WINDOW, null));
     expect(error.retryable).toBe(false);
     expect(error.message).toContain("(MAX_COST_EXCEEDED)");
@@ -482,8 +489,11 @@ describe("Shopify errors", () => {
   it("retries Shopify's own failures: 5xx, INTERNAL_SERVER_ERROR, broken answers, the network", async () => {
     const { fake, connector } = setup();
     fake.failNext({ status: 503, body: "<html>Service Unavailable</html>" });
-    fake.failNext({ status: 200, body: { errors: [{ message: "Internal error. Looks like something went wrong on our end.", extensions: { code: "INTERNAL_SERVER_ERROR" } }] } });
-    fake.failNext({ status: 200, body: "{\"data\": {\"orders\"" });
+    fake.failNext({
+      status: 200,
+      body: { errors: [{ message: "Internal error. Looks like something went wrong on our end.", extensions: { code: "INTERNAL_SERVER_ERROR" } }] },
+    });
+    fake.failNext({ status: 200, body: '{"data": {"orders"' });
     fake.failNextWithError();
     fake.failNext({ status: 200, body: { data: null } });
     const errors = [];
@@ -501,7 +511,10 @@ describe("Shopify errors", () => {
   });
 
   it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
-    for (const [repeating, expected] of [[true, ["again", "again", "again"]], [false, ["page-0", "page-1", "page-2"]]] as const) {
+    for (const [repeating, expected] of [
+      [true, ["again", "again", "again"]],
+      [false, ["page-0", "page-1", "page-2"]],
+    ] as const) {
       const { fake, connector } = setup();
       fake.failNext(shopifyPagesForEver(repeating));
       const cursors: (string | null)[] = [];
@@ -518,27 +531,45 @@ describe("Shopify errors", () => {
   it("reads an answer of the wrong shape without breaking: set aside, defaults, or a retryable error", async () => {
     const { fake, connector } = setup();
     const answer = (nodes: unknown[], pageInfo: unknown = { hasNextPage: "yes", endCursor: 7 }) => ({ data: { orders: { pageInfo, nodes } } });
-    fake.failNext({ status: 200, body: answer([
-      { id: 5, legacyResourceId: { a: 1 }, name: ["x"] },
-      { legacyResourceId: "77", name: 42, createdAt: "2026-03-01T10:00:00Z", lineItems: { nodes: [null, { id: "gid://shopify/LineItem/1", sku: "A", quantity: 2 }] } },
-      {
-        legacyResourceId: "78",
-        createdAt: "2026-03-01T10:00:00Z",
-        email: 5,
-        shippingAddress: "somewhere",
-        shippingLine: [],
-        paymentGatewayNames: "shopify_payments",
-        totalPriceSet: { shopMoney: { amount: { value: 1 } } },
-        lineItems: {
-          nodes: [{ id: "gid://shopify/LineItem/2", sku: "B", name: 9, quantity: 1, originalUnitPriceSet: { shopMoney: { amount: "3.00" } }, taxLines: "none", discountAllocations: {} }],
+    fake.failNext({
+      status: 200,
+      body: answer([
+        { id: 5, legacyResourceId: { a: 1 }, name: ["x"] },
+        {
+          legacyResourceId: "77",
+          name: 42,
+          createdAt: "2026-03-01T10:00:00Z",
+          lineItems: { nodes: [null, { id: "gid://shopify/LineItem/1", sku: "A", quantity: 2 }] },
         },
-      },
-      {
-        legacyResourceId: "79",
-        createdAt: "2026-03-01T10:00:00Z",
-        lineItems: { nodes: [{ id: "gid://shopify/LineItem/3", sku: "C", quantity: "2" }] },
-      },
-    ]) });
+        {
+          legacyResourceId: "78",
+          createdAt: "2026-03-01T10:00:00Z",
+          email: 5,
+          shippingAddress: "somewhere",
+          shippingLine: [],
+          paymentGatewayNames: "shopify_payments",
+          totalPriceSet: { shopMoney: { amount: { value: 1 } } },
+          lineItems: {
+            nodes: [
+              {
+                id: "gid://shopify/LineItem/2",
+                sku: "B",
+                name: 9,
+                quantity: 1,
+                originalUnitPriceSet: { shopMoney: { amount: "3.00" } },
+                taxLines: "none",
+                discountAllocations: {},
+              },
+            ],
+          },
+        },
+        {
+          legacyResourceId: "79",
+          createdAt: "2026-03-01T10:00:00Z",
+          lineItems: { nodes: [{ id: "gid://shopify/LineItem/3", sku: "C", quantity: "2" }] },
+        },
+      ]),
+    });
     const page = await connector.fetchOrders(WINDOW, null);
     expect(page.nextCursor).toBeNull();
     expect(page.setAside.map((s) => [s.sourceOrderNumber, s.reason])).toEqual([
@@ -627,7 +658,9 @@ describe("Shopify shipments", () => {
       );
       const before = fake.calls.length;
       const failure = await rejection(connector.ship(shipDelivery(order)));
-      expect(failure.message).toMatch(/^Shopify order #1001's fulfillment orders: (the marketplace named the same next page twice|more than 40 pages, more than the hub reads)$/);
+      expect(failure.message).toMatch(
+        /^Shopify order #1001's fulfillment orders: (the marketplace named the same next page twice|more than 40 pages, more than the hub reads)$/,
+      );
       expect(failure.retryable).toBe(false);
       // Every call after the import was a page of the fulfilment state; none created anything.
       expect(fake.calls.length - before).toBeLessThanOrEqual(40);
@@ -641,7 +674,10 @@ describe("Shopify shipments", () => {
     const order = deliveryOrder(await imported(connector, 1));
     const calls = fake.calls.length;
     const outcome = await connector.acknowledge({ id: 1, idempotencyKey: "source-1-1", kind: "acknowledge", order, earlier: [], sellerOrderNumber: "SO-1" });
-    expect(outcome).toEqual({ state: "notApplicable", reason: "Shopify has no acknowledgement of an order: its orders are open for fulfilment as they arrive" });
+    expect(outcome).toEqual({
+      state: "notApplicable",
+      reason: "Shopify has no acknowledgement of an order: its orders are open for fulfilment as they arrive",
+    });
     expect(connector.capabilities).toEqual({ acknowledge: false, ship: true, shipLines: true, cancel: true, cancelLines: false });
     expect(fake.calls).toHaveLength(calls);
   });
@@ -656,7 +692,10 @@ describe("Shopify shipments", () => {
     expect(create!.variables).toEqual({
       fulfillment: {
         lineItemsByFulfillmentOrder: [
-          { fulfillmentOrderId: "gid://shopify/FulfillmentOrder/11", fulfillmentOrderLineItems: [{ id: "gid://shopify/FulfillmentOrderLineItem/101", quantity: 1 }] },
+          {
+            fulfillmentOrderId: "gid://shopify/FulfillmentOrder/11",
+            fulfillmentOrderLineItems: [{ id: "gid://shopify/FulfillmentOrderLineItem/101", quantity: 1 }],
+          },
         ],
         notifyCustomer: false,
         trackingInfo: { number: "1Z999AA10123456784", company: "UPS" },
@@ -667,7 +706,11 @@ describe("Shopify shipments", () => {
 
     // The rest of the order later: only what remains open is fulfilled.
     const rest = await connector.ship(shipDelivery(order, {}, [], 8));
-    expect(rest).toEqual({ state: "delivered", reference: "gid://shopify/Fulfillment/900001 gid://shopify/Fulfillment/900002", warning: "1 unit(s) of the shipment were already fulfilled in Shopify" });
+    expect(rest).toEqual({
+      state: "delivered",
+      reference: "gid://shopify/Fulfillment/900001 gid://shopify/Fulfillment/900002",
+      warning: "1 unit(s) of the shipment were already fulfilled in Shopify",
+    });
     expect(fake.callsOf("fulfillmentCreate")[1]!.variables.fulfillment).toMatchObject({
       lineItemsByFulfillmentOrder: [
         {
@@ -980,8 +1023,16 @@ describe("Shopify by package (decisions 12)", () => {
       ),
     );
     expect(second).toMatchObject({ state: "delivered", reference: "gid://shopify/Fulfillment/900002" });
-    const creates = fake.callsOf("fulfillmentCreate").map((c) => JSON.parse(JSON.stringify(c.variables)) as { fulfillment: { lineItemsByFulfillmentOrder: { fulfillmentOrderLineItems: { quantity: number }[] }[] } });
-    expect(creates.map((c) => c.fulfillment.lineItemsByFulfillmentOrder.flatMap((g) => g.fulfillmentOrderLineItems.map((l) => l.quantity)))).toEqual([[1], [1]]);
+    const creates = fake
+      .callsOf("fulfillmentCreate")
+      .map(
+        (c) =>
+          JSON.parse(JSON.stringify(c.variables)) as { fulfillment: { lineItemsByFulfillmentOrder: { fulfillmentOrderLineItems: { quantity: number }[] }[] } },
+      );
+    expect(creates.map((c) => c.fulfillment.lineItemsByFulfillmentOrder.flatMap((g) => g.fulfillmentOrderLineItems.map((l) => l.quantity)))).toEqual([
+      [1],
+      [1],
+    ]);
 
     // Package 1 corrected while one mug is still open: its own fulfillment gets the number, nothing is created.
     const afterTwo: EarlierDelivery[] = [...afterOne, { kind: "ship", state: "delivered", reference: "gid://shopify/Fulfillment/900002", shipmentId: "shp_2" }];

@@ -17,7 +17,11 @@ const VARIANTS: FakeVariant[] = [
   { sku: "HAT", id: 31, productId: 3, inventoryItemId: 131, price: "15.00", available: {} },
 ];
 
-function setup(listings: ShopifyListingsOptions = { variants: VARIANTS }, settings: Record<string, unknown> = {}, bucket: { maximumAvailable?: number; restoreRate?: number } = {}) {
+function setup(
+  listings: ShopifyListingsOptions = { variants: VARIANTS },
+  settings: Record<string, unknown> = {},
+  bucket: { maximumAvailable?: number; restoreRate?: number } = {},
+) {
   let nowMs = START;
   const fake = createShopifyFake({ now: () => new Date(nowMs), listings, ...bucket });
   const connector = createShopifyConnector(
@@ -73,7 +77,10 @@ describe("Shopify stock and price", () => {
   });
 
   it("needs Settings.locationId when the shop has several locations, and uses it without asking", async () => {
-    const locations = [{ id: 1, name: "Warehouse", isActive: true }, { id: 2, name: "Shop floor", isActive: true }];
+    const locations = [
+      { id: 1, name: "Warehouse", isActive: true },
+      { id: 2, name: "Shop floor", isActive: true },
+    ];
     const several = setup({ variants: VARIANTS, locations });
     const error = await several.push.push([update("CAP", 1, null)]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MarketplaceError);
@@ -94,7 +101,14 @@ describe("Shopify stock and price", () => {
   });
 
   it("waits for the cost bucket instead of being throttled, and 50 SKUs of 50 products fit one mutation", async () => {
-    const many: FakeVariant[] = Array.from({ length: 50 }, (_, i) => ({ sku: `S${i}`, id: 1000 + i, productId: 500 + i, inventoryItemId: 2000 + i, price: "1.00", available: { 1: 0 } }));
+    const many: FakeVariant[] = Array.from({ length: 50 }, (_, i) => ({
+      sku: `S${i}`,
+      id: 1000 + i,
+      productId: 500 + i,
+      inventoryItemId: 2000 + i,
+      price: "1.00",
+      available: { 1: 0 },
+    }));
     const { fake, push } = setup({ variants: many }, {}, { maximumAvailable: 1000, restoreRate: 50 });
     const first = await push.push(many.map((v) => update(v.sku, 5, 2)));
     expect([...first.values()].every((o) => o.state === "accepted")).toBe(true);

@@ -3,7 +3,15 @@
 // on the connector directly against the fake Shopify, which validates every document against the
 // returns-and-refunds schema extract.
 import { describe, expect, it } from "vitest";
-import { MarketplaceError, type ImportedReturn, type RefundDelivery, type ReturnDecisionDelivery, type ReturnPage, type ReturnsImport, type SetAsideReturn } from "../../../src/marketplaces/connector";
+import {
+  MarketplaceError,
+  type ImportedReturn,
+  type RefundDelivery,
+  type ReturnDecisionDelivery,
+  type ReturnPage,
+  type ReturnsImport,
+  type SetAsideReturn,
+} from "../../../src/marketplaces/connector";
 import { createShopifyConnector } from "../../../src/marketplaces/shopify/shopify.connector";
 import { memoryStorage } from "../../../src/marketplaces/storage";
 import { rejection } from "../../helpers/rejection";
@@ -38,7 +46,11 @@ async function importAll(returns: ReturnsImport, window = WINDOW): Promise<Retur
   return pages;
 }
 
-function refundOf(orderNumber: string, lines: { sourceLineId: string; quantity: number; amount: number }[], opts: Partial<RefundDelivery> = {}): RefundDelivery {
+function refundOf(
+  orderNumber: string,
+  lines: { sourceLineId: string; quantity: number; amount: number }[],
+  opts: Partial<RefundDelivery> = {},
+): RefundDelivery {
   return {
     id: 11,
     idempotencyKey: "source-1-11",
@@ -68,8 +80,18 @@ const decision = (kind: "approveReturn" | "rejectReturn", returnId: string, reas
 describe("Shopify returns in", () => {
   it("pages the orders changed in the window and maps each return's status and lines", async () => {
     const { fake, returns } = setup(7);
-    const requested = fake.addReturn(order(1), { status: "REQUESTED", lines: [{ line: 0, quantity: 2, note: "Too small" }], createdAt: "2026-03-01T09:00:00Z" });
-    fake.addReturn(order(2), { status: "OPEN", lines: [{ line: 0, quantity: 1 }, { line: 1, quantity: 1 }] });
+    const requested = fake.addReturn(order(1), {
+      status: "REQUESTED",
+      lines: [{ line: 0, quantity: 2, note: "Too small" }],
+      createdAt: "2026-03-01T09:00:00Z",
+    });
+    fake.addReturn(order(2), {
+      status: "OPEN",
+      lines: [
+        { line: 0, quantity: 1 },
+        { line: 1, quantity: 1 },
+      ],
+    });
     fake.addReturn(order(3), { status: "DECLINED", lines: [{ line: 1, quantity: 1 }] });
     fake.addReturn(order(4), { status: "CLOSED", lines: [{ line: 0, quantity: 2, refunded: 2 }] });
     fake.addReturn(order(5), { status: "CLOSED", lines: [{ line: 0, quantity: 2, refunded: 1 }] });
@@ -112,7 +134,12 @@ describe("Shopify returns in", () => {
     const [page] = await importAll(returns);
     expect(page!.returns.map((x) => x.sourceOrderNumber)).toEqual([order(1)]);
     expect(page!.setAside).toEqual([
-      { sourceReturnNumber: odd, sourceOrderNumber: order(2), reason: "Shopify return #1002-R1 line 1 names no order line item (an unverified return line)", record: expect.anything() },
+      {
+        sourceReturnNumber: odd,
+        sourceOrderNumber: order(2),
+        reason: "Shopify return #1002-R1 line 1 names no order line item (an unverified return line)",
+        record: expect.anything(),
+      },
     ]);
     const again = returns.remap(page!.setAside[0]!.record) as SetAsideReturn;
     expect(again.reason).toBe(page!.setAside[0]!.reason);
@@ -130,7 +157,18 @@ describe("Shopify returns in", () => {
     fake.failNext({ status: 200, body: { data: { orders: { nodes: "none" } } }, operation: "ShopifyReturns" });
     const nonsense = await rejection(returns.fetchReturns(WINDOW, null));
     expect(nonsense.message).toBe("Shopify ShopifyReturns: the answer has no orders list");
-    fake.failNext({ status: 200, body: { data: { orders: { pageInfo: { hasNextPage: false }, nodes: [{ legacyResourceId: "9", returns: { nodes: [42, { id: "gid://shopify/Return/1", returnLineItems: { nodes: [] } }] } }] } } }, operation: "ShopifyReturns" });
+    fake.failNext({
+      status: 200,
+      body: {
+        data: {
+          orders: {
+            pageInfo: { hasNextPage: false },
+            nodes: [{ legacyResourceId: "9", returns: { nodes: [42, { id: "gid://shopify/Return/1", returnLineItems: { nodes: [] } }] } }],
+          },
+        },
+      },
+      operation: "ShopifyReturns",
+    });
     const page = await returns.fetchReturns(WINDOW, null);
     expect(page.returns).toEqual([]);
     expect(page.setAside.map((s) => s.reason)).toEqual([
@@ -176,7 +214,9 @@ describe("Shopify refunds out", () => {
     const tooMany = await rejection(connector.refund!(refundOf(order(1), [{ sourceLineId: lineGid(1, 1), quantity: 3, amount: 60 }])));
     expect(tooMany.retryable).toBe(false);
     expect(tooMany.message).toBe("Shopify refundCreate refused: Quantity cannot refund more items than were purchased (refundLineItems.0.quantity)");
-    const amountOnly = await connector.refund!(refundOf(order(1), [{ sourceLineId: lineGid(1, 0), quantity: 0, amount: 3 }], { idempotencyKey: "source-1-13" }));
+    const amountOnly = await connector.refund!(
+      refundOf(order(1), [{ sourceLineId: lineGid(1, 0), quantity: 0, amount: 3 }], { idempotencyKey: "source-1-13" }),
+    );
     expect(amountOnly).toEqual({
       state: "notApplicable",
       reason: `Shopify refunds line items by quantity; an amount-only refund of line ${lineGid(1, 0)} is made in the Shopify admin`,
@@ -194,7 +234,9 @@ describe("Shopify return decisions", () => {
     const second = fake.addReturn(order(2), { status: "REQUESTED", lines: [{ line: 0, quantity: 1 }] });
     expect(await connector.decideReturn!(decision("approveReturn", first))).toEqual({ state: "delivered", reference: first });
     expect(await connector.decideReturn!(decision("rejectReturn", second, "Worn, not returnable"))).toEqual({ state: "delivered", reference: second });
-    expect(fake.callsOf("returnDeclineRequest")[0]!.variables).toEqual({ input: { id: second, declineReason: "OTHER", notifyCustomer: false, declineNote: "Worn, not returnable" } });
+    expect(fake.callsOf("returnDeclineRequest")[0]!.variables).toEqual({
+      input: { id: second, declineReason: "OTHER", notifyCustomer: false, declineNote: "Worn, not returnable" },
+    });
     const again = await rejection(connector.decideReturn!(decision("approveReturn", first)));
     expect(again).toBeInstanceOf(MarketplaceError);
     expect(again.message).toBe("Shopify returnApproveRequest refused: INVALID_STATE: Return is OPEN, not REQUESTED (input.id)");

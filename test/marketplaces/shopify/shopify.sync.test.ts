@@ -64,7 +64,10 @@ describe("a Shopify source in cycles of the Cron Trigger", () => {
       { Sku: "MUG-BLUE", Quantity: 2, UnitPrice: 12.5, SaleTaxCost: 4.5, Discount: "2.50" },
       { Sku: "TEE-L", Quantity: 1, UnitPrice: 20, SaleTaxCost: 4, Discount: "0.00" },
     ]);
-    const aside = await everywhere<{ n: string; reason: string }>("select order_source_order_number as n, reason from set_aside_orders where source_id = ?", sourceId);
+    const aside = await everywhere<{ n: string; reason: string }>(
+      "select order_source_order_number as n, reason from set_aside_orders where source_id = ?",
+      sourceId,
+    );
     expect(aside).toEqual([{ n: "5000000005", reason: "order #1005 line 1 (Custom engraving) has no SKU" }]);
 
     // Cycle 2: an acknowledgement (Shopify has none), a shipment, a cancellation.
@@ -101,7 +104,11 @@ describe("a Shopify source in cycles of the Cron Trigger", () => {
       notifyCustomer: false,
       trackingInfo: { number: "1Z999AA10123456784", company: "UPS" },
     });
-    expect(fake.callsOf("orderCancel")[0]!.variables).toMatchObject({ orderId: "gid://shopify/Order/5000000003", restock: false, staffNote: "Canceled by seller" });
+    expect(fake.callsOf("orderCancel")[0]!.variables).toMatchObject({
+      orderId: "gid://shopify/Order/5000000003",
+      restock: false,
+      staffNote: "Canceled by seller",
+    });
     expect(fake.pendingJobs()).toBe(1);
 
     // Cycle 3: a corrected tracking number; Shopify's cancellation job has run meanwhile.

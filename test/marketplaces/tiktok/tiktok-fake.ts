@@ -93,7 +93,11 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 }
 
-const requestId = () => [...crypto.getRandomValues(new Uint8Array(12))].map((b) => b.toString(16).padStart(2, "0")).join("").toUpperCase();
+const requestId = () =>
+  [...crypto.getRandomValues(new Uint8Array(12))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase();
 const envelope = (code: number, message: string, data: unknown) => ({ code, message, request_id: requestId(), data });
 
 /** The fake's own signer: node:crypto over the query and the body exactly as received. */
@@ -128,10 +132,23 @@ export function createTiktokFake(opts: TiktokFakeOptions = {}) {
 
   const ok = (data: unknown) => json(200, envelope(0, "Success", data));
   const refuse = (code: number, message: string, status = 200) => json(status, envelope(code, message, null));
-  const orders = tiktokFulfilment({ orders: opts.orders ?? [], now, ok, refuse, providers: TIKTOK_FAKE_PROVIDERS, answerSchema: (id) => ROUTES.find((r) => r.op.operationId === id)!.op.answer! });
+  const orders = tiktokFulfilment({
+    orders: opts.orders ?? [],
+    now,
+    ok,
+    refuse,
+    providers: TIKTOK_FAKE_PROVIDERS,
+    answerSchema: (id) => ROUTES.find((r) => r.op.operationId === id)!.op.answer!,
+  });
   const products = tiktokProductsFake({ products: opts.products ?? [], ok, refuse });
   const answerOf = (id: string) => ROUTES.find((r) => r.op.operationId === id)!.op.answer!;
-  const afterSale = tiktokReturnsFake({ orders: orders.orders, now, ok, refuse, returnSchema: answerOf("SearchReturns").properties.data!.properties!.return_orders!.items! });
+  const afterSale = tiktokReturnsFake({
+    orders: orders.orders,
+    now,
+    ok,
+    refuse,
+    returnSchema: answerOf("SearchReturns").properties.data!.properties!.return_orders!.items!,
+  });
   for (const record of opts.returns ?? []) afterSale.add(record);
 
   function violation(where: string, problems: string[]): Response {
@@ -149,7 +166,16 @@ export function createTiktokFake(opts: TiktokFakeOptions = {}) {
 
   function applyFault(fault: Fault<TiktokTarget>): Response {
     faulted = true;
-    return faultResponse(fault, (f) => json(f.status, f.body ?? envelope(f.status === 429 ? 36009002 : 36009003, f.status === 429 ? "Too many requests." : "Internal error.", null), f.headers), true);
+    return faultResponse(
+      fault,
+      (f) =>
+        json(
+          f.status,
+          f.body ?? envelope(f.status === 429 ? 36009002 : 36009003, f.status === 429 ? "Too many requests." : "Internal error.", null),
+          f.headers,
+        ),
+      true,
+    );
   }
 
   function randomPart(): string {
@@ -158,13 +184,16 @@ export function createTiktokFake(opts: TiktokFakeOptions = {}) {
 
   function handleToken(request: Request, url: URL): Response {
     const where = `${request.method} ${url.pathname}`;
-    if (url.pathname !== spec.token.refreshPath) return violation(where, [`the connector only renews tokens (${spec.token.refreshPath}); ${url.pathname} is not called`]);
+    if (url.pathname !== spec.token.refreshPath)
+      return violation(where, [`the connector only renews tokens (${spec.token.refreshPath}); ${url.pathname} is not called`]);
     const problems: string[] = [];
     if (request.method !== "GET") problems.push("the token service takes GET (client/token.ts)");
-    for (const key of new Set(url.searchParams.keys())) if (!spec.token.refreshQuery.includes(key)) problems.push(`query parameter ${key} is not one client/token.ts sends`);
+    for (const key of new Set(url.searchParams.keys()))
+      if (!spec.token.refreshQuery.includes(key)) problems.push(`query parameter ${key} is not one client/token.ts sends`);
     for (const key of spec.token.refreshQuery) if (!url.searchParams.get(key)) problems.push(`query parameter ${key} is required`);
     // The README's choice between the SDK (authorized_code) and TikTok's guide and EcomPHP (refresh_token).
-    if (url.searchParams.has("grant_type") && url.searchParams.get("grant_type") !== "refresh_token") problems.push(`grant_type must be refresh_token, got ${JSON.stringify(url.searchParams.get("grant_type"))}`);
+    if (url.searchParams.has("grant_type") && url.searchParams.get("grant_type") !== "refresh_token")
+      problems.push(`grant_type must be refresh_token, got ${JSON.stringify(url.searchParams.get("grant_type"))}`);
     if (problems.length > 0) return violation(where, problems);
     const fault = faults.take("auth", "token");
     if (fault) return applyFault(fault);
@@ -230,7 +259,8 @@ export function createTiktokFake(opts: TiktokFakeOptions = {}) {
     if (!op.used) return violation(where, [`${op.operationId} is not an operation the connector should call`]);
     const params = url.searchParams;
     const problems = queryProblems(op, params);
-    if ((request.headers.get("Content-Type") ?? "").split(";")[0]?.trim() !== "application/json") problems.push(`Content-Type must be application/json, got ${request.headers.get("Content-Type") ?? "none"}`);
+    if ((request.headers.get("Content-Type") ?? "").split(";")[0]?.trim() !== "application/json")
+      problems.push(`Content-Type must be application/json, got ${request.headers.get("Content-Type") ?? "none"}`);
     if (!request.headers.get("x-tts-access-token")) problems.push("header x-tts-access-token is required");
     const shopScoped = op.query.some((q) => q.name === "shop_cipher");
     if (shopScoped && !params.has("shop_cipher")) problems.push(`query parameter shop_cipher is required for a shop's data (${op.operationId})`);
@@ -253,20 +283,31 @@ export function createTiktokFake(opts: TiktokFakeOptions = {}) {
     // As TikTok checks a call: the app, the time, the signature, the token, the shop.
     if (params.get("app_key") !== TIKTOK_FAKE_APP_KEY) return refusal(where, 400, 36009004, "Invalid credentials. Invalid `app_key` query parameter.");
     const timestamp = Number(params.get("timestamp"));
-    if (!/^\d+$/.test(params.get("timestamp") ?? "")) return refusal(where, 400, 36009004, "Invalid timestamp. The value of the `timestamp` query parameter must not be lesser than 0.");
+    if (!/^\d+$/.test(params.get("timestamp") ?? ""))
+      return refusal(where, 400, 36009004, "Invalid timestamp. The value of the `timestamp` query parameter must not be lesser than 0.");
     const at = now().getTime();
-    if (timestamp * 1000 < at - STALE_MS) return refusal(where, 400, 36009004, "Invalid timestamp. The value of the `timestamp` query parameter must not be earlier than 5 minutes before the current time.");
+    if (timestamp * 1000 < at - STALE_MS)
+      return refusal(
+        where,
+        400,
+        36009004,
+        "Invalid timestamp. The value of the `timestamp` query parameter must not be earlier than 5 minutes before the current time.",
+      );
     if (params.get("sign") !== fakeSignature(TIKTOK_FAKE_APP_SECRET, url.pathname, params, rawBody)) {
       return refusal(where, 401, 106001, "Invalid credentials. The 'sign' query parameter is invalid.");
     }
     const token = accessTokens.get(request.headers.get("x-tts-access-token")!);
     if (!token) return refusal(where, 401, 36009004, "Invalid credentials. The `x-tts-access-token` header is invalid.");
     if (token.expired || at >= token.expiresAt) return refusal(where, 401, 105002, "Expired credentials. The access token has expired.");
-    if (shopScoped && params.get("shop_cipher") !== TIKTOK_FAKE_SHOP_CIPHER) return refusal(where, 400, 36009004, "Invalid identifier. The `shop_cipher` query parameter is invalid.");
+    if (shopScoped && params.get("shop_cipher") !== TIKTOK_FAKE_SHOP_CIPHER)
+      return refusal(where, 400, 36009004, "Invalid identifier. The `shop_cipher` query parameter is invalid.");
 
     const fault = faults.take("api", op.operationId);
     if (fault) return applyFault(fault);
-    const values = route.regex.exec(url.pathname)!.slice(1).map((v) => decodeURIComponent(v));
+    const values = route.regex
+      .exec(url.pathname)!
+      .slice(1)
+      .map((v) => decodeURIComponent(v));
     const pathValues = Object.fromEntries(op.pathParams.map((p, i) => [p.name, values[i] ?? ""]));
     const query = Object.fromEntries(params);
     if (op.operationId === "GetAuthorizedShops") {
@@ -294,8 +335,14 @@ export function createTiktokFake(opts: TiktokFakeOptions = {}) {
     const received = await receive(input, init, () => false);
     const { request, url, rawBody } = received;
     const isAuth = url.origin === TIKTOK_FAKE_AUTH;
-    const route = isAuth ? undefined : (ROUTES.find((r) => r.regex.test(url.pathname) && r.op.method === request.method) ?? ROUTES.find((r) => r.regex.test(url.pathname)));
-    const recorded: RecordedRequest = { ...received.recorded, target: isAuth ? "auth" : route ? "api" : null, operationId: isAuth ? "token" : (route?.op.operationId ?? null) };
+    const route = isAuth
+      ? undefined
+      : (ROUTES.find((r) => r.regex.test(url.pathname) && r.op.method === request.method) ?? ROUTES.find((r) => r.regex.test(url.pathname)));
+    const recorded: RecordedRequest = {
+      ...received.recorded,
+      target: isAuth ? "auth" : route ? "api" : null,
+      operationId: isAuth ? "token" : (route?.op.operationId ?? null),
+    };
     requests.push(recorded);
     if (down) throw new TypeError("Network connection lost.");
 
@@ -381,5 +428,8 @@ export type TiktokFake = ReturnType<typeof createTiktokFake>;
  * every time (`repeating`: the same one every time). For failNext.
  */
 export function tiktokPagesForEver(repeating: boolean): AnswerFault<TiktokTarget> {
-  return badDay.endlessPages((n) => envelope(0, "Success", { orders: [{}], total_count: 1_000_000, next_page_token: repeating ? "b3Zlcg==" : btoa(`page ${n + 1}`) }), { operation: "GetOrderList" });
+  return badDay.endlessPages(
+    (n) => envelope(0, "Success", { orders: [{}], total_count: 1_000_000, next_page_token: repeating ? "b3Zlcg==" : btoa(`page ${n + 1}`) }),
+    { operation: "GetOrderList" },
+  );
 }

@@ -100,7 +100,8 @@ export function tiktokFulfilment(opts: {
   }
 
   function fulfillable(order: TiktokOrder): Response | null {
-    if (order.status !== "AWAITING_SHIPMENT" && order.status !== "PARTIALLY_SHIPPING") return refuse(21011002, `The order ${order.id} is in status ${order.status} and cannot be fulfilled.`);
+    if (order.status !== "AWAITING_SHIPMENT" && order.status !== "PARTIALLY_SHIPPING")
+      return refuse(21011002, `The order ${order.id} is in status ${order.status} and cannot be fulfilled.`);
     if (order.shipping_type === "TIKTOK") return refuse(21011003, `The order ${order.id} ships with TikTok's carrier: self shipment is not allowed.`);
     return null;
   }
@@ -148,7 +149,11 @@ export function tiktokFulfilment(opts: {
     const toShip = lines.filter(open);
     if (toShip.length === 0) return refuse(21011006, `The package ${packageId} is already shipped or cancelled.`);
     shipLines(order, toShip, body.self_shipment!.tracking_number!, body.self_shipment!.shipping_provider_id!);
-    changes.push({ operation: "ShipPackage", orderId: order.id!, detail: `${packageId}: ${toShip.map((l) => l.id).join(",")} ${body.self_shipment!.tracking_number}` });
+    changes.push({
+      operation: "ShipPackage",
+      orderId: order.id!,
+      detail: `${packageId}: ${toShip.map((l) => l.id).join(",")} ${body.self_shipment!.tracking_number}`,
+    });
     return ok({});
   }
 
@@ -169,8 +174,12 @@ export function tiktokFulfilment(opts: {
     const wrong = fulfillable(order);
     if (wrong) return wrong;
     const groups = body.splittable_groups ?? [];
-    if (groups.length === 0 || groups.some((g) => !g.id || !g.order_line_item_ids?.length)) return refuse(21011009, "Each splittable group needs an id and line items.");
-    const lines = openLines(order, groups.flatMap((g) => g.order_line_item_ids!));
+    if (groups.length === 0 || groups.some((g) => !g.id || !g.order_line_item_ids?.length))
+      return refuse(21011009, "Each splittable group needs an id and line items.");
+    const lines = openLines(
+      order,
+      groups.flatMap((g) => g.order_line_item_ids!),
+    );
     if (lines instanceof Response) return lines;
     const made = groups.map((g) => {
       const id = newPackage(order);
@@ -178,7 +187,11 @@ export function tiktokFulfilment(opts: {
       return { id, splittable_group_id: g.id! };
     });
     changed(order);
-    changes.push({ operation: "SplitOrders", orderId, detail: made.map((p) => `${p.id}: ${groups.find((g) => g.id === p.splittable_group_id)!.order_line_item_ids!.join(",")}`).join("; ") });
+    changes.push({
+      operation: "SplitOrders",
+      orderId,
+      detail: made.map((p) => `${p.id}: ${groups.find((g) => g.id === p.splittable_group_id)!.order_line_item_ids!.join(",")}`).join("; "),
+    });
     return ok({ packages: made });
   }
 

@@ -134,7 +134,8 @@ export interface SampleReturn {
 export function sampleReturn(r: SampleReturn): TiktokReturn {
   const currency = r.order.payment?.currency ?? "USD";
   const lines = (r.order.line_items ?? []).filter((l) => !r.lineIds || r.lineIds.includes(l.id!));
-  const cost = (l: TiktokLineItem) => Math.round(Number(l.sale_price) * 100) + (l.item_tax ?? []).reduce((s, t) => s + Math.round(Number(t.tax_amount) * 100), 0);
+  const cost = (l: TiktokLineItem) =>
+    Math.round(Number(l.sale_price) * 100) + (l.item_tax ?? []).reduce((s, t) => s + Math.round(Number(t.tax_amount) * 100), 0);
   const total = lines.reduce((s, l) => s + cost(l), 0);
   return {
     return_id: r.id,

@@ -50,7 +50,13 @@ export function tiktokProductsFake(opts: { products: SampleProduct[]; refuse: Re
       id: p.id,
       status: p.status ?? "ACTIVATE",
       title: p.title ?? `Product ${p.id}`,
-      skus: p.skus.map((s) => ({ id: s.id, sellerSku: s.sellerSku, currency: s.currency ?? "USD", price: (s.price / 100).toFixed(2), warehouses: new Map(Object.entries(s.warehouses)) })),
+      skus: p.skus.map((s) => ({
+        id: s.id,
+        sellerSku: s.sellerSku,
+        currency: s.currency ?? "USD",
+        price: (s.price / 100).toFixed(2),
+        warehouses: new Map(Object.entries(s.warehouses)),
+      })),
     });
   }
   for (const p of opts.products) add(p);
@@ -111,14 +117,18 @@ export function tiktokProductsFake(opts: { products: SampleProduct[]; refuse: Re
   function updatable(productId: string, skuIds: string[]): Stored | Response {
     const product = products.get(productId);
     if (!product || product.status === "DELETED") return refuse(12019004, `The product ${productId} is not found.`);
-    if (product.status !== "ACTIVATE") return refuse(12019006, `The product ${productId} is in status ${product.status}; only ACTIVATE products can be updated.`);
+    if (product.status !== "ACTIVATE")
+      return refuse(12019006, `The product ${productId} is in status ${product.status}; only ACTIVATE products can be updated.`);
     const stranger = skuIds.find((id) => !product.skus.some((s) => s.id === id));
     if (stranger) return refuse(12019005, `The SKU ${stranger} does not belong to the product ${productId}.`);
     return product;
   }
 
   function updateInventory(productId: string, body: { skus: { id: string; inventory: { warehouse_id?: string; quantity: number }[] }[] }): Response {
-    const product = updatable(productId, body.skus.map((s) => s.id));
+    const product = updatable(
+      productId,
+      body.skus.map((s) => s.id),
+    );
     if (product instanceof Response) return product;
     const errors: unknown[] = [];
     for (const sent of body.skus) {
@@ -147,12 +157,16 @@ export function tiktokProductsFake(opts: { products: SampleProduct[]; refuse: Re
   }
 
   function updatePrice(productId: string, body: { skus: { id: string; price?: { amount?: string; currency?: string } }[] }): Response {
-    const product = updatable(productId, body.skus.map((s) => s.id));
+    const product = updatable(
+      productId,
+      body.skus.map((s) => s.id),
+    );
     if (product instanceof Response) return product;
     for (const sent of body.skus) {
       const sku = product.skus.find((s) => s.id === sent.id)!;
       const amount = sent.price?.amount ?? "";
-      if (!/^\d+(\.\d{1,2})?$/.test(amount) || !(Number(amount) > 0)) return refuse(12019020, `The price amount ${JSON.stringify(amount)} of SKU ${sku.id} is not valid.`);
+      if (!/^\d+(\.\d{1,2})?$/.test(amount) || !(Number(amount) > 0))
+        return refuse(12019020, `The price amount ${JSON.stringify(amount)} of SKU ${sku.id} is not valid.`);
       if (sent.price?.currency !== sku.currency) return refuse(12019020, `The price currency of SKU ${sku.id} must be ${sku.currency}.`);
     }
     for (const sent of body.skus) product.skus.find((s) => s.id === sent.id)!.price = Number(sent.price!.amount).toFixed(2);

@@ -106,7 +106,12 @@ export function tiktokReturnsFake(opts: { orders: Map<string, TiktokOrder>; now:
     return ok(result.data);
   }
 
-  function decide(operation: "ApproveReturn" | "RejectReturn", returnId: string, key: string | undefined, body: { decision?: string; reject_reason?: string; comment?: string }): Response {
+  function decide(
+    operation: "ApproveReturn" | "RejectReturn",
+    returnId: string,
+    key: string | undefined,
+    body: { decision?: string; reject_reason?: string; comment?: string },
+  ): Response {
     return once(operation, key, [returnId, body], () => {
       const record = returns.get(returnId);
       if (!record) return refuse(25011001, `The return ${returnId} is not found.`);
@@ -130,27 +135,54 @@ export function tiktokReturnsFake(opts: { orders: Map<string, TiktokOrder>; now:
     return cents(line.sale_price) + (line.item_tax ?? []).reduce((s, t) => s + cents(t.tax_amount), 0);
   };
 
-  function createReturn(key: string | undefined, body: { order_id?: string; order_line_item_ids?: string[]; return_type?: string; refund_total?: string; currency?: string; return_reason?: string; skus?: unknown[] }): Response {
+  function createReturn(
+    key: string | undefined,
+    body: {
+      order_id?: string;
+      order_line_item_ids?: string[];
+      return_type?: string;
+      refund_total?: string;
+      currency?: string;
+      return_reason?: string;
+      skus?: unknown[];
+    },
+  ): Response {
     return once("CreateReturn", key, body, () => {
       const order = orders.get(body.order_id ?? "");
       if (!order) return refuse(25011001, `The order ${body.order_id} is not found.`);
-      if (body.return_type !== "REFUND") return refuse(25011005, `return_type ${JSON.stringify(body.return_type ?? null)}: this fake plays the seller's REFUND only.`);
+      if (body.return_type !== "REFUND")
+        return refuse(25011005, `return_type ${JSON.stringify(body.return_type ?? null)}: this fake plays the seller's REFUND only.`);
       if (!body.return_reason) return refuse(25011005, "return_reason is required.");
       if (body.skus !== undefined) return refuse(25011005, "Give order_line_item_ids or skus, not both (the fake takes line items).");
       const ids = body.order_line_item_ids ?? (order.line_items ?? []).map((l) => l.id!);
       const unknown = ids.filter((id) => !(order.line_items ?? []).some((l) => l.id === id));
-      if (unknown.length > 0 || new Set(ids).size !== ids.length) return refuse(25011006, `The line items ${unknown.join(", ") || "named twice"} are not in order ${order.id} once.`);
+      if (unknown.length > 0 || new Set(ids).size !== ids.length)
+        return refuse(25011006, `The line items ${unknown.join(", ") || "named twice"} are not in order ${order.id} once.`);
       const cancelledLines = ids.filter((id) => order.line_items!.find((l) => l.id === id)!.display_status === "CANCELLED");
       if (cancelledLines.length > 0) return refuse(25011006, `The line items ${cancelledLines.join(", ")} are cancelled.`);
-      const refunded = ids.filter((id) => [...returns.values()].some((r) => r.order_id === order.id && !r.return_status!.includes("REJECT") && !r.return_status!.includes("CANCEL") && r.return_line_items!.some((l) => l.order_line_item_id === id)));
+      const refunded = ids.filter((id) =>
+        [...returns.values()].some(
+          (r) =>
+            r.order_id === order.id &&
+            !r.return_status!.includes("REJECT") &&
+            !r.return_status!.includes("CANCEL") &&
+            r.return_line_items!.some((l) => l.order_line_item_id === id),
+        ),
+      );
       if (refunded.length > 0) return refuse(25011007, `The line items ${refunded.join(", ")} are in another return already.`);
-      if (body.currency !== undefined && body.currency !== order.payment?.currency) return refuse(25011005, `currency ${body.currency} is not the order's ${order.payment?.currency}.`);
+      if (body.currency !== undefined && body.currency !== order.payment?.currency)
+        return refuse(25011005, `currency ${body.currency} is not the order's ${order.payment?.currency}.`);
       const refundable = ids.reduce((s, id) => s + lineCents(order, id), 0) + cents(order.payment?.shipping_fee);
-      if (!/^\d+(\.\d{1,2})?$/.test(body.refund_total ?? "")) return refuse(25011005, `refund_total ${JSON.stringify(body.refund_total ?? null)} is not an amount.`);
-      if (cents(body.refund_total) > refundable) return refuse(25011005, `refund_total ${body.refund_total} exceeds the refundable amount ${decimal(refundable)}.`);
+      if (!/^\d+(\.\d{1,2})?$/.test(body.refund_total ?? ""))
+        return refuse(25011005, `refund_total ${JSON.stringify(body.refund_total ?? null)} is not an amount.`);
+      if (cents(body.refund_total) > refundable)
+        return refuse(25011005, `refund_total ${body.refund_total} exceeds the refundable amount ${decimal(refundable)}.`);
       made += 1;
       const returnId = `46${String(made).padStart(16, "0")}`;
-      const lineTotal = Math.min(cents(body.refund_total), ids.reduce((s, id) => s + lineCents(order, id), 0));
+      const lineTotal = Math.min(
+        cents(body.refund_total),
+        ids.reduce((s, id) => s + lineCents(order, id), 0),
+      );
       const at = seconds(now());
       const record: TiktokReturn = {
         return_id: returnId,
@@ -162,12 +194,23 @@ export function tiktokReturnsFake(opts: { orders: Map<string, TiktokOrder>; now:
         update_time: at,
         return_reason: body.return_reason,
         return_reason_text: body.return_reason,
-        refund_amount: { currency: order.payment?.currency, refund_total: body.refund_total, refund_subtotal: decimal(lineTotal), refund_shipping_fee: decimal(cents(body.refund_total) - lineTotal), refund_tax: "0.00" },
+        refund_amount: {
+          currency: order.payment?.currency,
+          refund_total: body.refund_total,
+          refund_subtotal: decimal(lineTotal),
+          refund_shipping_fee: decimal(cents(body.refund_total) - lineTotal),
+          refund_tax: "0.00",
+        },
         // The refund split over the line items in order, each up to what it cost.
         return_line_items: ids.map((id, i) => {
           const before = ids.slice(0, i).reduce((s, other) => s + lineCents(order, other), 0);
           const share = Math.max(0, Math.min(lineCents(order, id), lineTotal - before));
-          return { return_line_item_id: `47${returnId.slice(2, 15)}${String(i + 1).padStart(3, "0")}`, order_line_item_id: id, seller_sku: order.line_items!.find((l) => l.id === id)!.seller_sku, refund_amount: { currency: order.payment?.currency, refund_total: decimal(share) } };
+          return {
+            return_line_item_id: `47${returnId.slice(2, 15)}${String(i + 1).padStart(3, "0")}`,
+            order_line_item_id: id,
+            seller_sku: order.line_items!.find((l) => l.id === id)!.seller_sku,
+            refund_amount: { currency: order.payment?.currency, refund_total: decimal(share) },
+          };
         }),
       };
       returns.set(returnId, record);

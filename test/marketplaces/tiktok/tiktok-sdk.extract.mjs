@@ -52,7 +52,13 @@ const USED = new Set([
   "CreateReturn",
 ]);
 
-const plain = (text) => text.replace(/&#x60;/g, "`").replace(/\\'/g, "'").replace(/\\"/g, '"').replace(/\s+/g, " ").trim();
+const plain = (text) =>
+  text
+    .replace(/&#x60;/g, "`")
+    .replace(/\\'/g, "'")
+    .replace(/\\"/g, '"')
+    .replace(/\s+/g, " ")
+    .trim();
 
 /** Range, default, values and count limits a description states, as schema keywords. */
 function fromDocs(doc, withValues) {
@@ -72,7 +78,11 @@ function fromDocs(doc, withValues) {
     // only when every item is a plain token (a list "based on region" is left alone).
     const list = /(?:Possible|Available) values:((?:\s*- `?[A-Za-z0-9_]+`?[^-]*)+)/.exec(doc);
     if (list) {
-      const items = list[1].split(/\s- /).map((s) => s.trim()).filter(Boolean).map((s) => /^`?([A-Za-z0-9_]+)`?(?::|\s|$)/.exec(s)?.[1]);
+      const items = list[1]
+        .split(/\s- /)
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((s) => /^`?([A-Za-z0-9_]+)`?(?::|\s|$)/.exec(s)?.[1]);
       if (items.length > 1 && items.every(Boolean)) out.enum = items;
     }
   }
@@ -134,12 +144,18 @@ for (const file of readdirSync(join(sdk, "api")).sort()) {
     if (!summary || !path || !method) throw new Error(`${file} ${sdkMethod}: no @summary or path`);
     const paramDocs = Object.fromEntries([...jsdoc.matchAll(/@param (\w+)([^\n]*)/g)].map((p) => [p[1], plain(p[2])]));
     const required = new Set([...body.matchAll(/Required parameter (\w+) was null/g)].map((r) => r[1]));
-    const pathParams = [...body.matchAll(/\.replace\('\{' \+ '(\w+)' \+ '\}', encodeURIComponent\(String\((\w+)\)\)\)/g)].map((p) => ({ name: p[1], required: required.has(p[2]) }));
+    const pathParams = [...body.matchAll(/\.replace\('\{' \+ '(\w+)' \+ '\}', encodeURIComponent\(String\((\w+)\)\)\)/g)].map((p) => ({
+      name: p[1],
+      required: required.has(p[2]),
+    }));
     const query = [...body.matchAll(/localVarQueryParameters\['(\w+)'\] = ObjectSerializer\.serialize\((\w+), "([^"]+)"\)/g)].map((q) => {
       const type = q[3] === "Array<string>" ? "array" : q[3];
       return { name: q[1], required: required.has(q[2]), type, ...fromDocs(paramDocs[q[2]] ?? "", type === "string") };
     });
-    const headers = [...body.matchAll(/localVarHeaderParams\['([\w-]+)'\] = ObjectSerializer\.serialize\((\w+), "string"\)/g)].map((h) => ({ name: h[1], required: required.has(h[2]) }));
+    const headers = [...body.matchAll(/localVarHeaderParams\['([\w-]+)'\] = ObjectSerializer\.serialize\((\w+), "string"\)/g)].map((h) => ({
+      name: h[1],
+      required: required.has(h[2]),
+    }));
     const bodyType = /body: ObjectSerializer\.serialize\(\w+, "(\w+)"\)/.exec(body)?.[1] ?? null;
     const answerType = /ObjectSerializer\.deserialize\(body, "(\w+)"\)/.exec(body)?.[1];
     const op = { operationId: summary, sdkMethod, api, method, path, pathParams, query, headers, bodyModel: bodyType, used: USED.has(summary) };
@@ -154,9 +170,16 @@ for (const id of USED) if (!operations.some((o) => o.operationId === id)) throw 
 
 // ---- the signer and the common query parameters
 const signer = read("utils", "generate-sign.ts");
-const excluded = /const excludeKeys = \[([^\]]+)\]/.exec(signer)?.[1].match(/"(\w+)"/g)?.map((k) => k.slice(1, -1));
+const excluded = /const excludeKeys = \[([^\]]+)\]/
+  .exec(signer)?.[1]
+  .match(/"(\w+)"/g)
+  ?.map((k) => k.slice(1, -1));
 const interceptor = read("client", "create-trans-request-options.ts");
-const common = /option\.qs = \{\s*([\w\s,]+?),\s*\.\.\.option\.qs/.exec(interceptor)?.[1].split(",").map((s) => s.trim()).filter(Boolean);
+const common = /option\.qs = \{\s*([\w\s,]+?),\s*\.\.\.option\.qs/
+  .exec(interceptor)?.[1]
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 const multipart = /content_type"\] !== "([^"]+)"/.exec(signer)?.[1];
 if (!excluded || !common || !multipart || !/createHmac\("sha256", app_secret\)/.test(signer) || !/digest\("hex"\)/.test(signer)) {
   throw new Error("utils/generate-sign.ts or client/create-trans-request-options.ts changed: read the signer again");
@@ -168,13 +191,20 @@ const host = /const auth_host = "([^"]+)"/.exec(token)?.[1];
 const refreshPath = /const refresh_token_path = "([^"]+)"/.exec(token)?.[1];
 const getPath = /const get_access_token_path = "([^"]+)"/.exec(token)?.[1];
 const sdkGrantType = /const grant_type = "([^"]+)"/.exec(token)?.[1];
-const refreshQuery = /async refreshToken\(props[\s\S]*?const qs = \{([^}]+)\}/.exec(token)?.[1].split(",").map((s) => s.trim()).filter(Boolean);
+const refreshQuery = /async refreshToken\(props[\s\S]*?const qs = \{([^}]+)\}/
+  .exec(token)?.[1]
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 const tokenType = /export type TokenResponse = \{([\s\S]*?)\n\};/.exec(token)?.[1] ?? "";
 const answerFields = [...tokenType.matchAll(/^\s{2}(\w+)\??: /gm)].map((f) => f[1]);
-if (!host || !refreshPath || !getPath || !sdkGrantType || !refreshQuery || answerFields.length === 0) throw new Error("client/token.ts changed: read the token client again");
+if (!host || !refreshPath || !getPath || !sdkGrantType || !refreshQuery || answerFields.length === 0)
+  throw new Error("client/token.ts changed: read the token client again");
 
 const output = {
-  generatedFrom: "TikTok Shop's official generated Node SDK (OpenAPI Generator, API version 202309): api/*V202309Api.ts, model/*/V202309/*.ts, utils/generate-sign.ts, client/create-trans-request-options.ts, client/token.ts",
+  generatedFrom:
+    "TikTok Shop's official generated Node SDK (OpenAPI Generator, API version 202309): api/*V202309Api.ts, model/*/V202309/*.ts, utils/generate-sign.ts, " +
+    "client/create-trans-request-options.ts, client/token.ts",
   signer: {
     excludedQueryKeys: excluded,
     commonQuery: common,
@@ -187,4 +217,9 @@ const output = {
 };
 const target = join(here, "tiktok-sdk.json");
 writeFileSync(target, `${JSON.stringify(output, null, 1)}\n`);
-console.log(`wrote ${target}: ${operations.length} operations, ${operations.filter((o) => o.used).map((o) => o.operationId).join(", ")}`);
+console.log(
+  `wrote ${target}: ${operations.length} operations, ${operations
+    .filter((o) => o.used)
+    .map((o) => o.operationId)
+    .join(", ")}`,
+);

@@ -7,7 +7,14 @@ import type { CancelDelivery, Connector, ImportedOrder, ImportWindow, ReturnDeli
 import { createTiktokConnector } from "../../../src/marketplaces/tiktok/tiktok.connector";
 import { memoryStorage, type SourceStorage } from "../../../src/marketplaces/storage";
 import { decryptJson, encryptJson } from "../../../src/lib/crypto";
-import { createTiktokFake, TIKTOK_FAKE_APP_KEY, TIKTOK_FAKE_APP_SECRET, TIKTOK_FAKE_REFRESH_TOKEN, TIKTOK_FAKE_SHOP_CIPHER, type TiktokFakeOptions } from "./tiktok-fake";
+import {
+  createTiktokFake,
+  TIKTOK_FAKE_APP_KEY,
+  TIKTOK_FAKE_APP_SECRET,
+  TIKTOK_FAKE_REFRESH_TOKEN,
+  TIKTOK_FAKE_SHOP_CIPHER,
+  type TiktokFakeOptions,
+} from "./tiktok-fake";
 import { deliveryOrder, importAll as importPages } from "../fake-kit/connector-calls";
 import { sampleOrder, type SampleOrder } from "./tiktok-orders";
 
@@ -46,7 +53,9 @@ export function orderAt(n: number, extra: Partial<SampleOrder> = {}, lines = 1) 
   });
 }
 
-export function setup(options: { orders?: ReturnType<typeof sampleOrder>[]; settings?: Record<string, unknown>; storage?: SourceStorage; fake?: Partial<TiktokFakeOptions> } = {}) {
+export function setup(
+  options: { orders?: ReturnType<typeof sampleOrder>[]; settings?: Record<string, unknown>; storage?: SourceStorage; fake?: Partial<TiktokFakeOptions> } = {},
+) {
   const clock = { ms: START };
   const now = () => new Date(clock.ms);
   const fake = createTiktokFake({ now, orders: options.orders ?? [orderAt(1)], ...options.fake });
@@ -54,7 +63,13 @@ export function setup(options: { orders?: ReturnType<typeof sampleOrder>[]; sett
   /** A connector as one cycle builds it (the same storage across cycles), on its own clock when given. */
   const make = (settings: Record<string, unknown> = options.settings ?? {}, own?: { now?: () => Date; secrets?: SecretSealer | null }) =>
     createTiktokConnector(
-      { sourceId: "source-1", settings: { ...SETTINGS, ...settings }, fetch: fake.fetch, now: own?.now ?? now, secrets: own?.secrets === null ? undefined : (own?.secrets ?? SEALER) },
+      {
+        sourceId: "source-1",
+        settings: { ...SETTINGS, ...settings },
+        fetch: fake.fetch,
+        now: own?.now ?? now,
+        secrets: own?.secrets === null ? undefined : (own?.secrets ?? SEALER),
+      },
       storage,
     );
   return {
@@ -86,7 +101,9 @@ export function shipDelivery(order: ImportedOrder, shipment: { trackingNumber?: 
       carrier: shipment.carrier === undefined ? "USPS" : shipment.carrier,
       shippingMethod: null,
       shippedAt: new Date("2026-03-01T10:30:00.000Z"),
-      lines: order.items.filter((i) => !shipment.lines || shipment.lines.includes(i.sourceLineId)).map((i) => ({ sourceLineId: i.sourceLineId, quantity: i.quantity })),
+      lines: order.items
+        .filter((i) => !shipment.lines || shipment.lines.includes(i.sourceLineId))
+        .map((i) => ({ sourceLineId: i.sourceLineId, quantity: i.quantity })),
     },
   };
 }
@@ -105,7 +122,13 @@ export function cancelDelivery(order: ImportedOrder, lines?: string[]): CancelDe
 }
 
 /** The member of ReturnDelivery that takes kind K (approve and reject share one), narrowed to K. */
-type Kinded<K extends ReturnDelivery["kind"]> = ReturnDelivery extends infer R ? (R extends { kind: infer RK } ? (K extends RK ? R & { kind: K } : never) : never) : never;
+type Kinded<K extends ReturnDelivery["kind"]> = ReturnDelivery extends infer R
+  ? R extends { kind: infer RK }
+    ? K extends RK
+      ? R & { kind: K }
+      : never
+    : never
+  : never;
 type Own<K extends ReturnDelivery["kind"]> = Omit<Kinded<K>, "id" | "idempotencyKey" | "order" | "earlier" | "kind">;
 
 /** A return or refund delivery of an imported order, as the engine builds it. */

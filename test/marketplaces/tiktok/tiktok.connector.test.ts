@@ -32,22 +32,31 @@ describe("TikTok Shop signing", () => {
       's3cr3t/order/202309/orders/searchapp_keyabcpage_size50shop_cipherROW_xtimestamp1700000000{"update_time_ge":1}s3cr3t',
     );
     // An independent HMAC (node:crypto) over the same text gives the same hex.
-    const expected = createHmac("sha256", "s3cr3t").update(signedText("s3cr3t", "/order/202309/orders/search", query, body)).digest("hex");
+    const expected = createHmac("sha256", "s3cr3t")
+      .update(signedText("s3cr3t", "/order/202309/orders/search", query, body))
+      .digest("hex");
     expect(await tiktokSignature("s3cr3t", "/order/202309/orders/search", query, body)).toBe(expected);
     expect(expected).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it("sends app_key, timestamp, shop_cipher and sign in the query, the token in x-tts-access-token, and the fake's own check of every signature agrees", async () => {
-    const { fake, connector } = setup();
-    await importAll(connector);
-    const [search] = fake.requestsOf("api", "GetOrderList");
-    const query = new URL(search!.url).searchParams;
-    expect([...query.keys()].sort()).toEqual(["app_key", "page_size", "shop_cipher", "sign", "sort_field", "sort_order", "timestamp"]);
-    expect([query.get("app_key"), query.get("shop_cipher"), query.get("timestamp")]).toEqual([TIKTOK_FAKE_APP_KEY, TIKTOK_FAKE_SHOP_CIPHER, String(seconds(START))]);
-    expect(search!.headers["x-tts-access-token"]).toMatch(/^ROW_fakeAccess1_/);
-    expect(search!.headers["content-type"]).toBe("application/json");
-    expect([fake.violations, fake.refusals]).toEqual([[], []]);
-  });
+  it(
+    "sends app_key, timestamp, shop_cipher and sign in the query, the token in x-tts-access-token, and the fake's own check of every signature " + "agrees",
+    async () => {
+      const { fake, connector } = setup();
+      await importAll(connector);
+      const [search] = fake.requestsOf("api", "GetOrderList");
+      const query = new URL(search!.url).searchParams;
+      expect([...query.keys()].sort()).toEqual(["app_key", "page_size", "shop_cipher", "sign", "sort_field", "sort_order", "timestamp"]);
+      expect([query.get("app_key"), query.get("shop_cipher"), query.get("timestamp")]).toEqual([
+        TIKTOK_FAKE_APP_KEY,
+        TIKTOK_FAKE_SHOP_CIPHER,
+        String(seconds(START)),
+      ]);
+      expect(search!.headers["x-tts-access-token"]).toMatch(/^ROW_fakeAccess1_/);
+      expect(search!.headers["content-type"]).toBe("application/json");
+      expect([fake.violations, fake.refusals]).toEqual([[], []]);
+    },
+  );
 
   it("is refused as TikTok refuses a wrong signature (106001) and a stale timestamp, with TikTok's code and message", async () => {
     const { fake, connector, make } = setup();
@@ -64,7 +73,8 @@ describe("TikTok Shop signing", () => {
     expect([late.status, late.retryable, late.message.replace(/ \(request_id \w+\)/, "")]).toEqual([
       400,
       false,
-      "TikTok 36009004 on GetOrderList (HTTP 400): Invalid timestamp. The value of the `timestamp` query parameter must not be earlier than 5 minutes before the current time.",
+      "TikTok 36009004 on GetOrderList (HTTP 400): Invalid timestamp. The value of the `timestamp` query parameter must not be earlier than 5 minutes " +
+        "before the current time.",
     ]);
     expect(fake.violations).toEqual([]);
     expect(fake.refusals.map((r) => r.split(": ")[1]!.split(" ")[0])).toEqual(["106001", "36009004"]);
@@ -74,7 +84,8 @@ describe("TikTok Shop signing", () => {
     const { fake, make } = setup();
     const wrong = await rejection(importAll(make({ appSecret: "not-the-secret" })));
     expect(wrong.message).toBe(
-      "TikTok refused to renew the source's access (code 36004004: Invalid app_key or app_secret.): the seller must authorise the app again and the source's refreshToken be replaced (see the TikTok Shop source README); nothing is sent to TikTok until then",
+      "TikTok refused to renew the source's access (code 36004004: Invalid app_key or app_secret.): the seller must authorise the app again and the " +
+        "source's refreshToken be replaced (see the TikTok Shop source README); nothing is sent to TikTok until then",
     );
     // The refusal is remembered for that secret only: the corrected Settings ask TikTok again.
     expect((await importAll(make()))[0]!.orders).toHaveLength(1);
@@ -89,15 +100,28 @@ describe("the fake TikTok Shop", () => {
     const now = START;
     const fake = createTiktokFake({ now: () => new Date(now) });
     // A token the fake issued, through its token service.
-    const renewal = await fake.fetch(`https://auth.tiktok-shops.com/api/v2/token/refresh?app_key=${TIKTOK_FAKE_APP_KEY}&app_secret=${TIKTOK_FAKE_APP_SECRET}&refresh_token=${TIKTOK_FAKE_REFRESH_TOKEN}&grant_type=refresh_token`);
+    const renewal = await fake.fetch(
+      `https://auth.tiktok-shops.com/api/v2/token/refresh?app_key=${TIKTOK_FAKE_APP_KEY}&app_secret=${TIKTOK_FAKE_APP_SECRET}` +
+        `&refresh_token=${TIKTOK_FAKE_REFRESH_TOKEN}&grant_type=refresh_token`,
+    );
     const token = ((await renewal.json()) as { data: { access_token: string } }).data.access_token;
     const path = "/order/202309/orders/search";
     const body = JSON.stringify({ update_time_ge: 1 });
     async function send(query: Record<string, string>, opts: { sign?: string | null; token?: string; body?: string } = {}) {
-      const params = new URLSearchParams({ app_key: TIKTOK_FAKE_APP_KEY, timestamp: String(seconds(now)), shop_cipher: TIKTOK_FAKE_SHOP_CIPHER, page_size: "10", ...query });
+      const params = new URLSearchParams({
+        app_key: TIKTOK_FAKE_APP_KEY,
+        timestamp: String(seconds(now)),
+        shop_cipher: TIKTOK_FAKE_SHOP_CIPHER,
+        page_size: "10",
+        ...query,
+      });
       const signed = opts.sign === undefined ? fakeSignature(TIKTOK_FAKE_APP_SECRET, path, params, body) : opts.sign;
       if (signed !== null) params.set("sign", signed);
-      const res = await fake.fetch(`${TIKTOK_FAKE_API}${path}?${params}`, { method: "POST", headers: { "Content-Type": "application/json", "x-tts-access-token": opts.token ?? token }, body: opts.body ?? body });
+      const res = await fake.fetch(`${TIKTOK_FAKE_API}${path}?${params}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "x-tts-access-token": opts.token ?? token },
+        body: opts.body ?? body,
+      });
       return [res.status, ((await res.json()) as { code: number }).code];
     }
     expect(await send({})).toEqual([200, 0]);
@@ -176,8 +200,28 @@ describe("TikTok Shop import", () => {
       giftWrapTaxTotal: 0,
       grandTotal: 26.45,
       items: [
-        { sourceLineId: lineId(1, 1), sku: "SKU-1-1", name: "Product 1001", quantity: 1, unitPrice: 10, saleTaxCost: 0.73, discount: "0.00", quantityShipped: 0, quantityCancelled: 0 },
-        { sourceLineId: lineId(1, 2), sku: "SKU-1-2", name: "Product 1002", quantity: 1, unitPrice: 10, saleTaxCost: 0.73, discount: "0.00", quantityShipped: 0, quantityCancelled: 0 },
+        {
+          sourceLineId: lineId(1, 1),
+          sku: "SKU-1-1",
+          name: "Product 1001",
+          quantity: 1,
+          unitPrice: 10,
+          saleTaxCost: 0.73,
+          discount: "0.00",
+          quantityShipped: 0,
+          quantityCancelled: 0,
+        },
+        {
+          sourceLineId: lineId(1, 2),
+          sku: "SKU-1-2",
+          name: "Product 1002",
+          quantity: 1,
+          unitPrice: 10,
+          saleTaxCost: 0.73,
+          discount: "0.00",
+          quantityShipped: 0,
+          quantityCancelled: 0,
+        },
       ],
       shipments: [],
       sourceData: { shippingType: "SELLER", fulfillmentType: "FULFILLMENT_BY_SELLER" },
@@ -188,8 +232,26 @@ describe("TikTok Shop import", () => {
   it("keeps a SKU bought twice as two lines of one unit, each with its line item id, price and discount", async () => {
     const order = orderAt(1);
     order.line_items = [
-      { ...order.line_items![0]!, id: lineId(1, 1), seller_sku: "MUG", product_name: "Mug", sku_name: "Blue", original_price: "12.00", seller_discount: "2.00", sale_price: "10.00" },
-      { ...order.line_items![0]!, id: lineId(1, 2), seller_sku: "MUG", product_name: "Mug", sku_name: "Blue", original_price: "12.00", seller_discount: "0.00", sale_price: "12.00" },
+      {
+        ...order.line_items![0]!,
+        id: lineId(1, 1),
+        seller_sku: "MUG",
+        product_name: "Mug",
+        sku_name: "Blue",
+        original_price: "12.00",
+        seller_discount: "2.00",
+        sale_price: "10.00",
+      },
+      {
+        ...order.line_items![0]!,
+        id: lineId(1, 2),
+        seller_sku: "MUG",
+        product_name: "Mug",
+        sku_name: "Blue",
+        original_price: "12.00",
+        seller_discount: "0.00",
+        sale_price: "12.00",
+      },
     ];
     const { connector } = setup({ orders: [order] });
     const [page] = await importAll(connector);
@@ -232,14 +294,17 @@ describe("TikTok Shop import", () => {
   });
 
   it("follows whatever next page a bad day names (new or repeated): the engine's to stop", async () => {
-    for (const [repeating, expected] of [[false, [btoa("page 1"), btoa("page 2"), btoa("page 3")]], [true, ["b3Zlcg==", "b3Zlcg==", "b3Zlcg=="]]] as const) {
+    for (const [repeating, expected] of [
+      [false, [btoa("page 1"), btoa("page 2"), btoa("page 3")]],
+      [true, ["b3Zlcg==", "b3Zlcg==", "b3Zlcg=="]],
+    ] as const) {
       const { fake, connector } = setup();
       fake.failNext(tiktokPagesForEver(repeating));
       const cursors: (string | null)[] = [];
       let cursor: string | null = null;
       for (let i = 0; i < 3; i++) {
         const page: OrderPage = await connector.fetchOrders(WINDOW, cursor);
-        expect([page.orders, page.setAside.map((a) => a.reason)]).toEqual([[], ['TikTok sent an order without a numeric id (null)']]);
+        expect([page.orders, page.setAside.map((a) => a.reason)]).toEqual([[], ["TikTok sent an order without a numeric id (null)"]]);
         cursors.push((cursor = page.nextCursor));
       }
       expect(cursors).toEqual(expected);
@@ -250,13 +315,31 @@ describe("TikTok Shop import", () => {
 describe("TikTok Shop errors", () => {
   it("reads a code other than 0 as an error naming TikTok's code and message, even inside a 200", async () => {
     const { fake, connector } = setup();
-    fake.failNext({ status: 200, body: { code: 12345678, message: "The order search is not available for this shop.", request_id: "20260301ABC", data: null }, operation: "GetOrderList" });
+    fake.failNext({
+      status: 200,
+      body: { code: 12345678, message: "The order search is not available for this shop.", request_id: "20260301ABC", data: null },
+      operation: "GetOrderList",
+    });
     const inside = await rejection(importAll(connector));
-    expect([inside.status, inside.retryable, inside.message]).toEqual([200, false, "TikTok 12345678 on GetOrderList: The order search is not available for this shop. (request_id 20260301ABC)"]);
+    expect([inside.status, inside.retryable, inside.message]).toEqual([
+      200,
+      false,
+      "TikTok 12345678 on GetOrderList: The order search is not available for this shop. (request_id 20260301ABC)",
+    ]);
 
-    fake.failNext({ status: 429, body: { code: 36009002, message: "Too many requests.", request_id: "R1", data: null }, headers: { "Retry-After": "30" }, operation: "GetOrderList" });
+    fake.failNext({
+      status: 429,
+      body: { code: 36009002, message: "Too many requests.", request_id: "R1", data: null },
+      headers: { "Retry-After": "30" },
+      operation: "GetOrderList",
+    });
     const throttled = await rejection(importAll(connector));
-    expect([throttled.status, throttled.retryable, throttled.retryAfterMs, throttled.message]).toEqual([429, true, 30_000, "TikTok 36009002 on GetOrderList (HTTP 429): Too many requests. (request_id R1)"]);
+    expect([throttled.status, throttled.retryable, throttled.retryAfterMs, throttled.message]).toEqual([
+      429,
+      true,
+      30_000,
+      "TikTok 36009002 on GetOrderList (HTTP 429): Too many requests. (request_id R1)",
+    ]);
 
     fake.failNext({ status: 200, body: "<html>gateway</html>", operation: "GetOrderList" });
     const nonsense = await rejection(importAll(connector));
@@ -284,7 +367,8 @@ describe("TikTok Shop shop cipher", () => {
     const unknown = await rejection(importAll(make({ shopCipher: undefined, shopId: "123" })));
     expect([unknown.retryable, unknown.message]).toEqual([
       false,
-      `TikTok: the seller authorised this app for shops 7494105515082810001 (Another Shop), ${TIKTOK_FAKE_SHOP_ID} (Fake Shop), not shop 123; check the source's shopId`,
+      `TikTok: the seller authorised this app for shops 7494105515082810001 (Another Shop), ${TIKTOK_FAKE_SHOP_ID} (Fake Shop), not shop 123; check the ` +
+        `source's shopId`,
     ]);
     expect(fake.violations).toEqual([]);
   });
@@ -296,7 +380,9 @@ describe("TikTok Shop tokens", () => {
   it("renews with grant_type=refresh_token an hour before the token's expiry, with the refresh token TikTok issued last, kept sealed", async () => {
     const { fake, connector, make, advance, storage } = setup();
     await importAll(connector);
-    expect(renewals(fake)).toEqual([{ app_key: TIKTOK_FAKE_APP_KEY, app_secret: expect.any(String), refresh_token: TIKTOK_FAKE_REFRESH_TOKEN, grant_type: "refresh_token" }]);
+    expect(renewals(fake)).toEqual([
+      { app_key: TIKTOK_FAKE_APP_KEY, app_secret: expect.any(String), refresh_token: TIKTOK_FAKE_REFRESH_TOKEN, grant_type: "refresh_token" },
+    ]);
     // Six days and 22 hours later: more than an hour left, no renewal.
     advance(6 * 24 * HOUR + 22 * HOUR);
     await importAll(make());
@@ -311,23 +397,27 @@ describe("TikTok Shop tokens", () => {
     expect([fake.violations, fake.refusals]).toEqual([[], []]);
   });
 
-  it("renews once when TikTok refuses the access token (105002) and goes on; a token refused again after renewal is the source's error, not a loop", async () => {
-    const { fake, connector, make } = setup();
-    await importAll(connector);
-    fake.expireTokens();
-    await importAll(make());
-    expect(fake.requestsOf("auth")).toHaveLength(2);
-    expect(fake.refusals.map((r) => r.split(": ")[1])).toEqual(["105002 Expired credentials. The access token has expired."]);
+  it(
+    "renews once when TikTok refuses the access token (105002) and goes on; a token refused again after renewal is the source's error, not a " + "loop",
+    async () => {
+      const { fake, connector, make } = setup();
+      await importAll(connector);
+      fake.expireTokens();
+      await importAll(make());
+      expect(fake.requestsOf("auth")).toHaveLength(2);
+      expect(fake.refusals.map((r) => r.split(": ")[1])).toEqual(["105002 Expired credentials. The access token has expired."]);
 
-    fake.failNext({ status: 401, body: { code: 105002, message: "Expired credentials.", data: null }, operation: "GetOrderList", times: 2 });
-    const refused = await rejection(importAll(make()));
-    expect([refused.retryable, refused.message]).toEqual([
-      true,
-      "TikTok 105002 on GetOrderList (HTTP 401): Expired credentials.: TikTok refused the source's access token right after renewing it; the seller may have to authorise the app again (see the TikTok Shop source README)",
-    ]);
-    expect(fake.requestsOf("auth")).toHaveLength(3);
-    expect(fake.violations).toEqual([]);
-  });
+      fake.failNext({ status: 401, body: { code: 105002, message: "Expired credentials.", data: null }, operation: "GetOrderList", times: 2 });
+      const refused = await rejection(importAll(make()));
+      expect([refused.retryable, refused.message]).toEqual([
+        true,
+        "TikTok 105002 on GetOrderList (HTTP 401): Expired credentials.: TikTok refused the source's access token right after renewing it; the seller may " +
+          "have to authorise the app again (see the TikTok Shop source README)",
+      ]);
+      expect(fake.requestsOf("auth")).toHaveLength(3);
+      expect(fake.violations).toEqual([]);
+    },
+  );
 
   it("remembers a refused renewal: later cycles report it without asking TikTok, until a new refresh token is entered", async () => {
     const { fake, make } = setup();
@@ -335,7 +425,8 @@ describe("TikTok Shop tokens", () => {
     const first = await rejection(importAll(make()));
     expect([first.retryable, first.message]).toEqual([
       true,
-      "TikTok refused to renew the source's access (code 36004004: The refresh_token is invalid, expired or already used.): the seller must authorise the app again and the source's refreshToken be replaced (see the TikTok Shop source README); nothing is sent to TikTok until then",
+      "TikTok refused to renew the source's access (code 36004004: The refresh_token is invalid, expired or already used.): the seller must authorise the " +
+        "app again and the source's refreshToken be replaced (see the TikTok Shop source README); nothing is sent to TikTok until then",
     ]);
     const again = await rejection(importAll(make()));
     expect(again.message).toBe(first.message);

@@ -22,7 +22,11 @@ describe("TikTok Shop shipments", () => {
     expect(fake.orders.get(orderId(1))!.status).toBe("AWAITING_COLLECTION");
 
     // The same delivery again (its answer was lost, say): the order is read, nothing is sent.
-    expect(await connector.ship(delivery)).toEqual({ state: "delivered", reference: null, warning: "TikTok already had this tracking number (an earlier attempt reached it); nothing sent again" });
+    expect(await connector.ship(delivery)).toEqual({
+      state: "delivered",
+      reference: null,
+      warning: "TikTok already had this tracking number (an earlier attempt reached it); nothing sent again",
+    });
     expect(fake.requestsOf("api", "ShipPackage")).toHaveLength(1);
     expect([fake.violations, fake.refusals]).toEqual([[], []]);
   });
@@ -32,12 +36,20 @@ describe("TikTok Shop shipments", () => {
     const orders = await importedOrders(connector);
     await connector.ship(shipDelivery(orders.get(orderId(1))!, { carrier: "United Parcel Service" }));
     await make({ shippingProviderId: USPS }).ship(shipDelivery(orders.get(orderId(2))!, { carrier: "Some Local Courier" }));
-    expect(fake.requestsOf("api", "ShipPackage").map((r) => (r.body as { self_shipment: { shipping_provider_id: string } }).self_shipment.shipping_provider_id)).toEqual([UPS, USPS]);
+    expect(
+      fake.requestsOf("api", "ShipPackage").map((r) => (r.body as { self_shipment: { shipping_provider_id: string } }).self_shipment.shipping_provider_id),
+    ).toEqual([UPS, USPS]);
 
     const none = await rejection(connector.ship(shipDelivery(orders.get(orderId(3))!, { carrier: "Some Local Courier" })));
-    expect([none.retryable, none.message]).toEqual([false, 'TikTok has no shipping_provider_id for carrier "Some Local Courier": add it to the source\'s shippingProviders or set shippingProviderId']);
+    expect([none.retryable, none.message]).toEqual([
+      false,
+      'TikTok has no shipping_provider_id for carrier "Some Local Courier": add it to the source\'s shippingProviders or set shippingProviderId',
+    ]);
     const untracked = await rejection(connector.ship(shipDelivery(orders.get(orderId(3))!, { trackingNumber: null })));
-    expect([untracked.retryable, untracked.message]).toEqual([false, "TikTok needs a tracking number to ship a package the seller ships (ShipPackage's self_shipment)"]);
+    expect([untracked.retryable, untracked.message]).toEqual([
+      false,
+      "TikTok needs a tracking number to ship a package the seller ships (ShipPackage's self_shipment)",
+    ]);
     expect(fake.requestsOf("api", "ShipPackage")).toHaveLength(2);
   });
 
@@ -92,10 +104,13 @@ describe("TikTok Shop shipments", () => {
   });
 
   it("says TikTok ships what it ships itself (NotApplicable), refuses a cancelled order, and has no acknowledgement", async () => {
-    const { fake, connector } = setup({ orders: [orderAt(1, { shippingType: "TIKTOK" }), orderAt(2, { fulfillmentType: "FULFILLMENT_BY_TIKTOK" }), orderAt(3)] });
+    const { fake, connector } = setup({
+      orders: [orderAt(1, { shippingType: "TIKTOK" }), orderAt(2, { fulfillmentType: "FULFILLMENT_BY_TIKTOK" }), orderAt(3)],
+    });
     const orders = await importedOrders(connector);
     expect(connector.notApplicable!(shipDelivery(orders.get(orderId(1))!))).toBe(
-      "TikTok ships this order with its own carrier (shipping_type TIKTOK): the seller arranges the handover in Seller Center and TikTok gives the tracking number",
+      "TikTok ships this order with its own carrier (shipping_type TIKTOK): the seller arranges the handover in Seller Center and TikTok gives the " +
+        "tracking number",
     );
     expect(connector.notApplicable!(shipDelivery(orders.get(orderId(2))!))).toBe(
       "TikTok fulfils this order from its own warehouses (FULFILLMENT_BY_TIKTOK): there is nothing for the seller to ship",
@@ -117,12 +132,24 @@ describe("TikTok Shop shipments", () => {
   it("fails a shipment TikTok refuses with TikTok's code and message (a 200 with an error inside)", async () => {
     const { fake, connector } = setup();
     const order = (await importedOrders(connector)).get(orderId(1))!;
-    fake.failNext({ status: 200, body: { code: 21011005, message: "The shipping_provider_id is not valid.", request_id: "R2", data: null }, operation: "ShipPackage" });
+    fake.failNext({
+      status: 200,
+      body: { code: 21011005, message: "The shipping_provider_id is not valid.", request_id: "R2", data: null },
+      operation: "ShipPackage",
+    });
     const refused = await rejection(connector.ship(shipDelivery(order)));
-    expect([refused.status, refused.retryable, refused.message]).toEqual([200, false, "TikTok 21011005 on ShipPackage: The shipping_provider_id is not valid. (request_id R2)"]);
+    expect([refused.status, refused.retryable, refused.message]).toEqual([
+      200,
+      false,
+      "TikTok 21011005 on ShipPackage: The shipping_provider_id is not valid. (request_id R2)",
+    ]);
     fake.failNext({ status: 503, operation: "ShipPackage" });
     const down = await rejection(connector.ship(shipDelivery(order)));
-    expect([down.status, down.retryable, down.message.replace(/ \(request_id \w+\)/, "")]).toEqual([503, true, "TikTok 36009003 on ShipPackage (HTTP 503): Internal error."]);
+    expect([down.status, down.retryable, down.message.replace(/ \(request_id \w+\)/, "")]).toEqual([
+      503,
+      true,
+      "TikTok 36009003 on ShipPackage (HTTP 503): Internal error.",
+    ]);
   });
 });
 
@@ -134,9 +161,16 @@ describe("TikTok Shop cancellations", () => {
     expect(await connector.cancel(delivery)).toEqual({ state: "delivered", reference: "410000000000000001", warning: null });
     expect(fake.requestsOf("api", "CancelOrder").map((r) => r.body)).toEqual([{ order_id: orderId(1), cancel_reason: "seller_cancel_reason_out_of_stock" }]);
     expect(fake.orders.get(orderId(1))!.status).toBe("CANCELLED");
-    expect(await connector.cancel(delivery)).toEqual({ state: "delivered", reference: null, warning: "TikTok already shows the order cancelled; nothing sent" });
+    expect(await connector.cancel(delivery)).toEqual({
+      state: "delivered",
+      reference: null,
+      warning: "TikTok already shows the order cancelled; nothing sent",
+    });
     await make({ cancelReason: "seller_cancel_reason_wrong_price" }).cancel(cancelDelivery(orders.get(orderId(2))!));
-    expect(fake.requestsOf("api", "CancelOrder").map((r) => (r.body as { cancel_reason: string }).cancel_reason)).toEqual(["seller_cancel_reason_out_of_stock", "seller_cancel_reason_wrong_price"]);
+    expect(fake.requestsOf("api", "CancelOrder").map((r) => (r.body as { cancel_reason: string }).cancel_reason)).toEqual([
+      "seller_cancel_reason_out_of_stock",
+      "seller_cancel_reason_wrong_price",
+    ]);
     expect([fake.violations, fake.refusals]).toEqual([[], []]);
   });
 
@@ -144,48 +178,85 @@ describe("TikTok Shop cancellations", () => {
     const { fake, connector } = setup({ orders: [orderAt(1, {}, 2)] });
     const order = (await importedOrders(connector)).get(orderId(1))!;
     await connector.ship(shipDelivery(order, { lines: [lineId(1, 1)] }));
-    expect(await connector.cancel(cancelDelivery(order))).toEqual({ state: "delivered", reference: "410000000000000001", warning: `only the line items not shipped were cancelled (${lineId(1, 2)})` });
-    expect(fake.requestsOf("api", "CancelOrder").map((r) => r.body)).toEqual([{ order_id: orderId(1), cancel_reason: "seller_cancel_reason_out_of_stock", order_line_item_ids: [lineId(1, 2)] }]);
+    expect(await connector.cancel(cancelDelivery(order))).toEqual({
+      state: "delivered",
+      reference: "410000000000000001",
+      warning: `only the line items not shipped were cancelled (${lineId(1, 2)})`,
+    });
+    expect(fake.requestsOf("api", "CancelOrder").map((r) => r.body)).toEqual([
+      { order_id: orderId(1), cancel_reason: "seller_cancel_reason_out_of_stock", order_line_item_ids: [lineId(1, 2)] },
+    ]);
     expect(fake.orders.get(orderId(1))!.line_items!.map((l) => l.display_status)).toEqual(["AWAITING_COLLECTION", "CANCELLED"]);
     const nothing = await rejection(connector.cancel(cancelDelivery(order)));
-    expect([nothing.retryable, nothing.message]).toEqual([false, `TikTok order ${orderId(1)} has no line item left to cancel: every one is shipped or cancelled`]);
+    expect([nothing.retryable, nothing.message]).toEqual([
+      false,
+      `TikTok order ${orderId(1)} has no line item left to cancel: every one is shipped or cancelled`,
+    ]);
     expect([fake.violations, fake.refusals]).toEqual([[], []]);
   });
 });
 
 describe("TikTok Shop lines (decisions 12)", () => {
-  it("cancels exactly the line items a line cancellation names; one TikTok shows cancelled is not sent again, a shipped or unknown one refuses the delivery", async () => {
-    const { fake, connector } = setup({ orders: [orderAt(1, {}, 3)] });
-    const order = (await importedOrders(connector)).get(orderId(1))!;
-    const second = cancelDelivery(order, [lineId(1, 2)]);
-    expect(await connector.cancel(second)).toEqual({ state: "delivered", reference: "410000000000000001", warning: null });
-    expect(fake.requestsOf("api", "CancelOrder").map((r) => r.body)).toEqual([{ order_id: orderId(1), cancel_reason: "seller_cancel_reason_out_of_stock", order_line_item_ids: [lineId(1, 2)] }]);
-    expect(fake.orders.get(orderId(1))!.line_items!.map((l) => l.display_status)).toEqual(["AWAITING_SHIPMENT", "CANCELLED", "AWAITING_SHIPMENT"]);
-    // The same delivery again (its answer lost): TikTok shows the line cancelled, nothing is sent.
-    expect(await connector.cancel(second)).toEqual({ state: "delivered", reference: null, warning: "TikTok already shows these line items cancelled; nothing sent" });
+  it(
+    "cancels exactly the line items a line cancellation names; one TikTok shows cancelled is not sent again, a shipped or unknown one refuses the " +
+      "delivery",
+    async () => {
+      const { fake, connector } = setup({ orders: [orderAt(1, {}, 3)] });
+      const order = (await importedOrders(connector)).get(orderId(1))!;
+      const second = cancelDelivery(order, [lineId(1, 2)]);
+      expect(await connector.cancel(second)).toEqual({ state: "delivered", reference: "410000000000000001", warning: null });
+      expect(fake.requestsOf("api", "CancelOrder").map((r) => r.body)).toEqual([
+        { order_id: orderId(1), cancel_reason: "seller_cancel_reason_out_of_stock", order_line_item_ids: [lineId(1, 2)] },
+      ]);
+      expect(fake.orders.get(orderId(1))!.line_items!.map((l) => l.display_status)).toEqual(["AWAITING_SHIPMENT", "CANCELLED", "AWAITING_SHIPMENT"]);
+      // The same delivery again (its answer lost): TikTok shows the line cancelled, nothing is sent.
+      expect(await connector.cancel(second)).toEqual({
+        state: "delivered",
+        reference: null,
+        warning: "TikTok already shows these line items cancelled; nothing sent",
+      });
 
-    await connector.ship(shipDelivery(order, { lines: [lineId(1, 1)] }));
-    const shipped = await rejection(connector.cancel(cancelDelivery(order, [lineId(1, 1), lineId(1, 3)])));
-    expect([shipped.retryable, shipped.message]).toEqual([false, `TikTok order ${orderId(1)}: line items ${lineId(1, 1)} are shipped on TikTok and cannot be cancelled`]);
-    const unknown = await rejection(connector.cancel(cancelDelivery(order, ["576461413000009999"])));
-    expect([unknown.retryable, unknown.message]).toEqual([false, `TikTok order ${orderId(1)} has no line items 576461413000009999`]);
-    const two = cancelDelivery(order, [lineId(1, 3)]);
-    two.lines = [{ sourceLineId: lineId(1, 3), quantity: 2 }];
-    const tooMany = await rejection(connector.cancel(two));
-    expect(tooMany.message).toBe(`TikTok order ${orderId(1)}: a TikTok line item is one unit, and more than one was asked of ${lineId(1, 3)}`);
+      await connector.ship(shipDelivery(order, { lines: [lineId(1, 1)] }));
+      const shipped = await rejection(connector.cancel(cancelDelivery(order, [lineId(1, 1), lineId(1, 3)])));
+      expect([shipped.retryable, shipped.message]).toEqual([
+        false,
+        `TikTok order ${orderId(1)}: line items ${lineId(1, 1)} are shipped on TikTok and cannot be cancelled`,
+      ]);
+      const unknown = await rejection(connector.cancel(cancelDelivery(order, ["576461413000009999"])));
+      expect([unknown.retryable, unknown.message]).toEqual([false, `TikTok order ${orderId(1)} has no line items 576461413000009999`]);
+      const two = cancelDelivery(order, [lineId(1, 3)]);
+      two.lines = [{ sourceLineId: lineId(1, 3), quantity: 2 }];
+      const tooMany = await rejection(connector.cancel(two));
+      expect(tooMany.message).toBe(`TikTok order ${orderId(1)}: a TikTok line item is one unit, and more than one was asked of ${lineId(1, 3)}`);
 
-    expect(await connector.cancel(cancelDelivery(order, [lineId(1, 2), lineId(1, 3)]))).toEqual({ state: "delivered", reference: "410000000000000002", warning: "1 line item(s) were cancelled on TikTok already" });
-    expect(fake.requestsOf("api", "CancelOrder").map((r) => (r.body as { order_line_item_ids: string[] }).order_line_item_ids)).toEqual([[lineId(1, 2)], [lineId(1, 3)]]);
-    expect(fake.orders.get(orderId(1))!.status).toBe("AWAITING_COLLECTION");
-    expect([fake.violations, fake.refusals]).toEqual([[], []]);
-  });
+      expect(await connector.cancel(cancelDelivery(order, [lineId(1, 2), lineId(1, 3)]))).toEqual({
+        state: "delivered",
+        reference: "410000000000000002",
+        warning: "1 line item(s) were cancelled on TikTok already",
+      });
+      expect(fake.requestsOf("api", "CancelOrder").map((r) => (r.body as { order_line_item_ids: string[] }).order_line_item_ids)).toEqual([
+        [lineId(1, 2)],
+        [lineId(1, 3)],
+      ]);
+      expect(fake.orders.get(orderId(1))!.status).toBe("AWAITING_COLLECTION");
+      expect([fake.violations, fake.refusals]).toEqual([[], []]);
+    },
+  );
 
   it("fails a line cancellation TikTok refuses (outside the US and UK, say) with TikTok's code and message, and retries a throttled one", async () => {
     const { fake, connector } = setup({ orders: [orderAt(1, {}, 2)] });
     const order = (await importedOrders(connector)).get(orderId(1))!;
-    fake.failNext({ status: 200, body: { code: 21011010, message: "Partial cancellation is not supported in this region.", request_id: "R7", data: null }, operation: "CancelOrder" });
+    fake.failNext({
+      status: 200,
+      body: { code: 21011010, message: "Partial cancellation is not supported in this region.", request_id: "R7", data: null },
+      operation: "CancelOrder",
+    });
     const refused = await rejection(connector.cancel(cancelDelivery(order, [lineId(1, 1)])));
-    expect([refused.status, refused.retryable, refused.message]).toEqual([200, false, "TikTok 21011010 on CancelOrder: Partial cancellation is not supported in this region. (request_id R7)"]);
+    expect([refused.status, refused.retryable, refused.message]).toEqual([
+      200,
+      false,
+      "TikTok 21011010 on CancelOrder: Partial cancellation is not supported in this region. (request_id R7)",
+    ]);
     fake.failNext({ status: 429, headers: { "Retry-After": "12" }, operation: "CancelOrder" });
     const throttled = await rejection(connector.cancel(cancelDelivery(order, [lineId(1, 1)])));
     expect([throttled.status, throttled.retryable, throttled.retryAfterMs]).toEqual([429, true, 12_000]);
@@ -201,7 +272,11 @@ describe("TikTok Shop lines (decisions 12)", () => {
     const lost = await rejection(connector.ship(delivery));
     expect(lost.retryable).toBe(true);
     expect(fake.requestsOf("api", "SplitOrders").map((r) => r.body)).toEqual([{ splittable_groups: [{ id: "shp_7-1", order_line_item_ids: [lineId(1, 2)] }] }]);
-    expect(await connector.ship(delivery)).toEqual({ state: "delivered", reference: null, warning: "TikTok already had this tracking number (an earlier attempt reached it); nothing sent again" });
+    expect(await connector.ship(delivery)).toEqual({
+      state: "delivered",
+      reference: null,
+      warning: "TikTok already had this tracking number (an earlier attempt reached it); nothing sent again",
+    });
     expect(fake.fulfilled.map((c) => c.operation)).toEqual(["SplitOrders", "ShipPackage"]);
     expect(fake.orders.get(orderId(1))!.line_items!.map((l) => l.tracking_number ?? null)).toEqual([null, "1Z999AA10123456784", null]);
   });
@@ -214,7 +289,15 @@ describe("TikTok Shop lines (decisions 12)", () => {
     advance(HOUR);
     fake.touch(orderId(1), (o) => {
       const [one, , three] = o.line_items!;
-      Object.assign(one!, { package_id: "1150000000000000077", package_status: "PROCESSING", display_status: "AWAITING_COLLECTION", tracking_number: "9400111899223197428499", shipping_provider_id: USPS, shipping_provider_name: "USPS", rts_time: Math.floor(Date.parse("2026-03-01T12:30:00Z") / 1000) });
+      Object.assign(one!, {
+        package_id: "1150000000000000077",
+        package_status: "PROCESSING",
+        display_status: "AWAITING_COLLECTION",
+        tracking_number: "9400111899223197428499",
+        shipping_provider_id: USPS,
+        shipping_provider_name: "USPS",
+        rts_time: Math.floor(Date.parse("2026-03-01T12:30:00Z") / 1000),
+      });
       Object.assign(three!, { display_status: "CANCELLED", package_status: "CANCELLED", cancel_user: "BUYER", cancel_reason: "No longer needed" });
       o.status = "PARTIALLY_SHIPPING";
     });
@@ -229,8 +312,22 @@ describe("TikTok Shop lines (decisions 12)", () => {
       [lineId(1, 3), 1, 0, 1],
     ]);
     expect(again.shipments).toEqual([
-      { sourceShipmentId: "1150000000000000077", trackingNumber: "9400111899223197428499", carrier: "USPS", shippingMethod: null, shippedAt: new Date("2026-03-01T12:30:00Z"), lines: [{ sourceLineId: lineId(1, 1), quantity: 1 }] },
-      { sourceShipmentId: packageIdOf(1), trackingNumber: "1Z999AA10123456784", carrier: "UPS", shippingMethod: null, shippedAt: new Date(START + HOUR), lines: [{ sourceLineId: lineId(1, 2), quantity: 1 }] },
+      {
+        sourceShipmentId: "1150000000000000077",
+        trackingNumber: "9400111899223197428499",
+        carrier: "USPS",
+        shippingMethod: null,
+        shippedAt: new Date("2026-03-01T12:30:00Z"),
+        lines: [{ sourceLineId: lineId(1, 1), quantity: 1 }],
+      },
+      {
+        sourceShipmentId: packageIdOf(1),
+        trackingNumber: "1Z999AA10123456784",
+        carrier: "UPS",
+        shippingMethod: null,
+        shippedAt: new Date(START + HOUR),
+        lines: [{ sourceLineId: lineId(1, 2), quantity: 1 }],
+      },
     ]);
     expect(again.sourceOrderStatus).toBe("AWAITING_COLLECTION");
     expect([fake.violations, fake.refusals]).toEqual([[], []]);

@@ -22,7 +22,11 @@ const PRODUCTS: SampleProduct[] = [
     id: "1729000000000000002",
     skus: [{ id: "1730000000000000021", sellerSku: "MUG", price: 1200, warehouses: { "7000000000000000001": 3, "7000000000000000002": 40 } }],
   },
-  { id: "1729000000000000003", status: "SELLER_DEACTIVATED", skus: [{ id: "1730000000000000031", sellerSku: "OLD", price: 500, warehouses: { "7000000000000000001": 1 } }] },
+  {
+    id: "1729000000000000003",
+    status: "SELLER_DEACTIVATED",
+    skus: [{ id: "1730000000000000031", sellerSku: "OLD", price: 500, warehouses: { "7000000000000000001": 1 } }],
+  },
 ];
 
 const update = (sku: string, quantity: number | null, price: number | null, currency = "USD"): ListingUpdate => ({ sku, quantity, price, currency });
@@ -70,7 +74,8 @@ describe("TikTok Shop stock and price", () => {
     const refused = await without.listings.push([update("MUG", 8, 14)]);
     expect(refused.get("MUG")).toEqual({
       state: "refused",
-      message: "the SKU is stocked in TikTok warehouses 7000000000000000001, 7000000000000000002: set the source's warehouseId to the one the hub's quantity is for",
+      message:
+        "the SKU is stocked in TikTok warehouses 7000000000000000001, 7000000000000000002: set the source's warehouseId to the one the hub's quantity is for",
       quantityAccepted: false,
       priceAccepted: true,
     });
@@ -79,7 +84,17 @@ describe("TikTok Shop stock and price", () => {
     const withIt = listingsSetup({ warehouseId: "7000000000000000002" });
     expect(await withIt.listings.push([update("MUG", 8, null)])).toEqual(new Map([["MUG", { state: "accepted" }]]));
     expect(withIt.fake.requestsOf("api", "UpdateInventory").map((r) => r.body)).toEqual([
-      { skus: [{ id: "1730000000000000021", inventory: [{ warehouse_id: "7000000000000000001", quantity: 3 }, { warehouse_id: "7000000000000000002", quantity: 8 }] }] },
+      {
+        skus: [
+          {
+            id: "1730000000000000021",
+            inventory: [
+              { warehouse_id: "7000000000000000001", quantity: 3 },
+              { warehouse_id: "7000000000000000002", quantity: 8 },
+            ],
+          },
+        ],
+      },
     ]);
     expect(withIt.fake.products.sku("MUG")!.warehouses).toEqual({ "7000000000000000001": 3, "7000000000000000002": 8 });
     expect(withIt.fake.violations).toEqual([]);
@@ -92,12 +107,22 @@ describe("TikTok Shop stock and price", () => {
       NOPE: { state: "unknownSku", message: "No product of this TikTok shop has a SKU with seller_sku NOPE" },
       OLD: {
         state: "refused",
-        message: expect.stringMatching(/^TikTok 12019006 on UpdateInventory: The product 1729000000000000003 is in status SELLER_DEACTIVATED; only ACTIVATE products can be updated\. \(request_id \w+\)$/),
+        message: expect.stringMatching(
+          new RegExp(
+            "^TikTok 12019006 on UpdateInventory: The product 1729000000000000003 is in status SELLER_DEACTIVATED; " +
+              "only ACTIVATE products can be updated\\. \\(request_id \\w+\\)$",
+          ),
+        ),
         quantityAccepted: false,
         priceAccepted: false,
       },
       "TEE-S": { state: "refused", message: "TikTok takes a quantity of at most 99,999, not 100000", quantityAccepted: false, priceAccepted: true },
-      "TEE-M": { state: "refused", message: "the TikTok SKU is priced in USD, the product in EUR: the price is not sent", quantityAccepted: true, priceAccepted: false },
+      "TEE-M": {
+        state: "refused",
+        message: "the TikTok SKU is priced in USD, the product in EUR: the price is not sent",
+        quantityAccepted: true,
+        priceAccepted: false,
+      },
     });
     expect(fake.products.sku("TEE-M")!.warehouses).toEqual({ "7000000000000000001": 3 });
     expect(fake.products.sku("TEE-S")!.price).toBe("25.00");
@@ -117,13 +142,26 @@ describe("TikTok Shop stock and price", () => {
       body: {
         code: 0,
         message: "Success",
-        data: { errors: [{ code: 12019010, message: "Inventory update failed.", detail: { sku_id: "1730000000000000012", extra_errors: [{ code: 12019011, message: "warehouse missing", warehouse_id: "7000000000000000009" }] } }] },
+        data: {
+          errors: [
+            {
+              code: 12019010,
+              message: "Inventory update failed.",
+              detail: { sku_id: "1730000000000000012", extra_errors: [{ code: 12019011, message: "warehouse missing", warehouse_id: "7000000000000000009" }] },
+            },
+          ],
+        },
       },
     });
     const outcomes = await listings.push([update("TEE-S", 1, null), update("TEE-M", 2, null)]);
     expect(Object.fromEntries(outcomes)).toEqual({
       "TEE-S": { state: "accepted" },
-      "TEE-M": { state: "refused", message: "TikTok 12019010 on UpdateInventory: Inventory update failed. (7000000000000000009: 12019011 warehouse missing)", quantityAccepted: false, priceAccepted: false },
+      "TEE-M": {
+        state: "refused",
+        message: "TikTok 12019010 on UpdateInventory: Inventory update failed. (7000000000000000009: 12019011 warehouse missing)",
+        quantityAccepted: false,
+        priceAccepted: false,
+      },
     });
   });
 

@@ -55,7 +55,6 @@ interface Extracted {
 
 const spec = extracted as unknown as Extracted;
 
-
 export interface WalmartFakeOptions {
   clientId?: string;
   clientSecret?: string;
@@ -89,7 +88,10 @@ export interface WalmartFake extends FaultHelpers<FaultTarget> {
    * A change made on Walmart's side (a buyer's cancellation granted, a shipment recorded in Seller
    * Center): the same per-line rules as the API calls; throws what Walmart would refuse.
    */
-  changeInWalmart(purchaseOrderId: string, change: { cancel: { lineNumber: string; quantity: number }[] } | { ship: { lineNumber: string; quantity: number }[]; trackingNumber: string }): void;
+  changeInWalmart(
+    purchaseOrderId: string,
+    change: { cancel: { lineNumber: string; quantity: number }[] } | { ship: { lineNumber: string; quantity: number }[]; trackingNumber: string },
+  ): void;
   /** What an item shows after stock and price calls. */
   item: WalmartListingsFake["item"];
   /** Feeds received, oldest first, with what each answered once processed. */
@@ -239,9 +241,7 @@ for (const op of spec.operations) {
 }
 
 const allCreated = (o: ExampleOrder) =>
-  (o.orderLines?.orderLine ?? []).every((l) =>
-    (l.orderLineStatuses?.orderLineStatus ?? []).every((s) => s.status === "Created"),
-  );
+  (o.orderLines?.orderLine ?? []).every((l) => (l.orderLineStatuses?.orderLineStatus ?? []).every((s) => s.status === "Created"));
 
 // Page 2 of each list: orders the description documents elsewhere, so both pages are its data.
 const SECOND_PAGES: Record<string, ExampleOrder[]> = {
@@ -256,9 +256,7 @@ function templateRegex(path: string): RegExp {
 }
 
 // Literal paths first, so /v3/orders/released is not read as /v3/orders/{purchaseOrderId}.
-const ROUTES = [...spec.operations]
-  .sort((a, b) => a.pathParams.length - b.pathParams.length)
-  .map((op) => ({ op, regex: templateRegex(op.path) }));
+const ROUTES = [...spec.operations].sort((a, b) => a.pathParams.length - b.pathParams.length).map((op) => ({ op, regex: templateRegex(op.path) }));
 
 export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
   const clientId = opts.clientId ?? WALMART_FAKE_CLIENT_ID;
@@ -289,10 +287,15 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
   function change(order: ExampleOrder, operationId: string, body: unknown): string | null {
     const lines = order.orderLines?.orderLine ?? [];
     if (operationId === "acknowledgeOrders") {
-      if (lines.every((l) => { const q = quantities(l); return q.Cancelled > 0 && q.Created + q.Acknowledged + q.Shipped === 0; })) {
+      if (
+        lines.every((l) => {
+          const q = quantities(l);
+          return q.Cancelled > 0 && q.Created + q.Acknowledged + q.Shipped === 0;
+        })
+      ) {
         return `Order ${order.purchaseOrderId} is cancelled and cannot be acknowledged`;
       }
-        for (const line of lines) {
+      for (const line of lines) {
         const q = quantities(line);
         setQuantities(line, { ...q, Created: 0, Acknowledged: q.Acknowledged + q.Created });
       }
@@ -305,9 +308,18 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
       const q = quantities(line);
       const open = q.Created + q.Acknowledged;
       if (quantity > open) {
-        const why = operationId === "shippingUpdates"
-          ? q.Shipped > 0 ? "is already shipped" : q.Cancelled > 0 ? "is cancelled and cannot be shipped" : "has less left to ship"
-          : q.Shipped > 0 ? "is shipped and cannot be cancelled (refund it instead)" : q.Cancelled > 0 ? "is already cancelled" : "has less left to cancel";
+        const why =
+          operationId === "shippingUpdates"
+            ? q.Shipped > 0
+              ? "is already shipped"
+              : q.Cancelled > 0
+                ? "is cancelled and cannot be shipped"
+                : "has less left to ship"
+            : q.Shipped > 0
+              ? "is shipped and cannot be cancelled (refund it instead)"
+              : q.Cancelled > 0
+                ? "is already cancelled"
+                : "has less left to cancel";
         return `Order ${order.purchaseOrderId} line ${lineNumber} ${why}: ${quantity} sent, ${open} open`;
       }
       // Taken from Created first, then Acknowledged.
@@ -320,7 +332,6 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     for (const [line, next, shippedNow] of planned) setQuantities(line, next, shippedNow);
     return null;
   }
-
 
   function checkHeaders(headers: Headers, names: string[], problems: string[]): void {
     for (const name of names) {
@@ -382,14 +393,7 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     return faultResponse(fault, (f) => json(f.status, f.body ?? walmartErrorBody(f.status), f.headers), true);
   }
 
-  function handleApi(
-    request: Request,
-    op: Operation,
-    params: string[],
-    url: URL,
-    rawBody: string,
-    problems: string[],
-  ): Response {
+  function handleApi(request: Request, op: Operation, params: string[], url: URL, rawBody: string, problems: string[]): Response {
     checkHeaders(request.headers, spec.apiHeaders, problems);
     const token = request.headers.get("WM_SEC.ACCESS_TOKEN");
     if (token && !tokenState.has(token)) problems.push("WM_SEC.ACCESS_TOKEN is not a token this fake issued");
@@ -539,8 +543,7 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
       return response;
     }
     const isToken = form !== null;
-    const route = ROUTES.find((r) => r.regex.test(url.pathname) && r.op.method === request.method)
-      ?? ROUTES.find((r) => r.regex.test(url.pathname));
+    const route = ROUTES.find((r) => r.regex.test(url.pathname) && r.op.method === request.method) ?? ROUTES.find((r) => r.regex.test(url.pathname));
     recorded.operationId = isToken ? "tokenAPI" : (route?.op.operationId ?? null);
     requests.push(recorded);
 
@@ -603,7 +606,16 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
                   {
                     status: cancel ? "Cancelled" : "Shipped",
                     statusQuantity: { unitOfMeasurement: "EACH", amount: String(l.quantity) },
-                    ...(cancel ? {} : { trackingInfo: { shipDateTime: now().getTime(), carrierName: { carrier: "USPS" }, methodCode: "Standard", trackingNumber: what.trackingNumber } }),
+                    ...(cancel
+                      ? {}
+                      : {
+                          trackingInfo: {
+                            shipDateTime: now().getTime(),
+                            carrierName: { carrier: "USPS" },
+                            methodCode: "Standard",
+                            trackingNumber: what.trackingNumber,
+                          },
+                        }),
                   },
                 ],
               },

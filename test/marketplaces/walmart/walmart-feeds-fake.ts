@@ -61,7 +61,8 @@ export function walmartFeedsFake(deps: Deps, options: WalmartFeedsOptions): Walm
     const authorization = request.headers.get("Authorization") ?? "";
     if (!/^Basic [A-Za-z0-9+/=]+$/.test(authorization)) problems.push("Authorization must be Basic base64(clientId:clientSecret)");
     for (const p of op.queryParams) if (p.required && !url.searchParams.has(p.name)) problems.push(`query parameter ${p.name} is required`);
-    for (const name of url.searchParams.keys()) if (!op.queryParams.some((p) => p.name === name)) problems.push(`query parameter ${name} is not in the description`);
+    for (const name of url.searchParams.keys())
+      if (!op.queryParams.some((p) => p.name === name)) problems.push(`query parameter ${name} is not in the description`);
   }
 
   async function post(request: Request, url: URL, rawBody: string): Promise<Response> {
@@ -73,7 +74,8 @@ export function walmartFeedsFake(deps: Deps, options: WalmartFeedsOptions): Walm
     else if (feedType !== "inventory" && feedType !== "price") problems.push(`feedType ${feedType} is not this fake's (inventory and price only)`);
     const contentType = request.headers.get("Content-Type") ?? "";
     let file: unknown = null;
-    if (!op.mediaTypes.includes(contentType.split(";")[0]!.trim())) problems.push(`Content-Type must be ${op.mediaTypes.join(" or ")}, got ${contentType || "none"}`);
+    if (!op.mediaTypes.includes(contentType.split(";")[0]!.trim()))
+      problems.push(`Content-Type must be ${op.mediaTypes.join(" or ")}, got ${contentType || "none"}`);
     else {
       try {
         const form = await new Response(rawBody, { headers: { "Content-Type": contentType } }).formData();
@@ -102,7 +104,10 @@ export function walmartFeedsFake(deps: Deps, options: WalmartFeedsOptions): Walm
     const feedId = `${crypto.randomUUID().replaceAll("-", "").toUpperCase()}@AUoBAQA`;
     const items =
       feedType === "inventory"
-        ? (file as { Inventory: { sku: string; quantity: { amount: number } }[] }).Inventory.map((i) => ({ sku: i.sku, change: { quantity: i.quantity.amount } }))
+        ? (file as { Inventory: { sku: string; quantity: { amount: number } }[] }).Inventory.map((i) => ({
+            sku: i.sku,
+            change: { quantity: i.quantity.amount },
+          }))
         : (file as { Price: { sku: string; pricing: { currentPrice?: { amount?: number; currency?: string } }[] }[] }).Price.map((p) => ({
             sku: p.sku,
             change: { price: p.pricing[0]?.currentPrice?.amount, currency: p.pricing[0]?.currentPrice?.currency },
@@ -170,7 +175,8 @@ export function walmartFeedsFake(deps: Deps, options: WalmartFeedsOptions): Walm
     feeds,
     options,
     operationId(request, url) {
-      if (url.pathname === "/v3/feeds") return request.method === "POST" ? (url.searchParams.get("feedType") === "price" ? "priceBulkUploads" : "updateBulkInventory") : "getAllFeedStatuses";
+      if (url.pathname === "/v3/feeds")
+        return request.method === "POST" ? (url.searchParams.get("feedType") === "price" ? "priceBulkUploads" : "updateBulkInventory") : "getAllFeedStatuses";
       if (/^\/v3\/feeds\/[^/]+$/.test(url.pathname)) return "getFeedItemStatus";
       return null;
     },

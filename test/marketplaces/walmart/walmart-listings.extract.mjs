@@ -42,7 +42,10 @@ function operation(doc, path, method) {
 const inventory = read("inventory.openapi.json");
 const price = read("price.openapi.json");
 const output = {
-  generatedFrom: { inventory: `inventory.openapi.json (${inventory.info.title}, OpenAPI ${inventory.openapi})`, price: `price.openapi.json (${price.info.title}, OpenAPI ${price.openapi})` },
+  generatedFrom: {
+    inventory: `inventory.openapi.json (${inventory.info.title}, OpenAPI ${inventory.openapi})`,
+    price: `price.openapi.json (${price.info.title}, OpenAPI ${price.openapi})`,
+  },
   operations: [operation(inventory, "/v3/inventory", "put"), operation(price, "/v3/price", "put")],
 };
 const target = join(here, "walmart-listings.json");

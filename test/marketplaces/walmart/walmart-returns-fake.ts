@@ -89,10 +89,12 @@ export function walmartReturnsFake(deps: Deps): WalmartReturnsFake {
     for (const [name, value] of url.searchParams) {
       if (!known.has(name)) problems.push(`query parameter ${name} is not in the description of ${op.path}`);
       else if (name.endsWith("Date") && !DATE_VALUE.test(value)) problems.push(`${name}=${value} is not a UTC/ISO 8601 date`);
-      else if (name === "limit" && !(/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= spec.limitMax)) problems.push(`limit=${value} must be 1..${spec.limitMax}`);
+      else if (name === "limit" && !(/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= spec.limitMax))
+        problems.push(`limit=${value} must be 1..${spec.limitMax}`);
       else if (name === "status" && !spec.lineStatuses.includes(value)) problems.push(`status=${value} is not one of ${spec.lineStatuses.join(", ")}`);
     }
-    if (url.searchParams.has("offset") && !issuedCursors.has(url.search)) problems.push(`cursor query ${url.search} is not a nextCursor this fake issued (send it back as is)`);
+    if (url.searchParams.has("offset") && !issuedCursors.has(url.search))
+      problems.push(`cursor query ${url.search} is not a nextCursor this fake issued (send it back as is)`);
     if (rawBody !== "") problems.push("getReturns takes no body");
     if (problems.length > 0) return deps.violation(request, problems);
     if (!deps.tokenValid(request.headers.get("WM_SEC.ACCESS_TOKEN"))) return deps.json(401, deps.errorBody(401));
@@ -137,7 +139,14 @@ export function walmartReturnsFake(deps: Deps): WalmartReturnsFake {
     const ret = held.get(returnOrderId);
     if (!ret) return deps.json(404, deps.errorBody(404, `Return order ${returnOrderId} not found`));
     if (body.customerOrderId !== ret.record.customerOrderId) {
-      return deps.json(400, deps.errorBody(400, `Return order ${returnOrderId} belongs to customer order ${ret.record.customerOrderId}, not ${body.customerOrderId}`, "customerOrderId"));
+      return deps.json(
+        400,
+        deps.errorBody(
+          400,
+          `Return order ${returnOrderId} belongs to customer order ${ret.record.customerOrderId}, not ${body.customerOrderId}`,
+          "customerOrderId",
+        ),
+      );
     }
     const lines = ret.record.returnOrderLines ?? [];
     const numbers = (body.refundLines ?? []).map((l) => l.returnOrderLineNumber!);
@@ -156,7 +165,11 @@ export function walmartReturnsFake(deps: Deps): WalmartReturnsFake {
     }
     ret.modifiedAt = deps.now();
     refunds.push({ returnOrderId, lines: numbers });
-    return deps.json(200, { returnOrderId, customerOrderId: ret.record.customerOrderId, refundLines: numbers.map((returnOrderLineNumber) => ({ returnOrderLineNumber })) });
+    return deps.json(200, {
+      returnOrderId,
+      customerOrderId: ret.record.customerOrderId,
+      refundLines: numbers.map((returnOrderLineNumber) => ({ returnOrderLineNumber })),
+    });
   }
 
   return {

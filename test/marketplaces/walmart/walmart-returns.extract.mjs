@@ -14,7 +14,13 @@ const referenceDir = resolve(process.argv[2] ?? join(here, "../../../shared/refe
 const doc = JSON.parse(readFileSync(join(referenceDir, "returns.openapi.json"), "utf8"));
 
 function deref(node) {
-  if (node?.$ref) return deref(node.$ref.split("/").slice(1).reduce((n, k) => n[k], doc));
+  if (node?.$ref)
+    return deref(
+      node.$ref
+        .split("/")
+        .slice(1)
+        .reduce((n, k) => n[k], doc),
+    );
   return node;
 }
 
@@ -49,7 +55,8 @@ function operation(path, method) {
 
 const list = operation("/v3/returns", "get");
 const statusParam = doc.paths["/v3/returns"].get.parameters.map(deref).find((p) => p.name === "status");
-const lineProps = deref(doc.paths["/v3/returns"].get.responses["200"].content["application/json"].schema).properties.returnOrders.items.properties.returnOrderLines.items.properties;
+const lineProps = deref(doc.paths["/v3/returns"].get.responses["200"].content["application/json"].schema).properties.returnOrders.items.properties
+  .returnOrderLines.items.properties;
 const cursor = list.responseExample.meta.nextCursor;
 const out = {
   generatedFrom: `returns.openapi.json (${doc.info.title})`,

@@ -15,13 +15,7 @@ import { createWalmartConnector } from "../../../src/marketplaces/walmart/walmar
 import { walmartSettingsSchema } from "../../../src/marketplaces/walmart/walmart.settings";
 import { mapWalmartOrder } from "../../../src/marketplaces/walmart/walmart.mapping";
 import type { WalmartOrder } from "../../../src/marketplaces/walmart/walmart.types";
-import {
-  createWalmartFake,
-  WALMART_FAKE_CLIENT_ID,
-  WALMART_FAKE_CLIENT_SECRET,
-  type WalmartFake,
-  walmartPagesForEver,
-} from "./walmart-fake";
+import { createWalmartFake, WALMART_FAKE_CLIENT_ID, WALMART_FAKE_CLIENT_SECRET, type WalmartFake, walmartPagesForEver } from "./walmart-fake";
 import extracted from "./walmart-examples.json";
 import { rejection } from "../../helpers/rejection";
 
@@ -254,7 +248,10 @@ describe("Walmart fetchOrders", () => {
   });
 
   it("reads the next page a bad day names, repeating or never ending: the engine's to stop", async () => {
-    for (const [repeating, expected] of [[true, [0, 0, 0].map(() => "?limit=100&hasMoreElements=true&soIndex=100&poIndex=100")], [false, [100, 200, 300].map((i) => `?limit=100&hasMoreElements=true&soIndex=${i}&poIndex=100`)]] as const) {
+    for (const [repeating, expected] of [
+      [true, [0, 0, 0].map(() => "?limit=100&hasMoreElements=true&soIndex=100&poIndex=100")],
+      [false, [100, 200, 300].map((i) => `?limit=100&hasMoreElements=true&soIndex=${i}&poIndex=100`)],
+    ] as const) {
       const { fake, connector } = setup();
       fake.failNext(walmartPagesForEver(repeating));
       const cursors: (string | null)[] = [];
@@ -298,8 +295,7 @@ describe("Walmart fetchOrders", () => {
 
   it("adds shipping taxes, several lines and discounts up in cents", () => {
     const released = extracted.operations.find((o) => o.operationId === "getAllReleasedOrders")!;
-    const example = (released.responseExamples as { default: { list: { elements: { order: WalmartOrder[] } } } })
-      .default.list.elements.order[0]!;
+    const example = (released.responseExamples as { default: { list: { elements: { order: WalmartOrder[] } } } }).default.list.elements.order[0]!;
     const order = structuredClone(example);
     const line = order.orderLines!.orderLine![0]!;
     line.charges!.charge![1]!.tax = { taxName: "Tax2", taxAmount: { currency: "USD", amount: 4.8 } };
@@ -307,7 +303,12 @@ describe("Walmart fetchOrders", () => {
     second.lineNumber = "4";
     second.orderLineQuantity = { unitOfMeasurement: "EACH", amount: "3" };
     second.charges!.charge = [
-      { chargeType: "PRODUCT", chargeName: "ItemPrice", chargeAmount: { currency: "USD", amount: 0.3 }, tax: { taxName: "Tax1", taxAmount: { currency: "USD", amount: 0.1 } } },
+      {
+        chargeType: "PRODUCT",
+        chargeName: "ItemPrice",
+        chargeAmount: { currency: "USD", amount: 0.3 },
+        tax: { taxName: "Tax1", taxAmount: { currency: "USD", amount: 0.1 } },
+      },
       { chargeType: "PRODUCT", chargeName: "SubscriptionDiscount", chargeAmount: { currency: "USD", amount: -0.1 } },
     ];
     second.orderLineStatuses = { orderLineStatus: [{ status: "Acknowledged", statusQuantity: { unitOfMeasurement: "EACH", amount: "3" } }] };
@@ -330,24 +331,21 @@ describe("Walmart acknowledge, ship, cancel", () => {
     await connector.acknowledge(ackOf(deliveryOf(await firstOrder(connector))));
 
     const call = fake.apiRequests().at(-1)!;
-    expect([call.method, call.path, call.rawBody, call.status]).toEqual([
-      "POST",
-      "/v3/orders/1796277083022/acknowledge",
-      "",
-      200,
-    ]);
+    expect([call.method, call.path, call.rawBody, call.status]).toEqual(["POST", "/v3/orders/1796277083022/acknowledge", "", 200]);
     expect(fake.violations).toEqual([]);
   });
 
   it("ships every line as Shipped with epoch-ms ship time, carrier and tracking", async () => {
     const { fake, connector } = setup();
     const shippedAt = new Date("2026-03-01T10:15:00Z");
-    await connector.ship(shipOf(deliveryOf(await firstOrder(connector)), {
-      trackingNumber: "1Z999AA10123456784",
-      carrier: "ups",
-      shippingMethod: "Value",
-      shippedAt,
-    }));
+    await connector.ship(
+      shipOf(deliveryOf(await firstOrder(connector)), {
+        trackingNumber: "1Z999AA10123456784",
+        carrier: "ups",
+        shippingMethod: "Value",
+        shippedAt,
+      }),
+    );
 
     const call = fake.apiRequests().at(-1)!;
     expect(call.path).toBe("/v3/orders/1796277083022/shipping");
@@ -385,16 +383,20 @@ describe("Walmart acknowledge, ship, cancel", () => {
   it("names a carrier outside Walmart's list as otherCarrier and falls back to the order number", async () => {
     const { fake, connector } = setup();
     const order = await firstOrder(connector);
-    await connector.ship(shipOf(deliveryOf(order, null), {
-      trackingNumber: "PN123",
-      carrier: "Pony Express",
-      shippingMethod: null,
-      shippedAt: new Date(START),
-    }));
+    await connector.ship(
+      shipOf(deliveryOf(order, null), {
+        trackingNumber: "PN123",
+        carrier: "Pony Express",
+        shippingMethod: null,
+        shippedAt: new Date(START),
+      }),
+    );
 
-    const line = (fake.apiRequests().at(-1)!.body as {
-      orderShipment: { orderLines: { orderLine: { sellerOrderId: string; orderLineStatuses: { orderLineStatus: { trackingInfo: unknown }[] } }[] } };
-    }).orderShipment.orderLines.orderLine[0]!;
+    const line = (
+      fake.apiRequests().at(-1)!.body as {
+        orderShipment: { orderLines: { orderLine: { sellerOrderId: string; orderLineStatuses: { orderLineStatus: { trackingInfo: unknown }[] } }[] } };
+      }
+    ).orderShipment.orderLines.orderLine[0]!;
     expect(line.sellerOrderId).toBe("1796277083022");
     expect(line.orderLineStatuses.orderLineStatus[0]!.trackingInfo).toMatchObject({
       carrierName: { otherCarrier: "Pony Express" },
@@ -454,36 +456,39 @@ describe("Walmart acknowledge, ship, cancel", () => {
 
 describe("Walmart errors", () => {
   function ship(s: ReturnType<typeof setup>, order: ImportedOrder) {
-    return s.connector.ship(shipOf(deliveryOf(order), {
-      trackingNumber: "1Z1",
-      carrier: "UPS",
-      shippingMethod: "Value",
-      shippedAt: new Date(START),
-    }));
+    return s.connector.ship(
+      shipOf(deliveryOf(order), {
+        trackingNumber: "1Z1",
+        carrier: "UPS",
+        shippingMethod: "Value",
+        shippedAt: new Date(START),
+      }),
+    );
   }
 
   it("a 400 is not retryable and carries Walmart's code and description", async () => {
     const s = setup();
     const order = await firstOrder(s.connector);
-    s.fake.failNext({ status: 400, body: {
-      errors: [
-        {
-          code: "INVALID_REQUEST_CONTENT.GMP_ORDER_API",
-          field: "trackingNumber",
-          description: "Tracking number is not valid for carrier UPS",
-          info: "Tracking number is not valid for carrier UPS",
-          severity: "ERROR",
-          category: "DATA",
-        },
-      ],
-    } });
+    s.fake.failNext({
+      status: 400,
+      body: {
+        errors: [
+          {
+            code: "INVALID_REQUEST_CONTENT.GMP_ORDER_API",
+            field: "trackingNumber",
+            description: "Tracking number is not valid for carrier UPS",
+            info: "Tracking number is not valid for carrier UPS",
+            severity: "ERROR",
+            category: "DATA",
+          },
+        ],
+      },
+    });
     const error = await rejection(ship(s, order));
     expect(error.status).toBe(400);
     expect(error.retryable).toBe(false);
     expect(error.retryAfterMs).toBeNull();
-    expect(error.message).toBe(
-      "Walmart 400 INVALID_REQUEST_CONTENT.GMP_ORDER_API: Tracking number is not valid for carrier UPS (trackingNumber)",
-    );
+    expect(error.message).toBe("Walmart 400 INVALID_REQUEST_CONTENT.GMP_ORDER_API: Tracking number is not valid for carrier UPS (trackingNumber)");
   });
 
   it("a 429 is retryable and passes Retry-After on in milliseconds", async () => {
@@ -536,10 +541,10 @@ describe("Walmart settings", () => {
       serviceName: "Walmart Marketplace",
       cancellationReason: "SELLER_CANCEL_OUT_OF_STOCK",
     });
-    expect(walmartSettingsSchema.parse({ clientId: "id", clientSecret: "s", baseUrl: "https://sandbox.walmartapis.com/" }).baseUrl)
-      .toBe("https://sandbox.walmartapis.com");
-    expect(walmartSettingsSchema.safeParse({ clientId: "id", clientSecret: "s", baseUrl: "http://sandbox.walmartapis.com" }).success)
-      .toBe(false);
+    expect(walmartSettingsSchema.parse({ clientId: "id", clientSecret: "s", baseUrl: "https://sandbox.walmartapis.com/" }).baseUrl).toBe(
+      "https://sandbox.walmartapis.com",
+    );
+    expect(walmartSettingsSchema.safeParse({ clientId: "id", clientSecret: "s", baseUrl: "http://sandbox.walmartapis.com" }).success).toBe(false);
     expect(walmartSettingsSchema.safeParse({ clientId: "id", clientSecret: "s", cancellationReason: "BORED" }).success).toBe(false);
     expect(walmartSettingsSchema.safeParse({ clientId: "id", clientSecret: "s", clientID: "typo" }).success).toBe(false);
   });
@@ -611,7 +616,8 @@ describe("Walmart fake", () => {
     expect((await call(fake, "GET", "/v3/orders?since=2026-01-01", undefined, t)).status).toBe(400);
     expect((await call(fake, "GET", "/v3/orders")).status).toBe(400);
     expect(fake.violations).toEqual([
-      "POST /v3/orders/1796277083022/shipping: body.orderShipment.orderLines.orderLine[0].orderLineStatuses.orderLineStatus[0].trackingInfo: required by the description, missing",
+      "POST /v3/orders/1796277083022/shipping: body.orderShipment.orderLines.orderLine[0].orderLineStatuses.orderLineStatus[0].trackingInfo: required by " +
+        "the description, missing",
       "GET /v3/orders: query parameter since is not in the description of /v3/orders",
       "GET /v3/orders: header WM_SEC.ACCESS_TOKEN is required",
     ]);

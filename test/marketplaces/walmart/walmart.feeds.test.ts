@@ -19,8 +19,6 @@ const HOUR = 3_600_000;
 const feedCalls = (fake: WalmartFake) => fake.apiRequests().filter((r) => r.path.startsWith("/v3/feeds"));
 const itemCalls = (fake: WalmartFake) => fake.apiRequests().filter((r) => r.operationId === "updateInventoryForAnItem" || r.operationId === "updatePrice");
 
-
-
 const skus = (n: number) => Array.from({ length: n }, (_, i) => `SKU-${String(i).padStart(4, "0")}`);
 
 /** A store with `n` tracked Skus and a Walmart source; the fake knows every Sku but the ones in `unknown`. */
@@ -30,8 +28,15 @@ async function walmartStore(n: number, feeds: WalmartFeedsOptions = {}, unknown:
   const fake = createWalmartFake({ now: () => new Date(at), listings: { knownSkus: all.filter((s) => !unknown.includes(s)) }, feeds });
   vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
   const { storeId, token } = await storeWithToken();
-  await putStock(storeId, all.map((Sku, i) => ({ Sku, Quantity: i + 1, Price: 5 + i / 100 })));
-  const sourceId = await createSource(storeId, { Type: "walmart", Name: "Walmart US", Settings: { clientId: WALMART_FAKE_CLIENT_ID, clientSecret: WALMART_FAKE_CLIENT_SECRET } });
+  await putStock(
+    storeId,
+    all.map((Sku, i) => ({ Sku, Quantity: i + 1, Price: 5 + i / 100 })),
+  );
+  const sourceId = await createSource(storeId, {
+    Type: "walmart",
+    Name: "Walmart US",
+    Settings: { clientId: WALMART_FAKE_CLIENT_ID, clientSecret: WALMART_FAKE_CLIENT_SECRET },
+  });
   return {
     fake,
     storeId,
@@ -48,7 +53,12 @@ describe("Walmart feeds, call by call", () => {
   it("posts multipart inventory and price feeds as the descriptions say, then reads each item's result", async () => {
     const at = Date.parse("2026-03-01T12:00:00Z");
     const fake = createWalmartFake({ now: () => new Date(at), listings: { knownSkus: ["A", "B"] } });
-    const connector = createWalmartConnector({ sourceId: "s", settings: { clientId: WALMART_FAKE_CLIENT_ID, clientSecret: WALMART_FAKE_CLIENT_SECRET }, fetch: fake.fetch, now: () => new Date(at) });
+    const connector = createWalmartConnector({
+      sourceId: "s",
+      settings: { clientId: WALMART_FAKE_CLIENT_ID, clientSecret: WALMART_FAKE_CLIENT_SECRET },
+      fetch: fake.fetch,
+      now: () => new Date(at),
+    });
     const submission = connector.listings!.submission!;
     expect([submission.threshold, submission.size]).toEqual([200, 10_000]);
     const answer = await submission.submit([
@@ -63,7 +73,13 @@ describe("Walmart feeds, call by call", () => {
     expect(inventory!.headers["content-type"]).toMatch(/^multipart\/form-data; boundary=/);
     expect(inventory!.headers.authorization).toBe(`Basic ${btoa(`${WALMART_FAKE_CLIENT_ID}:${WALMART_FAKE_CLIENT_SECRET}`)}`);
     expect(fake.feeds.map((f) => f.file)).toEqual([
-      { InventoryHeader: { version: "1.4" }, Inventory: [{ sku: "A", quantity: { unit: "EACH", amount: 3 } }, { sku: "GHOST", quantity: { unit: "EACH", amount: 1 } }] },
+      {
+        InventoryHeader: { version: "1.4" },
+        Inventory: [
+          { sku: "A", quantity: { unit: "EACH", amount: 3 } },
+          { sku: "GHOST", quantity: { unit: "EACH", amount: 1 } },
+        ],
+      },
       {
         PriceHeader: { version: "1.7" },
         Price: [
@@ -85,13 +101,21 @@ describe("Walmart feeds, call by call", () => {
     const statusCall = feedCalls(fake).find((r) => r.method === "GET")!;
     expect(statusCall.path).toBe(`/v3/feeds/${encodeURIComponent(fake.feeds[0]!.feedId)}`);
     expect(statusCall.query).toEqual({ includeDetails: "true", offset: "0", limit: "1000" });
-    expect([fake.item("A"), fake.item("B")]).toEqual([{ quantity: 3, price: 9.5, currency: "USD" }, { price: 4, currency: "CAD" }]);
+    expect([fake.item("A"), fake.item("B")]).toEqual([
+      { quantity: 3, price: 9.5, currency: "USD" },
+      { price: 4, currency: "CAD" },
+    ]);
     expect(fake.violations).toEqual([]);
   });
 
   it("the fake refuses a feed the description does not allow", async () => {
     const fake = createWalmartFake({});
-    const connector = createWalmartConnector({ sourceId: "s", settings: { clientId: WALMART_FAKE_CLIENT_ID, clientSecret: WALMART_FAKE_CLIENT_SECRET }, fetch: fake.fetch, now: () => new Date() });
+    const connector = createWalmartConnector({
+      sourceId: "s",
+      settings: { clientId: WALMART_FAKE_CLIENT_ID, clientSecret: WALMART_FAKE_CLIENT_SECRET },
+      fetch: fake.fetch,
+      now: () => new Date(),
+    });
     // A token issued by the fake, through the connector's own call.
     await connector.listings!.push([{ sku: "A", quantity: 1, price: null, currency: "USD" }]);
     const token = fake.tokens[0];
@@ -172,7 +196,10 @@ describe("a Walmart source's cycles with many Skus due", () => {
     await cycle(10 * 60_000);
     const after = (await listings(storeId, sourceId, "?sku=SKU-0003")).Listings[0]!;
     expect(after).toMatchObject({ Status: "accepted", PendingQuantity: 77, AcceptedQuantity: 77, AcceptedPrice: 5.03 });
-    const order = fake.apiRequests().filter((r) => r.path !== "/v3/orders").map((r) => r.operationId);
+    const order = fake
+      .apiRequests()
+      .filter((r) => r.path !== "/v3/orders")
+      .map((r) => r.operationId);
     expect(order.slice(-3)).toEqual(["getFeedItemStatus", "getFeedItemStatus", "updateInventoryForAnItem"]);
     expect(itemCalls(fake).map((r) => r.rawBody)).toEqual([JSON.stringify({ sku: "SKU-0003", quantity: { unit: "EACH", amount: 77 } })]);
     expect((await listings(storeId, sourceId, "?limit=500")).Counts).toEqual({ Pending: 0, Submitted: 0, Accepted: 201, UnknownSku: 0, Refused: 0 });
@@ -231,7 +258,11 @@ describe("a Walmart source's cycles with many Skus due", () => {
     await cycle(HOUR);
     let shown = await listings(storeId, sourceId, "?limit=500");
     expect(shown.Counts.Pending).toBe(220);
-    expect(shown.Listings[0]).toMatchObject({ Status: "pending", Attempts: 1, LastError: "inventory: Walmart feed inventory ended in ERROR; price: Walmart feed price ended in ERROR" });
+    expect(shown.Listings[0]).toMatchObject({
+      Status: "pending",
+      Attempts: 1,
+      LastError: "inventory: Walmart feed inventory ended in ERROR; price: Walmart feed price ended in ERROR",
+    });
     fake.feedOptions.failFeeds = false;
     await cycle(HOUR);
     expect(fake.feeds).toHaveLength(4);

@@ -68,15 +68,22 @@ interface SentLine {
 /** lineNumber:amount:trackingNumber of each line a call sent, read from the body as Walmart would. */
 function sentLines(fake: WalmartFake, index = -1): string[] {
   const call = fake.apiRequests().at(index)!;
-  const body = JSON.parse(call.rawBody) as { orderShipment?: { orderLines: { orderLine: SentLine[] } }; orderCancellation?: { orderLines: { orderLine: SentLine[] } } };
+  const body = JSON.parse(call.rawBody) as {
+    orderShipment?: { orderLines: { orderLine: SentLine[] } };
+    orderCancellation?: { orderLines: { orderLine: SentLine[] } };
+  };
   const lines = (body.orderShipment ?? body.orderCancellation)!.orderLines.orderLine;
-  return lines.flatMap((l) => l.orderLineStatuses.orderLineStatus.map((s) => `${l.lineNumber}:${s.statusQuantity.amount}:${s.trackingInfo?.trackingNumber ?? s.status}`));
+  return lines.flatMap((l) =>
+    l.orderLineStatuses.orderLineStatus.map((s) => `${l.lineNumber}:${s.statusQuantity.amount}:${s.trackingInfo?.trackingNumber ?? s.status}`),
+  );
 }
 
 /** status:amount:trackingNumber of each status entry of a line as the fake now holds it. */
 function lineState(fake: WalmartFake, lineNumber: string): string[] {
   const line = fake.order(PO)!.orderLines!.orderLine!.find((l) => l.lineNumber === lineNumber)!;
-  return line.orderLineStatuses!.orderLineStatus!.map((s) => `${s.status}:${s.statusQuantity?.amount}${s.trackingInfo?.trackingNumber ? `:${s.trackingInfo.trackingNumber}` : ""}`);
+  return line.orderLineStatuses!.orderLineStatus!.map(
+    (s) => `${s.status}:${s.statusQuantity?.amount}${s.trackingInfo?.trackingNumber ? `:${s.trackingInfo.trackingNumber}` : ""}`,
+  );
 }
 
 describe("Walmart ships by package", () => {
@@ -114,9 +121,7 @@ describe("Walmart ships by package", () => {
     const error = await rejection(connector.ship(ship(order, "shp_2", "1Z0000000000000009", [{ sourceLineId: "5", quantity: 2 }], earlier)));
     expect(sentLines(fake)).toEqual(["5:2:1Z0000000000000009"]);
     expect([error.status, error.retryable]).toEqual([400, false]);
-    expect(error.message).toBe(
-      `Walmart 400 INVALID_REQUEST_CONTENT.GMP_ORDER_API: Order ${PO} line 5 is already shipped: 2 sent, 0 open (orderLineStatus)`,
-    );
+    expect(error.message).toBe(`Walmart 400 INVALID_REQUEST_CONTENT.GMP_ORDER_API: Order ${PO} line 5 is already shipped: 2 sent, 0 open (orderLineStatus)`);
     expect(lineState(fake, "4")).toEqual(["Shipped:3:1Z0000000000000001"]);
     expect(lineState(fake, "5")).toEqual(["Shipped:2:1Z0000000000000002"]);
   });
@@ -135,7 +140,12 @@ describe("Walmart ships by package", () => {
     const order = deliveryOrder(await imported(connector));
     await connector.ship(ship(order, "shp_1", "1Z0000000000000001", [{ sourceLineId: "4", quantity: 2 }]));
     const error = await rejection(
-      connector.ship(ship(order, "shp_2", "1Z0000000000000002", [{ sourceLineId: "5", quantity: 1 }, { sourceLineId: "4", quantity: 2 }])),
+      connector.ship(
+        ship(order, "shp_2", "1Z0000000000000002", [
+          { sourceLineId: "5", quantity: 1 },
+          { sourceLineId: "4", quantity: 2 },
+        ]),
+      ),
     );
     expect([error.status, error.retryable]).toEqual([400, false]);
     expect(error.message).toContain(`Order ${PO} line 4 is already shipped: 2 sent, 1 open`);
@@ -198,7 +208,13 @@ describe("Walmart lines in", () => {
     await connector.ship(ship(order, "shp_1", "1Z0000000000000001", [{ sourceLineId: "4", quantity: 1 }]));
     // Walmart's own changes: a buyer's cancellation of one unit of line 5, a package from Seller Center.
     fake.changeInWalmart(PO, { cancel: [{ lineNumber: "5", quantity: 1 }] });
-    fake.changeInWalmart(PO, { ship: [{ lineNumber: "4", quantity: 1 }, { lineNumber: "5", quantity: 1 }], trackingNumber: "9400100000000000000001" });
+    fake.changeInWalmart(PO, {
+      ship: [
+        { lineNumber: "4", quantity: 1 },
+        { lineNumber: "5", quantity: 1 },
+      ],
+      trackingNumber: "9400100000000000000001",
+    });
 
     const again = await imported(connector);
     expect(again.items.map((i) => [i.sourceLineId, i.quantity, i.quantityShipped, i.quantityCancelled])).toEqual([
@@ -235,7 +251,14 @@ describe("Walmart lines in", () => {
     const shipped = page.orders.find((o) => o.sourceOrderNumber === "2792338900105")!;
     expect(shipped.items.map((i) => [i.quantityShipped, i.quantityCancelled])).toEqual([[1, 0]]);
     expect(shipped.shipments).toEqual([
-      { sourceShipmentId: null, trackingNumber: "123456789", carrier: "UPS", shippingMethod: "Value", shippedAt: new Date(1566331824000), lines: [{ sourceLineId: "1", quantity: 1 }] },
+      {
+        sourceShipmentId: null,
+        trackingNumber: "123456789",
+        carrier: "UPS",
+        shippingMethod: "Value",
+        shippedAt: new Date(1566331824000),
+        lines: [{ sourceLineId: "1", quantity: 1 }],
+      },
     ]);
     const cancelled = page.orders.find((o) => o.sourceOrderNumber === "3796235970012")!;
     expect(cancelled.items.map((i) => [i.quantityShipped, i.quantityCancelled])).toEqual([[0, 1]]);

@@ -84,7 +84,12 @@ describe("a Walmart source's cycle", () => {
     const fake = createWalmartFake({ now: () => new Date(at), listings: { knownSkus: ["A", "B", "C"], callsPerMinute: 3 } });
     vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
     const { storeId, token } = await storeWithToken();
-    await putStock(storeId, [{ Sku: "A", Quantity: 1 }, { Sku: "B", Quantity: 2 }, { Sku: "C", Quantity: 3 }, { Sku: "Z", Quantity: 4 }]);
+    await putStock(storeId, [
+      { Sku: "A", Quantity: 1 },
+      { Sku: "B", Quantity: 2 },
+      { Sku: "C", Quantity: 3 },
+      { Sku: "Z", Quantity: 4 },
+    ]);
     const sourceId = await createSource(storeId, {
       Type: "walmart",
       Name: "Walmart US",
@@ -106,7 +111,9 @@ describe("a Walmart source's cycle", () => {
       { quantity: 3, price: 10, currency: "USD" },
     ]);
     expect(last.error).toBeNull();
-    const calls = listingCalls(fake).filter((r) => r.status === 200).map((r) => (r.body as { sku: string }).sku);
+    const calls = listingCalls(fake)
+      .filter((r) => r.status === 200)
+      .map((r) => (r.body as { sku: string }).sku);
     // B's quantity was taken before its price was throttled: only its price goes again, after C
     // (B waits out its back-off, C was due since the first cycle).
     expect(calls).toEqual(["A", "A", "B", "C", "C", "B"]);
@@ -114,7 +121,12 @@ describe("a Walmart source's cycle", () => {
     await putInventory(token, [{ Sku: "B", Quantity: 9 }]);
     at += 3 * 3_600_000;
     await cycleAt(sourceId, at);
-    expect(listingCalls(fake).filter((r) => r.status === 200).map((r) => r.rawBody).at(-1)).toBe(JSON.stringify({ sku: "B", quantity: { unit: "EACH", amount: 9 } }));
+    expect(
+      listingCalls(fake)
+        .filter((r) => r.status === 200)
+        .map((r) => r.rawBody)
+        .at(-1),
+    ).toBe(JSON.stringify({ sku: "B", quantity: { unit: "EACH", amount: 9 } }));
     expect(listingCalls(fake).filter((r) => r.status === 200)).toHaveLength(7);
     expect(fake.violations).toEqual([]);
   });

@@ -2,7 +2,14 @@
 // the connector directly against the fake, which checks every request against Walmart's Returns
 // Management description (walmart-returns.json).
 import { describe, expect, it } from "vitest";
-import { MarketplaceError, type ImportedReturn, type RefundDelivery, type ReturnPage, type ReturnsImport, type SetAsideReturn } from "../../../src/marketplaces/connector";
+import {
+  MarketplaceError,
+  type ImportedReturn,
+  type RefundDelivery,
+  type ReturnPage,
+  type ReturnsImport,
+  type SetAsideReturn,
+} from "../../../src/marketplaces/connector";
 import { createWalmartConnector } from "../../../src/marketplaces/walmart/walmart.connector";
 import type { WalmartReturnLine, WalmartReturnOrder } from "../../../src/marketplaces/walmart/walmart.types";
 import { rejection } from "../../helpers/rejection";
@@ -141,7 +148,9 @@ describe("Walmart returns in", () => {
     ];
     cases.forEach(([id, lines], i) => fake.returns.put(ret(id, lines), new Date(INSIDE.getTime() + i)));
     const [page] = await importAll(returns);
-    expect(Object.fromEntries(page!.returns.map((r) => [r.sourceReturnNumber, r.state]))).toEqual(Object.fromEntries(cases.map(([id, , state]) => [id, state])));
+    expect(Object.fromEntries(page!.returns.map((r) => [r.sourceReturnNumber, r.state]))).toEqual(
+      Object.fromEntries(cases.map(([id, , state]) => [id, state])),
+    );
     expect(page!.returns.find((r) => r.sourceReturnNumber === "R-MIXED")!.sourceStatus).toBe("DELIVERED/INITIATED");
     // A part refunded: the units refunded so far, at the unit's amount.
     expect(page!.returns.find((r) => r.sourceReturnNumber === "R-HALF")!.refunds![0]!.lines).toEqual([{ sourceLineId: "1", quantity: 1, amount: 127.45 }]);
@@ -182,62 +191,75 @@ describe("Walmart refunds out", () => {
     return page.returns.find((r) => r.sourceReturnNumber === id)!;
   }
 
-  it("refunds the return lines of the order lines asked, once; a repeat sends nothing and answers the same reference, which the next import reports", async () => {
-    const { fake, connector, returns, advance } = setup();
-    fake.returns.put(ret("R-7", [line(1, 3, "DELIVERED"), line(2, 5, "DELIVERED")]), INSIDE);
-    const r = await imported(fake, returns, "R-7");
-    expect(r.sourceData).toEqual({ customerOrderId: "CO-1", lines: "1=3,2=5" });
-    advance(60_000);
-    const delivery = refundOf(r, [
-      { sourceLineId: "3", quantity: 1, amount: 127.45 },
-      { sourceLineId: "5", quantity: 1, amount: 127.45 },
-    ]);
-    const outcome = await connector.refund!(delivery);
-    expect(outcome).toEqual({ state: "delivered", reference: "R-7:1,2", warning: null });
-    const posts = fake.requests.filter((q) => q.operationId === "issueRefund");
-    expect(posts).toHaveLength(1);
-    expect(posts[0]!.path).toBe("/v3/returns/R-7/refund");
-    expect(JSON.parse(posts[0]!.rawBody)).toEqual({ customerOrderId: "CO-1", refundLines: [{ returnOrderLineNumber: 1 }, { returnOrderLineNumber: 2 }] });
+  it(
+    "refunds the return lines of the order lines asked, once; a repeat sends nothing and answers the same reference, which the next import " + "reports",
+    async () => {
+      const { fake, connector, returns, advance } = setup();
+      fake.returns.put(ret("R-7", [line(1, 3, "DELIVERED"), line(2, 5, "DELIVERED")]), INSIDE);
+      const r = await imported(fake, returns, "R-7");
+      expect(r.sourceData).toEqual({ customerOrderId: "CO-1", lines: "1=3,2=5" });
+      advance(60_000);
+      const delivery = refundOf(r, [
+        { sourceLineId: "3", quantity: 1, amount: 127.45 },
+        { sourceLineId: "5", quantity: 1, amount: 127.45 },
+      ]);
+      const outcome = await connector.refund!(delivery);
+      expect(outcome).toEqual({ state: "delivered", reference: "R-7:1,2", warning: null });
+      const posts = fake.requests.filter((q) => q.operationId === "issueRefund");
+      expect(posts).toHaveLength(1);
+      expect(posts[0]!.path).toBe("/v3/returns/R-7/refund");
+      expect(JSON.parse(posts[0]!.rawBody)).toEqual({ customerOrderId: "CO-1", refundLines: [{ returnOrderLineNumber: 1 }, { returnOrderLineNumber: 2 }] });
 
-    // The same delivery again (a retry after a lost answer): Walmart shows both lines refunded.
-    const repeat = await connector.refund!(delivery);
-    expect(repeat).toEqual({ state: "delivered", reference: "R-7:1,2", warning: null });
-    expect(fake.requests.filter((q) => q.operationId === "issueRefund")).toHaveLength(1);
-    expect(fake.returns.refunds).toEqual([{ returnOrderId: "R-7", lines: [1, 2] }]);
+      // The same delivery again (a retry after a lost answer): Walmart shows both lines refunded.
+      const repeat = await connector.refund!(delivery);
+      expect(repeat).toEqual({ state: "delivered", reference: "R-7:1,2", warning: null });
+      expect(fake.requests.filter((q) => q.operationId === "issueRefund")).toHaveLength(1);
+      expect(fake.returns.refunds).toEqual([{ returnOrderId: "R-7", lines: [1, 2] }]);
 
-    const later = await returns.fetchReturns({ since: WINDOW.since, until: new Date(START + 120_000) }, null);
-    const after = later.returns.find((x) => x.sourceReturnNumber === "R-7")!;
-    expect(after.state).toBe("Refunded");
-    expect(after.refunds!.map((f) => [f.sourceRefundId, f.lines])).toEqual([
-      ["R-7:1,2", [{ sourceLineId: "3", quantity: 1, amount: 127.45 }, { sourceLineId: "5", quantity: 1, amount: 127.45 }]],
-    ]);
-    expect(fake.violations).toEqual([]);
-  });
+      const later = await returns.fetchReturns({ since: WINDOW.since, until: new Date(START + 120_000) }, null);
+      const after = later.returns.find((x) => x.sourceReturnNumber === "R-7")!;
+      expect(after.state).toBe("Refunded");
+      expect(after.refunds!.map((f) => [f.sourceRefundId, f.lines])).toEqual([
+        [
+          "R-7:1,2",
+          [
+            { sourceLineId: "3", quantity: 1, amount: 127.45 },
+            { sourceLineId: "5", quantity: 1, amount: 127.45 },
+          ],
+        ],
+      ]);
+      expect(fake.violations).toEqual([]);
+    },
+  );
 
-  it("says what Walmart does not take: a partial quantity and a shipping amount are warned about, lines outside the return refused, a refund without a return NotApplicable", async () => {
-    const { fake, connector, returns } = setup();
-    fake.returns.put(ret("R-8", [line(1, 3, "DELIVERED", { quantity: { unitOfMeasure: "EACH", measurementValue: 2 } })]), INSIDE);
-    const r = await imported(fake, returns, "R-8");
+  it(
+    "says what Walmart does not take: a partial quantity and a shipping amount are warned about, lines outside the return refused, a refund without a " +
+      "return NotApplicable",
+    async () => {
+      const { fake, connector, returns } = setup();
+      fake.returns.put(ret("R-8", [line(1, 3, "DELIVERED", { quantity: { unitOfMeasure: "EACH", measurementValue: 2 } })]), INSIDE);
+      const r = await imported(fake, returns, "R-8");
 
-    const outside = await rejection(connector.refund!(refundOf(r, [{ sourceLineId: "9", quantity: 1, amount: 10 }])));
-    expect(outside).toBeInstanceOf(MarketplaceError);
-    expect((outside as MarketplaceError).retryable).toBe(false);
-    expect((outside as Error).message).toBe("Walmart cannot refund order line 9 through return R-8: the return does not take it back");
+      const outside = await rejection(connector.refund!(refundOf(r, [{ sourceLineId: "9", quantity: 1, amount: 10 }])));
+      expect(outside).toBeInstanceOf(MarketplaceError);
+      expect((outside as MarketplaceError).retryable).toBe(false);
+      expect((outside as Error).message).toBe("Walmart cannot refund order line 9 through return R-8: the return does not take it back");
 
-    const noReturn = await connector.refund!(refundOf(r, [{ sourceLineId: "3", quantity: 1, amount: 10 }], { return: null }));
-    expect(noReturn.state).toBe("notApplicable");
-    expect((noReturn as { reason: string }).reason).toContain("naming no Walmart return");
-    expect(fake.requests.filter((q) => q.operationId === "issueRefund")).toHaveLength(0);
+      const noReturn = await connector.refund!(refundOf(r, [{ sourceLineId: "3", quantity: 1, amount: 10 }], { return: null }));
+      expect(noReturn.state).toBe("notApplicable");
+      expect((noReturn as { reason: string }).reason).toContain("naming no Walmart return");
+      expect(fake.requests.filter((q) => q.operationId === "issueRefund")).toHaveLength(0);
 
-    const partial = await connector.refund!(refundOf(r, [{ sourceLineId: "3", quantity: 1, amount: 127.45 }], { shippingAmount: 4.5 }));
-    expect(partial).toEqual({
-      state: "delivered",
-      reference: "R-8:1",
-      warning: "line 3: Walmart refunds the return line whole (2 units, 1 asked); shipping 4.50: Walmart computes the return's refund itself",
-    });
-    expect(fake.returns.get("R-8")!.returnOrderLines![0]!.refundedQty).toBe(2);
-    expect(fake.violations).toEqual([]);
-  });
+      const partial = await connector.refund!(refundOf(r, [{ sourceLineId: "3", quantity: 1, amount: 127.45 }], { shippingAmount: 4.5 }));
+      expect(partial).toEqual({
+        state: "delivered",
+        reference: "R-8:1",
+        warning: "line 3: Walmart refunds the return line whole (2 units, 1 asked); shipping 4.50: Walmart computes the return's refund itself",
+      });
+      expect(fake.returns.get("R-8")!.returnOrderLines![0]!.refundedQty).toBe(2);
+      expect(fake.violations).toEqual([]);
+    },
+  );
 });
 
 describe("Walmart returns on a bad day", () => {
@@ -272,7 +294,11 @@ describe("Walmart returns on a bad day", () => {
     const html = (await rejection(returns.fetchReturns(WINDOW, null))) as MarketplaceError;
     expect(html).toBeInstanceOf(MarketplaceError);
 
-    fake.failNext({ status: 200, body: { meta: { nextCursor: "" }, returnOrders: [42, null, { returnOrderId: "R-X", returnOrderLines: "lines" }] }, operation: "getReturns" });
+    fake.failNext({
+      status: 200,
+      body: { meta: { nextCursor: "" }, returnOrders: [42, null, { returnOrderId: "R-X", returnOrderLines: "lines" }] },
+      operation: "getReturns",
+    });
     const page = await returns.fetchReturns(WINDOW, null);
     expect(page.returns).toEqual([]);
     expect(page.setAside.map((s) => [s.sourceReturnNumber, s.reason])).toEqual([

@@ -100,7 +100,9 @@ describe("a Walmart source in a sync cycle", () => {
 
     const second = await cycleAt(sourceId, Date.now() + 5 * 60_000);
     expect(second).toMatchObject({ delivered: 2, failed: 0 });
-    const accepted = shipped(fake).filter((r) => r.status === 200).map((r) => r.path);
+    const accepted = shipped(fake)
+      .filter((r) => r.status === 200)
+      .map((r) => r.path);
     expect(accepted.sort()).toEqual(three.map((o) => `/v3/orders/${o.OrderSourceOrderNumber}/shipping`).sort());
     expect(shipped(fake).filter((r) => r.status === 400)).toEqual([]);
     for (const order of three) expect(lineStatuses(fake, order.OrderSourceOrderNumber).every((s) => s.endsWith(":Shipped"))).toBe(true);
@@ -138,7 +140,13 @@ describe("a Walmart source in a sync cycle", () => {
       id: 1,
       idempotencyKey: "s-1",
       earlier: [],
-      order: { sourceOrderNumber: o.sourceOrderNumber, sourceCustomerOrderNumber: null, sellerOrderNumber: null, sourceData: {}, lines: o.items.map((i) => ({ sourceLineId: i.sourceLineId, sku: i.sku, quantity: i.quantity })) },
+      order: {
+        sourceOrderNumber: o.sourceOrderNumber,
+        sourceCustomerOrderNumber: null,
+        sellerOrderNumber: null,
+        sourceData: {},
+        lines: o.items.map((i) => ({ sourceLineId: i.sourceLineId, sku: i.sku, quantity: i.quantity })),
+      },
     });
     const shipment = (o: typeof created) => ({
       trackingNumber: "1Z1",
@@ -148,7 +156,9 @@ describe("a Walmart source in a sync cycle", () => {
       lines: o.items.map((i) => ({ sourceLineId: i.sourceLineId, quantity: i.quantity })),
     });
     await expect(connector.ship({ ...delivery(cancelled), kind: "ship", shipment: shipment(cancelled) })).rejects.toThrow(/is cancelled and cannot be shipped/);
-    await expect(connector.acknowledge({ ...delivery(cancelled), kind: "acknowledge", sellerOrderNumber: null })).rejects.toThrow(/is cancelled and cannot be acknowledged/);
+    await expect(connector.acknowledge({ ...delivery(cancelled), kind: "acknowledge", sellerOrderNumber: null })).rejects.toThrow(
+      /is cancelled and cannot be acknowledged/,
+    );
     expect(await connector.ship({ ...delivery(created), kind: "ship", shipment: shipment(created) })).toEqual({ state: "delivered" });
     const refused = connector.cancel({ ...delivery(created), kind: "cancel", reason: "Canceled by seller" });
     await expect(refused).rejects.toMatchObject({ status: 400, retryable: false });
@@ -170,7 +180,11 @@ describe("a Walmart source in a sync cycle", () => {
     });
     const summary = await cycleAt(sourceId, Date.now());
     expect(summary).toMatchObject({ setAside: 1, fetched: 19, imported: 19, error: null });
-    const list = (await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`)).json.SetAside as { OrderSourceOrderNumber: string; Reason: string; Record: { purchaseOrderId: string } }[];
+    const list = (await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`)).json.SetAside as {
+      OrderSourceOrderNumber: string;
+      Reason: string;
+      Record: { purchaseOrderId: string };
+    }[];
     expect(list).toEqual([
       expect.objectContaining({ OrderSourceOrderNumber: "1796277083022", Reason: "Walmart order 1796277083022 line #1 has no lineNumber" }),
     ]);
