@@ -7,7 +7,7 @@ import { createRouter } from "../app-env";
 import { storeDb } from "../db/shards";
 import { ok } from "../http/envelope";
 import { documented, envelope } from "../http/openapi";
-import { MAX_PAGE_SIZE, pagingAnswer, positiveInt } from "../http/query-schemas";
+import { MAX_PAGE_SIZE, pagingAnswer, pagingQuery } from "../http/query-schemas";
 import { validate } from "../http/validate";
 import { toWireDate } from "../lib/dates";
 import { entriesOfOrder } from "../outbox/outbox.queries";
@@ -21,8 +21,8 @@ import { returnDelivery, wireReturn } from "./returns.wire";
 
 const adminReturnQuery = z.object({
   status: returnStatusFilter.optional(),
-  page: positiveInt("pages start at 1"),
-  pageSize: positiveInt(`at most ${MAX_PAGE_SIZE}; larger sizes are clamped`),
+  page: pagingQuery.page.transform((n) => n ?? 1).describe("The page to answer, from 1; page 1 when left out."),
+  pageSize: pagingQuery.pageSize,
 });
 const storeParam = z.object({ storeId: z.string() });
 const returnParam = z.object({ storeId: z.string(), returnId: z.string() });

@@ -126,7 +126,7 @@ describe("GET /openapi.json", () => {
         .filter((p) => p.in === "query" && !p.required)
         .map((p) => p.name)
         .sort(),
-    ).toEqual(["cursor", "dateField", "page", "pageSize", "sortBy", "sortDirection", "status"]);
+    ).toEqual(["cursor", "dateField", "fulfillmentStatus", "page", "pageSize", "sortBy", "sortDirection", "status"]);
     const store = doc.paths["/admin/v1/stores"]!.post!.requestBody!.content["application/json"]!.schema as {
       properties: Record<string, Record<string, unknown>>;
       required: string[];

@@ -8950,10 +8950,12 @@ export interface operations {
     };
     getAdminV1StoresByStoreIdReturns: {
         parameters: {
-            query: {
+            query?: {
                 status?: "REQUESTED" | "APPROVED" | "RECEIVED" | "REFUNDED" | "CLOSED" | "REJECTED";
-                page: number;
-                pageSize: number;
+                /** @description The page to answer, from 1; page 1 when left out. */
+                page?: number;
+                /** @description Orders or feeds a page, 1 to 100 (larger sizes are clamped); 100 when left out. */
+                pageSize?: number;
             };
             header?: never;
             path: {

@@ -429,7 +429,7 @@ export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
     }
     if (problems.length > 0) return violation(request, problems);
 
-    const fault = faults.take("api");
+    const fault = faults.take("api", op.operationId);
     if (fault) return applyFault(fault);
 
     const state = token ? tokenState.get(token) : undefined;
@@ -663,14 +663,17 @@ function bodyLineQuantities(body: unknown): { lineNumber: string; quantity: numb
 }
 
 /**
- * Order lists for ever, empty, each naming a next page: the same one every time (`repeating`) or
- * a new one each time. For failNext.
+ * Order lists (getAllOrders only) for ever, empty, each naming a next page: the same one every time
+ * (`repeating`) or a new one each time. For failNext.
  */
 export function walmartPagesForEver(repeating: boolean): AnswerFault<FaultTarget> {
-  return badDay.endlessPages((n) => ({
-    list: {
-      meta: { totalCount: 1_000_000, limit: 100, nextCursor: `?limit=100&hasMoreElements=true&soIndex=${repeating ? 100 : 100 * (n + 1)}&poIndex=100` },
-      elements: { order: [] },
-    },
-  }));
+  return badDay.endlessPages(
+    (n) => ({
+      list: {
+        meta: { totalCount: 1_000_000, limit: 100, nextCursor: `?limit=100&hasMoreElements=true&soIndex=${repeating ? 100 : 100 * (n + 1)}&poIndex=100` },
+        elements: { order: [] },
+      },
+    }),
+    { operation: "getAllOrders" },
+  );
 }
