@@ -2,7 +2,7 @@
 // Order's Refunds, the Refund call's answer) and the one mapping of a refund row to it.
 import { z } from "zod";
 import { REFUND_STATUSES } from "../db/schema";
-import { toWireDate } from "../lib/dates";
+import { toWireDate, wireDate } from "../lib/dates";
 import type { RefundView } from "./refunds.queries";
 
 export const wireRefund = z
@@ -21,7 +21,7 @@ export const wireRefund = z
     ShippingAmount: z.number(),
     Total: z.number().describe("Items' amounts plus ShippingAmount."),
     Currency: z.string().nullable().describe("The marketplace's currency when it said one; null: the order's."),
-    DateCreated: z.string().nullable(),
+    DateCreated: wireDate.nullable(),
   })
   .meta({ id: "Refund" });
 export type WireRefund = z.input<typeof wireRefund>;

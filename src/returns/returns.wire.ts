@@ -4,10 +4,10 @@
 // quantities added up): Receive names lines by OrderItemId.
 import { z } from "zod";
 import { RETURN_STATUSES } from "../db/schema";
-import { toWireDate } from "../lib/dates";
+import { toWireDate, wireDate } from "../lib/dates";
 import type { ReturnView } from "./returns.queries";
 
-const wireDate = z.string().nullable();
+const wireDateOrNull = wireDate.nullable();
 
 export const wireReturnItem = z.object({
   OrderItemId: z.string(),
@@ -27,8 +27,8 @@ export const wireReturn = z
     ReturnSourceNumber: z.string().describe("The marketplace's own id of the return."),
     Status: z.enum(RETURN_STATUSES),
     SourceStatus: z.string().describe("The marketplace's own word for the return's state."),
-    DateRequested: wireDate,
-    DateUpdated: wireDate,
+    DateRequested: wireDateOrNull,
+    DateUpdated: wireDateOrNull,
     Reason: z.string().nullable(),
     Items: z.array(wireReturnItem),
     RefundTotal: z.number().describe("What the refunds naming this return add up to."),
@@ -44,8 +44,8 @@ export const returnDelivery = z.object({
   Attempts: z.number().int(),
   LastError: z.string().nullable(),
   Warning: z.string().nullable(),
-  DateCreated: z.string().nullable(),
-  DateDelivered: z.string().nullable(),
+  DateCreated: wireDateOrNull,
+  DateDelivered: wireDateOrNull,
 });
 
 export function toWireReturn(ret: ReturnView, refundTotal: number): WireReturn {

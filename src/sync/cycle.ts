@@ -35,8 +35,21 @@ const RETURNS_PROGRESS = "sync:returnsProgress";
  * Until when the marketplace asked not to be called (a 429's Retry-After), per source and per
  * stage: a throttled order list must not keep pending shipments from going out (decisions 6).
  */
-const PAUSED_UNTIL = { import: "sync:importPausedUntil", delivery: "sync:deliveryPausedUntil", listings: "sync:listingsPausedUntil" } as const;
+const PAUSED_UNTIL = {
+  import: "sync:importPausedUntil",
+  returns: "sync:returnsPausedUntil",
+  delivery: "sync:deliveryPausedUntil",
+  listings: "sync:listingsPausedUntil",
+} as const;
 type Stage = keyof typeof PAUSED_UNTIL;
+/** How a stage names itself in the cycle's error (the source's LastError). */
+const STAGE_NAMES: Record<Stage | "settings", string> = {
+  import: "import",
+  returns: "returns import",
+  delivery: "delivery",
+  listings: "listings",
+  settings: "settings",
+};
 /** The last submitted delivery asked about, so the next cycle asks about the ones after it. */
 const CHECKED_UP_TO = "sync:checkedUpTo";
 
@@ -128,7 +141,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   const errors: string[] = [];
   const note = (stage: Stage | "settings", error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
-    errors.push(`${stage}: ${message}`);
+    errors.push(`${STAGE_NAMES[stage]}: ${message}`);
     if (stage !== "settings" && error instanceof MarketplaceError && error.retryAfterMs) {
       storage.put(PAUSED_UNTIL[stage], clock().getTime() + cappedWait(error.retryAfterMs));
     }
@@ -138,7 +151,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
     // A pause stored before waits were capped can be no date at all: held to the cap too.
     const until = Math.min(storage.get<number>(PAUSED_UNTIL[stage]) ?? 0, now + MAX_WAIT_MS);
     if (until <= now) return false;
-    errors.push(`${stage}: the marketplace asked to wait until ${toWireDate(until)} (Retry-After); nothing was sent.`);
+    errors.push(`${STAGE_NAMES[stage]}: the marketplace asked to wait until ${toWireDate(until)} (Retry-After); nothing was sent.`);
     return true;
   };
 
@@ -191,11 +204,13 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
     }
   }
   // Returns after the orders (decisions 13), so a return of an order imported this cycle finds
-  // it. Same rules as the orders' import, and the same pause: a marketplace that asked the order
-  // import to wait is not asked for returns either. Out of the invocation's share, it goes on from
-  // its saved page in the cycle's next invocation.
+  // it. Same rules as the orders' import, paused on their own: a wait the returns call asked for
+  // (Mirakl's RT11 pace, a 429) keeps the order import going, and while the order import waits
+  // the returns are not asked for either (its message says so once). Out of the invocation's
+  // share, it goes on from its saved page in the cycle's next invocation.
   const returnsReader = connector?.returns && "fetchReturns" in connector.returns ? connector.returns : null;
-  if (connector && returnsReader && !outOfBudget && !paused("import")) {
+  const importWaits = (storage.get<number>(PAUSED_UNTIL.import) ?? 0) > now;
+  if (connector && returnsReader && !outOfBudget && !importWaits && !paused("returns")) {
     let resume = storage.get<ImportProgress>(RETURNS_PROGRESS) ?? null;
     if (resume && resume.fromCursor !== source.returnsCursorAt) {
       storage.delete(RETURNS_PROGRESS);
@@ -217,9 +232,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
       else if (!result.unfinished) await advanceReturnsCursor(db, sourceId, resume ? resume.fromCursor : source.returnsCursorAt, result.cursorAt);
     } catch (error) {
       if (resume && error instanceof MarketplaceError && !error.retryable) storage.delete(RETURNS_PROGRESS);
-      const message = error instanceof Error ? error.message : String(error);
-      errors.push(`returns import: ${message}`);
-      if (error instanceof MarketplaceError && error.retryAfterMs) storage.put(PAUSED_UNTIL.import, clock().getTime() + cappedWait(error.retryAfterMs));
+      note("returns", error);
     }
   }
   // Delivery does not depend on the import: an acknowledgement goes out while listing fails or
