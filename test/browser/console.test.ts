@@ -1,7 +1,7 @@
 // The operator console in a real browser (Chromium driven by Playwright) against a real local
 // server: sign in (a wrong key refused), create a store and a key (shown once, copied), add a
-// simulated source and sync it, find an imported order, upload a catalog, compile a feed and watch
-// the progress reach 100 %, download it, see the products with the stock PUT Inventory set and look
+// simulated source and sync it, find an imported order and ship one of its lines, upload a
+// catalog, compile a feed and watch the progress reach 100 %, download it, see the products with the stock PUT Inventory set and look
 // one up, add a webhook endpoint (a refused URL said under its
 // field, the secret shown once), disable it, revoke the key, maintenance on and off, sign out. Each
 // page is checked by axe-core (no serious or critical violation) and screenshotted to
@@ -155,6 +155,19 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   expect(await page.getByRole("table", { name: "Items" }).locator("tbody tr").count()).toBeGreaterThanOrEqual(1);
   expect(await page.getByText(`Browser market ${number}`).count()).toBe(1);
   await check("order");
+  // Ship one unit of the first line as a package of its own: the package is listed, the line shows it shipped.
+  const itemRows = page.getByRole("table", { name: "Items" }).locator("tbody tr");
+  const firstLine = (await itemRows.first().locator("td").first().textContent())!.trim();
+  expect(await page.getByRole("table", { name: "Packages" }).count()).toBe(0);
+  await page.locator(`#lines-Quantity-${firstLine}`).fill("1");
+  await page.getByLabel("Tracking number").fill("1Z-BROWSER");
+  await page.getByRole("button", { name: "Ship these units" }).click();
+  await expect.poll(() => flash().textContent()).toBe("Package recorded.");
+  const packages = page.getByRole("table", { name: "Packages" }).locator("tbody tr");
+  expect(await packages.count()).toBe(1);
+  expect(await packages.first().locator("td").nth(1).textContent()).toBe("1Z-BROWSER");
+  expect(await itemRows.first().locator("td").nth(4).textContent()).toBe("1");
+  await check("order-shipped");
 
   // Feeds: a catalog, a feed, compile with the progress bar reaching 100 %, download.
   await page.getByRole("navigation", { name: "Store" }).getByRole("link", { name: "Feeds" }).click();
@@ -317,7 +330,7 @@ it("runs an operator's day from sign-in to sign-out", async () => {
   await page.goto(`${server.base}/console/maintenance`);
   await expect.poll(() => new URL(page.url()).pathname).toBe("/console/login");
 
-  expect(checked).toHaveLength(23);
+  expect(checked).toHaveLength(24);
 });
 
 it("renders the API reference at /docs from the Worker's own assets", async () => {

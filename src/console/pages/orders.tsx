@@ -1,9 +1,11 @@
 // Console pages: a store's orders (search by number, status and date filter, paging) and one
-// order with its items, deliveries, returns and refunds, and a form to refund lines and shipping
-// (decisions 13). Mounted at /console/stores/:storeId/orders.
+// order with its lines (ordered, shipped and cancelled units), its packages, deliveries, returns
+// and refunds, a form to ship or cancel chosen units of its lines (decisions 12, the admin API's
+// UpdateStatus with Items) and a form to refund lines and shipping (decisions 13). Mounted at
+// /console/stores/:storeId/orders.
 import { ORDER_STATUSES } from "../../orders/orders.schemas";
 import { Field, FormError, PostForm, Select, StoreNav, Table, money, storeBase, storeCrumbs, when } from "../components";
-import { back, consoleRouter, doneNotice, enc, failed, fieldOf, formOf, notFound, text, withStore, type C } from "../context";
+import { back, consoleRouter, doneNotice, enc, failed, fieldOf, formOf, notFound, text, withStore, type C, type FormBody } from "../context";
 import type { Order, OrderDelivery, Return } from "../wire";
 
 const ORDERS_PER_PAGE = 25;
@@ -90,6 +92,7 @@ async function orderPage(c: C) {
     ["Created at the marketplace", when(o.DateCreatedInOrderSource)],
     ["Updated", when(o.DateUpdated)],
     ["Shipped", when(o.DateShipped)],
+    ["Fulfilment", o.FulfillmentStatus],
     ["Tracking", o.ShipmentTrackingNumber ?? "—"],
     ["Buyer", `${o.FirstName} ${o.LastName}, ${o.BuyerEmailAddress}, ${o.BuyerPhoneNumber}`],
     ["Ship to", [o.ShipToCompanyName, o.Street1, o.Street2, o.City, o.StateOrProvince, o.PostalCode, o.Country].filter((v) => v).join(", ")],
@@ -100,6 +103,8 @@ async function orderPage(c: C) {
   ];
   const base = storeBase(store);
   const action = `${base}/orders/${enc(o.OrderId)}/refund`;
+  const lineOf = new Map(o.OrderItems.map((i) => [i.OrderItemId, i]));
+  const open = o.OrderItems.filter((i) => i.Quantity - i.QuantityShipped - i.QuantityCancelled > 0);
   return c.render(
     <>
       <StoreNav store={store} current="Orders" />
@@ -113,9 +118,66 @@ async function orderPage(c: C) {
       </dl>
       <Table
         caption="Items"
-        headers={["Sku", "Name", "Quantity", "Unit price", "Tax", "Discount"]}
-        rows={o.OrderItems.map((i) => [i.Sku, i.Name, String(i.Quantity), money(i.UnitPrice), money(i.SaleTaxCost), money(i.Discount)])}
+        id="lines"
+        headers={["OrderItemId", "Sku", "Name", "Quantity", "Shipped", "Cancelled", "Unit price", "Tax", "Discount"]}
+        rows={o.OrderItems.map((i) => [
+          i.OrderItemId,
+          i.Sku,
+          i.Name,
+          String(i.Quantity),
+          String(i.QuantityShipped),
+          String(i.QuantityCancelled),
+          money(i.UnitPrice),
+          money(i.SaleTaxCost),
+          money(i.Discount),
+        ])}
       />
+      <Table
+        caption="Packages"
+        id="packages"
+        headers={["ShipmentId", "Tracking", "Carrier", "Shipped", "Lines"]}
+        rows={o.Shipments.map((s) => [
+          s.ShipmentId,
+          s.ShipmentTrackingNumber ?? "—",
+          s.DestinationShippingCarrier ?? "—",
+          when(s.DateShipped),
+          s.Items.map((i) => `${lineOf.get(i.OrderItemId)?.Sku ?? "line"} (line ${i.OrderItemId}) × ${i.Quantity}`).join(", "),
+        ])}
+        empty="none."
+      />
+      {open.length && o.OrderStatus !== "Canceled" ? (
+        <section class="card" aria-labelledby="lines-h">
+          <h2 id="lines-h">Ship or cancel lines</h2>
+          <p>Units of each line to ship as one package, or to cancel (0 leaves the line out).</p>
+          <PostForm
+            action={`${base}/orders/${enc(o.OrderId)}/lines`}
+            name="lines"
+            fields={["ShipmentTrackingNumber", "DestinationShippingCarrier", ...open.map((i) => `Quantity-${i.OrderItemId}`)]}
+          >
+            {open.map((i) => {
+              const left = i.Quantity - i.QuantityShipped - i.QuantityCancelled;
+              return (
+                <Field
+                  form="lines"
+                  name={`Quantity-${i.OrderItemId}`}
+                  label={`Units of ${i.Sku} (line ${i.OrderItemId}) to ship or cancel, ${left} left`}
+                  type="number"
+                  value={0}
+                  attrs={{ min: 0, max: left, step: 1 }}
+                />
+              );
+            })}
+            <Field form="lines" name="ShipmentTrackingNumber" label="Tracking number" hint="For a package; not used to cancel." attrs={{ maxlength: 100 }} />
+            <Field form="lines" name="DestinationShippingCarrier" label="Carrier" attrs={{ maxlength: 200 }} />
+            <button type="submit" name="Action" value="ship">
+              Ship these units
+            </button>{" "}
+            <button type="submit" name="Action" value="cancel" class="danger">
+              Cancel these units
+            </button>
+          </PostForm>
+        </section>
+      ) : null}
       <Table
         caption="Deliveries to the marketplace"
         headers={["Kind", "Status", "Attempts", "Created", "Delivered", "Last error"]}
@@ -179,8 +241,32 @@ async function orderPage(c: C) {
         </PostForm>
       </section>
     </>,
-    { title: `Order ${o.OrderId}`, crumbs, done: doneNotice(c, { refunded: () => "Refund recorded." }) },
+    {
+      title: `Order ${o.OrderId}`,
+      crumbs,
+      done: doneNotice(c, { refunded: () => "Refund recorded.", shipped: () => "Package recorded.", cancelled: () => "Units cancelled." }),
+    },
   );
+}
+
+/** The units a form names per line (its Quantity-<OrderItemId> fields that are not blank or 0). */
+function unitsOf(body: FormBody): { OrderItemId: string; Quantity: number }[] {
+  return Object.entries(body)
+    .filter(([name, value]) => name.startsWith("Quantity-") && text(value).trim() !== "" && text(value).trim() !== "0")
+    .map(([name, value]) => ({ OrderItemId: name.slice("Quantity-".length), Quantity: Number(text(value)) }));
+}
+
+/**
+ * The field of the lines form a refusal of UpdateStatus is about: the line's units for an
+ * 'Items[i]...' issue or a Message naming an OrderItemId, else the field the Message names.
+ */
+function linesField(message: string, items: { OrderItemId: string }[]): string | undefined {
+  const index = /^'Items\[(\d+)\]/.exec(message)?.[1];
+  const item = index === undefined ? undefined : items[Number(index)];
+  if (item) return `Quantity-${item.OrderItemId}`;
+  const named = /OrderItemId '([^']+)'/.exec(message)?.[1];
+  if (named && items.some((i) => i.OrderItemId === named)) return `Quantity-${named}`;
+  return fieldOf(message);
 }
 
 export const orderPages = consoleRouter()
@@ -199,4 +285,24 @@ export const orderPages = consoleRouter()
     const res = await c.var.api.call("PUT", `/stores/${enc(c.var.store.StoreId)}/orders/${enc(c.req.param("orderId"))}/refund`, payload);
     if (!res.ok) return failed(c, orderPage, "refund", res);
     return back(c, `${storeBase(c.var.store)}/orders/${enc(c.req.param("orderId"))}`, "refunded");
+  })
+  .post("/:orderId/lines", async (c) => {
+    const body = await formOf(c);
+    const cancelling = text(body.Action) === "cancel";
+    // NaN (a value that is not a number) travels as null, which the API refuses for that line.
+    const Items = unitsOf(body);
+    if (!Items.length) return failed(c, orderPage, "lines", { status: 400, message: "Name at least one unit: every line's quantity is 0." });
+    const payload: Record<string, unknown> = { OrderStatus: cancelling ? "CANCELLED" : "SHIPPED", Items };
+    if (!cancelling) {
+      if (text(body.ShipmentTrackingNumber).trim()) payload.ShipmentTrackingNumber = text(body.ShipmentTrackingNumber).trim();
+      if (text(body.DestinationShippingCarrier).trim()) payload.DestinationShippingCarrier = text(body.DestinationShippingCarrier).trim();
+    }
+    const res = await c.var.api.call("PUT", `/stores/${enc(c.var.store.StoreId)}/orders/${enc(c.req.param("orderId"))}/status`, payload);
+    if (!res.ok) {
+      // As failed() does, with the refusal shown at the line it names.
+      c.set("notice", { form: "lines", error: res.message, field: linesField(res.message, Items) });
+      c.status(res.status >= 400 && res.status < 500 ? (res.status as 400) : 502);
+      return orderPage(c);
+    }
+    return back(c, `${storeBase(c.var.store)}/orders/${enc(c.req.param("orderId"))}`, cancelling ? "cancelled" : "shipped");
   });
