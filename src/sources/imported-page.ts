@@ -1,6 +1,8 @@
 // A source's imported page as one write: its orders (src/orders/orders.writes.ts), the refunds the
 // marketplace reports with them (decisions 13) and the orders the connector could not map (set
-// aside, src/sources/set-aside.queries.ts) in one D1 batch, then what the marketplace reports of
+// aside, src/sources/set-aside.queries.ts) in one D1 batch, with the acknowledgements of new orders
+// the connector decides by stock at import (decisions 14; one read of the page's Skus before the
+// batch), then what the marketplace reports of
 // the orders' lines (decisions 12), applied as moves. The
 // sync engine's import writes each page through here, and so does the operator's retry of
 // set-aside orders, which maps the kept records again with the source's connector as it is now.

@@ -12,7 +12,9 @@
 // carries an idempotency key derived from the row. Failures are retried with exponential backoff
 // (or the marketplace's Retry-After, if longer); after the last try, or at once for an answer no
 // retry can change (a 400), the row is failed and the order's SyncUserErrorMessage says why; its
-// order.sync_failed webhook event is recorded in that same write.
+// order.sync_failed webhook event is recorded in that same write. An acknowledgement queued at
+// import to decide acceptance by stock (decisions 14) carries each line's stock to the connector,
+// and a decision that refused lines puts the connector's warning on the order's SyncUserErrorMessage.
 //
 // A round stops before a row (or a check) that would not fit in the invocation's share of
 // Cloudflare's limits (src/lib/invocation-budget.ts): each row costs at least its one write, so a

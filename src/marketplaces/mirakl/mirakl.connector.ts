@@ -1,6 +1,6 @@
 // Mirakl's seller API (one connector for every marketplace that runs on Mirakl: each its own
 // instance host and shop key). Built from Mirakl's published MMP seller description: orders in
-// through OR11, acceptance through OR21 (by stock when the hub says each line's stock), each
+// through OR11, acceptance through OR21 (in auto mode decided at import by each line's stock), each
 // package through ST01 (a whole order through OR23 + OR24 where the shop refuses ST01), whole
 // cancellation through OR29 and line cancellation through OR30 (or refusal through OR21 while
 // the order waits for acceptance), refunds through OR28 (mirakl.lines.ts), returns in through
