@@ -142,6 +142,13 @@ export interface DeliveryLine {
   /** Units shipped and cancelled so far as the hub knows them (decisions 12), this delivery's included. */
   quantityShipped?: number;
   quantityCancelled?: number;
+  /**
+   * On an acknowledgement the hub queued at import (Connector.acceptOnImport, decisions 14): the
+   * units the line's Sku had for this order, i.e. the product's quantity before this order took
+   * its stock at import (less what earlier orders of the same page took). Null: the Sku's stock
+   * is not tracked. Absent on any other delivery (an integrator's AcknowledgeOrder).
+   */
+  stock?: number | null;
 }
 
 /** A line and a number of its units, as a package or a line cancellation names them. */
@@ -259,6 +266,12 @@ export interface Connector {
   fetchOrders(window: ImportWindow, cursor: string | null): Promise<OrderPage>;
   /** Maps a set-aside record again (the operator's retry): the order, or a SetAsideOrder saying why not. */
   remap(record: unknown): ImportedOrder | SetAsideOrder;
+  /**
+   * Optional (decisions 14): whether an order the import inserts waits for the seller's
+   * acceptance and the hub decides it. When true, the import queues an acknowledgement in the
+   * same write, its lines carrying their stock (DeliveryLine.stock), delivered at the next round.
+   */
+  acceptOnImport?(order: ImportedOrder): boolean;
   /** A reason when this order cannot take this delivery at all (Amazon: an order Amazon fulfils), else null. */
   notApplicable?(delivery: Delivery): string | null;
   acknowledge(delivery: AcknowledgeDelivery): Promise<DeliveryOutcome>;

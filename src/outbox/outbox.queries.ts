@@ -24,6 +24,11 @@ export const outboxPayload = z.discriminatedUnion("kind", [
     kind: z.literal("acknowledge"),
     /** The number this acknowledgement carried, not whatever the order holds by delivery time. */
     sellerOrderNumber: nullableText,
+    /**
+     * Queued at import to decide a marketplace's acceptance (decisions 14): each line's stock as
+     * the import found it, by the marketplace's line id (null: not tracked). Absent otherwise.
+     */
+    stock: z.record(z.string(), z.number().int().nullable()).optional(),
   }),
   z.object({
     kind: z.literal("ship"),
@@ -389,4 +394,30 @@ export function enqueueAcknowledgementsOf(db: Db, sourceId: string, updatedAt: n
            from orders where source_id = ?2 and date_updated = ?1 and status = 'Processing' order by id`,
     )
     .bind(updatedAt, sourceId);
+}
+
+/**
+ * The acknowledgements an import queues (decisions 14: a marketplace whose orders wait for the
+ * seller's acceptance, Connector.acceptOnImport), in the page's batch after its orders: one for
+ * each named order of the source that is New and has no outbox row yet, i.e. inserted by this
+ * batch (a page written again queues nothing twice). `rows` carry each order's lines' stock.
+ */
+export function acceptOnImportStatement(
+  d1: D1Database,
+  source: { storeId: string; id: string },
+  rows: { number: string; stock: Record<string, number | null> }[],
+  at: number,
+): D1PreparedStatement {
+  return d1
+    .prepare(
+      `insert into outbox (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, created_at)
+      select o.store_id, ?2, o.id, 'acknowledge', json_object('sellerOrderNumber', null, 'stock', json(r.value ->> 1)), 'pending', 0, ?4, ?4
+      from json_each(?3) as r
+        cross join orders as o
+      where o.store_id = ?1 and o.source_id = ?2 and o.order_source = (select name from sources where id = ?2)
+        and o.order_source_order_number = r.value ->> 0 and o.status = 'New'
+        and not exists (select 1 from outbox as b where b.order_id = o.id)
+      order by r.key`,
+    )
+    .bind(source.storeId, source.id, JSON.stringify(rows.map((r) => [r.number, JSON.stringify(r.stock)])), at);
 }

@@ -294,3 +294,19 @@ export function stockRestockedStatement(
     )
     .bind(storeId, JSON.stringify(lines), guard.returnId, guard.dateUpdated);
 }
+
+/**
+ * The quantity of each of these Skus (null: not tracked, or no such product), in one read: what
+ * an import whose connector decides acceptance by stock snapshots before the page takes its
+ * stock (decisions 14, src/sources/imported-page.ts).
+ */
+export async function quantitiesOf(d1: D1Database, storeId: string, skus: string[]): Promise<Map<string, number | null>> {
+  const found = new Map<string, number | null>(skus.map((sku) => [sku, null]));
+  if (skus.length === 0) return found;
+  const { results } = await d1
+    .prepare("select sku, quantity from products where store_id = ?1 and sku in (select value from json_each(?2))")
+    .bind(storeId, JSON.stringify([...new Set(skus)]))
+    .all<{ sku: string; quantity: number | null }>();
+  for (const row of results) found.set(row.sku, row.quantity);
+  return found;
+}

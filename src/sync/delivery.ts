@@ -12,7 +12,9 @@
 // carries an idempotency key derived from the row. Failures are retried with exponential backoff
 // (or the marketplace's Retry-After, if longer); after the last try, or at once for an answer no
 // retry can change (a 400), the row is failed and the order's SyncUserErrorMessage says why; its
-// order.sync_failed webhook event is recorded in that same write.
+// order.sync_failed webhook event is recorded in that same write. An acknowledgement queued at
+// import to decide acceptance by stock (decisions 14) carries each line's stock to the connector,
+// and a decision that refused lines puts the connector's warning on the order's SyncUserErrorMessage.
 //
 // A round stops before a row (or a check) that would not fit in the invocation's share of
 // Cloudflare's limits (src/lib/invocation-budget.ts): each row costs at least its one write, so a
@@ -278,6 +280,10 @@ export async function deliverPending(
  */
 function withOutcome(db: Db, entry: OutboxEntry, outcome: RowOutcome, now: number) {
   if (outcome.state === "failed") return [orderSyncFailedEvents(db, entry.orderId, now), markDeliveryFailed(db, entry.orderId, outcome.error, now)];
+  // An acceptance decided by stock (decisions 14) that refused lines says so on the order.
+  if (outcome.state === "delivered" && outcome.warning && entry.payload?.kind === "acknowledge" && entry.payload.stock) {
+    return [markDeliveryFailed(db, entry.orderId, outcome.warning, now)];
+  }
   if (outcome.state === "delivered" && outcome.reference && entry.payload?.kind === "ship" && entry.payload.shipmentId !== null) {
     return [packageDelivered(db, entry.payload.shipmentId, outcome.reference)];
   }
@@ -409,8 +415,12 @@ function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undef
   };
   const payload = entry.payload;
   switch (payload.kind) {
-    case "acknowledge":
-      return { ...base, kind: "acknowledge", sellerOrderNumber: payload.sellerOrderNumber ?? target.order.sellerOrderNumber };
+    case "acknowledge": {
+      // Queued at import to decide acceptance (decisions 14): each line with the stock the import found.
+      const stock = payload.stock;
+      const order = stock ? { ...target.order, lines: target.order.lines.map((l) => ({ ...l, stock: stock[l.sourceLineId] ?? null })) } : target.order;
+      return { ...base, order, kind: "acknowledge", sellerOrderNumber: payload.sellerOrderNumber ?? target.order.sellerOrderNumber };
+    }
     case "ship": {
       // A row written before packages carries every line, whole.
       const lines =

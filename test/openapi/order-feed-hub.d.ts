@@ -1523,7 +1523,7 @@ export interface components {
             /** @description The shop to act for, when the key reaches several shops; the key's default shop otherwise. */
             shopId?: number;
             /**
-             * @description auto: the hub accepts an order waiting for acceptance by stock and refuses the lines it cannot fill; manual: the seller decides, AcknowledgeOrder accepts every line. Until the hub takes orders by line, both accept on AcknowledgeOrder.
+             * @description auto: the hub decides each order waiting for acceptance as it is imported, accepting the lines whose Sku has the units (or is not tracked) and refusing the rest (the order's SyncUserErrorMessage says which and why); manual: the seller decides, AcknowledgeOrder accepts every line.
              * @default auto
              * @enum {string}
              */

@@ -1,6 +1,6 @@
 // Mirakl's seller API (one connector for every marketplace that runs on Mirakl: each its own
 // instance host and shop key). Built from Mirakl's published MMP seller description: orders in
-// through OR11, acceptance through OR21 (by stock when the hub says each line's stock), each
+// through OR11, acceptance through OR21 (in auto mode decided at import by each line's stock), each
 // package through ST01 (a whole order through OR23 + OR24 where the shop refuses ST01), whole
 // cancellation through OR29 and line cancellation through OR30 (or refusal through OR21 while
 // the order waits for acceptance), refunds through OR28 (mirakl.lines.ts), returns in through
@@ -13,7 +13,7 @@ import {
   type Connector,
   type ConnectorContext,
   type Delivery,
-  type DeliveryLine,
+  type ImportedOrder,
   type DeliveryOutcome,
   type LineQuantity,
   MarketplaceError,
@@ -62,13 +62,6 @@ interface Progress {
   /** When OR30 / OR28 went: a retry looks for what they made since. */
   sentAt?: number;
 }
-
-/**
- * A line as an acknowledgement may carry it: the units of its Sku the hub holds for it (null:
- * the Sku's stock is not tracked). The engine's side of acceptance by stock (decisions 14); a
- * line without it is accepted.
- */
-export type StockedLine = DeliveryLine & { stock?: number | null };
 
 export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStorage): Connector {
   const settings = connectorSettings(miraklSettingsSchema, ctx, "Mirakl");
@@ -169,7 +162,7 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
     const left = new Map<string, number>();
     const refused = new Set<string>();
     const why: string[] = [];
-    for (const line of delivery.order.lines as StockedLine[]) {
+    for (const line of delivery.order.lines) {
       if (line.stock === undefined || line.stock === null) continue;
       const have = left.get(line.sku) ?? Math.max(0, line.stock);
       if (have >= line.quantity) left.set(line.sku, have - line.quantity);
@@ -190,6 +183,13 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
       return {
         state: "notApplicable",
         reason: `Mirakl order ${delivery.order.sourceOrderNumber} was ${imported} at the last import: only an order waiting for acceptance is accepted`,
+      };
+    }
+    // The hub decided at import already (decisions 14): an integrator's AcknowledgeOrder after it changes nothing.
+    if (delivery.earlier.some((e) => e.kind === "acknowledge" && e.state === "delivered")) {
+      return {
+        state: "notApplicable",
+        reason: `Mirakl order ${delivery.order.sourceOrderNumber} was accepted or refused already by an earlier acknowledgement`,
       };
     }
     const byStock = stockDecision(delivery);
@@ -465,6 +465,8 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
 
   return {
     capabilities: { acknowledge: true, ship: true, shipLines: true, cancel: true, cancelLines: true },
+    // Decisions 14: in auto mode the hub decides each order waiting for acceptance as it arrives.
+    acceptOnImport: (order: ImportedOrder) => settings.acceptance === "auto" && order.sourceOrderStatus === WAITING_ACCEPTANCE,
     fetchOrders,
     remap: (record) => readOrder(miraklOrderReader, record),
     acknowledge,

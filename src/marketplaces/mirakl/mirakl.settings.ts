@@ -39,8 +39,8 @@ export const miraklSettingsSchema = z.strictObject({
     .enum(["auto", "manual"])
     .default("auto")
     .describe(
-      "auto: the hub accepts an order waiting for acceptance by stock and refuses the lines it cannot fill; manual: the seller decides, AcknowledgeOrder " +
-        "accepts every line. Until the hub takes orders by line, both accept on AcknowledgeOrder.",
+      "auto: the hub decides each order waiting for acceptance as it is imported, accepting the lines whose Sku has the units (or is not tracked) and " +
+        "refusing the rest (the order's SyncUserErrorMessage says which and why); manual: the seller decides, AcknowledgeOrder accepts every line.",
     ),
   carriers: z
     .record(z.string().trim().min(1, "a carrier name must not be empty").max(100), carrierCode)

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import type {
   AcknowledgeDelivery,
   CancelDelivery,
+  DeliveryLine,
   DeliveryOrder,
   EarlierDelivery,
   ImportedOrder,
@@ -16,7 +17,7 @@ import type {
   RefundDelivery,
   ShipDelivery,
 } from "../../../src/marketplaces/connector";
-import { createMiraklConnector, type StockedLine } from "../../../src/marketplaces/mirakl/mirakl.connector";
+import { createMiraklConnector } from "../../../src/marketplaces/mirakl/mirakl.connector";
 import { memoryStorage } from "../../../src/marketplaces/storage";
 import { deliveryOrder } from "../fake-kit/connector-calls";
 import { createMiraklFake, MIRAKL_FAKE_KEY, MIRAKL_FAKE_URL, type MiraklFakeOptions } from "./mirakl-fake";
@@ -383,7 +384,7 @@ describe("Mirakl line cancellations (OR30) and refusals (OR21)", () => {
 describe("Mirakl acceptance by stock (decisions 14)", () => {
   const stocked = (o: DeliveryOrder, stock: Record<string, number | null>): DeliveryOrder => ({
     ...o,
-    lines: o.lines.map((l): StockedLine => ({ ...l, stock: stock[l.sku] })),
+    lines: o.lines.map((l): DeliveryLine => ({ ...l, stock: stock[l.sku] })),
   });
 
   it("accepts the lines whose Sku has the units (or is not tracked) and refuses the rest, saying why", async () => {

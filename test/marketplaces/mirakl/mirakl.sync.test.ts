@@ -13,6 +13,8 @@ afterEach(() => {
 });
 
 const SETTINGS = { baseUrl: MIRAKL_FAKE_URL, apiKey: MIRAKL_FAKE_KEY, carriers: { "UPS Ground": "UPS" } };
+/** The suite below drives acceptance by hand; the one after it lets the hub decide (decisions 14). */
+const MANUAL = { ...SETTINGS, acceptance: "manual" };
 
 async function miraklStore() {
   let at = Date.now();
@@ -45,7 +47,7 @@ async function miraklStore() {
     { Sku: "SKU-1", Quantity: 10, Price: 15 },
     { Sku: "SKU-2", Quantity: 5, Price: 40 },
   ]);
-  const sourceId = await createSource(storeId, { Type: "mirakl", Name: "Mirakl shop", Settings: { ...SETTINGS, pushStock: false } });
+  const sourceId = await createSource(storeId, { Type: "mirakl", Name: "Mirakl shop", Settings: { ...MANUAL, pushStock: false } });
   const cycle = async (minutesLater: number) => {
     at += minutesLater * MINUTE;
     return cycleAt(sourceId, at);
@@ -193,6 +195,91 @@ describe("a Mirakl source in sync cycles", () => {
     expect((await byNumber(token)).has("W-9")).toBe(true);
     expect(fake.calls("OR11").filter((r) => r.query.offset === "0" && !r.query.order_ids)).toHaveLength(2);
     expect(fake.violations).toEqual([]);
+  });
+});
+
+describe("a Mirakl source in auto acceptance (decisions 14)", () => {
+  it("accepts at import the lines in stock and refuses the rest through OR21; the refused units come back cancelled", async () => {
+    let at = Date.now();
+    const fake = createMiraklFake({ now: () => new Date(at) });
+    vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
+    fake.orders.add({
+      id: "A-1",
+      createdAt: new Date(at - 30 * MINUTE),
+      lines: [
+        { sku: "SKU-1", quantity: 2, unitPrice: 15 },
+        { sku: "SKU-2", quantity: 3, unitPrice: 40 },
+        { sku: "FREE-1", quantity: 4, unitPrice: 5 },
+      ],
+    });
+    fake.orders.add({ id: "A-2", createdAt: new Date(at - 20 * MINUTE), lines: [{ sku: "SKU-1", quantity: 8, unitPrice: 15 }] });
+    const { storeId, token } = await storeWithToken();
+    await putStock(storeId, [
+      { Sku: "SKU-1", Quantity: 10, Price: 15 },
+      { Sku: "SKU-2", Quantity: 2, Price: 40 },
+    ]);
+    const sourceId = await createSource(storeId, { Type: "mirakl", Name: "Mirakl auto", Settings: { ...SETTINGS, pushStock: false } });
+    const cycle = async (minutesLater: number) => {
+      at += minutesLater * MINUTE;
+      return cycleAt(sourceId, at);
+    };
+    // One cycle imports both orders and delivers the acknowledgements the import queued.
+    expect(await cycle(0)).toMatchObject({ error: null, imported: 2, delivered: 2, failed: 0 });
+    // A-1: SKU-1 has 10 (2 ordered), SKU-2 has 2 (3 ordered), FREE-1 is not tracked. A-2 comes after A-1 took 2 of SKU-1: 8 left, 8 ordered.
+    expect(fake.calls("OR21").map((r) => [r.path, r.body])).toEqual([
+      [
+        "/api/orders/A-1/accept",
+        {
+          order_lines: [
+            { id: "A-1-1", accepted: true },
+            { id: "A-1-2", accepted: false },
+            { id: "A-1-3", accepted: true },
+          ],
+        },
+      ],
+      ["/api/orders/A-2/accept", { order_lines: [{ id: "A-2-1", accepted: true }] }],
+    ]);
+    const rows = await deliveries(storeId, sourceId);
+    expect(rows.map((d) => [d.Kind, d.Status])).toEqual([
+      ["acknowledge", "delivered"],
+      ["acknowledge", "delivered"],
+    ]);
+    const message = "Mirakl order A-1: accepted the lines in stock and refused line A-1-2 (Sku SKU-2: 3 ordered, 2 in stock)";
+    let orders = await byNumber(token);
+    expect(orders.get("A-1")!.SyncUserErrorMessage).toBe(message);
+    expect(orders.get("A-2")!.SyncUserErrorMessage).toBeNull();
+    expect(orders.get("A-1")!.OrderStatus).toBe("New");
+
+    // The next import reads the refused line and cancels its units in the hub.
+    await cycle(2);
+    orders = await byNumber(token);
+    expect(orders.get("A-1")!.SourceOrderStatus).toBe("SHIPPING");
+    expect(orders.get("A-1")!.OrderItems.map((i) => [i.Sku, i.Quantity, i.QuantityCancelled])).toEqual([
+      ["SKU-1", 2, 0],
+      ["SKU-2", 3, 3],
+      ["FREE-1", 4, 0],
+    ]);
+    expect(orders.get("A-2")!.SourceOrderStatus).toBe("SHIPPING");
+    // SKU-1: 10 - 2 - 8.
+    expect((await quantities(storeId, ["SKU-1"]))["SKU-1"]).toBe(0);
+    // An integrator's AcknowledgeOrder afterwards calls nothing.
+    expect((await call("PUT", `/v1/${token}/Orders/${orders.get("A-2")!.OrderId}/AcknowledgeOrder?orderDestinationOrderNumber=ERP-2`)).status).toBe(200);
+    await cycle(2);
+    expect(fake.calls("OR21")).toHaveLength(2);
+    expect((await deliveries(storeId, sourceId)).map((d) => d.Status)).toEqual(["delivered", "delivered", "notApplicable"]);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it("in manual mode the import queues nothing: an order waits for AcknowledgeOrder", async () => {
+    const fake = createMiraklFake({ now: () => new Date() });
+    vi.spyOn(globalThis, "fetch").mockImplementation(fake.fetch);
+    fake.orders.add({ id: "M-1", createdAt: new Date(Date.now() - 30 * MINUTE), lines: [{ sku: "SKU-2", quantity: 3, unitPrice: 40 }] });
+    const { storeId } = await storeWithToken();
+    await putStock(storeId, [{ Sku: "SKU-2", Quantity: 1, Price: 40 }]);
+    const sourceId = await createSource(storeId, { Type: "mirakl", Name: "Mirakl manual", Settings: { ...MANUAL, pushStock: false } });
+    expect(await cycleAt(sourceId, Date.now())).toMatchObject({ error: null, imported: 1, delivered: 0 });
+    expect(fake.calls("OR21")).toEqual([]);
+    expect(await deliveries(storeId, sourceId)).toEqual([]);
   });
 });
 
