@@ -439,8 +439,14 @@ export interface ImportedReturn {
 export interface ImportedReturnLine {
   /** The marketplace's id of the return line, or the order line's when it has none: unique within the return. */
   sourceReturnLineId: string;
-  /** The order line it returns (ImportedOrderItem.sourceLineId). */
+  /** The order line it returns (ImportedOrderItem.sourceLineId); "" when the marketplace names it by `sku` only. */
   sourceLineId: string;
+  /**
+   * The SKU of the order line it returns, for a marketplace that names the line only by SKU
+   * (Amazon's returns report): with sourceLineId "", the importer takes the order's one line of
+   * this SKU, and sets the return aside when the order has none or several.
+   */
+  sku?: string;
   quantity: number;
   reason: string | null;
 }

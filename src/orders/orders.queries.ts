@@ -480,23 +480,23 @@ export async function ordersPerStatus(db: Db, storeId: string): Promise<{ status
 }
 
 /**
- * The lines (marketplace line ids) of the source's orders of these numbers, per number: what an
- * imported page of returns checks its returns against. One statement along the orders' unique
+ * The lines (marketplace line id -> the line's SKU) of the source's orders of these numbers, per
+ * number: what an imported page of returns checks its returns against. One statement along the orders' unique
  * index; numbers the source has no order for are absent.
  */
-export async function heldOrderLines(db: Db, source: { id: string; storeId: string }, numbers: string[]): Promise<Map<string, Set<string>>> {
-  const out = new Map<string, Set<string>>();
+export async function heldOrderLines(db: Db, source: { id: string; storeId: string }, numbers: string[]): Promise<Map<string, Map<string, string>>> {
+  const out = new Map<string, Map<string, string>>();
   if (numbers.length === 0) return out;
   const { results } = await db.$client
     .prepare(
-      `select o.order_source_order_number as number, i.source_line_id as line from orders as o left join order_items as i on i.order_id = o.id
+      `select o.order_source_order_number as number, i.source_line_id as line, i.sku as sku from orders as o left join order_items as i on i.order_id = o.id
       where o.store_id = ?1 and o.order_source = (select name from sources where id = ?2) and o.order_source_order_number in (select value from json_each(?3))`,
     )
     .bind(source.storeId, source.id, JSON.stringify([...new Set(numbers)]))
-    .all<{ number: string; line: string | null }>();
+    .all<{ number: string; line: string | null; sku: string | null }>();
   for (const row of results) {
-    const lines = out.get(row.number) ?? new Set<string>();
-    if (row.line !== null) lines.add(row.line);
+    const lines = out.get(row.number) ?? new Map<string, string>();
+    if (row.line !== null) lines.set(row.line, row.sku ?? "");
     out.set(row.number, lines);
   }
   return out;

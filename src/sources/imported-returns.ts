@@ -34,11 +34,23 @@ async function split(db: Db, source: ImportSource, page: Pick<ReturnPage, "retur
     const lines = held.get(r.sourceOrderNumber);
     const setAside = (reason: string) =>
       aside.push({ sourceReturnNumber: r.sourceReturnNumber, sourceOrderNumber: r.sourceOrderNumber, reason, record: r.record });
-    const unknown = lines && r.lines.find((l) => !lines.has(l.sourceLineId));
-    if (!lines) setAside(`order ${r.sourceOrderNumber} is not held by the hub (not imported yet, or older than the source's first import); retry once it is`);
-    else if (r.lines.length === 0) setAside("the return names no line of its order");
+    if (!lines) {
+      setAside(`order ${r.sourceOrderNumber} is not held by the hub (not imported yet, or older than the source's first import); retry once it is`);
+      continue;
+    }
+    // A line named by SKU only (sourceLineId ""): the order's one line of that SKU.
+    let bySku: string | null = null;
+    const resolved = r.lines.map((l) => {
+      if (l.sourceLineId !== "" || l.sku === undefined) return l;
+      const ids = [...lines].filter(([, sku]) => sku === l.sku).map(([id]) => id);
+      if (ids.length !== 1) bySku ??= `order ${r.sourceOrderNumber} as the hub holds it has ${ids.length === 0 ? "no line" : "several lines"} of SKU ${l.sku}`;
+      return { ...l, sourceLineId: ids.length === 1 ? ids[0]! : "" };
+    });
+    const unknown = resolved.find((l) => !lines.has(l.sourceLineId));
+    if (r.lines.length === 0) setAside("the return names no line of its order");
+    else if (bySku) setAside(bySku);
     else if (unknown) setAside(`line ${unknown.sourceLineId} is not a line of order ${r.sourceOrderNumber} as the hub holds it`);
-    else writes.push(r);
+    else writes.push({ ...r, lines: resolved });
   }
   return { writes, aside };
 }

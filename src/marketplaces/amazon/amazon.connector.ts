@@ -1,10 +1,11 @@
 // Amazon Selling Partner API: import with the Orders API v2026-01-01 (searchOrders), ship with
 // Orders v0 confirmShipment, acknowledge and cancel with a POST_ORDER_ACKNOWLEDGEMENT_DATA feed
-// (Feeds API 2021-06-30) confirmed in later cycles from its processing report. Built from the
-// models in ../shared/reference/amazon/ and the guides the reference README quotes. Every call
-// goes through amazon.client.ts (paced per operation, the LWA token); the feed lifecycle is
-// amazon.feeds.ts's, stock and price (patchListingsItem) amazon.listings.ts's. This file wires
-// them and holds the import and confirmShipment.
+// (Feeds API 2021-06-30) confirmed in later cycles from its processing report, returns in from a
+// returns report (Reports API 2021-06-30). Built from Amazon's published Selling Partner API
+// models and guides (see README.md). Every call goes through amazon.client.ts (paced per
+// operation, the LWA token); the feed lifecycle is amazon.feeds.ts's, stock and price
+// (patchListingsItem) amazon.listings.ts's, returns amazon.returns.ts's. This file wires them and
+// holds the import and confirmShipment; refunds out are NotApplicable (no refund call in the models).
 import { MarketplaceError, type Capabilities, type Connector, type ConnectorContext, type Delivery, type DeliveryOutcome, type OrderPage } from "../connector";
 import { readOrder, splitPage } from "../kit/orders-page";
 import { connectorSettings } from "../kit/settings";
@@ -12,6 +13,7 @@ import type { SourceStorage } from "../storage";
 import { amazonClient } from "./amazon.client";
 import { amazonFeeds, FEED_BATCH_SIZE } from "./amazon.feeds";
 import { amazonListings } from "./amazon.listings";
+import { amazonReturns } from "./amazon.returns";
 import { amazonOrderReader, confirmShipmentRequest, fulfilledByAmazon } from "./amazon.mapping";
 import { amazonSettingsSchema } from "./amazon.settings";
 import { AMAZON_REGION_HOSTS, type AmazonSearchOrdersResponse } from "./amazon.types";
@@ -134,5 +136,11 @@ export function createAmazonConnector(ctx: ConnectorContext, storage: SourceStor
     batch: { kinds: ["acknowledge", "cancel"], size: FEED_BATCH_SIZE, deliver: feeds.deliverFeed },
     checkSubmitted: feeds.checkSubmitted,
     listings: amazonListings(client, settings.sellerId, settings.marketplaceIds[0]!),
+    returns: amazonReturns({ client, fetch: ctx.fetch, marketplaceIds: settings.marketplaceIds }),
+    // Amazon's models kept (Orders, Feeds, Reports, Listings) have no refund call: the seller refunds in Seller Central.
+    refund: async () => ({
+      state: "notApplicable",
+      reason: "Amazon's Selling Partner API has no refund call in the models this connector is built from; the seller refunds in Seller Central",
+    }),
   };
 }

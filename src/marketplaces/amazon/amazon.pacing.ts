@@ -10,7 +10,17 @@
 // says the bucket is empty whatever this side believed.
 import { decide, emissionIntervalUs, rebase, type BucketConfig } from "../../throttle/gcra";
 
-export type AmazonOperation = "searchOrders" | "confirmShipment" | "createFeedDocument" | "createFeed" | "getFeed" | "getFeedDocument" | "patchListingsItem";
+export type AmazonOperation =
+  | "searchOrders"
+  | "confirmShipment"
+  | "createFeedDocument"
+  | "createFeed"
+  | "getFeed"
+  | "getFeedDocument"
+  | "patchListingsItem"
+  | "createReport"
+  | "getReport"
+  | "getReportDocument";
 
 /** The usage plans the models state (rate per second, burst). */
 export const USAGE_PLANS: Record<AmazonOperation, BucketConfig> = {
@@ -21,6 +31,9 @@ export const USAGE_PLANS: Record<AmazonOperation, BucketConfig> = {
   getFeed: { ratePerSecond: 2, capacity: 15 },
   getFeedDocument: { ratePerSecond: 0.0222, capacity: 10 },
   patchListingsItem: { ratePerSecond: 5, capacity: 5 },
+  createReport: { ratePerSecond: 0.0167, capacity: 15 },
+  getReport: { ratePerSecond: 2, capacity: 15 },
+  getReportDocument: { ratePerSecond: 0.0167, capacity: 15 },
 };
 
 export interface PaceState {

@@ -1,5 +1,5 @@
 // Builds amazon-examples.json, the part of Amazon's Selling Partner API models the fake Amazon
-// needs: every operation of the four models the connector uses (path, method, parameters with
+// needs: every operation of the five models the connector uses (path, method, parameters with
 // their types and enums, the body schema with refs resolved, the 2xx answer's schema, the usage
 // plan from the description) and the models' own examples: the `x-amzn-api-sandbox` request and
 // answer pairs and the answers' `examples`. The fake runs inside workerd and cannot read the
@@ -11,9 +11,20 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const referenceDir = resolve(process.argv[2] ?? join(here, "../../../shared/reference/amazon"));
-const MODELS = ["orders_2026-01-01.json", "ordersV0.json", "feeds_2021-06-30.json", "listingsItems_2021-08-01.json"];
+const MODELS = ["orders_2026-01-01.json", "ordersV0.json", "feeds_2021-06-30.json", "listingsItems_2021-08-01.json", "reports_2021-06-30.json"];
 // The operations the fake answers; the others are kept so a call to them is named, not a 404.
-const SERVED = ["searchOrders", "confirmShipment", "createFeedDocument", "createFeed", "getFeed", "getFeedDocument", "patchListingsItem"];
+const SERVED = [
+  "searchOrders",
+  "confirmShipment",
+  "createFeedDocument",
+  "createFeed",
+  "getFeed",
+  "getFeedDocument",
+  "patchListingsItem",
+  "createReport",
+  "getReport",
+  "getReportDocument",
+];
 
 /** Refs resolved, only what a shape check needs. */
 function compact(schema, defs, seen = []) {

@@ -1,6 +1,8 @@
 // A fake Amazon Selling Partner API for tests in workerd: Login with Amazon's token endpoint, the
 // searchOrders, confirmShipment and Feeds operations, patchListingsItem (its offer attributes are
-// amazon-listings-fake.ts's), and the presigned document URLs. It answers
+// amazon-listings-fake.ts's), the Reports operations of the returns report (createReport,
+// getReport, getReportDocument: the report's tab-delimited text is the test's, see
+// `returnsReport`), and the presigned document URLs. It answers
 // from the models' own material (amazon-examples.json, extracted by amazon-examples.extract.mjs):
 // a request equal to one of an operation's `x-amzn-api-sandbox` requests gets that case's answer,
 // and the seller's orders are the Orders the models show, served by the rules the models state
@@ -195,8 +197,13 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
   const shipments = new Map<string, Map<string, Record<string, unknown>>>();
   /** Items cancelled in the fake ("orderId orderItemId"): nothing of them is left to ship. */
   const cancelledItems = new Set<string>();
+  /** Reports created (createReport), by id: their status until the test finishes them (finishReports). */
+  const createdReports = new Map<string, { body: Record<string, unknown>; createdTime: string; processingStatus: string; reportDocumentId: string | null }>();
+  /** The text of the returns report the next finished report serves (the test sets it). */
+  let returnsReportText = "";
   let throttled = 0;
   let nextFeedId = 50_001;
+  let nextReportId = 70_001;
 
   const nowMs = () => now().getTime();
 
@@ -616,6 +623,70 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
     });
   }
 
+  // ---------------------------------------------------------------- reports (returns)
+  /** Amazon's returns reports guide: a returns report covers 60 days at most. */
+  const RETURNS_REPORT_MAX_MS = 60 * 24 * 3600_000;
+  const RETURNS_REPORT_TYPES = ["GET_FLAT_FILE_RETURNS_DATA_BY_RETURN_DATE", "GET_XML_RETURNS_DATA_BY_RETURN_DATE"];
+
+  function createReport(op: Operation, where: string, body: Record<string, unknown>): Response {
+    const problems: string[] = [];
+    if (!RETURNS_REPORT_TYPES.includes(String(body.reportType))) problems.push(`reportType ${JSON.stringify(body.reportType)} is not a returns report`);
+    const start = Date.parse(String(body.dataStartTime ?? ""));
+    const end = Date.parse(String(body.dataEndTime ?? ""));
+    if (!Number.isFinite(start) || !Number.isFinite(end)) problems.push("a returns report needs dataStartTime and dataEndTime (the fake asks for them)");
+    else if (end <= start) problems.push("dataEndTime is not after dataStartTime");
+    else if (end - start > RETURNS_REPORT_MAX_MS)
+      problems.push(`the period is ${Math.round((end - start) / 86_400_000)} days; a returns report covers 60 at most`);
+    else if (end > nowMs()) problems.push("dataEndTime is in the future");
+    if (problems.length > 0) return violation(where, problems);
+    const reportId = String(nextReportId++);
+    createdReports.set(reportId, { body, createdTime: now().toISOString(), processingStatus: "IN_QUEUE", reportDocumentId: null });
+    return answer(op, 202, { reportId });
+  }
+
+  function getReport(op: Operation, reportId: string): Response {
+    const report = createdReports.get(reportId);
+    if (!report) return answer(op, 404, amazonErrorBody("NotFound", `Report ${reportId} was not found`));
+    return answer(op, 200, {
+      reportId,
+      reportType: report.body.reportType,
+      marketplaceIds: report.body.marketplaceIds,
+      dataStartTime: report.body.dataStartTime,
+      dataEndTime: report.body.dataEndTime,
+      createdTime: report.createdTime,
+      processingStatus: report.processingStatus,
+      ...(report.reportDocumentId ? { reportDocumentId: report.reportDocumentId } : {}),
+    });
+  }
+
+  function getReportDocument(op: Operation, id: string): Response {
+    if (![...createdReports.values()].some((r) => r.reportDocumentId === id) || !reports.has(id)) {
+      return answer(op, 404, amazonErrorBody("NotFound", `Report document ${id} was not found`));
+    }
+    return answer(op, 200, {
+      reportDocumentId: id,
+      url: `${DOCUMENT_ORIGIN}/reports/${id}?X-Amz-Expires=300`,
+      ...(opts.gzipReports === false ? {} : { compressionAlgorithm: "GZIP" }),
+    });
+  }
+
+  /** Amazon finishes every report still queued: DONE serves the returns report text set now. */
+  async function finishReports(status: "DONE" | "CANCELLED" | "FATAL" | "IN_PROGRESS" = "DONE"): Promise<string[]> {
+    const finished: string[] = [];
+    for (const [id, report] of createdReports) {
+      if (report.processingStatus !== "IN_QUEUE" && report.processingStatus !== "IN_PROGRESS") continue;
+      report.processingStatus = status;
+      if (status === "DONE") {
+        const documentId = `amzn1.spdoc.1.4.na.${crypto.randomUUID()}`;
+        const bytes = new TextEncoder().encode(returnsReportText);
+        reports.set(documentId, opts.gzipReports === false ? bytes : await gzip(bytes));
+        report.reportDocumentId = documentId;
+      }
+      finished.push(id);
+    }
+    return finished;
+  }
+
   function handleDownload(request: Request, url: URL): Response {
     const id = /^\/reports\/([^/]+)$/.exec(url.pathname)?.[1] ?? "";
     const report = reports.get(id);
@@ -678,6 +749,12 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
         return createFeed(op, body as { feedType: string; marketplaceIds: string[]; inputFeedDocumentId: string });
       case "getFeed":
         return getFeed(op, pathValues[0]!);
+      case "createReport":
+        return createReport(op, where, body as Record<string, unknown>);
+      case "getReport":
+        return getReport(op, pathValues[0]!);
+      case "getReportDocument":
+        return getReportDocument(op, pathValues[0]!);
       case "patchListingsItem": {
         const patched = listings.patch(pathValues[0]!, pathValues[1]!, query, body as Parameters<typeof listings.patch>[3]);
         return Array.isArray(patched) ? violation(where, patched) : answer(op, patched.status, patched.body);
@@ -811,6 +888,13 @@ export function createAmazonFake(opts: AmazonFakeOptions = {}) {
       order.lastUpdatedTime = at.toISOString();
     },
     processFeeds,
+    /** The reports created, by id. */
+    createdReports,
+    finishReports,
+    /** The tab-delimited text (header line first) the next report finished DONE serves. */
+    set returnsReport(text: string) {
+      returnsReportText = text;
+    },
     /** A SKU's quantity and price as the fake Amazon's listing shows them now. */
     item: (sku: string) => listings.item(sku),
     /** Requests to one operation of the models (or all API requests). */
