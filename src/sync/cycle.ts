@@ -39,6 +39,11 @@ const PAUSED_UNTIL = { import: "sync:importPausedUntil", delivery: "sync:deliver
 type Stage = keyof typeof PAUSED_UNTIL;
 /** The last submitted delivery asked about, so the next cycle asks about the ones after it. */
 const CHECKED_UP_TO = "sync:checkedUpTo";
+/**
+ * The returns' own wait: a marketplace that asks the returns call to wait (Mirakl paces RT11 to
+ * every 15 minutes) holds back the returns import only, never the orders'.
+ */
+const RETURNS_PAUSED_UNTIL = "sync:returnsPausedUntil";
 
 /**
  * What a cycle may still do (decisions 6's per-cycle rules), carried from one invocation of the
@@ -195,7 +200,8 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   // import to wait is not asked for returns either. Out of the invocation's share, it goes on from
   // its saved page in the cycle's next invocation.
   const returnsReader = connector?.returns && "fetchReturns" in connector.returns ? connector.returns : null;
-  if (connector && returnsReader && !outOfBudget && !paused("import")) {
+  const returnsWait = Math.min(storage.get<number>(RETURNS_PAUSED_UNTIL) ?? 0, now + MAX_WAIT_MS);
+  if (connector && returnsReader && !outOfBudget && returnsWait <= now && (storage.get<number>(PAUSED_UNTIL.import) ?? 0) <= now) {
     let resume = storage.get<ImportProgress>(RETURNS_PROGRESS) ?? null;
     if (resume && resume.fromCursor !== source.returnsCursorAt) {
       storage.delete(RETURNS_PROGRESS);
@@ -218,8 +224,9 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
     } catch (error) {
       if (resume && error instanceof MarketplaceError && !error.retryable) storage.delete(RETURNS_PROGRESS);
       const message = error instanceof Error ? error.message : String(error);
-      errors.push(`returns import: ${message}`);
-      if (error instanceof MarketplaceError && error.retryAfterMs) storage.put(PAUSED_UNTIL.import, clock().getTime() + cappedWait(error.retryAfterMs));
+      // The same refusal the orders' import just had (the source's access refused, say) is said once.
+      if (!errors.includes(`import: ${message}`)) errors.push(`returns import: ${message}`);
+      if (error instanceof MarketplaceError && error.retryAfterMs) storage.put(RETURNS_PAUSED_UNTIL, clock().getTime() + cappedWait(error.retryAfterMs));
     }
   }
   // Delivery does not depend on the import: an acknowledgement goes out while listing fails or
