@@ -37,22 +37,15 @@ const RETURNS_PROGRESS = "sync:returnsProgress";
  */
 const PAUSED_UNTIL = {
   import: "sync:importPausedUntil",
+  // The returns' own wait: a marketplace that asks the returns call to wait (Mirakl paces RT11 to
+  // every 15 minutes) holds back the returns import only, never the orders'.
   returns: "sync:returnsPausedUntil",
   delivery: "sync:deliveryPausedUntil",
   listings: "sync:listingsPausedUntil",
 } as const;
 type Stage = keyof typeof PAUSED_UNTIL;
-/** How a stage names itself in the cycle's error (the source's LastError). */
-const STAGE_NAMES: Record<Stage | "settings", string> = {
-  import: "import",
-  returns: "returns import",
-  delivery: "delivery",
-  listings: "listings",
-  settings: "settings",
-};
 /** The last submitted delivery asked about, so the next cycle asks about the ones after it. */
 const CHECKED_UP_TO = "sync:checkedUpTo";
-
 /**
  * What a cycle may still do (decisions 6's per-cycle rules), carried from one invocation of the
  * source's object to the next when the cycle's work did not fit one.
@@ -141,7 +134,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   const errors: string[] = [];
   const note = (stage: Stage | "settings", error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
-    errors.push(`${STAGE_NAMES[stage]}: ${message}`);
+    errors.push(`${stage}: ${message}`);
     if (stage !== "settings" && error instanceof MarketplaceError && error.retryAfterMs) {
       storage.put(PAUSED_UNTIL[stage], clock().getTime() + cappedWait(error.retryAfterMs));
     }
@@ -151,7 +144,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
     // A pause stored before waits were capped can be no date at all: held to the cap too.
     const until = Math.min(storage.get<number>(PAUSED_UNTIL[stage]) ?? 0, now + MAX_WAIT_MS);
     if (until <= now) return false;
-    errors.push(`${STAGE_NAMES[stage]}: the marketplace asked to wait until ${toWireDate(until)} (Retry-After); nothing was sent.`);
+    errors.push(`${stage}: the marketplace asked to wait until ${toWireDate(until)} (Retry-After); nothing was sent.`);
     return true;
   };
 
@@ -209,8 +202,9 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   // the returns are not asked for either (its message says so once). Out of the invocation's
   // share, it goes on from its saved page in the cycle's next invocation.
   const returnsReader = connector?.returns && "fetchReturns" in connector.returns ? connector.returns : null;
-  const importWaits = (storage.get<number>(PAUSED_UNTIL.import) ?? 0) > now;
-  if (connector && returnsReader && !outOfBudget && !importWaits && !paused("returns")) {
+  // Paused quietly: a wait the returns call asked for is its pace, not news for the source's LastError.
+  const returnsWait = Math.min(storage.get<number>(PAUSED_UNTIL.returns) ?? 0, now + MAX_WAIT_MS);
+  if (connector && returnsReader && !outOfBudget && returnsWait <= now && (storage.get<number>(PAUSED_UNTIL.import) ?? 0) <= now) {
     let resume = storage.get<ImportProgress>(RETURNS_PROGRESS) ?? null;
     if (resume && resume.fromCursor !== source.returnsCursorAt) {
       storage.delete(RETURNS_PROGRESS);
@@ -232,7 +226,10 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
       else if (!result.unfinished) await advanceReturnsCursor(db, sourceId, resume ? resume.fromCursor : source.returnsCursorAt, result.cursorAt);
     } catch (error) {
       if (resume && error instanceof MarketplaceError && !error.retryable) storage.delete(RETURNS_PROGRESS);
-      note("returns", error);
+      const message = error instanceof Error ? error.message : String(error);
+      // The same refusal the orders' import just had (the source's access refused, say) is said once.
+      if (!errors.includes(`import: ${message}`)) errors.push(`returns import: ${message}`);
+      if (error instanceof MarketplaceError && error.retryAfterMs) storage.put(PAUSED_UNTIL.returns, clock().getTime() + cappedWait(error.retryAfterMs));
     }
   }
   // Delivery does not depend on the import: an acknowledgement goes out while listing fails or

@@ -103,6 +103,7 @@ describe("a TikTok Shop source in sync cycles fired by the cron", () => {
         "GetOrderDetail",
         "GetOrderList",
         "GetOrderDetail",
+        "SearchReturns",
       ]);
       const aside = (await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`)).json.SetAside as {
         OrderSourceOrderNumber: string;
@@ -193,7 +194,7 @@ describe("a TikTok Shop source in sync cycles fired by the cron", () => {
     expect([http.status, http.json.Message]).toEqual([400, "'Settings.baseUrl': must be an https URL"]);
     await patchSource(storeId, sourceId, { Settings: { ...SETTINGS, baseUrl: "https://tiktok-gateway.example" } });
     expect((await cycleAt(sourceId, Date.now())).error).toBeNull();
-    expect(fake.requestsOf("api").at(-1)!.url.startsWith("https://tiktok-gateway.example/order/202309/orders?")).toBe(true);
+    expect(fake.requestsOf("api", "GetOrderDetail").at(-1)!.url.startsWith("https://tiktok-gateway.example/order/202309/orders?")).toBe(true);
     expect(fake.violations).toEqual([]);
   });
 
