@@ -46,6 +46,17 @@ describe("an Amazon source in sync cycles", () => {
       broken.orderId = "202-0000000-0000001";
       delete (broken.orderItems[0]!.product as Record<string, unknown>).sellerSku;
       fake.orders.push(broken);
+      // Amazon's examples are all shipped already (every unit fulfilled), which the hub reads as
+      // shipped (decisions 12): the American, British and Japanese orders wait to be shipped here.
+      for (const number of ["123-4567890-1234567", "202-7654321-1098765", "250-1234567-8901234"]) {
+        const order = fake.orders.find((o) => o.orderId === number)! as unknown as {
+          fulfillment: { fulfillmentStatus: string };
+          orderItems: { quantityOrdered: number; fulfillment?: { quantityFulfilled: number; quantityUnfulfilled: number } }[];
+        };
+        order.fulfillment.fulfillmentStatus = "UNSHIPPED";
+        for (const item of order.orderItems)
+          if (item.fulfillment) item.fulfillment = { ...item.fulfillment, quantityFulfilled: 0, quantityUnfulfilled: item.quantityOrdered };
+      }
       const { storeId, token, sourceId } = await amazonSource(fake, "202-7654321-1098765");
 
       await fireCron();
@@ -53,7 +64,7 @@ describe("an Amazon source in sync cycles", () => {
       const byNumber = new Map(orders.map((o) => [o.OrderSourceOrderNumber, o]));
       expect([...byNumber.keys()].sort()).toEqual(["123-4567890-1234567", "171-2345678-9012345", "202-7654321-1098765", "250-1234567-8901234"]);
       const us = byNumber.get("123-4567890-1234567")!;
-      expect(us).toMatchObject({ OrderSource: "Amazon", OrderStatus: "New", SourceOrderStatus: "SHIPPED", GrandTotal: 154.99, IsMarketplacePrime: true });
+      expect(us).toMatchObject({ OrderSource: "Amazon", OrderStatus: "New", SourceOrderStatus: "UNSHIPPED", GrandTotal: 154.99, IsMarketplacePrime: true });
       const search = fake.apiRequests("searchOrders")[0]!;
       expect(Date.parse(search.query.lastUpdatedBefore!)).toBeLessThanOrEqual(Date.now() - 120_000);
       const aside = await (await storeD1(storeId))
@@ -78,7 +89,7 @@ describe("an Amazon source in sync cycles", () => {
             DestinationShippingCarrier: "UPS",
           },
         });
-        expect(res.status).toBe(200);
+        expect(res.status, res.text).toBe(200);
       }
 
       await fireCron();
