@@ -394,7 +394,8 @@ export function cancel(order: OrderState, request: CancelRequest = {}): Move {
     throw new ApiError(400, `Order ${order.id} is Shipped; a shipped order cannot be cancelled.`);
   }
   const units = leftUnits(order);
-  if (units.length === 0) return NONE;
+  // An order without lines cancels whole, as before lines; one whose lines are all done has nothing left.
+  if (units.length === 0 && order.lines.length > 0) return NONE;
   return cancellation(order, units);
 }
 

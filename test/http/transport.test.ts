@@ -68,7 +68,7 @@ describe("Accept", () => {
 
 describe("routing fallbacks", () => {
   it("answers an unknown path 404 with the envelope", async () => {
-    for (const path of ["/", "/v1", "/v1/tok/nothing-here", "/v2/orders", "/v1/tok/Orders/1/Refund"]) {
+    for (const path of ["/", "/v1", "/v1/tok/nothing-here", "/v2/orders", "/v1/tok/Orders/1/Refunds"]) {
       const res = await call("GET", path);
       expect(res.status, path).toBe(404);
       expectEnvelope(res);
@@ -84,6 +84,7 @@ describe("routing fallbacks", () => {
       ["GET", "/v1/tok/Orders/InsertOrder", "PUT"],
       ["POST", "/v1/tok/Orders/17/UpdateStatus", "PUT"],
       ["GET", "/v1/tok/Orders/17/AcknowledgeOrder", "PUT"],
+      ["GET", "/v1/tok/Orders/1/Refund", "PUT"],
     ];
     for (const [method, path, allow] of cases) {
       const res = await call(method, path);

@@ -48,6 +48,9 @@ const ORDER_FIELDS = [
   // Decisions 12: packages and the order's fulfilment.
   "Shipments",
   "FulfillmentStatus",
+  // Decisions 13: the order's refunds.
+  "Refunds",
+  "RefundTotal",
 ];
 const ITEM_FIELDS = ["OrderItemId", "Sku", "Name", "Quantity", "UnitPrice", "SaleTaxCost", "Discount", "QuantityShipped", "QuantityCancelled"];
 const WIRE_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -298,7 +301,7 @@ describe("PII masking", () => {
 
 describe("wire shape", () => {
   it(
-    "answers exactly the fields of spec 2.3 (plus DateUpdated and decisions 12's Shipments, FulfillmentStatus, QuantityShipped, QuantityCancelled) and " +
+    "answers exactly the fields of spec 2.3 (plus DateUpdated and decisions 12's Shipments, FulfillmentStatus, QuantityShipped, QuantityCancelled, 13's Refunds and RefundTotal) and " +
       "2.4, with every date ending in Z",
     async () => {
       const { token } = await storeWithToken();
