@@ -258,7 +258,8 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   // Stock and price out (decisions 11), after the import so this cycle's orders count; paused
   // on its own, as import and delivery are.
   if (connector?.listings && !paused("listings")) {
-    const pushes = allowance.pushes ?? connector.listings.pushesPerCycle;
+    // A marketplace that takes stock only as submissions (Mirakl: pushesPerCycle 0) still has its one submission a cycle.
+    const pushes = allowance.pushes ?? Math.max(connector.listings.pushesPerCycle, connector.listings.submission ? 1 : 0);
     try {
       const pushed = await pushListings(d1, source, connector.listings, now, { budget, plans: allowance.plans, pushes });
       progress += pushed.plans + pushed.pushes;

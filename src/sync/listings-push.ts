@@ -114,6 +114,8 @@ export async function pushListings(
       await submit(d1, source.id, push.submission, due, now, result);
       return result;
     }
+    // Submissions only (no push call at all): nothing more this cycle.
+    if (push.pushesPerCycle === 0) return result;
   }
 
   const units = budget?.units(FIRST_PUSH_COST);
