@@ -260,6 +260,15 @@ export const orderItems = sqliteTable(
      */
     quantityShipped: integer("quantity_shipped").notNull().default(0),
     quantityCancelled: integer("quantity_cancelled").notNull().default(0),
+    /**
+     * Units of stock the line took when it arrived (decisions 11): its quantity when its Sku had
+     * them, fewer when the take stopped at 0, 0 for an untracked or unknown Sku or an order that
+     * arrived cancelled. Set in the write that lowers the stock (src/orders/orders.writes.ts), never
+     * changed after. A cancellation gives back at most this: cancelled units first use up what the
+     * line never took (src/orders/order-moves.ts stockGivenBack). Null on lines stored before
+     * migrations/0017: read as the line's quantity, which is what cancellations gave back then.
+     */
+    stockTaken: integer("stock_taken"),
   },
   (t) => [index("order_items_order").on(t.orderId, t.id)],
 );

@@ -17,6 +17,8 @@ export interface LineState {
   quantity: number;
   shipped: number;
   cancelled: number;
+  /** Units of stock the line took when it arrived (order_items.stock_taken; its quantity for a line stored before that). */
+  taken: number;
 }
 
 /** [[orderItemId, units], ...]: lines and how many of their units. */
@@ -111,7 +113,7 @@ export type Move =
       correct: { id: number; trackingNumber: string | null; carrier: string | null; dateShipped: number } | null;
       delivery: MoveDelivery | null;
       events: MoveEvent[];
-      /** [sku, units] cancelled: their stock comes back if the order still holds it (products.queries.ts). */
+      /** [sku, units] the cancelled units give back (stockGivenBack), if the order still holds its stock (products.queries.ts). */
       stockBack: [string, number][];
     };
 
@@ -123,6 +125,16 @@ export const MARKETPLACE_CANCEL_REASON = "Canceled at the marketplace";
 
 /** Units a line has left: ordered, less shipped and cancelled. */
 const left = (line: LineState) => line.quantity - line.shipped - line.cancelled;
+
+/**
+ * Units of stock a line has given back once `cancelled` of its units are cancelled (decisions 11
+ * and 12: never more than it took, each unit once). Cancelled units first use up what the line
+ * never took: a line that took every unit gives back each cancelled one; a line of 5 that took 2
+ * (the Sku had 2) gives back nothing for its first 3 cancelled units and 2 for the last 2, in
+ * whatever calls and from whichever side they come, so what a move gives back is the difference
+ * of this before and after it. The same rule as products.queries.ts's givenBackSql.
+ */
+export const stockGivenBack = (line: Pick<LineState, "quantity" | "taken">, cancelled: number) => Math.max(0, cancelled - (line.quantity - line.taken));
 
 /** The order's status and fulfilment once its lines are as given (decisions 12). */
 export function statusOf(lines: LineState[], status: string): { status: string; fulfillmentStatus: OrderRow["fulfillmentStatus"] } {
@@ -168,7 +180,10 @@ function assemble(
   const events = parts.events?.(status) ?? [];
   if (status !== order.status && status === "Shipped") events.push({ type: "order.shipped", status });
   if (status !== order.status && status === "Canceled") events.push({ type: "order.cancelled", status });
-  const skuOf = new Map(order.lines.map((l) => [l.id, l.sku]));
+  const stockBack = order.lines.flatMap((l): [string, number][] => {
+    const back = stockGivenBack(l, l.cancelled + (add.get(l.id)?.cancelled ?? 0)) - stockGivenBack(l, l.cancelled);
+    return back > 0 ? [[l.sku, back]] : [];
+  });
   return {
     kind: "change",
     set,
@@ -177,7 +192,7 @@ function assemble(
     correct: null,
     delivery: parts.delivery && order.sourceId ? parts.delivery : null,
     events,
-    stockBack: (parts.cancelled ?? []).map(([id, n]) => [skuOf.get(id)!, n]),
+    stockBack,
   };
 }
 

@@ -300,7 +300,7 @@ function moveStatesStatement(where: SQL) {
   return sql`select o.id, o.store_id, o.date_updated, o.status, o.source_id, o.source_order_status, o.order_destination_order_number,
       o.date_created_in_destination, o.shipment_tracking_number, o.date_shipped, o.destination_shipping_carrier, o.shipping_method,
       o.fulfillment_status, o.order_source_order_number,
-      (select json_group_array(json_array(i.id, i.sku, i.source_line_id, i.quantity, i.quantity_shipped, i.quantity_cancelled))
+      (select json_group_array(json_array(i.id, i.sku, i.source_line_id, i.quantity, i.quantity_shipped, i.quantity_cancelled, coalesce(i.stock_taken, i.quantity)))
         from (select * from ${orderItems} where order_id = o.id order by id) as i) as lines,
       (select json_group_array(json_array(c.id, c.seq, c.kind, c.origin, json(c.lines), c.tracking_number, c.carrier, c.date_shipped, c.marketplace_ref))
         from (select * from ${lineChanges} where order_id = o.id order by seq) as c) as changes
@@ -310,7 +310,7 @@ function moveStatesStatement(where: SQL) {
 type MoveStateRow = Record<string, unknown> & { lines: string; changes: string };
 
 function toMoveState(row: MoveStateRow): OrderState & { orderSourceOrderNumber: string } {
-  const lines = JSON.parse(row.lines) as [number, string, string | null, number, number, number][];
+  const lines = JSON.parse(row.lines) as [number, string, string | null, number, number, number, number][];
   const changes = JSON.parse(row.changes) as [
     number,
     number,
@@ -337,7 +337,7 @@ function toMoveState(row: MoveStateRow): OrderState & { orderSourceOrderNumber: 
     shippingMethod: row.shipping_method as string,
     fulfillmentStatus: row.fulfillment_status as OrderState["fulfillmentStatus"],
     orderSourceOrderNumber: row.order_source_order_number as string,
-    lines: lines.map(([id, sku, sourceLineId, quantity, shipped, cancelled]) => ({ id, sku, sourceLineId, quantity, shipped, cancelled })),
+    lines: lines.map(([id, sku, sourceLineId, quantity, shipped, cancelled, taken]) => ({ id, sku, sourceLineId, quantity, shipped, cancelled, taken })),
     changes: changes.map(([id, seq, kind, origin, units, trackingNumber, carrier, dateShipped, marketplaceRef]) => ({
       id,
       seq,

@@ -180,7 +180,8 @@ export function toWireOrder(order: OrderRow, items: OrderItemRow[], packages: Li
 
 /** A new order's row as the order write statements take it (orders.writes.ts): what it is not given is the statement's (ids, store, source, times). */
 export type OrderValues = Omit<OrderRow, "id" | "storeId" | "sourceId" | "orderSource" | "cancelReason" | "dateUpdated">;
-export type ItemValues = Omit<OrderItemRow, "id" | "orderId">;
+/** A line's values as a client or a marketplace gives them; the stock it took is the write's to set (orders.writes.ts). */
+export type ItemValues = Omit<OrderItemRow, "id" | "orderId" | "stockTaken">;
 /** One new order: its values and its lines. */
 export type OrderWrite = OrderValues & { items: ItemValues[] };
 

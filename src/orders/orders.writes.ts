@@ -27,9 +27,11 @@ import {
 } from "../webhooks/webhook-deliveries.queries";
 import {
   cancelledAtMarketplace,
+  lineTakesSql,
+  stockAskedByImportStatement,
   stockBackStatement,
   stockBackByImportStatement,
-  stockTakenByImportStatement,
+  stockTakeSettledStatement,
   stockTakenStatement,
 } from "../products/products.queries";
 import type { Move, OrderSet, OrderState } from "./order-moves";
@@ -108,12 +110,16 @@ const ITEM_COLUMN_LIST = ITEM_FIELDS.map((f) => itemColumns[f].name).join(", ");
 const orderTuple = (order: OrderValues): unknown[] => ORDER_FIELDS.map((f) => order[f]);
 /** The SQL reading an order tuple `o` back, column by column. */
 const orderValueList = (o: string) => ORDER_FIELDS.map((_, i) => `${o} ->> ${i}`).join(", ");
-/** A line as its JSON array, after `prefix` (the import puts the order's number first). */
+/** A line as its JSON array, after `prefix` (the import puts the order's number and whether it takes stock first). */
 const itemTuple = (item: ItemValues, ...prefix: unknown[]): unknown[] => [...prefix, ...ITEM_FIELDS.map((f) => item[f])];
 /** The SQL reading a line tuple back; `from` skips its prefix. */
 const itemValueList = (line: string, from = 0) => ITEM_FIELDS.map((_, i) => `${line} ->> ${i + from}`).join(", ");
-/** Where an imported line holds its marketplace line id (its order's number is at 0). */
-const LINE_ID_AT = 1 + ITEM_FIELDS.indexOf("sourceLineId");
+/** An imported line's prefix: its order's number, then 1 when it takes stock (its order did not arrive cancelled). */
+const IMPORT_PREFIX = 2;
+/** Where an imported line holds its marketplace line id, Sku and quantity. */
+const LINE_ID_AT = IMPORT_PREFIX + ITEM_FIELDS.indexOf("sourceLineId");
+const SKU_AT = IMPORT_PREFIX + ITEM_FIELDS.indexOf("sku");
+const UNITS_AT = IMPORT_PREFIX + ITEM_FIELDS.indexOf("quantity");
 
 // ---------------------------------------------------------------------------------------------
 // InsertOrder
@@ -126,10 +132,14 @@ const INSERT_ORDER = `insert into orders (store_id, source_id, order_source, ${O
   select ?1, (select id from sources where store_id = ?1 and name = ?2), ?2, ${orderValueList("o")}, ?3
   from (select value as o from json_each(?4))`;
 
-// Items keep the order they were sent in (json_each walks the array in order).
-const INSERT_ORDER_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIST})
-  select (select id from orders where store_id = ?1 and order_source = ?2 and order_source_order_number = ?3), ${itemValueList("line.value")}
-  from json_each(?4) as line order by line.key`;
+// Items keep the order they were sent in (json_each walks the array in order). Each takes its
+// share of its Sku's stock (?5: 1, or 0 for an order inserted Canceled), read before the batch's
+// take statement lowers it (products.queries.ts's lineTakesSql and stockTakenStatement).
+const INSERT_ORDER_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIST}, stock_taken)
+  select (select id from orders where store_id = ?1 and order_source = ?2 and order_source_order_number = ?3), ${itemValueList("line.value")},
+    ${lineTakesSql({ before: "p.quantity", units: `line.value ->> ${ITEM_FIELDS.indexOf("quantity")}`, takes: "?5", sku: `line.value ->> ${ITEM_FIELDS.indexOf("sku")}`, key: "line.key" })}
+  from json_each(?4) as line left join products as p on p.store_id = ?1 and p.sku = line.value ->> ${ITEM_FIELDS.indexOf("sku")}
+  order by line.key`;
 
 // An order inserted Shipped or Canceled is so by its lines (decisions 12; orderWriteOf set their
 // units): one package of every line, with the order's tracking, carrier, method and date, or one
@@ -149,21 +159,14 @@ export async function insertOrder(db: Db, storeId: string, body: InsertOrderBody
   const d1 = db.$client;
   let events: D1Result;
   try {
-    // One batch: the order, its items, its webhook events and the stock they take land together
-    // or not at all (a duplicate's unique violation undoes the stock too).
+    // One batch: the order, its items (with the stock each takes), its webhook events and the
+    // stock they take land together or not at all (a duplicate's unique violation undoes the stock too).
+    const takes = head.status === "Canceled" ? 0 : 1;
     [, , events] = (await d1.batch([
       d1.prepare(INSERT_ORDER).bind(storeId, body.OrderSource, now, JSON.stringify([orderTuple(head)])),
-      d1.prepare(INSERT_ORDER_ITEMS).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, JSON.stringify(items.map((item) => itemTuple(item)))),
+      d1.prepare(INSERT_ORDER_ITEMS).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, JSON.stringify(items.map((item) => itemTuple(item))), takes),
       toD1(db, orderCreatedEvents(db, { storeId, orderSource: body.OrderSource, orderSourceOrderNumber: body.OrderSourceOrderNumber }, now)),
-      ...(head.status === "Canceled"
-        ? []
-        : [
-            stockTakenStatement(
-              d1,
-              storeId,
-              items.map((item) => [item.sku, item.quantity]),
-            ),
-          ]),
+      ...(takes ? [stockTakenStatement(d1, storeId, { orderSource: body.OrderSource, number: body.OrderSourceOrderNumber })] : []),
       ...(head.status === "Shipped" || head.status === "Canceled"
         ? [d1.prepare(INSERT_ORDER_LINE_CHANGE).bind(storeId, body.OrderSource, body.OrderSourceOrderNumber, now)]
         : []),
@@ -223,41 +226,58 @@ const UPSERT_IMPORTED_ORDERS = `insert into orders (store_id, source_id, order_s
 // Lines are matched by the marketplace's line id, so a page written again adds none twice; an
 // order a client inserted (its lines have no marketplace id) keeps the client's lines only. The
 // upsert and this insert share the batch, so no order is ever seen without its lines. The page's
-// lines come flat, each led by its order's number, in the page's order; CROSS JOIN pins the loop
-// order (SQLite never reorders it): lines first, then one index probe per line. Left to the
-// planner, it scanned every order of the source once per page, quadratic in the source's size
-// (a 10,000-order import took minutes).
-const INSERT_IMPORTED_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIST})
-  select orders.id, ${itemValueList("line.value", 1)}
-  from json_each(?3) as line
-    cross join orders
+// lines come flat, each led by its order's number and whether it takes stock, in the page's
+// order; CROSS JOIN pins the loop order (SQLite never reorders it): lines first, then one index
+// probe per line. Left to the planner, it scanned every order of the source once per page,
+// quadratic in the source's size (a 10,000-order import took minutes).
+const newImportedLines = (join = "") => `from json_each(?3) as line
+    cross join orders ${join}
   where orders.store_id = ?1 and orders.order_source = ${SOURCE_NAME} and orders.order_source_order_number = line.value ->> 0
     and not exists (select 1 from order_items as known
       where known.order_id = orders.id and (known.source_line_id = line.value ->> ${LINE_ID_AT} or known.source_line_id is null))`;
 
+// The new lines that take stock, for the page's take (products.queries.ts's stockAskedByImportStatement):
+// exactly the lines the insert below writes, less those of orders that arrive cancelled.
+const NEW_IMPORTED_LINES_TAKING = `select line.value ->> ${SKU_AT} as sku, line.value ->> ${UNITS_AT} as units ${newImportedLines()} and line.value ->> 1 = 1`;
+
+// Each new line takes its share of what its Sku had before the page: the take statement before
+// this one has lowered the Sku by all the page's new lines ask (not stopping at 0), so that is the
+// quantity now plus what they ask; the page's earlier lines are served first. The lines are
+// written in the page's order (the window sums would otherwise order them by Sku).
+const INSERT_IMPORTED_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIST}, stock_taken)
+  select orders.id, ${itemValueList("line.value", IMPORT_PREFIX)},
+    ${lineTakesSql({
+      before: `p.quantity + sum(case when line.value ->> 1 = 1 then line.value ->> ${UNITS_AT} else 0 end) over (partition by line.value ->> ${SKU_AT})`,
+      units: `line.value ->> ${UNITS_AT}`,
+      takes: "line.value ->> 1",
+      sku: `line.value ->> ${SKU_AT}`,
+      key: "line.key",
+    })}
+  ${newImportedLines(`left join products as p on p.store_id = ?1 and p.sku = line.value ->> ${SKU_AT}`)}
+  order by line.key`;
+
 /**
  * The statements that write one page of imported orders (bind order fixed here), with the
  * order.created events of the new ones. The first answers how many of them the source already
- * had. The stock statements run before the upsert: new orders (not cancelled on arrival) take
- * their lines, known orders the marketplace now says are cancelled give theirs back (decisions
- * 11), each once.
+ * had. Stock (decisions 11), each once: known orders the marketplace now says are cancelled give
+ * theirs back before the upsert stores the new status word; the lines new to the hub (of orders
+ * not cancelled on arrival) take theirs around their insert, each line keeping what it took
+ * (stockAskedByImportStatement, the insert, stockTakeSettledStatement).
  */
 export function importPageStatements(db: Db, source: { storeId: string; id: string }, page: OrderWrite[], now: number): D1PreparedStatement[] {
   const rows = JSON.stringify(page.map(orderTuple));
-  const lines = JSON.stringify(page.flatMap((order) => order.items.map((item) => itemTuple(item, order.orderSourceOrderNumber))));
+  const lines = JSON.stringify(
+    page.flatMap((order) => {
+      const takes = cancelledAtMarketplace(order.sourceOrderStatus) ? 0 : 1;
+      return order.items.map((item) => itemTuple(item, order.orderSourceOrderNumber, takes));
+    }),
+  );
   const cancelled = page.filter((order) => cancelledAtMarketplace(order.sourceOrderStatus));
-  const taking = page.filter((order) => !cancelledAtMarketplace(order.sourceOrderStatus));
   const d1 = db.$client;
   const numbers = page.map((order) => order.orderSourceOrderNumber);
   return [
     d1.prepare(COUNT_KNOWN_ORDERS).bind(source.storeId, source.id, JSON.stringify(numbers)),
     importedEventsBefore(db, source, numbers, now),
-    stockTakenByImportStatement(
-      d1,
-      source.storeId,
-      source.id,
-      taking.flatMap((order) => order.items.map((item): [string, string, number] => [order.orderSourceOrderNumber, item.sku, item.quantity])),
-    ),
     ...(cancelled.length > 0
       ? [
           stockBackByImportStatement(
@@ -270,7 +290,13 @@ export function importPageStatements(db: Db, source: { storeId: string; id: stri
       : []),
     d1.prepare(UPSERT_IMPORTED_ORDERS).bind(source.storeId, source.id, rows, now),
     ...importedEventsAfter(db, source, now),
+    stockAskedByImportStatement(d1, source.storeId, source.id, lines, NEW_IMPORTED_LINES_TAKING),
     d1.prepare(INSERT_IMPORTED_ITEMS).bind(source.storeId, source.id, lines),
+    stockTakeSettledStatement(
+      d1,
+      source.storeId,
+      page.flatMap((order) => order.items.map((item) => item.sku)),
+    ),
   ];
 }
 

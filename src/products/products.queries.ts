@@ -205,34 +205,73 @@ export async function setInventory(db: Db, storeId: string, changes: InventoryCh
   return { updated: last.size - new Set(positions.map((i) => changes[i]!.sku)).size, unknown: positions };
 }
 
-/** The lines [sku, quantity] of an order a client inserted lower the stock (run in the insert's batch). */
-export function stockTakenStatement(d1: D1Database, storeId: string, lines: [string, number][]): D1PreparedStatement {
-  return d1
-    .prepare(
-      `update products set quantity = max(0, quantity - (select sum(l.value ->> 1) from json_each(?2) as l where l.value ->> 0 = products.sku))
-      where store_id = ?1 and quantity is not null and sku in (select value ->> 0 from json_each(?2))`,
-    )
-    .bind(storeId, JSON.stringify(lines));
-}
-
-/** An order of the source `?2` the database already holds (the source's name is its OrderSource). */
-const KNOWN_ORDER = (number: string) =>
-  `exists (select 1 from orders where store_id = ?1 and order_source = (select name from sources where id = ?2) and order_source_order_number = ${number})`;
+// What each line took is kept on the line (order_items.stock_taken), set in the write that lowers
+// the stock: a line takes its quantity while its Sku has it, what is left when the take stops at
+// 0 (the lines of one write served in order), nothing for an untracked or unknown Sku. Giving
+// back reads it (givenBackSql below).
 
 /**
- * An imported page's lines [orderNumber, sku, quantity] lower the stock for the orders the
- * database does not hold yet. Runs in the page's batch BEFORE the upsert, so "not held yet" is
- * exactly "inserted by this batch": a page imported again lowers nothing.
+ * SQL: the units of stock one line of a write takes, for the lines' INSERT ... SELECT (the only
+ * place a line's stock_taken is set). `before` is its product's quantity before the write took
+ * any (null: untracked or unknown), `units` the line's quantity, `takes` 1 when the line takes
+ * stock at all (0: its order arrives cancelled), `sku` and `key` the line's Sku and position: the
+ * write's earlier lines of the same Sku are served first.
  */
-export function stockTakenByImportStatement(d1: D1Database, storeId: string, sourceId: string, lines: [string, string, number][]): D1PreparedStatement {
-  const fresh = `not ${KNOWN_ORDER("l.value ->> 0")} and exists (select 1 from sources where id = ?2)`;
+export function lineTakesSql(at: { before: string; units: string; takes: string; sku: string; key: string }): string {
+  const earlier = `coalesce(sum(case when ${at.takes} = 1 then ${at.units} else 0 end) over (partition by ${at.sku} order by ${at.key}
+    rows between unbounded preceding and 1 preceding), 0)`;
+  return `case when ${at.takes} = 1 and ${at.before} is not null then min(${at.units}, max(0, ${at.before} - ${earlier})) else 0 end`;
+}
+
+/** An order a client inserted lowers its Skus by what its lines took: run in the insert's batch, after its lines. */
+export function stockTakenStatement(d1: D1Database, storeId: string, order: { orderSource: string; number: string }): D1PreparedStatement {
+  const lines = `select i.sku, i.stock_taken from order_items as i where i.order_id =
+    (select id from orders where store_id = ?1 and order_source = ?2 and order_source_order_number = ?3) and i.stock_taken > 0`;
   return d1
     .prepare(
-      `update products set quantity = max(0, quantity - (select sum(l.value ->> 2) from json_each(?3) as l where l.value ->> 1 = products.sku and ${fresh}))
-      where store_id = ?1 and quantity is not null and sku in (select l.value ->> 1 from json_each(?3) as l where ${fresh})`,
+      `update products set quantity = max(0, quantity - (select sum(l.stock_taken) from (${lines}) as l where l.sku = products.sku))
+      where store_id = ?1 and quantity is not null and sku in (select l.sku from (${lines}) as l)`,
     )
-    .bind(storeId, sourceId, JSON.stringify(lines));
+    .bind(storeId, order.orderSource, order.number);
 }
+
+/**
+ * An imported page's take, in two statements around the insert of its lines. `fresh` is the SQL
+ * (a SELECT of `sku` and `units`, with `?1` the store, `?2` the source, `?3` the page's lines) of
+ * the lines the insert is about to write whose order takes stock: written once, by the lines'
+ * owner (src/orders/orders.writes.ts), and run by both this statement and the insert, so they
+ * agree on what a page takes, and a page imported again (its lines known) takes nothing.
+ *
+ * This one lowers each Sku by all its new lines ask, WITHOUT stopping at 0, so the insert after it
+ * still reads what the Sku had (its quantity now plus what its lines asked) and gives each line
+ * its share (lineTakesSql); stockTakeSettledStatement then brings a Sku below 0 back to 0. Inside
+ * the page's batch (one transaction) nothing else ever reads the value below 0.
+ */
+export function stockAskedByImportStatement(d1: D1Database, storeId: string, sourceId: string, lines: string, fresh: string): D1PreparedStatement {
+  return d1
+    .prepare(
+      `update products set quantity = quantity - (select sum(f.units) from (${fresh}) as f where f.sku = products.sku)
+      where store_id = ?1 and quantity is not null and sku in (select f.sku from (${fresh}) as f)`,
+    )
+    .bind(storeId, sourceId, lines);
+}
+
+/** The page's take completed: a Sku of `skus` its new lines asked more of than it had stops at 0. */
+export function stockTakeSettledStatement(d1: D1Database, storeId: string, skus: string[]): D1PreparedStatement {
+  return d1
+    .prepare(`update products set quantity = 0 where store_id = ?1 and quantity < 0 and sku in (select value from json_each(?2))`)
+    .bind(storeId, JSON.stringify([...new Set(skus)]));
+}
+
+/**
+ * SQL: the units of stock a line `i` (an order_items row) has given back once `cancelled` of its
+ * units are cancelled. Cancelled units first use up what the line never took: a line that took
+ * all it ordered gives back every cancelled unit, a line of 5 that took 2 gives back nothing for
+ * its first 3 cancelled units and 2 for the last 2, in whatever calls they come. A line stored
+ * before stock_taken existed reads as having taken its quantity (what was given back then). The
+ * same rule as src/orders/order-moves.ts's stockGivenBack.
+ */
+const givenBackSql = (i: string, cancelled: string) => `max(0, ${cancelled} - (${i}.quantity - coalesce(${i}.stock_taken, ${i}.quantity)))`;
 
 /**
  * SQL: the marketplace's status word of `o` says cancelled (Walmart, Shopify: Cancelled; eBay,
@@ -244,11 +283,12 @@ export const cancelledAtMarketplace = (word: string) => /^(cancell?ed|refused)$/
 
 /**
  * Known orders of the source whose marketplace now says cancelled (`numbers`) give back what
- * their lines still hold (units neither shipped nor cancelled), once: runs in the page's batch
- * BEFORE the upsert stores the new status word.
+ * their lines still hold, once: what cancelling every unit neither shipped nor cancelled gives
+ * back (givenBackSql). Runs in the page's batch BEFORE the upsert stores the new status word.
  */
 export function stockBackByImportStatement(d1: D1Database, storeId: string, sourceId: string, numbers: string[]): D1PreparedStatement {
-  const held = `select i.sku, i.quantity - i.quantity_shipped - i.quantity_cancelled as quantity from order_items as i join orders as o on o.id = i.order_id
+  const held = `select i.sku, ${givenBackSql("i", "i.quantity - i.quantity_shipped")} - ${givenBackSql("i", "i.quantity_cancelled")} as quantity
+    from order_items as i join orders as o on o.id = i.order_id
     where o.store_id = ?1 and o.order_source = (select name from sources where id = ?2)
       and o.order_source_order_number in (select value from json_each(?3)) and not ${CANCELLED_AT_MARKETPLACE("o")}`;
   return d1
@@ -261,7 +301,8 @@ export function stockBackByImportStatement(d1: D1Database, storeId: string, sour
 
 /**
  * Cancelled units give their stock back, whichever side cancelled them (decisions 11 and 12):
- * `units` holds [orderId, dateUpdated, sku, units] of the moves of one batch, each counted only
+ * `units` holds [orderId, dateUpdated, sku, units] of the moves of one batch (the units each move
+ * decided its lines give back, order-moves.ts's stockGivenBack: never more than they took), each counted only
  * while `guard` holds for its order (built on `u.value ->> 0` and `u.value ->> 1`) and while the
  * order still holds its stock (an order the marketplace cancelled whole gave all of it back at
  * that import). Runs in the moves' batch, before the orders' update.

@@ -14,9 +14,18 @@ type LineOrder = WireOrder & {
   OrderItems: (WireOrder["OrderItems"][number] & { OrderItemId: string; QuantityShipped: number; QuantityCancelled: number })[];
 };
 
-/** A simulated source's six orders imported; the first whose line 1 has at least 2 units. */
-async function imported() {
+/** What the simulated marketplace sells (src/marketplaces/simulated/simulated.mapping.ts). */
+const SIMULATED_SKUS = ["MUG-BLU-12", "TEE-BLK-M", "BTL-STL-750", "LMP-DSK-LED", "BAG-CNV-TOTE", "NTB-A5-DOT", "CBL-USBC-2M", "SCK-WOOL-L"];
+const MORE_SKUS = ["CND-SOY-LAV", "PLN-CER-S", "HDP-BT-NC", "KTL-ELC-1L"];
+
+/** A simulated source's six orders imported (each Sku tracked with `stock` units first, when given); the first whose line 1 has at least 2 units. */
+async function imported(stock?: number) {
   const { storeId, token } = await storeWithToken();
+  if (stock !== undefined)
+    await putStock(
+      storeId,
+      [...SIMULATED_SKUS, ...MORE_SKUS].map((Sku) => ({ Sku, Quantity: stock })),
+    );
   const settings = simulatedWindow(6);
   const sourceId = await createSource(storeId, { Settings: settings });
   await cycleAt(sourceId, Date.now());
@@ -92,9 +101,11 @@ describe("a marketplace that takes whole orders only", () => {
 
 describe("the marketplace's own lines reach the hub", () => {
   it("at the next import, as a package and cancelled units, sending nothing back and giving stock back once", async () => {
-    const { storeId, token, sourceId, settings, order } = await imported();
+    // 50 of each Sku: every line takes all it orders, so its cancelled unit gives back 1.
+    const { storeId, token, sourceId, settings, order } = await imported(50);
     const line = order.OrderItems[0]!;
-    await putStock(storeId, [{ Sku: line.Sku, Quantity: 50 }]);
+    const held = await quantityOf(storeId, line.Sku);
+    expect(held).toBeLessThanOrEqual(50 - line.Quantity);
     await patchSource(storeId, sourceId, {
       Settings: { ...settings, lineChanges: { [order.OrderSourceOrderNumber]: { shipped: { "1": 1 }, cancelled: { "1": 1 } } } },
     });
@@ -110,13 +121,13 @@ describe("the marketplace's own lines reach the hub", () => {
       [expect.stringMatching(/^SIMTRK\d+$/), [{ OrderItemId: line.OrderItemId, Quantity: 1 }]],
     ]);
     expect(now.FulfillmentStatus).toBe("PartiallyShipped");
-    expect(await quantityOf(storeId, line.Sku)).toBe(51);
+    expect(await quantityOf(storeId, line.Sku)).toBe(held! + 1);
     expect(await outboxOf(order.OrderId)).toHaveLength(0);
     // Imported again: nothing new, stock included.
     await again();
     now = await read(token, order.OrderId);
     expect([now.OrderItems[0]!.QuantityShipped, now.OrderItems[0]!.QuantityCancelled, now.Shipments.length]).toEqual([1, 1, 1]);
-    expect(await quantityOf(storeId, line.Sku)).toBe(51);
+    expect(await quantityOf(storeId, line.Sku)).toBe(held! + 1);
     expect(await outboxOf(order.OrderId)).toHaveLength(0);
     expect((await received(storeId, sourceId)).filter((r) => r.OrderSourceOrderNumber === order.OrderSourceOrderNumber)).toHaveLength(0);
   });
