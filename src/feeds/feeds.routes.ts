@@ -42,7 +42,7 @@ export const feedsRoutes = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const storeId = c.get("caller").storeId;
-      const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
+      const { pageSize } = query;
       // A cursor is only valid with the request it continues: same store, filter, sort and size.
       const binding = ["feeds", storeId, query.filterQuery ?? null, query.sortBy, query.sortDirection, pageSize];
       const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);

@@ -53,14 +53,15 @@ const cursorParam = z
 
 /**
  * page and pageSize, each optional with its default (decisions 3): page 1 unless a cursor says
- * which page it continues, pages of DEFAULT_PAGE_SIZE. Present but zero, negative or not a whole
- * number is still a 400.
+ * which page it continues, pages of DEFAULT_PAGE_SIZE; a larger pageSize is clamped to
+ * MAX_PAGE_SIZE here, so every list reads the size it answers. Present but zero, negative or not
+ * a whole number is still a 400.
  */
 export const pagingQuery = {
   page: positiveInt("pages start at 1").optional().describe("The page to answer, from 1; page 1 when neither page nor cursor is sent."),
   pageSize: positiveInt(`at most ${MAX_PAGE_SIZE}; larger sizes are clamped`)
     .optional()
-    .transform((n) => n ?? DEFAULT_PAGE_SIZE)
+    .transform((n) => Math.min(n ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE))
     .describe(`Orders or feeds a page, 1 to ${MAX_PAGE_SIZE} (larger sizes are clamped); ${DEFAULT_PAGE_SIZE} when left out.`),
   cursor: cursorParam.optional(),
 };

@@ -82,7 +82,7 @@ export const ordersRoutes = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const storeId = c.get("caller").storeId;
-      const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
+      const { pageSize } = query;
       // A cursor is only valid with the request it continues: same store, filters, sort and size.
       const binding = [
         "orders",

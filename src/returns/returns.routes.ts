@@ -38,7 +38,7 @@ export const returnsRoutes = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const storeId = c.get("caller").storeId;
-      const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
+      const { pageSize } = query;
       // A cursor is only valid with the request it continues: same store, filters, sort and size.
       const binding = ["returns", storeId, query.fromDate, query.toDate, query.status ?? null, query.dateField, query.sortBy, query.sortDirection, pageSize];
       const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);
