@@ -3,7 +3,6 @@
 // page 1, pages of 100), sorting. Resources compose them in their own schema files.
 import { z } from "zod";
 import { truncate } from "../lib/dates";
-import { ApiError } from "./errors";
 
 /** Decisions 3: 100 for orders and for feeds. */
 export const MAX_PAGE_SIZE = 100;
@@ -72,13 +71,6 @@ export function pageOrCursor(value: { page?: number; cursor?: string }, ctx: z.R
     ctx.addIssue({ code: "custom", path: ["cursor"], message: "cannot be combined with page: send one or the other" });
   }
 }
-
-/** A cursor that does not open: `sentWith` names what it must come back with (the list's filters, sort and size). */
-export const invalidCursor = (sentWith: string) =>
-  new ApiError(
-    400,
-    `'cursor' is not valid for this request: send the NextCursor of the previous page unaltered, with the same ${sentWith} as the request that returned it.`,
-  );
 
 export function sortingQuery<T extends string>(fields: readonly T[]) {
   return {
