@@ -13,6 +13,7 @@
 import { dbOf } from "../db/client";
 import { countOpen } from "../outbox/outbox.queries";
 import { toWireDate } from "../lib/dates";
+import { talliedD1 } from "../lib/binding-tally";
 import { InvocationBudget, OBJECT_SHARE, type Cost } from "../lib/invocation-budget";
 import { outboundFetch } from "../lib/outbound";
 import { MarketplaceError } from "../marketplaces/connector";
@@ -303,19 +304,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
 /** A D1Database that counts the statements prepared through it (what the benchmark reports). */
 export function countStatements(d1: D1Database): { d1: D1Database; count: () => number } {
   let n = 0;
-  const proxy = new Proxy(d1, {
-    get(target, prop) {
-      if (prop === "prepare") {
-        return (query: string) => {
-          n += 1;
-          return target.prepare(query);
-        };
-      }
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  return { d1: proxy, count: () => n };
+  return { d1: talliedD1(d1, { sql: () => (n += 1) }), count: () => n };
 }
 
 /** A summary of a cycle that has done nothing yet (or never ran). */
