@@ -31,7 +31,6 @@ import {
   stockAskedByImportStatement,
   stockBackStatement,
   stockBackByImportStatement,
-  stockTakeSettledStatement,
   stockTakenStatement,
 } from "../products/products.queries";
 import type { Move, OrderSet, OrderState } from "./order-moves";
@@ -242,8 +241,11 @@ const NEW_IMPORTED_LINES_TAKING = `select line.value ->> ${SKU_AT} as sku, line.
 
 // Each new line takes its share of what its Sku had before the page: the take statement before
 // this one has lowered the Sku by all the page's new lines ask (not stopping at 0), so that is the
-// quantity now plus what they ask; the page's earlier lines are served first. The lines are
-// written in the page's order (the window sums would otherwise order them by Sku).
+// quantity now plus what they ask; the page's earlier lines are served first. SQLite computes
+// every row of the SELECT before it writes one (the SELECT reads order_items, and the window sums
+// need every row), so each line written, which brings its Sku back to 0 if below (the trigger
+// order_items_stock_settled, migrations/0017_stock_taken.sql), changes nothing the others read.
+// The lines are written in the page's order (the window sums would otherwise order them by Sku).
 const INSERT_IMPORTED_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_LIST}, stock_taken)
   select orders.id, ${itemValueList("line.value", IMPORT_PREFIX)},
     ${lineTakesSql({
@@ -262,7 +264,7 @@ const INSERT_IMPORTED_ITEMS = `insert into order_items (order_id, ${ITEM_COLUMN_
  * had. Stock (decisions 11), each once: known orders the marketplace now says are cancelled give
  * theirs back before the upsert stores the new status word; the lines new to the hub (of orders
  * not cancelled on arrival) take theirs around their insert, each line keeping what it took
- * (stockAskedByImportStatement, the insert, stockTakeSettledStatement).
+ * (stockAskedByImportStatement, then the insert, whose lines bring a Sku below 0 back to 0).
  */
 export function importPageStatements(db: Db, source: { storeId: string; id: string }, page: OrderWrite[], now: number): D1PreparedStatement[] {
   const rows = JSON.stringify(page.map(orderTuple));
@@ -292,11 +294,6 @@ export function importPageStatements(db: Db, source: { storeId: string; id: stri
     ...importedEventsAfter(db, source, now),
     stockAskedByImportStatement(d1, source.storeId, source.id, lines, NEW_IMPORTED_LINES_TAKING),
     d1.prepare(INSERT_IMPORTED_ITEMS).bind(source.storeId, source.id, lines),
-    stockTakeSettledStatement(
-      d1,
-      source.storeId,
-      page.flatMap((order) => order.items.map((item) => item.sku)),
-    ),
   ];
 }
 

@@ -244,8 +244,10 @@ export function stockTakenStatement(d1: D1Database, storeId: string, order: { or
  *
  * This one lowers each Sku by all its new lines ask, WITHOUT stopping at 0, so the insert after it
  * still reads what the Sku had (its quantity now plus what its lines asked) and gives each line
- * its share (lineTakesSql); stockTakeSettledStatement then brings a Sku below 0 back to 0. Inside
- * the page's batch (one transaction) nothing else ever reads the value below 0.
+ * its share (lineTakesSql); each line the insert writes brings its Sku back to 0 if below (the
+ * trigger order_items_stock_settled, migrations/0017_stock_taken.sql), so nothing else ever
+ * reads a value below 0. A trigger rather than a statement after the insert: a page's statements
+ * are what an import spends of an invocation's 1,000 D1 queries.
  */
 export function stockAskedByImportStatement(d1: D1Database, storeId: string, sourceId: string, lines: string, fresh: string): D1PreparedStatement {
   return d1
@@ -254,13 +256,6 @@ export function stockAskedByImportStatement(d1: D1Database, storeId: string, sou
       where store_id = ?1 and quantity is not null and sku in (select f.sku from (${fresh}) as f)`,
     )
     .bind(storeId, sourceId, lines);
-}
-
-/** The page's take completed: a Sku of `skus` its new lines asked more of than it had stops at 0. */
-export function stockTakeSettledStatement(d1: D1Database, storeId: string, skus: string[]): D1PreparedStatement {
-  return d1
-    .prepare(`update products set quantity = 0 where store_id = ?1 and quantity < 0 and sku in (select value from json_each(?2))`)
-    .bind(storeId, JSON.stringify([...new Set(skus)]));
 }
 
 /**
