@@ -46,7 +46,7 @@ import {
   shippingFulfillmentDetails,
 } from "./ebay.mapping";
 import { EBAY_INVENTORY_SCOPE, ebayListings } from "./ebay.listings";
-import { fulfillmentIdsOf, madeFulfillments, packagesOf, planPackageReads } from "./ebay.packages";
+import { fulfillmentIdsOf, knownFulfillments, packagesOf, planPackageReads } from "./ebay.packages";
 import { EBAY_FINANCES_SCOPE, EBAY_RETURNS_NOT_APPLICABLE, ebayRefunds, type EbayIssueRefundRequest, type EbayOrderRefunds } from "./ebay.refunds";
 import { ebaySettingsSchema } from "./ebay.settings";
 import {
@@ -179,7 +179,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
   }
 
   const orderPath = (orderId: string) => `/order/${encodeURIComponent(orderId)}`;
-  const made = madeFulfillments(storage);
+  const known = knownFulfillments(storage);
 
   /**
    * An order's packages as eBay holds them (getShippingFulfillments), or null when eBay's answer
@@ -217,13 +217,19 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
 
     // Packages: read for the orders that need it, at most PACKAGE_READS_PER_PAGE a page; the page
     // ends before the order that would need one more, and the next page starts at it.
-    const plan = planPackageReads(records, made);
-    const page = splitPage(ebayOrderReader, records.slice(0, plan.cut), "eBay getOrders");
+    const plan = planPackageReads(records, known, window.until.getTime());
+    const kept = records.slice(0, plan.cut);
+    const page = splitPage(ebayOrderReader, kept, "eBay getOrders");
+    const read: { orderId: string; ids: string[] }[] = [];
     for (const order of page.orders) {
       if (!plan.read.has(order.sourceOrderNumber)) continue;
       const shipments = await packagesOfOrder(order);
-      if (shipments) order.shipments = shipments;
+      if (!shipments) continue;
+      order.shipments = shipments;
+      const record = kept.find((r) => (r as EbayOrder | null)?.orderId === order.sourceOrderNumber) as EbayOrder | undefined;
+      read.push({ orderId: order.sourceOrderNumber, ids: fulfillmentIdsOf(record) });
     }
+    known.read(read, window.until.getTime());
 
     // Offset pages over a fixed [since..until] can only lose members: an order changed after
     // `until` leaves the range, and every order behind it moves one place forward, across the page
@@ -313,7 +319,7 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     await response.body?.cancel();
     const fulfillmentId = fulfillmentIdOf(response.headers.get("Location")) ?? prepared.trackingNumber;
     // The next import need not read this fulfillment back: the hub holds it as this package.
-    if (fulfillmentId) made.add(orderId, fulfillmentIdsOf(order), fulfillmentId);
+    if (fulfillmentId) known.made(orderId, fulfillmentIdsOf(order), fulfillmentId);
     return { state: "delivered", reference: fulfillmentId, warning: warnings.join("; ") || null };
   }
 

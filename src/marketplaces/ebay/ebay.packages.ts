@@ -2,13 +2,15 @@
 // and, in `fulfillmentHrefs`, the URI of each of its fulfillments, but not the fulfillments
 // themselves: those cost one getShippingFulfillments call per order. So an order's packages are
 // read only when it needs it: some line is FULFILLED or IN_PROGRESS and `fulfillmentHrefs` names
-// a fulfillment this connector did not make itself (the ones it made are remembered in the
-// source's storage when createShippingFulfillment answers, so an order shipped only through the
-// hub costs nothing). An order only appears in a window when eBay changed it, so the read follows
-// a change. At most PACKAGE_READS_PER_PAGE reads a getOrders page: the page is cut before the
-// order that would need one more, and the next page starts at that order. Pure choices here
-// (which records need a read, where the page is cut, a fulfillment list as packages) and the
-// remembered fulfillments; the calls are the connector's.
+// a fulfillment the hub may not hold: neither made by this connector (remembered when
+// createShippingFulfillment answers, so an order shipped only through the hub costs nothing) nor
+// read in an earlier window (so the overlap of windows, or a later change of the order that adds
+// no fulfillment, costs nothing either). An order only appears in a window when eBay changed it,
+// so a read follows a change. At most PACKAGE_READS_PER_PAGE reads a getOrders page: the page is
+// cut before the order that would need one more, and the next page starts at that order. Pure
+// choices here (which records need a read, where the page is cut, a fulfillment list as
+// packages) and the known fulfillments, kept in the source's storage; the calls are the
+// connector's.
 import type { ImportedOrder, ImportedShipment } from "../connector";
 import type { SourceStorage } from "../storage";
 import { fulfillmentIdOf } from "./ebay.mapping";
@@ -16,9 +18,9 @@ import type { EbayOrder, EbayShippingFulfillmentPage } from "./ebay.types";
 
 /** getShippingFulfillments calls one getOrders page may add (a page holds up to 200 orders). */
 export const PACKAGE_READS_PER_PAGE = 50;
-/** Orders whose connector-made fulfillments are remembered; the oldest are forgotten first. */
+/** Orders whose known fulfillments are remembered; the oldest are forgotten first. */
 export const REMEMBERED_ORDERS = 2_000;
-const MADE_KEY = "ebay.madeFulfillments";
+const KNOWN_KEY = "ebay.knownFulfillments";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const text = (value: unknown): string => (typeof value === "string" ? value.trim() : "");
@@ -29,58 +31,87 @@ export function fulfillmentIdsOf(order: EbayOrder | null | undefined): string[] 
   return hrefs.map((h) => (typeof h === "string" ? fulfillmentIdOf(h) : null)).filter((id): id is string => id !== null && id !== "");
 }
 
-/** The fulfillments this connector made, by order, kept in the source's storage. */
-export interface MadeFulfillments {
-  of(orderId: string): ReadonlySet<string>;
+/** What the connector knows of an order's fulfillments: those it made, those it read in an earlier window. */
+interface KnownEntry {
+  made: string[];
+  read: string[];
+  /** The `until` of the window whose import read them. */
+  readUntil: number;
+}
+
+/** The fulfillments the connector knows, by order, kept in the source's storage. */
+export interface KnownFulfillments {
+  /**
+   * Whether every one of `ids` is known to the hub already for a window ending at `until`: made
+   * by the connector, or read in an earlier window (a window moves on only once its pages are
+   * written; a page read again in the same window, after a failed write, reads its packages again).
+   */
+  knows(orderId: string, ids: string[], until: number): boolean;
   /**
    * The connector made `made` on an order whose fulfillments were `before` (its getOrder answer
    * just before): remembered only when every one of `before` was already known, so a fulfillment
    * made in Seller Hub is never taken for the connector's.
    */
-  add(orderId: string, before: string[], made: string): void;
+  made(orderId: string, before: string[], made: string): void;
+  /** The fulfillments of these orders were read in the window ending at `until`. */
+  read(orders: { orderId: string; ids: string[] }[], until: number): void;
 }
 
-export function madeFulfillments(storage: SourceStorage | undefined): MadeFulfillments {
-  const load = (): [string, string[]][] => {
-    const kept = storage?.get<[string, string[]][]>(MADE_KEY);
+export function knownFulfillments(storage: SourceStorage | undefined): KnownFulfillments {
+  const load = (): [string, KnownEntry][] => {
+    const kept = storage?.get<[string, KnownEntry][]>(KNOWN_KEY);
     return Array.isArray(kept) ? kept : [];
   };
+  const entryOf = (entries: [string, KnownEntry][], orderId: string): KnownEntry =>
+    entries.find(([id]) => id === orderId)?.[1] ?? { made: [], read: [], readUntil: 0 };
+  const save = (entries: [string, KnownEntry][], changed: Map<string, KnownEntry>) => {
+    if (!storage || changed.size === 0) return;
+    const rest = entries.filter(([id]) => !changed.has(id));
+    storage.put(KNOWN_KEY, [...rest, ...changed].slice(-REMEMBERED_ORDERS));
+  };
   return {
-    of(orderId) {
-      return new Set(load().find(([id]) => id === orderId)?.[1] ?? []);
+    knows(orderId, ids, until) {
+      const entry = entryOf(load(), orderId);
+      const known = new Set([...entry.made, ...(entry.readUntil < until ? entry.read : [])]);
+      return ids.every((id) => known.has(id));
     },
-    add(orderId, before, made) {
-      if (!storage) return;
+    made(orderId, before, made) {
       const entries = load();
-      const known = new Set(entries.find(([id]) => id === orderId)?.[1] ?? []);
+      const entry = entryOf(entries, orderId);
+      const known = new Set([...entry.made, ...entry.read]);
       if (!before.every((id) => known.has(id))) return;
-      known.add(made);
-      const rest = entries.filter(([id]) => id !== orderId);
-      storage.put(MADE_KEY, [...rest, [orderId, [...known]]].slice(-REMEMBERED_ORDERS));
+      save(entries, new Map([[orderId, { ...entry, made: [...new Set([...entry.made, made])] }]]));
+    },
+    read(orders, until) {
+      const entries = load();
+      save(entries, new Map(orders.map(({ orderId, ids }) => [orderId, { ...entryOf(entries, orderId), read: ids, readUntil: until }])));
     },
   };
 }
 
-/** Whether a getOrders record's packages are to be read: something shipped, and a fulfillment the connector did not make. */
-export function needsPackages(record: unknown, made: MadeFulfillments): boolean {
+/** Whether a getOrders record's packages are to be read: something shipped, and a fulfillment the hub may not hold. */
+export function needsPackages(record: unknown, known: KnownFulfillments, until: number): boolean {
   if (!isRecord(record)) return false;
   const order = record as EbayOrder;
   const orderId = text(order.orderId);
   if (!orderId || !Array.isArray(order.lineItems)) return false;
   const shipped = order.lineItems.some((l) => isRecord(l) && ["FULFILLED", "IN_PROGRESS"].includes(text(l.lineItemFulfillmentStatus)));
-  if (!shipped) return false;
-  const known = made.of(orderId);
-  return fulfillmentIdsOf(order).some((id) => !known.has(id));
+  return shipped && !known.knows(orderId, fulfillmentIdsOf(order), until);
 }
 
 /**
  * Where a page of getOrders records is cut so that it needs at most `limit` package reads: the
  * records kept (`cut`, all of them when it fits) and the ids of the orders among them to read.
  */
-export function planPackageReads(records: unknown[], made: MadeFulfillments, limit = PACKAGE_READS_PER_PAGE): { cut: number; read: Set<string> } {
+export function planPackageReads(
+  records: unknown[],
+  known: KnownFulfillments,
+  until: number,
+  limit = PACKAGE_READS_PER_PAGE,
+): { cut: number; read: Set<string> } {
   const read = new Set<string>();
   for (let i = 0; i < records.length; i++) {
-    if (!needsPackages(records[i], made)) continue;
+    if (!needsPackages(records[i], known, until)) continue;
     if (read.size === limit) return { cut: i, read };
     read.add(text((records[i] as EbayOrder).orderId));
   }

@@ -1,8 +1,8 @@
 // eBay's packages read back at import (decisions 12), called on the connector against the fake
 // eBay, which checks every getShippingFulfillments call against eBay's Fulfillment API
 // description and makes fulfilments of its own (Seller Hub's): an order's packages are read only
-// when a line is fulfilled or in progress and the order names a fulfillment the connector did not
-// make; the calls each getOrders page adds are counted (at most 50, the page cut before the order
+// when a line is fulfilled or in progress and the order names a fulfillment the connector neither
+// made nor read in an earlier window; the calls each getOrders page adds are counted (at most 50, the page cut before the order
 // that would need one more); a throttled read fails the page, a refused or nonsense one imports
 // the order without packages.
 import { describe, expect, it } from "vitest";
@@ -89,7 +89,8 @@ describe("eBay packages read back", () => {
   it("reads the packages of an order fulfilled in Seller Hub with one call, and none of an order not shipped", async () => {
     const { fake, connector, later } = setup(2);
     const fulfillmentId = sellerHub(fake, 1);
-    const pages = await importAll(connector, later(10));
+    const window = later(10);
+    const pages = await importAll(connector, window);
     const orders = byNumber(pages);
     expect(orders.get(orderIdOf(1))!.shipments).toEqual([
       {
@@ -105,6 +106,17 @@ describe("eBay packages read back", () => {
     expect(orders.get(orderIdOf(1))!.items.map((i) => i.quantityShipped)).toEqual([undefined, 0]);
     expect(orders.get(orderIdOf(2))!.shipments).toBeUndefined();
     expect(reads(fake).map((r) => r.path)).toEqual([`/sell/fulfillment/v1/order/${orderIdOf(1)}/shipping_fulfillment`]);
+
+    // The same window read again (its page not written, say): read again. A later window that
+    // sees the order unchanged (the windows' overlap), or changed without a new fulfillment: not.
+    await importAll(connector, window);
+    expect(reads(fake)).toHaveLength(2);
+    await importAll(connector, later(10));
+    fake.touch(orderIdOf(1), (o) => (o.salesRecordReference = "2041"));
+    const touched = byNumber(await importAll(connector, later(10))).get(orderIdOf(1))!;
+    expect(touched.sourceCustomerOrderNumber).toBe("2041");
+    expect(touched.shipments).toBeUndefined();
+    expect(reads(fake)).toHaveLength(2);
     expect(fake.violations).toEqual([]);
   });
 
