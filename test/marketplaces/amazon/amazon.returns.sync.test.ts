@@ -3,8 +3,9 @@
 // operations (createReport, getReport, getReportDocument and the gzipped tab-delimited document)
 // are checked against Amazon's Reports API model. A client then reads the returns over
 // GET /v1/{token}/Returns: each row lands on its order's line (by Merchant SKU), a return whose
-// order the hub does not hold or whose SKU the order lacks is set aside with the reason, a later
-// report moves a return on without a duplicate, and nothing is sent back to Amazon.
+// order the hub does not hold or whose SKU the order lacks is set aside with the reason (and the
+// first imported by the operator's retry once its order is in), a later report moves a return on
+// without a duplicate, and nothing is sent back to Amazon.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { WireReturn } from "../../../src/returns/returns.wire";
 import { ALL_SCOPES, admin, call, storeWithToken } from "../../helpers/api";
@@ -45,8 +46,8 @@ async function listReturns(token: string, query = ""): Promise<WireReturn[]> {
 
 describe("Amazon returns in through the cron", () => {
   it(
-    "lands each report row on its order line with its quantity, sets aside a return of an order the hub does not hold, moves a return on from a later " +
-      "report without a duplicate, and sends nothing back",
+    "lands each report row on its order line with its quantity, sets aside a return of an order the hub does not hold until the operator's retry " +
+      "after the order came in, moves a return on from a later report without a duplicate, and sends nothing back",
     async () => {
       let ahead = 0;
       const fake = createAmazonFake({ now: () => new Date(Date.now() + ahead) });
@@ -178,6 +179,32 @@ describe("Amazon returns in through the cron", () => {
         [line["ECHO-DOT-4-CHARCOAL"], 2],
       ]);
       expect(await listReturns(token, "&status=RECEIVED")).toHaveLength(1);
+
+      // The order of the set-aside return arrives (Amazon shows it changed): the operator's retry
+      // maps the kept rows again and the return lands on that order's line.
+      const late = structuredClone(fake.orders[0]!);
+      late.orderId = "113-0000000-0000009";
+      late.orderItems = late.orderItems.filter((i) => (i.product as { sellerSku: string }).sellerSku === "ECHO-DOT-4-CHARCOAL");
+      late.orderItems[0]!.orderItemId = "11300000000091";
+      late.lastUpdatedTime = new Date(Date.now() + ahead - 10 * 60_000).toISOString();
+      fake.orders.push(late);
+      ahead = 60 * 60_000;
+      await fireCron(Date.now() + ahead);
+      const lateOrder = (await listOrders(token)).find((o) => o.OrderSourceOrderNumber === "113-0000000-0000009")!;
+      expect(lateOrder).toBeDefined();
+      const retried = await admin("POST", `/stores/${storeId}/sources/${sourceId}/set-aside/retry`);
+      expect(retried.status, retried.text).toBe(200);
+      const now = await listReturns(token);
+      expect(now.map((r) => r.ReturnSourceNumber).sort()).toEqual(["D5dRk5YhRRMA", "DnotHeldRMA"]);
+      const held = now.find((r) => r.ReturnSourceNumber === "DnotHeldRMA")!;
+      expect([held.OrderId, held.Status, held.Items.map((i) => [i.OrderItemId, i.Sku, i.Quantity])]).toEqual([
+        lateOrder.OrderId,
+        "Requested",
+        [[lateOrder.OrderItems[0]!.OrderItemId, "ECHO-DOT-4-CHARCOAL", 1]],
+      ]);
+      const left = (JSON.parse((await admin("GET", `/stores/${storeId}/sources/${sourceId}/set-aside`)).text) as { SetAsideReturns: SetAsideReturn[] })
+        .SetAsideReturns;
+      expect(left.map((a) => a.ReturnSourceNumber)).toEqual(["DwrongSkuRMA"]);
 
       // Nothing of it goes back to Amazon: no delivery, no call but the reports'.
       expect(await deliveries(storeId, sourceId)).toEqual([]);
