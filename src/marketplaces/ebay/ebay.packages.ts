@@ -19,7 +19,8 @@ import type { EbayOrder, EbayShippingFulfillmentPage } from "./ebay.types";
 /** getShippingFulfillments calls one getOrders page may add (a page holds up to 200 orders). */
 export const PACKAGE_READS_PER_PAGE = 50;
 /** Orders whose known fulfillments are remembered; the oldest are forgotten first. */
-export const REMEMBERED_ORDERS = 2_000;
+export const REMEMBERED_ORDERS = 1_024;
+const BUCKETS = 16;
 const KNOWN_KEY = "ebay.knownFulfillments";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -58,33 +59,49 @@ export interface KnownFulfillments {
 }
 
 export function knownFulfillments(storage: SourceStorage | undefined): KnownFulfillments {
-  const load = (): [string, KnownEntry][] => {
-    const kept = storage?.get<[string, KnownEntry][]>(KNOWN_KEY);
-    return Array.isArray(kept) ? kept : [];
+  // Kept in BUCKETS keys by a hash of the order id, each its last REMEMBERED_ORDERS / BUCKETS
+  // orders: a write (one per shipment, one per page read) rewrites a few kilobytes, not the lot.
+  // Read once per connector: only this connector writes them.
+  const cache = new Map<string, [string, KnownEntry][]>();
+  const keyOf = (orderId: string) => {
+    let hash = 0;
+    for (let i = 0; i < orderId.length; i++) hash = (hash * 31 + orderId.charCodeAt(i)) >>> 0;
+    return `${KNOWN_KEY}.${hash % BUCKETS}`;
   };
-  const entryOf = (entries: [string, KnownEntry][], orderId: string): KnownEntry =>
-    entries.find(([id]) => id === orderId)?.[1] ?? { made: [], read: [], readUntil: 0 };
-  const save = (entries: [string, KnownEntry][], changed: Map<string, KnownEntry>) => {
-    if (!storage || changed.size === 0) return;
-    const rest = entries.filter(([id]) => !changed.has(id));
-    storage.put(KNOWN_KEY, [...rest, ...changed].slice(-REMEMBERED_ORDERS));
+  const bucket = (key: string): [string, KnownEntry][] => {
+    let entries = cache.get(key);
+    if (!entries) {
+      const kept = storage?.get<[string, KnownEntry][]>(key);
+      entries = Array.isArray(kept) ? kept : [];
+      cache.set(key, entries);
+    }
+    return entries;
+  };
+  const entryOf = (orderId: string): KnownEntry => bucket(keyOf(orderId)).find(([id]) => id === orderId)?.[1] ?? { made: [], read: [], readUntil: 0 };
+  const save = (changed: Map<string, KnownEntry>) => {
+    const touched = new Set<string>();
+    for (const [orderId, entry] of changed) {
+      const key = keyOf(orderId);
+      const rest = bucket(key).filter(([id]) => id !== orderId);
+      cache.set(key, [...rest, [orderId, entry] as [string, KnownEntry]].slice(-(REMEMBERED_ORDERS / BUCKETS)));
+      touched.add(key);
+    }
+    for (const key of touched) storage?.put(key, cache.get(key));
   };
   return {
     knows(orderId, ids, until) {
-      const entry = entryOf(load(), orderId);
+      const entry = entryOf(orderId);
       const known = new Set([...entry.made, ...(entry.readUntil < until ? entry.read : [])]);
       return ids.every((id) => known.has(id));
     },
     made(orderId, before, made) {
-      const entries = load();
-      const entry = entryOf(entries, orderId);
+      const entry = entryOf(orderId);
       const known = new Set([...entry.made, ...entry.read]);
       if (!before.every((id) => known.has(id))) return;
-      save(entries, new Map([[orderId, { ...entry, made: [...new Set([...entry.made, made])] }]]));
+      save(new Map([[orderId, { ...entry, made: [...new Set([...entry.made, made])] }]]));
     },
     read(orders, until) {
-      const entries = load();
-      save(entries, new Map(orders.map(({ orderId, ids }) => [orderId, { ...entryOf(entries, orderId), read: ids, readUntil: until }])));
+      save(new Map(orders.map(({ orderId, ids }) => [orderId, { ...entryOf(orderId), read: ids, readUntil: until }])));
     },
   };
 }
