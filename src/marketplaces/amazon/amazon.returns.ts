@@ -6,10 +6,11 @@
 // takes the order's line of that SKU. The column spelling is Amazon's guide's, unconfirmed by any
 // sample: headers are matched without case or surrounding spaces. Refunds out have no call in the
 // models kept, so they are NotApplicable (amazon.connector.ts).
+import { parse } from "csv-parse/sync";
 import { MarketplaceError, type ImportedReturn, type ReturnPage, type ReturnState, type ReturnsImport } from "../connector";
 import { readCappedText, sendToMarketplace } from "../kit/marketplace-http";
 import { Unmappable } from "../kit/orders-page";
-import { readReturn, splitReturns, type ReturnReader } from "../kit/returns-page";
+import { leastAdvanced, readReturn, splitReturns, type ReturnReader } from "../kit/returns-page";
 import { TIMEOUT_MS, type AmazonClient } from "./amazon.client";
 
 export const RETURNS_REPORT_TYPE = "GET_FLAT_FILE_RETURNS_DATA_BY_RETURN_DATE";
@@ -50,7 +51,6 @@ const STATES: Record<string, ReturnState> = {
   denied: "Rejected",
   declined: "Rejected",
 };
-const STATE_RANK: Record<ReturnState, number> = { Requested: 0, Approved: 1, Received: 2, Refunded: 3, Closed: 4, Rejected: 5 };
 
 /** One row of the report: lower-cased header -> value. */
 export type ReportRow = Record<string, string>;
@@ -61,23 +61,23 @@ export interface AmazonReturnRecord {
 
 /** The rows of a tab-delimited report with a header line; a header without a column read is a MarketplaceError. */
 export function readReturnsReport(text: string): ReportRow[] {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
-  const header = (lines[0] ?? "").split("\t").map((h) => h.trim().toLowerCase());
+  // Amazon's flat files quote nothing: a quote is part of its cell.
+  const lines = (parse(text, { delimiter: "\t", quote: false, relax_column_count: true, skip_empty_lines: true, bom: true }) as string[][]).map((cells) =>
+    cells.map((c) => c.trim()),
+  );
+  const header = (lines[0] ?? []).map((h) => h.toLowerCase());
   const missing = REQUIRED.filter((c) => !header.includes(c));
   if (missing.length > 0) {
     throw new MarketplaceError(
-      `Amazon returns report has no column ${missing.map((m) => JSON.stringify(m)).join(", ")} (header: ${lines[0]?.slice(0, 200)})`,
+      `Amazon returns report has no column ${missing.map((m) => JSON.stringify(m)).join(", ")} (header: ${(lines[0] ?? []).join("\t").slice(0, 200)})`,
       200,
       false,
     );
   }
-  const rows: ReportRow[] = [];
-  for (const line of lines.slice(1)) {
-    if (line.trim() === "") continue;
-    const cells = line.split("\t");
-    rows.push(Object.fromEntries(header.map((h, i) => [h, (cells[i] ?? "").trim()])));
-  }
-  return rows;
+  return lines
+    .slice(1)
+    .filter((cells) => cells.some((c) => c !== ""))
+    .map((cells) => Object.fromEntries(header.map((h, i) => [h, cells[i] ?? ""])));
 }
 
 /** The rows grouped into returns: by Amazon RMA ID, or by order and request date when a row has none. */
@@ -114,7 +114,7 @@ export function mapAmazonReturn(record: AmazonReturnRecord): ImportedReturn {
     return state;
   });
   // The least advanced row wins: that is what the return still waits for.
-  const state = states.reduce((least, s) => (STATE_RANK[s] < STATE_RANK[least] ? s : least));
+  const state = leastAdvanced(states);
   // Rows of one SKU (the same item on several rows) are one line.
   const bySku = new Map<string, { quantity: number; reason: string | null }>();
   for (const row of rows) {

@@ -14,6 +14,7 @@ import type {
   MiraklOrderLine,
   MiraklReason,
   MiraklRefund,
+  MiraklRefundRequest,
   MiraklSeekPage,
   MiraklShipment,
   MiraklShipmentRequest,
@@ -215,7 +216,7 @@ export function miraklLineCalls(client: MiraklClient, storage: SourceStorage, no
 
     async refund(delivery, reasonCode, fallbackLineId) {
       const currency = delivery.currency ? { currency_iso_code: delivery.currency } : {};
-      const refunds = delivery.lines.map((l, i) => ({
+      const refunds: MiraklRefundRequest[] = delivery.lines.map((l, i) => ({
         order_line_id: l.sourceLineId,
         amount: l.amount,
         // OR28 has no order-level shipping: the refund's shipping goes with its first line.

@@ -20,8 +20,6 @@ export const MIRAKL_PACES = {
   importStatus: 5 * 60_000,
 } as const;
 
-export type PacedCall = keyof typeof MIRAKL_PACES;
-
 /**
  * How long until the next call may go (0: now), given when the last one went. A last call in
  * the future (a clock set back) counts as made now, so no wait is longer than the interval.

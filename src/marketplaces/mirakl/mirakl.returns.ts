@@ -1,29 +1,23 @@
 // Returns in through RT11 `GET /api/returns` (decisions 13): the window by last update, Mirakl's
 // seek pages followed by their next_page_token, each return mapped to the service's states (the
-// pure mapping is mapMiraklReturn) or set aside with the reason. RT11 is polled at most every 15
+// pure mapping is mapMiraklReturn) or set aside with the reason by the kit (kit/returns-page.ts). RT11 is polled at most every 15
 // minutes (the description's recommended usage; its maximum is every 5).
-import {
-  type ImportedReturn,
-  type ImportWindow,
-  MarketplaceError,
-  type ReturnPage,
-  type ReturnState,
-  type ReturnsImport,
-  type SetAsideReturn,
-} from "../connector";
+import { type ImportedReturn, type ImportWindow, MarketplaceError, type ReturnPage, type ReturnState, type ReturnsImport } from "../connector";
+import { Unmappable } from "../kit/orders-page";
+import { readReturn, splitReturns, type ReturnReader } from "../kit/returns-page";
 import type { SourceStorage } from "../storage";
 import type { MiraklClient } from "./mirakl.client";
 import { paceWait } from "./mirakl.pacing";
 import type { MiraklReturn, MiraklSeekPage } from "./mirakl.types";
 
 /** RT11's recommended usage: every 15 minutes. */
-export const RETURNS_PACE_MS = 15 * 60_000;
+const RETURNS_PACE_MS = 15 * 60_000;
 /** Returns a page (seek paging's `limit`: the parameter names are UNCONFIRMED in the description). */
-export const RETURNS_PAGE_SIZE = 100;
+const RETURNS_PAGE_SIZE = 100;
 const POLLED_AT = "mirakl:rt11:polledAt";
 
 /** Mirakl's return states to section 13's. A return the customer cancelled, or that never came back, is Closed. */
-export const RETURN_STATE_MAP: Record<string, ReturnState> = {
+const RETURN_STATE_MAP: Record<string, ReturnState> = {
   WAITING_ACCEPTANCE: "Requested",
   IN_PROGRESS: "Approved",
   RECEIVED: "Received",
@@ -35,37 +29,35 @@ export const RETURN_STATE_MAP: Record<string, ReturnState> = {
 
 const text = (value: unknown): string => (typeof value === "string" ? value.trim() : "");
 
-/** One RT11 record as a return, or set aside with what is wrong. */
-export function mapMiraklReturn(record: unknown): ImportedReturn | SetAsideReturn {
-  const r = (typeof record === "object" && record !== null ? record : {}) as MiraklReturn;
+const asReturn = (record: unknown): MiraklReturn => (typeof record === "object" && record !== null ? record : {}) as MiraklReturn;
+const numberOf = (r: MiraklReturn): string => text(r.id) || "(no id)";
+
+/** One RT11 record as a return; throws Unmappable saying what is wrong. */
+function mapMiraklReturn(record: unknown): ImportedReturn {
+  const r = asReturn(record);
   const number = text(r.id);
   const orderNumber = text(r.order_id);
-  const aside = (reason: string): SetAsideReturn => ({
-    sourceReturnNumber: number || "(no id)",
-    sourceOrderNumber: orderNumber || null,
-    reason: `Mirakl return ${number || "(no id)"} ${reason}`,
-    record,
-  });
-  if (!number) return aside("has no id");
-  if (!orderNumber) return aside("has no order_id");
+  const unmappable = (reason: string) => new Unmappable(`return ${numberOf(r)} ${reason}`);
+  if (!number) throw unmappable("has no id");
+  if (!orderNumber) throw unmappable("has no order_id");
   const sourceStatus = text(r.state);
   const state = RETURN_STATE_MAP[sourceStatus];
-  if (!state) return aside(`is in state ${JSON.stringify(sourceStatus)}, which the connector does not know`);
+  if (!state) throw unmappable(`is in state ${JSON.stringify(sourceStatus)}, which the connector does not know`);
   const requested = Date.parse(text(r.date_created));
-  if (!Number.isFinite(requested)) return aside(`has no readable date_created (${JSON.stringify(r.date_created)})`);
+  if (!Number.isFinite(requested)) throw unmappable(`has no readable date_created (${JSON.stringify(r.date_created)})`);
   const lines = Array.isArray(r.return_lines) ? r.return_lines : [];
-  if (lines.length === 0) return aside("has no return lines");
+  if (lines.length === 0) throw unmappable("has no return lines");
   const seen = new Set<string>();
   const mapped: ImportedReturn["lines"] = [];
   for (const [i, line] of lines.entries()) {
     const lineId = text(line?.order_line_id);
-    if (!lineId) return aside(`line #${i + 1} has no order_line_id`);
+    if (!lineId) throw unmappable(`line #${i + 1} has no order_line_id`);
     // RT11's lines have no id of their own: the order line's is unique within the return.
-    if (seen.has(lineId)) return aside(`names order line ${lineId} twice`);
+    if (seen.has(lineId)) throw unmappable(`names order line ${lineId} twice`);
     seen.add(lineId);
     const quantity = line.quantity;
     if (typeof quantity !== "number" || !Number.isInteger(quantity) || quantity <= 0)
-      return aside(`line ${lineId}: quantity ${JSON.stringify(quantity)} is not a positive whole number`);
+      throw unmappable(`line ${lineId}: quantity ${JSON.stringify(quantity)} is not a positive whole number`);
     mapped.push({ sourceReturnLineId: lineId, sourceLineId: lineId, quantity, reason: text(line.reason_code) || null });
   }
   const reason = state === "Rejected" ? text(r.rejection_reason_code) || text(r.reason_code) : text(r.reason_code);
@@ -81,6 +73,13 @@ export function mapMiraklReturn(record: unknown): ImportedReturn | SetAsideRetur
     record,
   };
 }
+
+/** How the kit reads an RT11 record: a return, or set aside with the reason (kit/returns-page.ts). */
+const miraklReturnReader: ReturnReader = {
+  map: mapMiraklReturn,
+  numbersOf: (record) => ({ sourceReturnNumber: numberOf(asReturn(record)), sourceOrderNumber: text(asReturn(record).order_id) || null }),
+  reason: (message) => `Mirakl ${message}`,
+};
 
 export function miraklReturns(client: MiraklClient, storage: SourceStorage, now: () => number): ReturnsImport {
   return {
@@ -105,17 +104,10 @@ export function miraklReturns(client: MiraklClient, storage: SourceStorage, now:
       }
       const body = (await client.json("RT11", "GET", "/api/returns", { query })) as MiraklSeekPage<unknown> | null;
       if (!Array.isArray(body?.data)) throw new MarketplaceError("Mirakl RT11 answered nonsense: no data list", 200, true);
-      const page: ReturnPage = { returns: [], setAside: [], nextCursor: null };
-      for (const record of body.data) {
-        const mapped = mapMiraklReturn(record);
-        if ("state" in mapped) page.returns.push(mapped);
-        else page.setAside.push(mapped);
-      }
       const next = text(body.next_page_token);
       // A token that comes back as the one just read would read the same page for ever.
-      page.nextCursor = next && next !== cursor && body.data.length > 0 ? next : null;
-      return page;
+      return { ...splitReturns(miraklReturnReader, body.data, "Mirakl RT11"), nextCursor: next && next !== cursor && body.data.length > 0 ? next : null };
     },
-    remap: mapMiraklReturn,
+    remap: (record) => readReturn(miraklReturnReader, record),
   };
 }

@@ -3,21 +3,6 @@
 // field a marketplace sends is optional here, since Mirakl adds fields and enum values over time
 // and its general notes ask integrations to tolerate both; the mapping checks what it needs.
 
-/** OR11's order_state and order_line_state values the description lists (others may come). */
-export const MIRAKL_ORDER_STATES = [
-  "STAGING",
-  "WAITING_ACCEPTANCE",
-  "WAITING_DEBIT",
-  "WAITING_DEBIT_PAYMENT",
-  "SHIPPING",
-  "SHIPPED",
-  "TO_COLLECT",
-  "RECEIVED",
-  "CLOSED",
-  "REFUSED",
-  "CANCELED",
-] as const;
-
 export interface MiraklTax {
   amount?: number;
   code?: string;
@@ -225,9 +210,6 @@ export interface MiraklOfferUpdate {
   retail_prices?: { discount_start_date: string | null; discount_end_date: string | null; unit_discount_price?: number; unit_origin_price?: number }[];
 }
 
-/** OF02's (offer import) and STO02's (stock import) status words. */
-export const MIRAKL_IMPORT_STATES = ["WAITING_SYNCHRONIZATION_PRODUCT", "WAITING", "RUNNING", "COMPLETE", "FAILED"] as const;
-
 /** The tracking of one shipment (ST01, ST23). */
 export interface MiraklShipmentTracking {
   carrier_code?: string;
@@ -324,9 +306,6 @@ export interface MiraklReason {
   type?: string;
   is_shop_right?: boolean;
 }
-
-/** RT11's return_state values (the description's enum, in words: others may come). */
-export const MIRAKL_RETURN_STATES = ["WAITING_ACCEPTANCE", "IN_PROGRESS", "REFUSED", "RECEIVED", "NO_RECEPTION", "CLOSED", "CANCELED"] as const;
 
 /** One return as RT11 answers it. */
 export interface MiraklReturn {

@@ -215,22 +215,18 @@ export function createShopifyConnector(ctx: ConnectorContext, storage: SourceSto
       throw new MarketplaceError(`Shopify order ${label} was cancelled in Shopify at ${state.cancelledAt}: there is nothing to fulfil`, 200, false);
     }
     const tracking = trackingInputOf(shipment);
+    /** Fulfillments of this shipment from before get its tracking where they lack it. */
+    const retrack = async (ids: string[]) => {
+      if (!tracking) return;
+      const found = (id: string) => state.fulfillments.find((f) => f.id === id);
+      for (const id of ids.filter((id) => !hasTracking(found(id), tracking))) await updateTracking(id, tracking);
+    };
     // A correction of a package already delivered (the same shipmentId): its own fulfillments get
     // the new tracking, and nothing else is created, even while units of its lines are still open
     // for a later package.
     const own = ownFulfillmentIds(delivery.earlier, shipment.shipmentId);
     if (own.length > 0) {
-      if (tracking) {
-        for (const id of own) {
-          if (
-            !hasTracking(
-              state.fulfillments.find((f) => f.id === id),
-              tracking,
-            )
-          )
-            await updateTracking(id, tracking);
-        }
-      }
+      await retrack(own);
       return { state: "delivered", reference: own.join(" ") };
     }
     const plan = planFulfillment(order, shipment, state.fulfillmentOrders);
@@ -273,17 +269,7 @@ export function createShopifyConnector(ctx: ConnectorContext, storage: SourceSto
     // Nothing of the shipment is open any more: a corrected shipment, a repeat, or fulfilled in Shopify.
     const earlier = earlierFulfillmentIds(delivery.earlier, shipment.shipmentId);
     if (earlier.length > 0) {
-      if (tracking) {
-        for (const id of earlier) {
-          if (
-            !hasTracking(
-              state.fulfillments.find((f) => f.id === id),
-              tracking,
-            )
-          )
-            await updateTracking(id, tracking);
-        }
-      }
+      await retrack(earlier);
       return { state: "delivered", reference: earlier.join(" ") };
     }
     const repeat = fulfillmentsWithTracking(state.fulfillments, tracking?.number);

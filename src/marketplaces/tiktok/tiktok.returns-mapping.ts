@@ -3,9 +3,10 @@
 // becomes one return; each return line item one line of quantity 1 (TikTok's line items are one
 // unit each); a return TikTok shows refunded carries its refund, under the return's id (the
 // reference the hub's refund delivery was answered with, so the hub knows its own).
-import type { ImportedRefund, ImportedReturn, ReturnState, SetAsideReturn } from "../connector";
+import type { ImportedRefund, ImportedReturn, ReturnState } from "../connector";
 import { cents, fromCents } from "../kit/mapping";
 import { Unmappable } from "../kit/orders-page";
+import type { ReturnReader } from "../kit/returns-page";
 import { idOf } from "./tiktok.mapping";
 import type { TiktokRefundAmount, TiktokReturn } from "./tiktok.types";
 
@@ -116,21 +117,12 @@ export function mapTiktokReturn(record: TiktokReturn): ImportedReturn {
   };
 }
 
-/** The record as a return, or set aside with the reason. */
-export function readReturn(record: unknown): ImportedReturn | SetAsideReturn {
-  const r = asReturn(record);
-  try {
-    return mapTiktokReturn(r);
-  } catch (error) {
-    const message =
-      error instanceof Unmappable
-        ? error.message
-        : `the record does not have the shape TikTok's SDK publishes (${error instanceof Error ? error.message : String(error)})`;
-    return { sourceReturnNumber: idOf(r.return_id) ?? "(no id)", sourceOrderNumber: idOf(r.order_id), reason: `TikTok ${message}`, record };
-  }
-}
-
-export const isSetAsideReturn = (value: ImportedReturn | SetAsideReturn): value is SetAsideReturn => !("lines" in value);
+/** How the kit reads a SearchReturns record: a return, or set aside with the reason (kit/returns-page.ts). */
+export const tiktokReturnReader: ReturnReader = {
+  map: (record) => mapTiktokReturn(asReturn(record)),
+  numbersOf: (record) => ({ sourceReturnNumber: idOf(asReturn(record).return_id) ?? "(no id)", sourceOrderNumber: idOf(asReturn(record).order_id) }),
+  reason: (message) => `TikTok ${message}`,
+};
 
 /** A seller decision in TikTok's words, or why the return cannot take it now. */
 export type Decision = { send: string } | { done: string } | { refuse: string; retry?: boolean } | { notApplicable: string };

@@ -16,9 +16,10 @@ import {
   type ReturnsImport,
 } from "../connector";
 import { refusal } from "../kit/marketplace-http";
+import { readReturn, splitReturns } from "../kit/returns-page";
 import type { TiktokClient } from "./tiktok.client";
 import { idOf } from "./tiktok.mapping";
-import { approval, type Decision, isSetAsideReturn, readReturn, receipt, rejection } from "./tiktok.returns-mapping";
+import { approval, type Decision, receipt, rejection, tiktokReturnReader } from "./tiktok.returns-mapping";
 import type { TiktokApproveReturn, TiktokCreateReturn, TiktokRejectReturn, TiktokReturn, TiktokReturnList } from "./tiktok.types";
 
 /** SearchReturns takes 10 to 50 a page. */
@@ -46,15 +47,8 @@ export function tiktokReturns(client: TiktokClient): TiktokReturns {
     const list = await post<TiktokReturnList | null>("SearchReturns", SEARCH, json, query);
     const found = list?.return_orders ?? [];
     if (!Array.isArray(found)) throw new MarketplaceError("TikTok SearchReturns answer's return_orders is not a list", 200, true);
-    const page: ReturnPage = { returns: [], setAside: [], nextCursor: null };
-    for (const record of found as unknown[]) {
-      const read = readReturn(record);
-      if (isSetAsideReturn(read)) page.setAside.push(read);
-      else page.returns.push(read);
-    }
     const token = list?.next_page_token;
-    page.nextCursor = typeof token === "string" && token.trim() !== "" ? token : null;
-    return page;
+    return { ...splitReturns(tiktokReturnReader, found, "TikTok SearchReturns"), nextCursor: typeof token === "string" && token.trim() !== "" ? token : null };
   }
 
   /** The return as TikTok has it now; a refusal when TikTok does not know it. */
@@ -202,5 +196,5 @@ export function tiktokReturns(client: TiktokClient): TiktokReturns {
     };
   }
 
-  return { returns: { fetchReturns, remap: readReturn }, refund, receiveReturn, decideReturn };
+  return { returns: { fetchReturns, remap: (record) => readReturn(tiktokReturnReader, record) }, refund, receiveReturn, decideReturn };
 }
