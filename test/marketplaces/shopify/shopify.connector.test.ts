@@ -21,6 +21,7 @@ import {
   ORDER_CANCEL_MUTATION,
   ORDER_CANCELLED_QUERY,
   ORDER_LINES_QUERY,
+  ORDER_PROGRESS_QUERY,
   TRACKING_UPDATE_MUTATION,
 } from "../../../src/marketplaces/shopify/shopify.graphql";
 import { createShopifyConnector } from "../../../src/marketplaces/shopify/shopify.connector";
@@ -123,6 +124,7 @@ describe("the fake Shopify holds requests to the schema extract", () => {
       TRACKING_UPDATE_MUTATION,
       ORDER_CANCEL_MUTATION,
       ORDER_CANCELLED_QUERY,
+      ORDER_PROGRESS_QUERY,
     ]) {
       expect(validate(schema, parse(text)).map((e) => e.message)).toEqual([]);
     }
