@@ -72,6 +72,10 @@ console.log(`done (output in ${MIGRATIONS_LOG}).`);
 process.stdout.write("Starting the local server (wrangler dev) and the demo data... ");
 const devLog = createWriteStream(DEV_LOG);
 let onScreen = false;
+// wrangler writes a request's access line after the answer has gone out: the banner waits until
+// every answered seeding call has its line, so none lands below the banner.
+let answered = 0;
+let logged = 0;
 const dev = spawn("npx", ["wrangler", "dev", "--local-protocol", "https", ...(portArg < 0 ? ["--port", String(port)] : []), ...args], {
   stdio: ["inherit", "pipe", "pipe"],
 });
@@ -82,6 +86,7 @@ for (const [from, to] of [
   from.setEncoding("utf8");
   from.on("data", (chunk) => {
     const text = redactTokens(chunk);
+    logged += text.match(/\[wrangler:info\] [A-Z]+ \//g)?.length ?? 0;
     devLog.write(text);
     if (onScreen) to.write(text);
   });
@@ -107,6 +112,7 @@ function request(method, path, body, headers = {}) {
         let text = "";
         res.on("data", (chunk) => (text += chunk));
         res.on("end", () => {
+          answered++;
           try {
             resolve({ status: res.statusCode, json: JSON.parse(text) });
           } catch {
@@ -261,8 +267,14 @@ function demoOrders() {
   });
 }
 
+/** Until wrangler has logged every answered call (at most 10 s: a missing line only costs a stray line on screen). */
+async function accessLogsCaughtUp() {
+  for (let waited = 0; logged < answered && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+}
+
 seed()
-  .then((demo) => {
+  .then(async (demo) => {
+    await accessLogsCaughtUp();
     const links = `
  Operator console:  ${base}/console  (sign in with ADMIN_API_KEY from .dev.vars: ${vars.ADMIN_API_KEY})
  API reference:     ${base}/docs     (OpenAPI document: ${base}/openapi.json)

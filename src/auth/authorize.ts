@@ -30,12 +30,20 @@ export interface LimitView {
   windowSeconds: number;
 }
 
+/** A refusal remembered: until when it holds, and the bucket's fields as the refusal showed them. */
+interface Denial {
+  until: number;
+  limit: number;
+  windowSeconds: number;
+  emptyAt: number;
+}
+
 /**
  * Keys (and addresses, "ip:...") refused for overflow, with the time the refusal holds until.
  * An isolate may answer 429 from here without the RPC: the value only moves forward. Allows are
  * held only as leases, which the object issued and bounds.
  */
-const deniedUntil = new Map<string, { until: number; limit: number; windowSeconds: number; emptyAt: number }>();
+const deniedUntil = new Map<string, Denial>();
 const DENIED_CACHE_MAX = 10_000;
 
 /** One trip per key and lease book at a time: concurrent calls of a key whose lease is spent wait for it, then take from the new lease. */
@@ -55,23 +63,13 @@ export function requireScope(scope: Scope) {
       throw new ApiError(401, `The access token expired at ${toWireDate(claims.expiresAt)}. Generate a new one with PUT /v1/Authorization.`);
     }
     const keyId = claims.consumerKeyId;
-    const denial = deniedUntil.get(keyId);
-    if (denial && denial.until > now)
-      throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
+    refuseIfDenied(c, keyId, now);
     const namespace = c.env.RATE_LIMITER;
     const book = bookFor(namespace);
     const admission = await admitCall(namespace, book, keyId, scope);
     limitHeaders(c, admission);
     if (!admission.allowed) {
-      if (admission.reason === "throttled") {
-        rememberDenial(keyId, {
-          until: now + admission.retryAfterMs,
-          limit: admission.limit,
-          windowSeconds: admission.windowSeconds,
-          emptyAt: now + admission.resetMs,
-        });
-        throw tooMany(c, admission, admission.retryAfterMs);
-      }
+      if (admission.reason === "throttled") throw deny(c, keyId, admission, now);
       if (admission.reason === "scope") throw new ApiError(401, DENIED);
       // A genuine token of a revoked or unknown key is a failed-token attempt too.
       await throttleAddress(c);
@@ -176,20 +174,10 @@ async function trip(namespace: Env["RATE_LIMITER"], book: LeaseBook, request: Pi
 export async function throttleAddress(c: Context<AppEnv>): Promise<void> {
   const name = addressName(c);
   const now = Date.now();
-  const denial = deniedUntil.get(name);
-  if (denial && denial.until > now)
-    throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
+  refuseIfDenied(c, name, now);
   const admission = await callLimiter(() => c.env.RATE_LIMITER.getByName(name).admitAnonymous());
   limitHeaders(c, admission);
-  if (!admission.allowed) {
-    rememberDenial(name, {
-      until: now + admission.retryAfterMs,
-      limit: admission.limit,
-      windowSeconds: admission.windowSeconds,
-      emptyAt: now + admission.resetMs,
-    });
-    throw tooMany(c, admission, admission.retryAfterMs);
-  }
+  if (!admission.allowed) throw deny(c, name, admission, now);
 }
 
 /**
@@ -202,24 +190,12 @@ export async function throttleAdminFailure(c: Context<AppEnv>): Promise<void> {
   if (!c.req.header("cf-connecting-ip")) return;
   const name = addressName(c);
   const admission = await callLimiter(() => c.env.RATE_LIMITER.getByName(name).admitAdminFailure());
-  if (!admission.allowed) {
-    const now = Date.now();
-    rememberDenial(`admin:${name}`, {
-      until: now + admission.retryAfterMs,
-      limit: admission.limit,
-      windowSeconds: admission.windowSeconds,
-      emptyAt: now + admission.resetMs,
-    });
-    throw tooMany(c, admission, admission.retryAfterMs);
-  }
+  if (!admission.allowed) throw deny(c, `admin:${name}`, admission, Date.now());
 }
 
 /** Refuses an address whose admin failures were refused (isolate-local, so it costs no RPC). */
 export function refuseAdminDenied(c: Context<AppEnv>): void {
-  const denial = deniedUntil.get(`admin:${addressName(c)}`);
-  const now = Date.now();
-  if (denial && denial.until > now)
-    throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
+  refuseIfDenied(c, `admin:${addressName(c)}`, Date.now());
 }
 
 /**
@@ -286,7 +262,16 @@ function tooMany(c: Context<AppEnv>, view: LimitView, retryAfterMs: number): Api
   });
 }
 
-function rememberDenial(name: string, denial: { until: number; limit: number; windowSeconds: number; emptyAt: number }): void {
+/** The 429 of `name` (a key, "ip:..." or "admin:ip:..."), answered from this isolate while its refusal holds. */
+function refuseIfDenied(c: Context<AppEnv>, name: string, now: number): void {
+  const denial = deniedUntil.get(name);
+  if (denial && denial.until > now)
+    throw tooMany(c, { limit: denial.limit, remaining: 0, resetMs: denial.emptyAt - now, windowSeconds: denial.windowSeconds }, denial.until - now);
+}
+
+/** The 429 of a refusal for overflow, remembered for `name` until the bucket lets it try again. */
+function deny(c: Context<AppEnv>, name: string, refusal: LimitView & { retryAfterMs: number }, now: number): ApiError {
   if (deniedUntil.size >= DENIED_CACHE_MAX) deniedUntil.clear();
-  deniedUntil.set(name, denial);
+  deniedUntil.set(name, { until: now + refusal.retryAfterMs, limit: refusal.limit, windowSeconds: refusal.windowSeconds, emptyAt: now + refusal.resetMs });
+  return tooMany(c, refusal, refusal.retryAfterMs);
 }

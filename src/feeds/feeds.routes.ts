@@ -9,8 +9,8 @@ import { createRouter, type AppEnv } from "../app-env";
 import { validate } from "../http/validate";
 import { documented, envelope } from "../http/openapi";
 import { z } from "zod";
-import { invalidCursor, MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
-import { nextCursor, pageStart } from "../lib/cursor";
+import { pagingAnswer, sortingAnswer } from "../http/query-schemas";
+import { askedPage } from "../http/paging";
 import { contentTypeOf } from "./feed-compiler";
 import { countFeeds, findFeed, listFeeds, markPulled } from "./feeds.queries";
 import { feedCountQuery, feedIdParam, feedListQuery } from "./feeds.schemas";
@@ -42,22 +42,11 @@ export const feedsRoutes = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const storeId = c.get("caller").storeId;
-      const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
       // A cursor is only valid with the request it continues: same store, filter, sort and size.
-      const binding = ["feeds", storeId, query.filterQuery ?? null, query.sortBy, query.sortDirection, pageSize];
-      const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);
-      if (!asked) throw invalidCursor("filterQuery, sortBy, sortDirection and pageSize");
-      const page = await listFeeds(c.get("db"), storeId, query, pageSize, asked.start);
-      return ok(c, {
-        Feeds: page.rows.map(toWireFeed),
-        Paging: {
-          Page: asked.page,
-          PageSize: pageSize,
-          MaxPageSize: MAX_PAGE_SIZE,
-          NextCursor: await nextCursor(c.env.TOKEN_SIGNING_SECRET, binding, asked.page, page.next),
-        },
-        Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
-      });
+      const binding = ["feeds", storeId, query.filterQuery ?? null, query.sortBy, query.sortDirection, query.pageSize];
+      const asked = await askedPage(c.env.TOKEN_SIGNING_SECRET, binding, query, "filterQuery, sortBy, sortDirection and pageSize");
+      const page = await listFeeds(c.get("db"), storeId, query, query.pageSize, asked.start);
+      return ok(c, { Feeds: page.rows.map(toWireFeed), ...(await asked.answer(page.next)) });
     },
   )
   .get(

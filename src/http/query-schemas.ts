@@ -3,7 +3,6 @@
 // page 1, pages of 100), sorting. Resources compose them in their own schema files.
 import { z } from "zod";
 import { truncate } from "../lib/dates";
-import { ApiError } from "./errors";
 
 /** Decisions 3: 100 for orders and for feeds. */
 export const MAX_PAGE_SIZE = 100;
@@ -53,14 +52,15 @@ const cursorParam = z
 
 /**
  * page and pageSize, each optional with its default (decisions 3): page 1 unless a cursor says
- * which page it continues, pages of DEFAULT_PAGE_SIZE. Present but zero, negative or not a whole
- * number is still a 400.
+ * which page it continues, pages of DEFAULT_PAGE_SIZE; a larger pageSize is clamped to
+ * MAX_PAGE_SIZE here, so every list reads the size it answers. Present but zero, negative or not
+ * a whole number is still a 400.
  */
 export const pagingQuery = {
   page: positiveInt("pages start at 1").optional().describe("The page to answer, from 1; page 1 when neither page nor cursor is sent."),
   pageSize: positiveInt(`at most ${MAX_PAGE_SIZE}; larger sizes are clamped`)
     .optional()
-    .transform((n) => n ?? DEFAULT_PAGE_SIZE)
+    .transform((n) => Math.min(n ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE))
     .describe(`Orders or feeds a page, 1 to ${MAX_PAGE_SIZE} (larger sizes are clamped); ${DEFAULT_PAGE_SIZE} when left out.`),
   cursor: cursorParam.optional(),
 };
@@ -71,13 +71,6 @@ export function pageOrCursor(value: { page?: number; cursor?: string }, ctx: z.R
     ctx.addIssue({ code: "custom", path: ["cursor"], message: "cannot be combined with page: send one or the other" });
   }
 }
-
-/** A cursor that does not open: `sentWith` names what it must come back with (the list's filters, sort and size). */
-export const invalidCursor = (sentWith: string) =>
-  new ApiError(
-    400,
-    `'cursor' is not valid for this request: send the NextCursor of the previous page unaltered, with the same ${sentWith} as the request that returned it.`,
-  );
 
 export function sortingQuery<T extends string>(fields: readonly T[]) {
   return {

@@ -6,7 +6,8 @@
 // and hands the rest of its work to a further invocation (an alarm, the next cron run) before its
 // share would run out. docs/performance.md gives each job's figures; the tests hold every
 // invocation to the limits themselves (test/helpers/invocation-meter.ts). The limits themselves:
-// CLOUDFLARE_LIMITS in src/lib/binding-tally.ts.
+// CLOUDFLARE_LIMITS in src/lib/binding-tally.ts, whose D1 wrapper counts the statements here too.
+import { talliedD1 } from "./binding-tally";
 
 /** D1 queries (each statement, those of a batch included) and subrequests (each call out of the isolate). */
 export interface Cost {
@@ -52,19 +53,7 @@ export class InvocationBudget {
    * subrequest, so this overcounts subrequests, never queries).
    */
   d1(database: D1Database): D1Database {
-    const budget = this;
-    return new Proxy(database, {
-      get(target, prop) {
-        if (prop === "prepare") {
-          return (query: string) => {
-            budget.charge({ d1Queries: 1, subrequests: 1 });
-            return target.prepare(query);
-          };
-        }
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    return talliedD1(database, { sql: () => this.charge({ d1Queries: 1, subrequests: 1 }) });
   }
 
   /** `fetch`, each call charged as one subrequest. */

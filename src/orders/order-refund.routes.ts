@@ -6,7 +6,6 @@ import { z } from "zod";
 import { requireScope } from "../auth/authorize";
 import { storeDb } from "../db/shards";
 import { requireStore } from "../stores/stores.queries";
-import { wakeWebhooks } from "../webhooks/wake";
 import { createRouter } from "../app-env";
 import { ok } from "../http/envelope";
 import { documented, envelope } from "../http/openapi";
@@ -53,7 +52,7 @@ export const orderRefundAdminRoutes = createRouter().put(
     const { storeId, orderId } = c.req.valid("param");
     const store = await requireStore(c.env, storeId);
     const result = await refundOrder(storeDb(c.env, store), store.id, orderId, c.req.valid("json"));
-    c.executionCtx.waitUntil(wakeWebhooks(c.env, store.id, result.webhooks));
+    wakeLater(c, store.id, result.webhooks);
     return ok(c, { Refund: toWireRefund(result.refund) });
   },
 );

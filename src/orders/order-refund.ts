@@ -15,10 +15,9 @@ import type { RefundBody } from "../refunds/refunds.schemas";
 import { findReturn, markRefundedStatement, refundMoves } from "../returns/returns.queries";
 import { orderRefundedEvents, returnEvents, toD1, wokenBy } from "../webhooks/webhook-deliveries.queries";
 import { refunds as refundsTable } from "../db/schema";
+import { orderNotFound } from "./order-move.service";
 import { findOrder } from "./orders.queries";
 import { touchOrderWhen } from "./orders.writes";
-
-const orderNotFound = (orderId: string) => new ApiError(404, `No order with OrderId '${orderId.slice(0, 40)}' exists in this store.`);
 
 export interface RefundResult {
   refund: RefundView;

@@ -60,7 +60,7 @@ export const ordersAdminRoutes = createRouter()
     async (c) => {
       const store = await requireStore(c.env, c.req.valid("param").storeId);
       const query = c.req.valid("query");
-      const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
+      const { pageSize } = query;
       const db = storeDb(c.env, store);
       const page = query.orderNumber
         ? await findOrdersByNumber(db, store.id, query.orderNumber, pageSize)

@@ -10,8 +10,8 @@ import { z } from "zod";
 import { moveOrder, orderNotFound, updateStatusRequest } from "./order-move.service";
 import { countOrders, findOrder, listOrders } from "./orders.queries";
 import { insertOrder } from "./orders.writes";
-import { invalidCursor, MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
-import { nextCursor, pageStart } from "../lib/cursor";
+import { pagingAnswer, sortingAnswer } from "../http/query-schemas";
+import { askedPage } from "../http/paging";
 import { acknowledgeQuery, insertOrderBody, orderCountQuery, orderIdParam, orderListQuery, updateStatusBody } from "./orders.schemas";
 import { refundsOfOrders } from "../refunds/refunds.queries";
 import { toWireOrder, wireOrder, wireOrders } from "./orders.wire";
@@ -82,7 +82,6 @@ export const ordersRoutes = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const storeId = c.get("caller").storeId;
-      const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
       // A cursor is only valid with the request it continues: same store, filters, sort and size.
       const binding = [
         "orders",
@@ -93,23 +92,19 @@ export const ordersRoutes = createRouter()
         query.dateField,
         query.sortBy,
         query.sortDirection,
-        pageSize,
+        query.pageSize,
         // Decisions 12's filter, only when given: a cursor issued before it existed stays good.
         ...(query.fulfillmentStatus ? [query.fulfillmentStatus] : []),
       ];
-      const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);
-      if (!asked) throw invalidCursor("fromDate, toDate, status, fulfillmentStatus, dateField, sortBy, sortDirection and pageSize");
+      const asked = await askedPage(
+        c.env.TOKEN_SIGNING_SECRET,
+        binding,
+        query,
+        "fromDate, toDate, status, fulfillmentStatus, dateField, sortBy, sortDirection and pageSize",
+      );
       const db = c.get("db");
-      const page = await listOrders(db, storeId, query, pageSize, asked.start);
-      return okStream(c, "Orders", wireOrders(db, page), {
-        Paging: {
-          Page: asked.page,
-          PageSize: pageSize,
-          MaxPageSize: MAX_PAGE_SIZE,
-          NextCursor: await nextCursor(c.env.TOKEN_SIGNING_SECRET, binding, asked.page, page.next),
-        },
-        Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
-      });
+      const page = await listOrders(db, storeId, query, query.pageSize, asked.start);
+      return okStream(c, "Orders", wireOrders(db, page), await asked.answer(page.next));
     },
   )
   // Ids are numeric, so GET on a fixed word (InsertOrder) is a wrong method (405), not an order id.

@@ -13,7 +13,7 @@ import { toWireDate } from "../lib/dates";
 import { entriesOfOrder } from "../outbox/outbox.queries";
 import { refundsOfOrders } from "../refunds/refunds.queries";
 import { requireStore } from "../stores/stores.queries";
-import { wakeWebhooks } from "../webhooks/wake";
+import { wakeLater } from "../webhooks/wake";
 import { listReturns } from "./returns.queries";
 import { decisionBody, receiveBody, returnStatusFilter } from "./returns.schemas";
 import { answerReturn, decideReturn, receiveReturn, wireReturnsOf } from "./returns.service";
@@ -42,7 +42,7 @@ export const returnsAdminRoutes = createRouter()
     async (c) => {
       const store = await requireStore(c.env, c.req.valid("param").storeId);
       const query = c.req.valid("query");
-      const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
+      const { pageSize } = query;
       const db = storeDb(c.env, store);
       const page = await listReturns(
         db,
@@ -103,7 +103,7 @@ export const returnsAdminRoutes = createRouter()
       const store = await requireStore(c.env, storeId);
       const db = storeDb(c.env, store);
       const webhooks = await receiveReturn(db, store.id, returnId, c.req.valid("json"));
-      c.executionCtx.waitUntil(wakeWebhooks(c.env, store.id, webhooks));
+      wakeLater(c, store.id, webhooks);
       return ok(c, { Return: await answerReturn(db, store.id, returnId) });
     },
   )
@@ -123,7 +123,7 @@ export const returnsAdminRoutes = createRouter()
       const store = await requireStore(c.env, storeId);
       const db = storeDb(c.env, store);
       const webhooks = await decideReturn(db, store.id, returnId, decision, c.req.valid("json"));
-      c.executionCtx.waitUntil(wakeWebhooks(c.env, store.id, webhooks));
+      wakeLater(c, store.id, webhooks);
       return ok(c, { Return: await answerReturn(db, store.id, returnId) });
     },
   );

@@ -7,9 +7,9 @@ import { requireScope } from "../auth/authorize";
 import { createRouter } from "../app-env";
 import { ok } from "../http/envelope";
 import { documented, envelope } from "../http/openapi";
-import { invalidCursor, MAX_PAGE_SIZE, pagingAnswer, sortingAnswer } from "../http/query-schemas";
+import { askedPage } from "../http/paging";
+import { pagingAnswer, sortingAnswer } from "../http/query-schemas";
 import { validate } from "../http/validate";
-import { nextCursor, pageStart } from "../lib/cursor";
 import { wakeLater } from "../webhooks/wake";
 import { countReturns, listReturns } from "./returns.queries";
 import { decisionBody, receiveBody, returnCountQuery, returnIdParam, returnListQuery } from "./returns.schemas";
@@ -38,23 +38,22 @@ export const returnsRoutes = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const storeId = c.get("caller").storeId;
-      const pageSize = Math.min(query.pageSize, MAX_PAGE_SIZE);
       // A cursor is only valid with the request it continues: same store, filters, sort and size.
-      const binding = ["returns", storeId, query.fromDate, query.toDate, query.status ?? null, query.dateField, query.sortBy, query.sortDirection, pageSize];
-      const asked = await pageStart(c.env.TOKEN_SIGNING_SECRET, binding, query, pageSize);
-      if (!asked) throw invalidCursor("fromDate, toDate, status, dateField, sortBy, sortDirection and pageSize");
+      const binding = [
+        "returns",
+        storeId,
+        query.fromDate,
+        query.toDate,
+        query.status ?? null,
+        query.dateField,
+        query.sortBy,
+        query.sortDirection,
+        query.pageSize,
+      ];
+      const asked = await askedPage(c.env.TOKEN_SIGNING_SECRET, binding, query, "fromDate, toDate, status, dateField, sortBy, sortDirection and pageSize");
       const db = c.get("db");
-      const page = await listReturns(db, storeId, query, pageSize, asked.start);
-      return ok(c, {
-        Returns: await wireReturnsOf(db, page.rows),
-        Paging: {
-          Page: asked.page,
-          PageSize: pageSize,
-          MaxPageSize: MAX_PAGE_SIZE,
-          NextCursor: await nextCursor(c.env.TOKEN_SIGNING_SECRET, binding, asked.page, page.next),
-        },
-        Sorting: { SortBy: query.sortBy, SortDirection: query.sortDirection },
-      });
+      const page = await listReturns(db, storeId, query, query.pageSize, asked.start);
+      return ok(c, { Returns: await wireReturnsOf(db, page.rows), ...(await asked.answer(page.next)) });
     },
   )
   // Ids are numeric, so a fixed word (count) is never taken for a return id.

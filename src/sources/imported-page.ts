@@ -14,7 +14,7 @@ import { importPageStatements, touchOrdersIn } from "../orders/orders.writes";
 import { orderWriteOf, type NewWireOrder, type OrderWrite } from "../orders/orders.wire";
 import { importedRefundStatements, ordersRefundedBy, type ImportedRefundWrite } from "../refunds/refunds.queries";
 import { orderRefundedEvents, toD1 } from "../webhooks/webhook-deliveries.queries";
-import type { Connector, ImportedOrder, OrderPage, SetAsideOrder } from "../marketplaces/connector";
+import type { Connector, ImportedOrder, ImportedRefund, OrderPage, SetAsideOrder } from "../marketplaces/connector";
 import { acceptOnImportStatement } from "../outbox/outbox.queries";
 import { cancelledAtMarketplace, quantitiesOf } from "../products/products.queries";
 import { listSetAside, setAsideStatements } from "./set-aside.queries";
@@ -46,18 +46,7 @@ export async function writePage(
   now: number,
   acceptOnImport?: Connector["acceptOnImport"],
 ): Promise<PageWritten> {
-  const refunded: ImportedRefundWrite[] = page.orders.flatMap((order) =>
-    (order.refunds ?? []).map((f) => ({
-      orderNumber: order.sourceOrderNumber,
-      returnNumber: null,
-      sourceRefundId: f.sourceRefundId,
-      createdAt: f.createdAt.getTime(),
-      reason: f.reason,
-      shippingAmount: f.shippingAmount,
-      currency: f.currency,
-      lines: f.lines,
-    })),
-  );
+  const refunded = page.orders.flatMap((order) => refundWrites(order.sourceOrderNumber, null, order.refunds));
   const statements = [
     ...(page.orders.length > 0
       ? importPageStatements(
@@ -119,6 +108,20 @@ async function acceptanceStatements(
     }
   }
   return rows.length > 0 ? [acceptOnImportStatement(db.$client, source, rows, now)] : [];
+}
+
+/** The refunds the marketplace reports with an order or with one of its returns, as rows to write. */
+export function refundWrites(orderNumber: string, returnNumber: string | null, reported: ImportedRefund[] = []): ImportedRefundWrite[] {
+  return reported.map((f) => ({
+    orderNumber,
+    returnNumber,
+    sourceRefundId: f.sourceRefundId,
+    createdAt: f.createdAt.getTime(),
+    reason: f.reason,
+    shippingAmount: f.shippingAmount,
+    currency: f.currency,
+    lines: f.lines,
+  }));
 }
 
 /**

@@ -8,10 +8,9 @@ import type { Db } from "../db/client";
 import { randomId } from "../lib/crypto";
 import type { ImportedReturn, ReturnPage, ReturnsImport, SetAsideReturn } from "../marketplaces/connector";
 import { heldOrderLines } from "../orders/orders.queries";
-import type { ImportedRefundWrite } from "../refunds/refunds.queries";
 import { importedReturnStatements, returnsWrittenBy, type ImportedReturnWrite } from "../returns/returns.queries";
 import { returnEvents, toD1 } from "../webhooks/webhook-deliveries.queries";
-import { importedRefundsStatements, type ImportSource } from "./imported-page";
+import { importedRefundsStatements, refundWrites, type ImportSource } from "./imported-page";
 import { listSetAsideReturns, setAsideReturnStatements } from "./set-aside-returns.queries";
 
 export interface ReturnsWritten {
@@ -71,18 +70,7 @@ export async function writeReturnsPage(db: Db, source: ImportSource, page: Pick<
   const { writes, aside } = await split(db, source, page);
   const lastWrite = randomId("rw");
   const numbers = writes.map((r) => r.sourceReturnNumber);
-  const refundRows: ImportedRefundWrite[] = writes.flatMap((r) =>
-    (r.refunds ?? []).map((f) => ({
-      orderNumber: r.sourceOrderNumber,
-      returnNumber: r.sourceReturnNumber,
-      sourceRefundId: f.sourceRefundId,
-      createdAt: f.createdAt.getTime(),
-      reason: f.reason,
-      shippingAmount: f.shippingAmount,
-      currency: f.currency,
-      lines: f.lines,
-    })),
-  );
+  const refundRows = writes.flatMap((r) => refundWrites(r.sourceOrderNumber, r.sourceReturnNumber, r.refunds));
   const d1 = db.$client;
   const statements: D1PreparedStatement[] = [];
   if (writes.length > 0) {

@@ -93,20 +93,22 @@ export function wireDelivery(d: OutboxEntry): z.input<typeof deliveryAnswer> {
   };
 }
 
-export function wireSetAside(row: SetAsideRow): z.input<typeof setAsideAnswer> {
-  let record: unknown = row.record;
-  if (!row.recordTruncated) {
-    try {
-      record = JSON.parse(row.record);
-    } catch {
-      // Kept as text: shown as it was stored.
-    }
+/** A set-aside record as kept: its JSON, or the text as stored when it was cut at 64 KiB or is not JSON. */
+function keptRecord(row: { record: string; recordTruncated: boolean }): unknown {
+  if (row.recordTruncated) return row.record;
+  try {
+    return JSON.parse(row.record);
+  } catch {
+    return row.record;
   }
+}
+
+export function wireSetAside(row: SetAsideRow): z.input<typeof setAsideAnswer> {
   return {
     OrderSourceOrderNumber: row.orderSourceOrderNumber,
     Reason: row.reason,
     /** The marketplace's record (JSON), or the start of it as text when it was over 64 KiB. */
-    Record: record,
+    Record: keptRecord(row),
     RecordTruncated: row.recordTruncated,
     DateFirstSeen: toWireDate(row.firstSeenAt),
     DateLastSeen: toWireDate(row.lastSeenAt),
@@ -114,19 +116,11 @@ export function wireSetAside(row: SetAsideRow): z.input<typeof setAsideAnswer> {
 }
 
 export function wireSetAsideReturn(row: SetAsideReturnRow): z.input<typeof setAsideReturnAnswer> {
-  let record: unknown = row.record;
-  if (!row.recordTruncated) {
-    try {
-      record = JSON.parse(row.record);
-    } catch {
-      // Kept as text: shown as it was stored.
-    }
-  }
   return {
     ReturnSourceNumber: row.sourceReturnNumber,
     OrderSourceOrderNumber: row.orderSourceOrderNumber,
     Reason: row.reason,
-    Record: record,
+    Record: keptRecord(row),
     RecordTruncated: row.recordTruncated,
     DateFirstSeen: toWireDate(row.firstSeenAt),
     DateLastSeen: toWireDate(row.lastSeenAt),

@@ -6,10 +6,8 @@
 // statement (production D1 takes at most 2 MB a value). runMove stops starting steps before the
 // next could cross a limit and hands over to the next alarm. Local workerd enforces none of
 // these; this is how a move stays inside them in production (docs/sharding.md, "Bounded work").
-import { CLOUDFLARE_LIMITS as LIMITS, tallyBindings } from "../lib/binding-tally";
-
-/** Cloudflare's documented limits per invocation on the paid plan, and D1's per value. */
-export const CLOUDFLARE_LIMITS = { d1Queries: LIMITS.d1Queries, subrequests: LIMITS.subrequests, d1ValueBytes: LIMITS.d1ValueBytes } as const;
+// The limits themselves are CLOUDFLARE_LIMITS in src/lib/binding-tally.ts.
+import { tallyBindings } from "../lib/binding-tally";
 
 export interface InvocationCount {
   d1Queries: number;

@@ -38,6 +38,16 @@ const TABLES = {
 export type TableName = keyof typeof TABLES;
 const PARENTS_FIRST = Object.keys(TABLES) as TableName[];
 
+/** The tables of an order's own rows (by order_id): copied and removed with it, and counted in its size. */
+const OF_ORDER = ["order_items", "line_changes", "outbox"] as const;
+const ofOrder = (table: string): table is (typeof OF_ORDER)[number] => (OF_ORDER as readonly string[]).includes(table);
+
+/** Returns and refunds (see TABLES), copied and removed with their orders, and their lines (by `parent`). */
+const WITH_LINES = [
+  { table: "returns", lines: "return_lines", parent: "return_id" },
+  { table: "refunds", lines: "refund_lines", parent: "refund_id" },
+] as const;
+
 type Row = Record<string, unknown>;
 
 function columnsOf(name: TableName): string[] {
@@ -237,9 +247,7 @@ export async function copyBatch(
       const sizes = await all(
         from,
         `select o.id as k, ${sizeSql("orders")("o")}
-           + coalesce((select sum(${sizeSql("order_items")("i")}) from order_items i where i.order_id = o.id), 0)
-           + coalesce((select sum(${sizeSql("line_changes")("c")}) from line_changes c where c.order_id = o.id), 0)
-           + coalesce((select sum(${sizeSql("outbox")("x")}) from outbox x where x.order_id = o.id), 0) as bytes
+           ${OF_ORDER.map((t) => `+ coalesce((select sum(${sizeSql(t)("c")}) from ${t} c where c.order_id = o.id), 0)`).join(" ")} as bytes
          from orders o where o.store_id = ?1 and o.id > ?2 order by o.id limit ?3`,
         storeId,
         after,
@@ -249,38 +257,31 @@ export async function copyBatch(
       const taken = fitting(sizes, limits.bytes);
       const last = sizes[taken - 1]!.k as number;
       const orders = await all(from, "select * from orders where store_id = ?1 and id > ?2 and id <= ?3 order by id", storeId, after, last);
-      const ids = JSON.stringify(orders.map((o) => o.id));
-      const ofOrders = (table: string) => all(from, `select * from ${table} where order_id in (select value from json_each(?1)) order by id`, ids);
-      const [items, changes, outbox, returns, refunds] = await Promise.all([
-        ofOrders("order_items"),
-        ofOrders("line_changes"),
-        ofOrders("outbox"),
-        ofOrders("returns"),
-        ofOrders("refunds"),
+      const within = (table: string, column: string, parents: Row[]) =>
+        all(from, `select * from ${table} where ${column} in (select value from json_each(?1)) order by id`, JSON.stringify(parents.map((r) => r.id)));
+      // Returns and refunds go with their orders; their size is not in the byte bound.
+      const [own, withLines] = await Promise.all([
+        Promise.all(OF_ORDER.map((t) => within(t, "order_id", orders))),
+        Promise.all(
+          WITH_LINES.map(async (w) => {
+            const parents = await within(w.table, "order_id", orders);
+            return [parents, parents.length ? await within(w.lines, w.parent, parents) : []] as const;
+          }),
+        ),
       ]);
-      // Returns and refunds (decisions 13) go with their orders; their size is not in the byte bound.
-      const [returnLines, refundLines] = await Promise.all([
-        returns.length
-          ? all(from, "select * from return_lines where return_id in (select value from json_each(?1)) order by id", JSON.stringify(returns.map((r) => r.id)))
-          : [],
-        refunds.length
-          ? all(from, "select * from refund_lines where refund_id in (select value from json_each(?1)) order by id", JSON.stringify(refunds.map((r) => r.id)))
-          : [],
-      ]);
-      await write(to, [
-        ...upsert(to, "orders", orders),
-        ...upsert(to, "order_items", items),
-        ...upsert(to, "line_changes", changes),
-        ...upsert(to, "outbox", outbox),
-        ...upsert(to, "returns", returns),
-        ...upsert(to, "return_lines", returnLines),
-        ...upsert(to, "refunds", refunds),
-        ...upsert(to, "refund_lines", refundLines),
-      ]);
+      const written: [TableName, Row[]][] = [
+        ["orders", orders],
+        ...OF_ORDER.map((t, i) => [t, own[i]!] as [TableName, Row[]]),
+        ...WITH_LINES.flatMap((w, i) => [[w.table, withLines[i]![0]] as [TableName, Row[]], [w.lines, withLines[i]![1]] as [TableName, Row[]]]),
+      ];
+      await write(
+        to,
+        written.flatMap(([name, rows]) => upsert(to, name, rows)),
+      );
       const ended = sizes.length < n && taken === sizes.length;
       return {
         cursor: ended ? next(cursor) : { ...cursor, after: last },
-        rows: orders.length + items.length + changes.length + outbox.length + returns.length + returnLines.length + refunds.length + refundLines.length,
+        rows: written.reduce((sum, [, rows]) => sum + rows.length, 0),
       };
     }
     case "products": {
@@ -547,12 +548,15 @@ export async function removeBatch(
   if (step === undefined) return { cursor: null, rows: 0 };
   const bySource = `(select id from sources where store_id = ?1)`;
   const byWebhook = `(select id from webhooks where store_id = ?1)`;
-  const statement: Record<Exclude<(typeof REMOVE_STEPS)[number], "derived" | "order_items" | "line_changes" | "outbox" | "orders">, string> = {
-    // Refunds name returns, and both name order lines: they go in the steps before the orders'.
-    refund_lines: `delete from refund_lines where id in (select l.id from refund_lines l join refunds r on r.id = l.refund_id where r.store_id = ?1 limit ?2)`,
-    refunds: `delete from refunds where id in (select id from refunds where store_id = ?1 limit ?2)`,
-    return_lines: `delete from return_lines where id in (select l.id from return_lines l join returns r on r.id = l.return_id where r.store_id = ?1 limit ?2)`,
-    returns: `delete from returns where id in (select id from returns where store_id = ?1 limit ?2)`,
+  // Refunds name returns, and both name order lines: they go in the steps before the orders'.
+  const withLines = Object.fromEntries(
+    WITH_LINES.flatMap((w) => [
+      [w.lines, `delete from ${w.lines} where id in (select l.id from ${w.lines} l join ${w.table} r on r.id = l.${w.parent} where r.store_id = ?1 limit ?2)`],
+      [w.table, `delete from ${w.table} where id in (select id from ${w.table} where store_id = ?1 limit ?2)`],
+    ]),
+  ) as Record<(typeof WITH_LINES)[number]["table" | "lines"], string>;
+  const statement: Record<Exclude<(typeof REMOVE_STEPS)[number], "derived" | (typeof OF_ORDER)[number] | "orders">, string> = {
+    ...withLines,
     webhook_deliveries: `delete from webhook_deliveries where id in (select id from webhook_deliveries where webhook_id in ${byWebhook} limit ?2)`,
     listings: `delete from listings where rowid in (select rowid from listings where source_id in ${bySource} limit ?2)`,
     set_aside_orders: `delete from set_aside_orders where id in (select id from set_aside_orders where source_id in ${bySource} limit ?2)`,
@@ -577,12 +581,11 @@ export async function removeBatch(
     return { cursor: null, rows: 0 };
   }
   // Counted from RETURNING: meta.changes would count the rows the tables' triggers touch too.
-  if (step === "order_items" || step === "line_changes" || step === "outbox" || step === "orders") {
+  if (step === "orders" || ofOrder(step)) {
     // The next orders with their lines, line changes and outbox rows, as many as make `limit` rows (at least one order).
     const sizes = await all(
       from,
-      `select o.id as k, 1 + (select count(*) from order_items i where i.order_id = o.id) + (select count(*) from line_changes c where c.order_id = o.id)
-         + (select count(*) from outbox x where x.order_id = o.id) as bytes
+      `select o.id as k, 1 ${OF_ORDER.map((t) => `+ (select count(*) from ${t} c where c.order_id = o.id)`).join(" ")} as bytes
        from orders o where o.store_id = ?1 order by o.id limit ?2`,
       storeId,
       limit,
@@ -591,7 +594,7 @@ export async function removeBatch(
     const taken = fitting(sizes, limit);
     const ids = JSON.stringify(sizes.slice(0, taken).map((r) => r.k));
     const results = await from.batch(
-      ["order_items", "line_changes", "outbox", "orders"].map((t) =>
+      [...OF_ORDER, "orders"].map((t) =>
         from.prepare(`delete from ${t} where ${t === "orders" ? "id" : "order_id"} in (select value from json_each(?1)) returning 1 as gone`).bind(ids),
       ),
     );

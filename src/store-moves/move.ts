@@ -37,7 +37,8 @@ import { publishGrant } from "../throttle/rate-limiter";
 import { LIMITS } from "../stores/limits";
 import { directoryRow, findStore, switchStoreShard, upsertStoreCopy, type StoreRow } from "../stores/stores.queries";
 import { applyChanges, COPY_START, copyBatch, REMOVE_START, removeBatch, type CopyCursor, type RemoveCursor } from "./move-copy";
-import { CLOUDFLARE_LIMITS, countedEnv, type InvocationCount } from "./invocation";
+import { CLOUDFLARE_LIMITS } from "../lib/binding-tally";
+import { countedEnv, type InvocationCount } from "./invocation";
 import {
   BEFORE_SWITCH,
   captureChanges,

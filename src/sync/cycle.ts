@@ -13,6 +13,7 @@
 import { dbOf } from "../db/client";
 import { countOpen } from "../outbox/outbox.queries";
 import { toWireDate } from "../lib/dates";
+import { talliedD1 } from "../lib/binding-tally";
 import { InvocationBudget, OBJECT_SHARE, type Cost } from "../lib/invocation-budget";
 import { outboundFetch } from "../lib/outbound";
 import { MarketplaceError } from "../marketplaces/connector";
@@ -22,7 +23,7 @@ import { readCycles, type CycleSummary } from "../sources/cycle-summary";
 import type { SourceStorage } from "../marketplaces/storage";
 import { CHECKS_PER_CYCLE, DELIVERIES_PER_CYCLE, deliverPending } from "./delivery";
 import { MAX_PLAN_STATEMENTS, pushListings } from "./listings-push";
-import { importOrders, importReturns, MAX_PAGES_PER_WINDOW, type ImportProgress } from "./importer";
+import { importOrders, importReturns, MAX_PAGES_PER_WINDOW, type ImportOptions, type ImportProgress, type ImportResult } from "./importer";
 import { addImported, advanceCursor, advanceReturnsCursor, markCycleStarted, recordCycleEnd, sourceById } from "../sources/sources.queries";
 import { wakeStoreWebhooks } from "../webhooks/wake";
 import { storeOfRow } from "../stores/stores.queries";
@@ -154,47 +155,68 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
       return null;
     },
   );
-  if (connector && allowance.importPages > 0 && !paused("import")) {
-    let resume = storage.get<ImportProgress>(IMPORT_PROGRESS) ?? null;
-    // An operator moved the cursor (ImportFrom) since this import began: start the new window.
-    if (resume && resume.fromCursor !== source.cursorAt) {
-      storage.delete(IMPORT_PROGRESS);
+  /**
+   * One import (orders or returns), each on its own cursor, saved page and pause: resumes the page
+   * an earlier invocation saved, unless an operator moved the cursor (ImportFrom) since it began;
+   * moves the cursor once the window is read; a refusal (said once if the orders' import just had
+   * it) goes in the cycle's error and a Retry-After pauses this import alone. Null when it failed.
+   */
+  const runImport = async (
+    stage: "import" | "returns",
+    progressKey: string,
+    cursorAt: number | null,
+    advance: typeof advanceCursor,
+    read: (options: ImportOptions) => Promise<ImportResult>,
+  ): Promise<ImportResult | null> => {
+    const label = stage === "import" ? "import" : "returns import";
+    let resume = storage.get<ImportProgress>(progressKey) ?? null;
+    if (resume && resume.fromCursor !== cursorAt) {
+      storage.delete(progressKey);
       resume = null;
     }
-    let imported = 0;
     try {
-      const result = await importOrders(db, source, connector, now, {
+      const result = await read({
         resume,
         // Saved after every page, so even an invocation killed mid-import resumes past it.
-        onProgress: (p) => (p ? storage.put(IMPORT_PROGRESS, p) : storage.delete(IMPORT_PROGRESS)),
-        onImported: (n) => (imported += n),
-        onLinesMoved: (n) => (linesMoved += n),
-        pagesRead: MAX_PAGES_PER_WINDOW - allowance.importPages,
+        onProgress: (p) => (p ? storage.put(progressKey, p) : storage.delete(progressKey)),
         units: budget.units({ d1Queries: 6, subrequests: 8 }),
       });
       progress += result.pages;
-      summary.fetched = result.fetched;
-      summary.setAside = result.setAside;
-      summary.more = result.unfinished !== null || result.outOfBudget;
-      if (result.outOfBudget) {
-        outOfBudget = true;
-        left.importPages = allowance.importPages - result.pages;
-      } else if (result.endedEarly) errors.push(`import: ${result.endedEarly}`);
-      else if (!result.unfinished) {
-        // Only over the cursor this import started from: an operator's ImportFrom meanwhile wins.
-        await advanceCursor(db, sourceId, resume ? resume.fromCursor : source.cursorAt, result.cursorAt);
-      }
+      summary.more ||= result.unfinished !== null || result.outOfBudget;
+      if (result.outOfBudget) outOfBudget = true;
+      else if (result.endedEarly) errors.push(`${label}: ${result.endedEarly}`);
+      // Only over the cursor this import started from: an operator's ImportFrom meanwhile wins.
+      else if (!result.unfinished) await advance(db, sourceId, resume ? resume.fromCursor : cursorAt, result.cursorAt);
+      return result;
     } catch (error) {
-      // Orders already written stay; the cursor does not move, so the next cycle fetches them
+      // What was already written stays; the cursor does not move, so the next cycle fetches it
       // again and the upsert leaves each once. A resumed page cursor the marketplace refuses is
       // dropped: the next cycle starts the window over.
-      if (resume && error instanceof MarketplaceError && !error.retryable) storage.delete(IMPORT_PROGRESS);
-      note("import", error);
+      if (resume && error instanceof MarketplaceError && !error.retryable) storage.delete(progressKey);
+      const message = error instanceof Error ? error.message : String(error);
+      // The same refusal the orders' import just had (the source's access refused, say) is said once.
+      if (!errors.includes(`import: ${message}`)) errors.push(`${label}: ${message}`);
+      if (error instanceof MarketplaceError && error.retryAfterMs) storage.put(PAUSED_UNTIL[stage], clock().getTime() + cappedWait(error.retryAfterMs));
+      return null;
     }
-    summary.imported = imported;
-    if (imported > 0) {
-      await addImported(db, sourceId, imported);
+  };
+
+  if (connector && allowance.importPages > 0 && !paused("import")) {
+    const result = await runImport("import", IMPORT_PROGRESS, source.cursorAt, advanceCursor, (options) =>
+      importOrders(db, source, connector, now, {
+        ...options,
+        // Counted page by page: they count even if a later page fails.
+        onImported: (n) => (summary.imported += n),
+        onLinesMoved: (n) => (linesMoved += n),
+        pagesRead: MAX_PAGES_PER_WINDOW - allowance.importPages,
+      }),
+    );
+    if (result) {
+      summary.fetched = result.fetched;
+      summary.setAside = result.setAside;
+      if (result.outOfBudget) left.importPages = allowance.importPages - result.pages;
     }
+    if (summary.imported > 0) await addImported(db, sourceId, summary.imported);
   }
   // Returns after the orders (decisions 13), so a return of an order imported this cycle finds
   // it. Same rules as the orders' import, paused on their own: a wait the returns call asked for
@@ -205,31 +227,12 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
   // Paused quietly: a wait the returns call asked for is its pace, not news for the source's LastError.
   const returnsWait = Math.min(storage.get<number>(PAUSED_UNTIL.returns) ?? 0, now + MAX_WAIT_MS);
   if (connector && returnsReader && !outOfBudget && returnsWait <= now && (storage.get<number>(PAUSED_UNTIL.import) ?? 0) <= now) {
-    let resume = storage.get<ImportProgress>(RETURNS_PROGRESS) ?? null;
-    if (resume && resume.fromCursor !== source.returnsCursorAt) {
-      storage.delete(RETURNS_PROGRESS);
-      resume = null;
-    }
-    try {
-      const result = await importReturns(db, source, returnsReader, connector.settleMs ?? 0, now, {
-        resume,
-        onProgress: (p) => (p ? storage.put(RETURNS_PROGRESS, p) : storage.delete(RETURNS_PROGRESS)),
-        onImported: (n) => (summary.returnsImported += n),
-        units: budget.units({ d1Queries: 6, subrequests: 8 }),
-      });
-      progress += result.pages;
+    const result = await runImport("returns", RETURNS_PROGRESS, source.returnsCursorAt, advanceReturnsCursor, (options) =>
+      importReturns(db, source, returnsReader, connector.settleMs ?? 0, now, { ...options, onImported: (n) => (summary.returnsImported += n) }),
+    );
+    if (result) {
       summary.returnsFetched = result.fetched;
       summary.returnsSetAside = result.setAside;
-      summary.more ||= result.unfinished !== null || result.outOfBudget;
-      if (result.outOfBudget) outOfBudget = true;
-      else if (result.endedEarly) errors.push(`returns import: ${result.endedEarly}`);
-      else if (!result.unfinished) await advanceReturnsCursor(db, sourceId, resume ? resume.fromCursor : source.returnsCursorAt, result.cursorAt);
-    } catch (error) {
-      if (resume && error instanceof MarketplaceError && !error.retryable) storage.delete(RETURNS_PROGRESS);
-      const message = error instanceof Error ? error.message : String(error);
-      // The same refusal the orders' import just had (the source's access refused, say) is said once.
-      if (!errors.includes(`import: ${message}`)) errors.push(`returns import: ${message}`);
-      if (error instanceof MarketplaceError && error.retryAfterMs) storage.put(PAUSED_UNTIL.returns, clock().getTime() + cappedWait(error.retryAfterMs));
     }
   }
   // Delivery does not depend on the import: an acknowledgement goes out while listing fails or
@@ -303,19 +306,7 @@ export async function runSourceCycle(sourceId: string, storeId: string | undefin
 /** A D1Database that counts the statements prepared through it (what the benchmark reports). */
 export function countStatements(d1: D1Database): { d1: D1Database; count: () => number } {
   let n = 0;
-  const proxy = new Proxy(d1, {
-    get(target, prop) {
-      if (prop === "prepare") {
-        return (query: string) => {
-          n += 1;
-          return target.prepare(query);
-        };
-      }
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  return { d1: proxy, count: () => n };
+  return { d1: talliedD1(d1, { sql: () => (n += 1) }), count: () => n };
 }
 
 /** A summary of a cycle that has done nothing yet (or never ran). */

@@ -22,28 +22,32 @@ export type DeliveryState = (typeof WEBHOOK_DELIVERY_STATES)[number];
 const dialect = new SQLiteAsyncDialect();
 const COLUMNS = Object.keys(getTableColumns(deliveries)) as (keyof DeliveryRow)[];
 
+/** An event's type: a literal, or an expression of the statement's rows (a batch of order moves carries one per move). */
+type TypeOf = EventType | SQL;
+
 /** The body every attempt sends and signs: `{type, timestamp, data}`, built by SQLite from the rows it reports. */
-function body(type: EventType, at: number, data: SQL): SQL {
+function body(type: TypeOf, at: number, data: SQL): SQL {
   return sql`json_object('type', ${type}, 'timestamp', ${toWireDate(at)}, 'data', ${data})`;
 }
 
 /** An order event's data, from the `orders` row of the statement (`status` overrides its status: a move not yet applied). */
-function orderData(status?: string): SQL {
+function orderData(status?: string | SQL): SQL {
   return sql`json_object('StoreId', ${orders.storeId}, 'OrderId', cast(${orders.id} as text), 'OrderSource', ${orders.orderSource},
     'OrderSourceOrderNumber', ${orders.orderSourceOrderNumber}, 'OrderStatus', ${status === undefined ? sql`${orders.status}` : sql`${status}`})`;
 }
 
 /** The endpoints of the subject's store that take `type`: joined to the subject's row on its store. */
-function subscribed(type: EventType, storeId: SQL): SQL {
+function subscribed(type: TypeOf, storeId: SQL): SQL {
   return sql`join ${webhooks} on ${webhooks.storeId} = ${storeId} and ${webhooks.enabled} = 1
     and exists (select 1 from json_each(${webhooks.events}) where value in ('*', ${type}))`;
 }
 
 /**
  * One row per subscribed endpoint of the subject `from` selects (a table and its WHERE, joined to
- * the endpoints by `subscribed`), with its subject key and body. All columns, in the table's order.
+ * the endpoints by `subscribed`), with its subject key and body, in `orderBy`'s order when given.
+ * All columns, in the table's order.
  */
-function insertEvents(db: Db, type: EventType, at: number, parts: { from: SQL; join: SQL; where: SQL; subject: SQL; payload: SQL | null }) {
+function insertEvents(db: Db, type: TypeOf, at: number, parts: { from: SQL; join: SQL; where: SQL; subject: SQL; payload: SQL | null; orderBy?: SQL }) {
   const values: Record<keyof DeliveryRow, SQL> = {
     id: sql`null`,
     eventId: sql`'msg_' || lower(hex(randomblob(12)))`,
@@ -66,7 +70,7 @@ function insertEvents(db: Db, type: EventType, at: number, parts: { from: SQL; j
   );
   return db
     .insert(deliveries)
-    .select(sql`select ${list} from ${parts.from} ${parts.join} where ${parts.where}`)
+    .select(sql`select ${list} from ${parts.from} ${parts.join} where ${parts.where}${parts.orderBy ? sql` order by ${parts.orderBy}` : sql``}`)
     .returning({ webhook_id: deliveries.webhookId });
 }
 
@@ -138,43 +142,22 @@ export function orderMovedEvents(db: Db, storeId: string, events: MovedEvent[], 
       items: e.items ?? null,
     })),
   );
-  const base = sql`json_object('StoreId', ${orders.storeId}, 'OrderId', cast(${orders.id} as text), 'OrderSource', ${orders.orderSource},
-    'OrderSourceOrderNumber', ${orders.orderSourceOrderNumber}, 'OrderStatus', e.value ->> 'status')`;
+  const type = sql`e.value ->> 'type'`;
+  const base = orderData(sql`e.value ->> 'status'`);
   const shipmentId = sql`cast(coalesce(e.value ->> 'sid', (select c.id from line_changes as c where c.order_id = ${orders.id} and c.seq = e.value ->>
     'seq')) as text)`;
   const data = sql`case e.value ->> 'type'
       when 'order.shipment_created' then json_insert(${base}, '$.ShipmentId', ${shipmentId}, '$.Items', json(e.value -> 'items'))
       when 'order.items_cancelled' then json_insert(${base}, '$.Items', json(e.value -> 'items'))
       else ${base} end`;
-  const values: Record<keyof DeliveryRow, SQL> = {
-    id: sql`null`,
-    eventId: sql`'msg_' || lower(hex(randomblob(12)))`,
-    storeId: sql`${webhooks.storeId}`,
-    webhookId: sql`${webhooks.id}`,
+  const statement = insertEvents(db, type, at, {
+    from: sql`json_each(${json}) as e join ${orders} on ${orders.id} = e.value ->> 'o' and ${orders.storeId} = ${storeId}`,
+    join: subscribed(type, sql`${orders.storeId}`),
+    where: guard,
     subject: sql`'order:' || ${orders.id}`,
-    type: sql`e.value ->> 'type'`,
-    payload: sql`json_object('type', e.value ->> 'type', 'timestamp', ${toWireDate(at)}, 'data', ${data})`,
-    state: sql`'pending'`,
-    attempts: sql`0`,
-    nextAttemptAt: sql`${at}`,
-    lastStatusCode: sql`null`,
-    lastError: sql`null`,
-    createdAt: sql`${at}`,
-    finishedAt: sql`null`,
-  };
-  const list = sql.join(
-    COLUMNS.map((c) => values[c]),
-    sql`, `,
-  );
-  const statement = db
-    .insert(deliveries)
-    .select(
-      sql`select ${list} from json_each(${json}) as e join ${orders} on ${orders.id} = e.value ->> 'o' and ${orders.storeId} = ${storeId}
-        join ${webhooks} on ${webhooks.storeId} = ${orders.storeId} and ${webhooks.enabled} = 1
-          and exists (select 1 from json_each(${webhooks.events}) where value in ('*', e.value ->> 'type'))
-        where ${guard} order by e.key, ${webhooks.id}`,
-    )
-    .returning({ webhook_id: deliveries.webhookId });
+    payload: body(type, at, data),
+    orderBy: sql`e.key, ${webhooks.id}`,
+  });
   return toD1(db, statement);
 }
 
@@ -211,13 +194,7 @@ export function orderRefundedEvents(db: Db, at: number, where: SQL) {
     join: subscribed("order.refunded", sql`${orders.storeId}`),
     where,
     subject: sql`'order:' || ${orders.id}`,
-    payload: body(
-      "order.refunded",
-      at,
-      sql`json_object('StoreId', ${orders.storeId}, 'OrderId', cast(${orders.id} as text), 'OrderSource', ${orders.orderSource},
-        'OrderSourceOrderNumber', ${orders.orderSourceOrderNumber}, 'OrderStatus', ${orders.status}, 'RefundId', cast(${refunds.id} as text), 'Total',
-          ${refunds.total})`,
-    ),
+    payload: body("order.refunded", at, sql`json_insert(${orderData()}, '$.RefundId', cast(${refunds.id} as text), '$.Total', ${refunds.total})`),
   });
 }
 

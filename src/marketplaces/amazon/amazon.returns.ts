@@ -10,7 +10,7 @@ import { parse } from "csv-parse/sync";
 import { MarketplaceError, type ImportedReturn, type ReturnPage, type ReturnState, type ReturnsImport } from "../connector";
 import { readCappedText, sendToMarketplace } from "../kit/marketplace-http";
 import { Unmappable } from "../kit/orders-page";
-import { readReturn, splitReturns, type ReturnReader } from "../kit/returns-page";
+import { leastAdvanced, readReturn, splitReturns, type ReturnReader } from "../kit/returns-page";
 import { TIMEOUT_MS, type AmazonClient } from "./amazon.client";
 
 export const RETURNS_REPORT_TYPE = "GET_FLAT_FILE_RETURNS_DATA_BY_RETURN_DATE";
@@ -51,7 +51,6 @@ const STATES: Record<string, ReturnState> = {
   denied: "Rejected",
   declined: "Rejected",
 };
-const STATE_RANK: Record<ReturnState, number> = { Requested: 0, Approved: 1, Received: 2, Refunded: 3, Closed: 4, Rejected: 5 };
 
 /** One row of the report: lower-cased header -> value. */
 export type ReportRow = Record<string, string>;
@@ -115,7 +114,7 @@ export function mapAmazonReturn(record: AmazonReturnRecord): ImportedReturn {
     return state;
   });
   // The least advanced row wins: that is what the return still waits for.
-  const state = states.reduce((least, s) => (STATE_RANK[s] < STATE_RANK[least] ? s : least));
+  const state = leastAdvanced(states);
   // Rows of one SKU (the same item on several rows) are one line.
   const bySku = new Map<string, { quantity: number; reason: string | null }>();
   for (const row of rows) {

@@ -2,8 +2,9 @@
 // time, the way orders-page.ts splits orders: whatever a record makes the mapper throw (its own
 // Unmappable, or a TypeError of a field that is not the published shape) sets that record aside
 // with the reason, and the rest of the page is imported. The same reading serves the operator's
-// retry (ReturnsImport.remap).
-import { MarketplaceError, type ImportedReturn, type ReturnPage, type SetAsideReturn } from "../connector";
+// retry (ReturnsImport.remap). leastAdvanced gives the state of a return whose lines (or rows)
+// are in several states.
+import { MarketplaceError, RETURN_STATES, type ImportedReturn, type ReturnPage, type ReturnState, type SetAsideReturn } from "../connector";
 import { Unmappable } from "./orders-page";
 
 /** How a connector reads one record of its returns list. */
@@ -45,4 +46,9 @@ export function splitReturns(reader: ReturnReader, records: unknown, label: stri
     else page.setAside.push(read);
   }
   return page;
+}
+
+/** The least advanced of a return's states (in RETURN_STATES' order): what the return still waits for. */
+export function leastAdvanced(states: ReturnState[]): ReturnState {
+  return states.reduce((least, s) => (RETURN_STATES.indexOf(s) < RETURN_STATES.indexOf(least) ? s : least));
 }

@@ -15,7 +15,7 @@ import {
 } from "../connector";
 import { refusal, readJsonAnswer } from "../kit/marketplace-http";
 import { Unmappable } from "../kit/orders-page";
-import { readReturn, splitReturns, type ReturnReader } from "../kit/returns-page";
+import { leastAdvanced, readReturn, splitReturns, type ReturnReader } from "../kit/returns-page";
 import type { WalmartCurrency, WalmartRefundRequest, WalmartReturnLine, WalmartReturnList, WalmartReturnOrder } from "./walmart.types";
 
 /** The description's largest page ("Cannot be larger than 200"). */
@@ -40,9 +40,6 @@ function lineState(line: WalmartReturnLine, refunded: number, quantity: number):
       return null;
   }
 }
-
-/** The least advanced line wins: that is what the return still waits for. */
-const STATE_RANK: Record<string, number> = { Approved: 0, Received: 1, Refunded: 2, Closed: 3 };
 
 const unmappable = (message: string) => new Unmappable(message);
 
@@ -149,7 +146,8 @@ export function mapWalmartReturn(record: WalmartReturnOrder): ImportedReturn {
     return { sourceReturnLineId: String(returnLine), sourceLineId: orderLine, quantity, reason: line.returnReason ?? null };
   });
   const requestedAt = dateOf(record.returnOrderDate, `${where} returnOrderDate`);
-  const state = states.reduce((least, s) => (STATE_RANK[s]! < STATE_RANK[least]! ? s : least));
+  // The least advanced line wins: that is what the return still waits for.
+  const state = leastAdvanced(states);
   // One refund per return, named by the lines refunded so far: what a refund the hub sent for
   // the whole return is answered with (refundReference), so the import recognises it.
   const refunds: ImportedRefund[] =

@@ -20,6 +20,7 @@ import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault } from 
 import extracted from "./amazon-examples.json";
 import { amazonListingsFake, type AmazonListingsOptions } from "./amazon-listings-fake";
 import { receive, type ReceivedRequest } from "../fake-kit/received-request";
+import { routesOf } from "../fake-kit/routes";
 import { checkAgainstSchema, isDateTime, type Schema } from "./amazon-schema-check.mjs";
 
 interface Param {
@@ -174,10 +175,7 @@ export function exampleOrders(): FakeOrder[] {
   return [...seen.values()];
 }
 
-const ROUTES = spec.operations
-  .map((op) => ({ op, regex: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, "([^/]+)")}$`) }))
-  // Literal paths before templated ones.
-  .sort((a, b) => (a.op.path.match(/\{/g)?.length ?? 0) - (b.op.path.match(/\{/g)?.length ?? 0));
+const ROUTES = routesOf(spec.operations);
 
 export function createAmazonFake(opts: AmazonFakeOptions = {}) {
   const now = opts.now ?? (() => new Date());

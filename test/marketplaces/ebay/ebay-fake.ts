@@ -17,6 +17,7 @@ import extracted from "./ebay-description.json";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "../fake-kit/faults";
 import { EBAY_INVENTORY_SCOPES, EBAY_INVENTORY_WRITE_SCOPE, ebayListingsFake, type EbayListingsOptions } from "./ebay-listings-fake";
 import { receive, type ReceivedRequest } from "../fake-kit/received-request";
+import { routesOf } from "../fake-kit/routes";
 import { schemaProblems, type Schema } from "../fake-kit/schema-check";
 
 interface Operation {
@@ -150,9 +151,7 @@ function operation(id: string): Operation {
 const ORDER_SCHEMA = operation("getOrder").responseSchema!;
 
 // Literal paths first, so /order/{orderId}/shipping_fulfillment is not read as a fulfillment id.
-const ROUTES = [...spec.operations]
-  .sort((a, b) => a.pathParams.length - b.pathParams.length)
-  .map((op) => ({ op, regex: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, "([^/]+)")}$`) }));
+const ROUTES = routesOf(spec.operations);
 
 const clone = <T>(value: T): T => structuredClone(value);
 

@@ -27,6 +27,7 @@ import extracted from "./etsy-description.json";
 import { etsyListingsFake, type SampleListing } from "./etsy-listings-fake";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault } from "../fake-kit/faults";
 import { receive, type ReceivedRequest } from "../fake-kit/received-request";
+import { routesOf } from "../fake-kit/routes";
 import { schemaProblems, type Schema } from "../fake-kit/schema-check";
 
 interface Parameter {
@@ -97,9 +98,7 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 const etsyError = (error: string) => ({ error });
 
 // Literal paths first, so /receipts/{receipt_id}/tracking is not read as a receipt id.
-const ROUTES = [...spec.operations]
-  .sort((a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0))
-  .map((op) => ({ op, regex: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, "([^/]+)")}$`) }));
+const ROUTES = routesOf(spec.operations);
 
 function operation(id: string): Operation {
   const op = spec.operations.find((o) => o.operationId === id);

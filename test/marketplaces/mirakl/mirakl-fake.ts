@@ -14,6 +14,7 @@
 import { schemaProblems } from "../fake-kit/schema-check";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type FaultHelpers } from "../fake-kit/faults";
 import { receive, type ReceivedRequest } from "../fake-kit/received-request";
+import { routesOf } from "../fake-kit/routes";
 import { description, json, miraklError, type Operation } from "./mirakl-answers";
 import { miraklOffersFake, type MiraklOffersFake, type OffersOptions } from "./mirakl-offers-fake";
 import { miraklOrdersFake, type MiraklOrdersFake, type OrdersOptions } from "./mirakl-orders-fake";
@@ -54,12 +55,8 @@ export interface MiraklFake extends FaultHelpers<"api"> {
   calls(operationId: string): ReceivedRequest[];
 }
 
-function templateRegex(path: string): RegExp {
-  return new RegExp(`^${path.replace(/\{[^}]+\}/g, "([^/]+)")}$`);
-}
-
 // Literal paths first, so /api/orders/cancel is not read as /api/orders/{order_id}/...
-const ROUTES = [...description.operations].sort((a, b) => a.pathParams.length - b.pathParams.length).map((op) => ({ op, regex: templateRegex(op.path) }));
+const ROUTES = routesOf(description.operations);
 
 function queryProblems(op: Operation, url: URL): string[] {
   const problems: string[] = [];

@@ -25,6 +25,7 @@ import { createHmac } from "node:crypto";
 import type { TiktokOrder, TiktokReturn } from "../../../src/marketplaces/tiktok/tiktok.types";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault } from "../fake-kit/faults";
 import { receive, type ReceivedRequest } from "../fake-kit/received-request";
+import { routesOf } from "../fake-kit/routes";
 import { schemaProblems, type Schema } from "../fake-kit/schema-check";
 import extracted from "./tiktok-sdk.json";
 import { tiktokFulfilment } from "./tiktok-fulfilment-fake";
@@ -86,8 +87,7 @@ export interface TiktokFakeOptions {
   expiresIn?: number;
 }
 
-const LITERAL_FIRST = [...spec.operations].sort((a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0));
-const ROUTES = LITERAL_FIRST.map((op) => ({ op, regex: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, "([^/]+)")}$`) }));
+const ROUTES = routesOf(spec.operations);
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });

@@ -14,6 +14,7 @@
 import type { WalmartOrder, WalmartOrderLine, WalmartOrderLineStatus, WalmartShipmentRequest } from "../../../src/marketplaces/walmart/walmart.types";
 import { badDay, faultQueue, faultResponse, type AnswerFault, type Fault, type FaultHelpers } from "../fake-kit/faults";
 import { receive, type ReceivedRequest } from "../fake-kit/received-request";
+import { routesOf } from "../fake-kit/routes";
 import extracted from "./walmart-examples.json";
 import { walmartFeedsFake, type ReceivedFeed, type WalmartFeedsOptions } from "./walmart-feeds-fake";
 import { walmartListingsFake, type WalmartListingsFake, type WalmartListingsOptions } from "./walmart-listings-fake";
@@ -251,12 +252,8 @@ const SECOND_PAGES: Record<string, ExampleOrder[]> = {
 
 const DATE_VALUE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-function templateRegex(path: string): RegExp {
-  return new RegExp(`^${path.replace(/\{[^}]+\}/g, "([^/]+)")}$`);
-}
-
 // Literal paths first, so /v3/orders/released is not read as /v3/orders/{purchaseOrderId}.
-const ROUTES = [...spec.operations].sort((a, b) => a.pathParams.length - b.pathParams.length).map((op) => ({ op, regex: templateRegex(op.path) }));
+const ROUTES = routesOf(spec.operations);
 
 export function createWalmartFake(opts: WalmartFakeOptions = {}): WalmartFake {
   const clientId = opts.clientId ?? WALMART_FAKE_CLIENT_ID;
