@@ -6,7 +6,9 @@
 // included in the check, and then
 // executed over fixtures in the schema's shape (shopify-fixtures.ts). A request the schema
 // rejects, a search the fake does not understand, a cursor it never issued or a query over the
-// 1,000-point ceiling is answered as Shopify would and recorded in `violations`.
+// 1,000-point ceiling is answered as Shopify would and recorded in `violations`. What a merchant
+// does in Shopify's own admin (fulfilInAdmin, refundInAdmin, touch) changes the fixtures as the
+// API's mutations do: a fulfillment with its line items, a Refund that moves the line counts.
 //
 // Throttling: a leaky bucket of cost points (maximumAvailable, restoreRate per second) on the
 // fake's clock. The cost model is the fake's own reading of Shopify's published method (scalars
