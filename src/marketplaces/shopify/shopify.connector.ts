@@ -151,9 +151,11 @@ export function createShopifyConnector(ctx: ConnectorContext, storage: SourceSto
     if (typeof order.id !== "string" || !needsProgress(order)) return;
     const data: ShopifyOrderProgressData = await graphql("ShopifyOrderProgress", ORDER_PROGRESS_QUERY, { id: order.id });
     const progress = data.order;
-    if (!progress) return;
-    order.fulfillments = arrayOf(progress.fulfillments);
-    order.refunds = arrayOf(progress.refunds);
+    // An answer without both lists reads as nothing by line: an empty list would say "no refunds"
+    // and turn a returned unit into a cancelled one.
+    if (!Array.isArray(progress?.fulfillments) || !Array.isArray(progress.refunds)) return;
+    order.fulfillments = progress.fulfillments;
+    order.refunds = progress.refunds;
   }
 
   interface FulfillmentState {

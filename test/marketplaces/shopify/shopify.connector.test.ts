@@ -1164,4 +1164,28 @@ describe("Shopify by line in: what Shopify's admin did (decisions 12 and 13)", (
     expect(two.items.every((i) => i.quantityCancelled === undefined)).toBe(true);
     expect(fake.violations).toEqual([]);
   });
+
+  it("reads nothing by line from a follow-up answer that is nonsense or fails, and retries a page whose follow-up Shopify could not answer", async () => {
+    const { fake, connector } = setup({ orders: ordersUpdatedFrom("2026-03-01T10:00:00Z", 1) });
+    fake.fulfilInAdmin(1, [{ line: 0, quantity: 2 }], { number: "1Z0000000000000001", company: "UPS" });
+    fake.refundInAdmin(1, [{ line: 0, quantity: 1, restockType: "RETURN" }]);
+    fake.failNext({ status: 200, body: { data: { order: { fulfillments: "none", refunds: null } } }, operation: "ShopifyOrderProgress" });
+    const order = await importedLater(connector, 1);
+    expect([order.shipments, order.refunds, order.items.map((i) => [i.quantityShipped, i.quantityCancelled])]).toEqual([
+      undefined,
+      undefined,
+      [
+        [undefined, undefined],
+        [undefined, undefined],
+      ],
+    ]);
+    fake.failNext({ status: 503, body: "<html>Service Unavailable</html>", operation: "ShopifyOrderProgress" });
+    await expect(connector.fetchOrders(LATER, null)).rejects.toMatchObject({ retryable: true });
+    const again = await importedLater(connector, 1);
+    expect(again.items.map((i) => [i.quantityShipped, i.quantityCancelled])).toEqual([
+      [2, 0],
+      [0, 0],
+    ]);
+    expect(again.refunds!.map((r) => r.lines.map((l) => [l.quantity, l.amount]))).toEqual([[[1, 13.5]]]);
+  });
 });
