@@ -214,7 +214,7 @@ export function needsProgress(order: ShopifyOrder): boolean {
  * refunds read are still reported, and the counts only ever grow in the hub.
  */
 function progressOf(order: ShopifyOrder, lines: ShopifyLineItem[], items: ImportedOrderItem[]): Pick<ImportedOrder, "items" | "shipments" | "refunds"> {
-  if (!Array.isArray(order.fulfillments) && !Array.isArray(order.refunds)) return { items };
+  if (!Array.isArray(order.fulfillments) || !Array.isArray(order.refunds)) return { items };
   const fulfillments = list(order.fulfillments);
   const refundsRead = list(order.refunds);
   let complete = fulfillments.length < PROGRESS_FULFILLMENTS && refundsRead.length < PROGRESS_REFUNDS;
@@ -234,7 +234,7 @@ function progressOf(order: ShopifyOrder, lines: ShopifyLineItem[], items: Import
     const r = record(raw) ?? {};
     const lineItems = record(r.refundLineItems);
     if (lineItems?.pageInfo?.hasNextPage === true) {
-      // A refund is recorded once and never again: one with lines not read is left for the operator's eyes in Shopify.
+      // A refund is recorded once and never again, so one whose lines are not all read is not recorded in part.
       complete = false;
       continue;
     }
