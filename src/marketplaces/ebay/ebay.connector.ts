@@ -2,7 +2,9 @@
 // ../shared/reference/ebay/sell_fulfillment_v1_oas3.json v1.20.7, and the ebay section of
 // ../shared/reference/README.md), cancellations through the Post-Order API v2, stock and price
 // through the Sell Inventory API v1 (ebay.listings.ts), refunds through issueRefund
-// (ebay.refunds.ts; returns in are NotApplicable there, with the reason).
+// (ebay.refunds.ts; returns in are NotApplicable there, with the reason). The packages of an
+// order eBay changed are read back with getShippingFulfillments when it needs it, a bounded
+// number a page (ebay.packages.ts).
 //
 // The Post-Order API has no description in the reference. Its calls follow the reference README
 // (check_eligibility then cancellation, {legacyOrderId, cancelReason, buyerPaid, buyerPaidDate},
@@ -21,6 +23,7 @@ import {
   type ConnectorContext,
   type Delivery,
   type DeliveryOutcome,
+  type ImportedOrder,
   type ImportWindow,
   type OrderPage,
   type ShipDelivery,
@@ -43,6 +46,7 @@ import {
   shippingFulfillmentDetails,
 } from "./ebay.mapping";
 import { EBAY_INVENTORY_SCOPE, ebayListings } from "./ebay.listings";
+import { fulfillmentIdsOf, knownFulfillments, packagesOf, planPackageReads } from "./ebay.packages";
 import { EBAY_FINANCES_SCOPE, EBAY_RETURNS_NOT_APPLICABLE, ebayRefunds, type EbayIssueRefundRequest, type EbayOrderRefunds } from "./ebay.refunds";
 import { ebaySettingsSchema } from "./ebay.settings";
 import {
@@ -175,6 +179,29 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
   }
 
   const orderPath = (orderId: string) => `/order/${encodeURIComponent(orderId)}`;
+  const known = knownFulfillments(storage);
+
+  /**
+   * An order's packages as eBay holds them (getShippingFulfillments), or null when eBay's answer
+   * cannot say (a 4xx, a body without a fulfillments list): the order then goes in without
+   * packages, its line statuses still counting what shipped. Throttling, eBay down or a call that
+   * timed out is thrown: the page is read again once eBay takes calls.
+   */
+  async function packagesOfOrder(order: ImportedOrder) {
+    try {
+      const { body } = await json<EbayShippingFulfillmentPage>(
+        "fulfillment",
+        "GET",
+        `${orderPath(order.sourceOrderNumber)}/shipping_fulfillment`,
+        "getShippingFulfillments",
+      );
+      return packagesOf(body, order);
+    } catch (error) {
+      const status = error instanceof MarketplaceError ? error.status : null;
+      if (status === null || status === 401 || status === 408 || status === 429 || status >= 500) throw error;
+      return null;
+    }
+  }
 
   async function fetchOrders(window: ImportWindow, cursor: string | null): Promise<OrderPage> {
     const since = new Date(Math.max(window.since.getTime(), window.until.getTime() - HISTORY_MS));
@@ -188,7 +215,21 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
       throw new MarketplaceError("eBay getOrders answer has no orders list or total", 200, true);
     }
 
-    const page = splitPage(ebayOrderReader, records, "eBay getOrders");
+    // Packages: read for the orders that need it, at most PACKAGE_READS_PER_PAGE a page; the page
+    // ends before the order that would need one more, and the next page starts at it.
+    const plan = planPackageReads(records, known, window.until.getTime());
+    const kept = records.slice(0, plan.cut);
+    const page = splitPage(ebayOrderReader, kept, "eBay getOrders");
+    const read: { orderId: string; ids: string[] }[] = [];
+    for (const order of page.orders) {
+      if (!plan.read.has(order.sourceOrderNumber)) continue;
+      const shipments = await packagesOfOrder(order);
+      if (!shipments) continue;
+      order.shipments = shipments;
+      const record = kept.find((r) => (r as EbayOrder | null)?.orderId === order.sourceOrderNumber) as EbayOrder | undefined;
+      read.push({ orderId: order.sourceOrderNumber, ids: fulfillmentIdsOf(record) });
+    }
+    known.read(read, window.until.getTime());
 
     // Offset pages over a fixed [since..until] can only lose members: an order changed after
     // `until` leaves the range, and every order behind it moves one place forward, across the page
@@ -200,6 +241,9 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     if (shrunk > 0) {
       nextOffset = Math.max(0, offset - shrunk);
       done = nextOffset >= body.total;
+    } else if (plan.cut < records.length) {
+      nextOffset = offset + plan.cut;
+      done = false;
     } else {
       const named = offsetOfNext(body.next);
       nextOffset = named !== null && named > offset ? named : offset + records.length;
@@ -273,11 +317,10 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
     );
     if (!response.ok) throw await errorOf(response, "createShippingFulfillment");
     await response.body?.cancel();
-    return {
-      state: "delivered",
-      reference: fulfillmentIdOf(response.headers.get("Location")) ?? prepared.trackingNumber,
-      warning: warnings.join("; ") || null,
-    };
+    const fulfillmentId = fulfillmentIdOf(response.headers.get("Location")) ?? prepared.trackingNumber;
+    // The next import need not read this fulfillment back: the hub holds it as this package.
+    if (fulfillmentId) known.made(orderId, fulfillmentIdsOf(order), fulfillmentId);
+    return { state: "delivered", reference: fulfillmentId, warning: warnings.join("; ") || null };
   }
 
   function cannotCancel(delivery: Delivery): string | null {

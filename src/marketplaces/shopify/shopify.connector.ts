@@ -3,7 +3,9 @@
 // not used. Import pages `orders` by updated_at; a shipment becomes fulfillmentCreate over the
 // order's open fulfillment orders (or fulfillmentTrackingInfoUpdate when it corrects an earlier
 // one); a cancellation is orderCancel, a job the delivery waits for; there is no acknowledgement.
-// Its documents are shopify.graphql.ts's, each call goes through shopify.client.ts. Returns in,
+// An order whose lines Shopify's admin fulfilled, refunded or removed is read once more
+// (ShopifyOrderProgress) for its packages, counts and refunds, which are imported and never sent
+// back. Its documents are shopify.graphql.ts's, each call goes through shopify.client.ts. Returns in,
 // refunds out and the seller's decision on a requested return are shopify.returns.ts's.
 import {
   MarketplaceError,
@@ -32,6 +34,7 @@ import {
   ORDER_CANCEL_MUTATION,
   ORDER_CANCELLED_QUERY,
   ORDER_LINES_QUERY,
+  ORDER_PROGRESS_QUERY,
   ORDERS_QUERY,
   TRACKING_UPDATE_MUTATION,
 } from "./shopify.graphql";
@@ -42,6 +45,7 @@ import {
   ownFulfillmentIds,
   fulfillmentsWithTracking,
   hasTracking,
+  needsProgress,
   orderGidOf,
   ordersSearchQuery,
   planFulfillment,
@@ -61,6 +65,7 @@ import type {
   ShopifyOrderCancelData,
   ShopifyOrderCancelledData,
   ShopifyOrderLinesData,
+  ShopifyOrderProgressData,
   ShopifyPageInfo,
   ShopifyOrdersData,
   ShopifyTrackingInput,
@@ -135,6 +140,22 @@ export function createShopifyConnector(ctx: ConnectorContext, storage: SourceSto
     }
     order.lineItems = { pageInfo: { hasNextPage: Boolean(pageInfo?.hasNextPage), endCursor: pageInfo?.endCursor ?? null }, nodes };
     return unreadable;
+  }
+
+  /**
+   * Reads the packages and refunds Shopify's admin made on an order whose lines show any (one
+   * ShopifyOrderProgress call, only for such an order) into it, for the mapping; the answer is
+   * read, never trusted.
+   */
+  async function readProgress(order: ShopifyOrder): Promise<void> {
+    if (typeof order.id !== "string" || !needsProgress(order)) return;
+    const data: ShopifyOrderProgressData = await graphql("ShopifyOrderProgress", ORDER_PROGRESS_QUERY, { id: order.id });
+    const progress = data.order;
+    // An answer without both lists reads as nothing by line: an empty list would say "no refunds"
+    // and turn a returned unit into a cancelled one.
+    if (!Array.isArray(progress?.fulfillments) || !Array.isArray(progress.refunds)) return;
+    order.fulfillments = progress.fulfillments;
+    order.refunds = progress.refunds;
   }
 
   interface FulfillmentState {
@@ -350,6 +371,7 @@ export function createShopifyConnector(ctx: ConnectorContext, storage: SourceSto
         }
         const why = await completeLines(node);
         if (why) unreadable.set(node, why);
+        else await readProgress(node);
       }
       const reader: OrderReader = {
         ...shopifyOrderReader,

@@ -9,10 +9,15 @@ const MORE_LINES_PER_PAGE = 50;
 const FULFILLMENT_ORDERS_PER_PAGE = 5;
 const FULFILLMENT_ORDER_LINES = 50;
 const FULFILLMENTS_PER_ORDER = 20;
+/** What ShopifyOrderProgress reads of one order (Order.fulfillments and Order.refunds are plain lists, `first` only). */
+export const PROGRESS_FULFILLMENTS = 10;
+export const PROGRESS_FULFILLMENT_LINES = 10;
+export const PROGRESS_REFUNDS = 5;
+export const PROGRESS_REFUND_LINES = 10;
 
 const MONEY = "shopMoney { amount }";
 const LINE_FIELDS = `fragment ShopifyLine on LineItem {
-  id sku name quantity
+  id sku name quantity currentQuantity unfulfilledQuantity
   originalUnitPriceSet { ${MONEY} }
   discountAllocations { allocatedAmountSet { ${MONEY} } }
   taxLines { priceSet { ${MONEY} } }
@@ -23,7 +28,7 @@ export const ORDERS_QUERY = `query ShopifyOrders($query: String!, $after: String
     pageInfo { hasNextPage endCursor }
     nodes {
       id legacyResourceId name createdAt cancelledAt email phone
-      displayFulfillmentStatus paymentGatewayNames
+      displayFulfillmentStatus displayFinancialStatus paymentGatewayNames
       subtotalPriceSet { ${MONEY} }
       totalPriceSet { ${MONEY} }
       shippingAddress {
@@ -42,6 +47,30 @@ export const ORDER_LINES_QUERY = `query ShopifyOrderLines($id: ID!, $after: Stri
   }
 }
 ${LINE_FIELDS}`;
+
+/**
+ * What Shopify's admin did to one order's lines: its fulfillments (packages, with their line items
+ * and tracking) and its refunds (by line item). Asked only for an order of the page whose lines
+ * show fulfilled, refunded or removed units, or that Shopify shows refunded (about 580 points
+ * requested in the fake's model; what exists is what is spent).
+ */
+export const ORDER_PROGRESS_QUERY = `query ShopifyOrderProgress($id: ID!) {
+  order(id: $id) {
+    fulfillments(first: ${PROGRESS_FULFILLMENTS}) {
+      id status createdAt
+      trackingInfo(first: 1) { number company }
+      fulfillmentLineItems(first: ${PROGRESS_FULFILLMENT_LINES}) { pageInfo { hasNextPage } nodes { quantity lineItem { id } } }
+    }
+    refunds(first: ${PROGRESS_REFUNDS}) {
+      id createdAt processedAt note
+      totalRefundedSet { shopMoney { amount currencyCode } }
+      refundLineItems(first: ${PROGRESS_REFUND_LINES}) {
+        pageInfo { hasNextPage }
+        nodes { quantity restockType lineItem { id } subtotalSet { ${MONEY} } totalTaxSet { ${MONEY} } }
+      }
+    }
+  }
+}`;
 
 const FO_LINE_FIELDS = "id sku remainingQuantity lineItem { id }";
 

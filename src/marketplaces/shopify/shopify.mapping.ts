@@ -1,8 +1,10 @@
-// Shopify's orders to the service's vocabulary, and a shipment to the fulfillments it takes.
+// Shopify's orders to the service's vocabulary (with what Shopify's admin did to their lines:
+// packages, shipped and cancelled units, refunds), and a shipment to the fulfillments it takes.
 // Pure functions: no I/O, no clock.
-import type { DeliveryOrder, EarlierDelivery, ImportWindow, ImportedOrder, ImportedOrderItem, Shipment } from "../connector";
+import type { DeliveryOrder, EarlierDelivery, ImportWindow, ImportedOrder, ImportedOrderItem, ImportedRefund, ImportedShipment, Shipment } from "../connector";
 import { minorUnits, splitName } from "../kit/mapping";
 import { Unmappable, type OrderReader } from "../kit/orders-page";
+import { PROGRESS_FULFILLMENTS, PROGRESS_REFUNDS } from "./shopify.graphql";
 import {
   FULFILLABLE_STATUSES,
   WAITING_STATUSES,
@@ -10,6 +12,8 @@ import {
   type ShopifyLineItem,
   type ShopifyMoneyBag,
   type ShopifyOrder,
+  type ShopifyOrderFulfillment,
+  type ShopifyRefund,
   type ShopifyTaxLine,
   type ShopifyTrackingInput,
   type ShopifyUserError,
@@ -169,9 +173,153 @@ function mapOrder(order: ShopifyOrder, number: string): ImportedOrder {
     giftWrapTotal: 0,
     giftWrapTaxTotal: 0,
     grandTotal: fromMills(mills(order.totalPriceSet, `${where} total`)),
-    items,
     sourceData: { orderId: text(order.id) ?? `${ORDER_GID}${number}` },
+    ...progressOf(order, nodes, items),
   };
+}
+
+// ---- what Shopify's admin did to the lines (decisions 12 and 13) ----------------------------
+
+const count = (value: unknown): number | null => (typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null);
+
+/**
+ * Whether the order needs ShopifyOrderProgress: a line shows units fulfilled (`unfulfilledQuantity`
+ * below `quantity`) or refunded or removed (`currentQuantity` below it), or Shopify shows money
+ * refunded (an amount-only refund touches no line). Every line item must be read first.
+ */
+export function needsProgress(order: ShopifyOrder): boolean {
+  const status = text(order.displayFinancialStatus);
+  if (status === "PARTIALLY_REFUNDED" || status === "REFUNDED") return true;
+  return list(record(order.lineItems)?.nodes).some((raw) => {
+    const line = record(raw) ?? {};
+    const quantity = count(line.quantity);
+    if (quantity === null) return false;
+    const current = count(line.currentQuantity);
+    const unfulfilled = count(line.unfulfilledQuantity);
+    return (current !== null && current < quantity) || (unfulfilled !== null && unfulfilled < quantity);
+  });
+}
+
+/**
+ * The packages, counts and refunds of an order ShopifyOrderProgress was asked for (nothing when
+ * it was not: the hub keeps what it knows). A package is a fulfillment Shopify counts done
+ * (`SUCCESS`), its id the fulfillment's GID (what the hub's own deliveries are answered with, so
+ * its own packages are known). A line's shipped units are what those packages hold of it; its
+ * cancelled units are those no longer on the order (`quantity - currentQuantity`: refunded or
+ * removed by an edit) less the refunded ones that had shipped. A refunded unit counts against the
+ * shipped ones first (the hub's own refunds are NO_RESTOCK, and a refund usually follows a
+ * delivery), except one with `restockType: CANCEL`, which the schema keeps for unfulfilled units.
+ * The counts are left out when
+ * a list was read only in part (more fulfillments or refunds than one query reads): packages and
+ * refunds read are still reported, and the counts only ever grow in the hub.
+ */
+function progressOf(order: ShopifyOrder, lines: ShopifyLineItem[], items: ImportedOrderItem[]): Pick<ImportedOrder, "items" | "shipments" | "refunds"> {
+  if (!Array.isArray(order.fulfillments) || !Array.isArray(order.refunds)) return { items };
+  const fulfillments = list(order.fulfillments);
+  const refundsRead = list(order.refunds);
+  let complete = fulfillments.length < PROGRESS_FULFILLMENTS && refundsRead.length < PROGRESS_REFUNDS;
+  const shipments: ImportedShipment[] = [];
+  const shipped = new Map<string, number>();
+  for (const raw of fulfillments) {
+    const f = record(raw) ?? {};
+    if (record(f.fulfillmentLineItems)?.pageInfo?.hasNextPage === true) complete = false;
+    const shipment = shipmentOf(f);
+    if (!shipment) continue;
+    shipments.push(shipment);
+    for (const l of shipment.lines) shipped.set(l.sourceLineId, (shipped.get(l.sourceLineId) ?? 0) + l.quantity);
+  }
+  const refundedAfter = new Map<string, number>();
+  const refunds: ImportedRefund[] = [];
+  for (const raw of refundsRead) {
+    const r = record(raw) ?? {};
+    const lineItems = record(r.refundLineItems);
+    if (lineItems?.pageInfo?.hasNextPage === true) {
+      // A refund is recorded once and never again, so one whose lines are not all read is not recorded in part.
+      complete = false;
+      continue;
+    }
+    for (const rawLine of list(lineItems?.nodes)) {
+      const line = record(rawLine) ?? {};
+      const id = text(record(line.lineItem)?.id);
+      const n = count(line.quantity);
+      // CANCEL is by its definition a unit never fulfilled; every other refunded unit counts against the fulfilled ones first.
+      if (id && n !== null && line.restockType !== "CANCEL") refundedAfter.set(id, (refundedAfter.get(id) ?? 0) + n);
+    }
+    const refund = refundOf(r);
+    if (refund) refunds.push(refund);
+  }
+  const byId = new Map(list(lines).map((raw) => [text(record(raw)?.id) ?? "", record(raw) ?? {}] as const));
+  const counted = items.map((item) => {
+    if (!complete) return item;
+    const line = byId.get(item.sourceLineId) ?? {};
+    const current = count(line.currentQuantity);
+    const quantityShipped = Math.min(item.quantity, shipped.get(item.sourceLineId) ?? 0);
+    const offShipped = Math.min(quantityShipped, refundedAfter.get(item.sourceLineId) ?? 0);
+    const removed = current === null ? 0 : Math.max(0, item.quantity - current - offShipped);
+    return { ...item, quantityShipped, quantityCancelled: Math.min(removed, item.quantity - quantityShipped) };
+  });
+  return { items: counted, shipments, ...(refunds.length > 0 ? { refunds } : {}) };
+}
+
+function shipmentOf(f: ShopifyOrderFulfillment): ImportedShipment | null {
+  const id = text(f.id);
+  if (!id || f.status !== "SUCCESS") return null;
+  const lines: ImportedShipment["lines"] = [];
+  for (const raw of list(record(f.fulfillmentLineItems)?.nodes)) {
+    const line = record(raw) ?? {};
+    const lineId = text(record(line.lineItem)?.id);
+    const n = count(line.quantity);
+    if (!lineId || !n) continue;
+    const known = lines.find((l) => l.sourceLineId === lineId);
+    if (known) known.quantity += n;
+    else lines.push({ sourceLineId: lineId, quantity: n });
+  }
+  if (lines.length === 0) return null;
+  const tracking = record(list(f.trackingInfo)[0]);
+  const at = Date.parse(text(f.createdAt) ?? "");
+  return {
+    sourceShipmentId: id,
+    trackingNumber: text(tracking?.number)?.trim() || null,
+    carrier: text(tracking?.company)?.trim() || null,
+    shippingMethod: null,
+    shippedAt: Number.isFinite(at) ? new Date(at) : null,
+    lines,
+  };
+}
+
+/**
+ * A refund in the hub's words: each line's amount is its subtotal plus its tax as Shopify
+ * refunded them; what the refund holds beyond its lines (`totalRefundedSet` less them: shipping,
+ * which the extract cannot name, RefundShippingLine being left out of it) is the shipping amount.
+ * A refund without a date or with an amount that does not parse is left out.
+ */
+function refundOf(r: ShopifyRefund): ImportedRefund | null {
+  const id = text(r.id);
+  const at = Date.parse(text(r.createdAt) ?? text(r.processedAt) ?? "");
+  if (!id || !Number.isFinite(at)) return null;
+  try {
+    const lines = list(record(r.refundLineItems)?.nodes).flatMap((raw, i) => {
+      const line = record(raw) ?? {};
+      const lineId = text(record(line.lineItem)?.id);
+      const n = count(line.quantity);
+      if (!lineId || n === null) return [];
+      const amount = mills(line.subtotalSet, `refund ${id} line ${i + 1}`) + mills(line.totalTaxSet, `refund ${id} line ${i + 1} tax`);
+      return [{ sourceLineId: lineId, quantity: n, amount }];
+    });
+    const total = mills(r.totalRefundedSet, `refund ${id}`);
+    const onLines = lines.reduce((sum, l) => sum + l.amount, 0);
+    return {
+      sourceRefundId: id,
+      createdAt: new Date(at),
+      reason: text(r.note)?.trim() || null,
+      lines: lines.map((l) => ({ ...l, amount: fromMills(l.amount) })),
+      shippingAmount: fromMills(Math.max(0, total - onLines)),
+      currency: text(record(record(r.totalRefundedSet)?.shopMoney)?.currencyCode),
+    };
+  } catch (error) {
+    if (error instanceof Unmappable) return null;
+    throw error;
+  }
 }
 
 /** FulfillmentTrackingInput of a shipment; null when it carries neither number nor carrier. */

@@ -36,6 +36,10 @@ export interface ShopifyLineItem {
   sku?: string | null;
   name?: string | null;
   quantity?: number | null;
+  /** Units ordered, excluding refunded and removed units. */
+  currentQuantity?: number | null;
+  /** Units not yet fulfilled. */
+  unfulfilledQuantity?: number | null;
   originalUnitPriceSet?: ShopifyMoneyBag | null;
   discountAllocations?: ShopifyDiscountAllocation[] | null;
   taxLines?: ShopifyTaxLine[] | null;
@@ -73,12 +77,51 @@ export interface ShopifyOrder {
   email?: string | null;
   phone?: string | null;
   displayFulfillmentStatus?: string | null;
+  displayFinancialStatus?: string | null;
   paymentGatewayNames?: string[] | null;
   subtotalPriceSet?: ShopifyMoneyBag | null;
   totalPriceSet?: ShopifyMoneyBag | null;
   shippingAddress?: ShopifyMailingAddress | null;
   shippingLine?: ShopifyShippingLine | null;
   lineItems?: ShopifyConnection<ShopifyLineItem> | null;
+  /**
+   * Not in the orders page: set from ShopifyOrderProgress (a follow-up of the orders that have
+   * fulfilled, refunded or removed units) before the order is mapped; absent, nothing by line is read.
+   */
+  fulfillments?: ShopifyOrderFulfillment[] | null;
+  refunds?: ShopifyRefund[] | null;
+}
+
+/** A fulfillment as ShopifyOrderProgress reads it: a package, with its line items. */
+export interface ShopifyOrderFulfillment {
+  id?: string | null;
+  status?: string | null;
+  createdAt?: string | null;
+  trackingInfo?: { number?: string | null; company?: string | null }[] | null;
+  fulfillmentLineItems?: ShopifyConnection<{ quantity?: number | null; lineItem?: { id?: string | null } | null }> | null;
+}
+
+/** A refund as ShopifyOrderProgress reads it. */
+export interface ShopifyRefund {
+  id?: string | null;
+  createdAt?: string | null;
+  processedAt?: string | null;
+  note?: string | null;
+  totalRefundedSet?: ShopifyMoneyBag | null;
+  refundLineItems?: ShopifyConnection<ShopifyRefundLineItem> | null;
+}
+
+export interface ShopifyRefundLineItem {
+  quantity?: number | null;
+  /** RefundLineItemRestockType: RETURN is a unit that was fulfilled and came back. */
+  restockType?: string | null;
+  lineItem?: { id?: string | null } | null;
+  subtotalSet?: ShopifyMoneyBag | null;
+  totalTaxSet?: ShopifyMoneyBag | null;
+}
+
+export interface ShopifyOrderProgressData {
+  order?: { fulfillments?: ShopifyOrderFulfillment[] | null; refunds?: ShopifyRefund[] | null } | null;
 }
 
 export interface ShopifyOrdersData {

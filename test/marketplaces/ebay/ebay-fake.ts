@@ -98,6 +98,15 @@ export interface EbayFake extends FaultHelpers<EbayApi> {
   cancellations: Map<string, { legacyOrderId: string; cancelReason: string; buyerPaid: boolean; buyerPaidDate?: { value: string } }>;
   /** Change an order as eBay would (lastModifiedDate becomes the fake's now). */
   touch(orderId: string, change?: (order: EbayOrder) => void): void;
+  /**
+   * A fulfillment the seller makes in Seller Hub, not through the API: kept, and shown on the
+   * order (line statuses, fulfillmentHrefs, lastModifiedDate) as createShippingFulfillment's
+   * are. Answers its fulfillmentId.
+   */
+  shipInSellerHub(
+    orderId: string,
+    fulfillment: { lineItems: { lineItemId: string; quantity: number }[]; trackingNumber?: string; shippingCarrierCode?: string; shippedDate?: string },
+  ): string;
   /** Make an order ineligible for cancellation, with these EligibilityFailureReasonEnum values. */
   refuseCancellation(orderId: string, reasons: string[]): void;
   /** eBay-side expiry of every issued token: the next call with one answers 401. */
@@ -711,6 +720,13 @@ export function createEbayFake(opts: EbayFakeOptions = {}): EbayFake {
       if (!order) throw new Error(`the fake has no order ${orderId}`);
       change?.(order);
       order.lastModifiedDate = now().toISOString();
+    },
+    shipInSellerHub(orderId, fulfillment) {
+      const url = new URL(`https://api.ebay.com${spec.basePath}/order/${encodeURIComponent(orderId)}/shipping_fulfillment`);
+      const made = createShippingFulfillment(url, orderId, { ...fulfillment });
+      const location = made.headers.get("Location");
+      if (made.status !== 201 || !location) throw new Error(`the fake eBay could not make that fulfillment (${made.status})`);
+      return decodeURIComponent(location.split("/").at(-1)!);
     },
     refuseCancellation(orderId, reasons) {
       refusals.set(orderId, reasons);

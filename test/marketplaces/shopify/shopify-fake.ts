@@ -6,7 +6,9 @@
 // included in the check, and then
 // executed over fixtures in the schema's shape (shopify-fixtures.ts). A request the schema
 // rejects, a search the fake does not understand, a cursor it never issued or a query over the
-// 1,000-point ceiling is answered as Shopify would and recorded in `violations`.
+// 1,000-point ceiling is answered as Shopify would and recorded in `violations`. What a merchant
+// does in Shopify's own admin (fulfilInAdmin, refundInAdmin, touch) changes the fixtures as the
+// API's mutations do: a fulfillment with its line items, a Refund that moves the line counts.
 //
 // Throttling: a leaky bucket of cost points (maximumAvailable, restoreRate per second) on the
 // fake's clock. The cost model is the fake's own reading of Shopify's published method (scalars
@@ -280,16 +282,31 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
         takes.push({ line, quantity: q });
       }
     }
-    for (const t of takes) t.line.remainingQuantity = (t.line.remainingQuantity as number) - t.quantity;
-    for (const { hit } of found) {
-      const fo = hit!.fo;
+    const fulfillment = fulfil(
+      order,
+      found.map((f) => f.hit!.fo),
+      takes,
+      input.trackingInfo as Json | null | undefined,
+      (input.notifyCustomer as boolean | undefined) ?? false,
+    );
+    return { fulfillment, userErrors: [] };
+  }
+
+  /** Fulfils these fulfillment order lines (checked by the caller): a SUCCESS fulfillment with its line items. */
+  function fulfil(order: Json, fos: Json[], takes: { line: Json; quantity: number }[], tracking: Json | null | undefined, notifyCustomer: boolean): Json {
+    for (const t of takes) {
+      t.line.remainingQuantity = (t.line.remainingQuantity as number) - t.quantity;
+      const lineItem = t.line.lineItem as Json;
+      lineItem.unfulfilledQuantity = (lineItem.unfulfilledQuantity as number) - t.quantity;
+      lineItem.fulfilledQuantity = ((lineItem.fulfilledQuantity as number | undefined) ?? 0) + t.quantity;
+    }
+    for (const fo of fos) {
       if ((fo.lineItems as Json[]).every((l) => l.remainingQuantity === 0)) {
         fo.status = "CLOSED";
         fo.supportedActions = supportedActions("CLOSED");
       }
       fo.updatedAt = nowIso();
     }
-    const tracking = input.trackingInfo as Json | null | undefined;
     serial += 1;
     const fulfillment: Json = {
       id: `gid://shopify/Fulfillment/${900000 + serial}`,
@@ -303,12 +320,17 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
       totalQuantity: takes.reduce((s, t) => s + t.quantity, 0),
       trackingInfo:
         tracking && (tracking.number || tracking.company) ? [{ number: tracking.number ?? null, company: tracking.company ?? null, url: null }] : [],
-      notifyCustomer: input.notifyCustomer ?? false,
+      notifyCustomer,
       lines: takes.map((t) => ({ fulfillmentOrderLineItemId: t.line.id, lineItemId: (t.line.lineItem as Json).id, quantity: t.quantity })),
+      fulfillmentLineItems: takes.map((t, i) => ({
+        id: `gid://shopify/FulfillmentLineItem/${(900000 + serial) * 10 + i + 1}`,
+        quantity: t.quantity,
+        lineItem: t.line.lineItem,
+      })),
     };
     (order.fulfillments as Json[]).push(fulfillment);
     refreshOrderStatus(order);
-    return { fulfillment, userErrors: [] };
+    return fulfillment;
   }
 
   function fulfillmentTrackingInfoUpdate(args: { fulfillmentId: string; trackingInfoInput: Json; notifyCustomer?: boolean | null }) {
@@ -637,6 +659,41 @@ export function createShopifyFake(opts: ShopifyFakeOptions = {}) {
     /** Returns and refunds (shopify-returns-fake.ts): add a return to an order, read what refundCreate made. */
     addReturn: returnsFake.addReturn,
     refunds: returnsFake.refunds,
+    /**
+     * The merchant fulfils units in Shopify's admin (not through the API): one fulfillment of the
+     * order's line items (by index) and units, from its open fulfillment orders. Answers its GID.
+     */
+    fulfilInAdmin(n: number, lines: { line: number; quantity: number }[], tracking: { number: string; company: string } | null = null): string {
+      const order = orders.find((o) => o.legacyResourceId === String(5000000000 + n))!;
+      const takes = lines.map(({ line, quantity }) => {
+        const lineItem = (order.lineItems as Json[])[line]!;
+        const foLine = (order.fulfillmentOrders as Json[]).flatMap((fo) => fo.lineItems as Json[]).find((l) => l.lineItem === lineItem)!;
+        if (quantity > (foLine.remainingQuantity as number)) throw new Error(`line ${line} of order ${n} has ${String(foLine.remainingQuantity)} unit(s) open`);
+        return { line: foLine, quantity };
+      });
+      const fos = (order.fulfillmentOrders as Json[]).filter((fo) => takes.some((t) => (fo.lineItems as Json[]).includes(t.line)));
+      return fulfil(order, fos, takes, tracking, false).id as string;
+    },
+    /**
+     * The merchant refunds units in Shopify's admin: restockType CANCEL for units not shipped (they
+     * leave fulfilment), RETURN or NO_RESTOCK for shipped ones; a shipping amount and a note. Answers the refund's GID.
+     */
+    refundInAdmin(
+      n: number,
+      lines: { line: number; quantity: number; restockType: "CANCEL" | "NO_RESTOCK" | "RETURN" }[],
+      shipping = "0",
+      note: string | null = null,
+    ): string {
+      const order = orders.find((o) => o.legacyResourceId === String(5000000000 + n))!;
+      const refund = returnsFake.refundInAdmin(
+        order,
+        lines.map((l) => ({ ...l, line: (order.lineItems as Json[])[l.line]! })),
+        shipping,
+        note,
+      );
+      refreshOrderStatus(order);
+      return refund.id as string;
+    },
     /** Changes an order as a merchant would in the admin (its updatedAt moves to now). */
     touch(n: number, change: (order: Json) => void = () => {}) {
       const order = orders.find((o) => o.legacyResourceId === String(5000000000 + n))!;

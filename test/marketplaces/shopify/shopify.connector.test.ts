@@ -21,6 +21,7 @@ import {
   ORDER_CANCEL_MUTATION,
   ORDER_CANCELLED_QUERY,
   ORDER_LINES_QUERY,
+  ORDER_PROGRESS_QUERY,
   TRACKING_UPDATE_MUTATION,
 } from "../../../src/marketplaces/shopify/shopify.graphql";
 import { createShopifyConnector } from "../../../src/marketplaces/shopify/shopify.connector";
@@ -123,6 +124,7 @@ describe("the fake Shopify holds requests to the schema extract", () => {
       TRACKING_UPDATE_MUTATION,
       ORDER_CANCEL_MUTATION,
       ORDER_CANCELLED_QUERY,
+      ORDER_PROGRESS_QUERY,
     ]) {
       expect(validate(schema, parse(text)).map((e) => e.message)).toEqual([]);
     }
@@ -1056,5 +1058,134 @@ describe("Shopify by package (decisions 12)", () => {
   it("a line cancellation is not Shopify's to take here: cancelLines is false", () => {
     const { connector } = setup();
     expect(connector.capabilities).toMatchObject({ shipLines: true, cancelLines: false });
+  });
+});
+
+describe("Shopify by line in: what Shopify's admin did (decisions 12 and 13)", () => {
+  // The admin's changes are dated the fake's now (START), the end of WINDOW: a later window takes them.
+  const LATER = { since: WINDOW.since, until: new Date(START + 3_600_000) };
+  const importLater = (connector: ReturnType<typeof setup>["connector"]) => importPages(connector, LATER, { maxPages: 50 });
+  const importedLater = async (connector: ReturnType<typeof setup>["connector"], n: number) =>
+    (await importLater(connector)).flatMap((p) => p.orders).find((o) => o.sourceOrderNumber === String(5000000000 + n))!;
+  const progressCalls = (fake: ShopifyFake) => fake.calls.filter((c) => c.operationName === "ShopifyOrderProgress").map((c) => c.variables.id);
+
+  it("reads an order again only when Shopify shows units fulfilled, refunded or removed, or money refunded; an untouched order reports nothing by line", async () => {
+    const { fake, connector } = setup({ orders: ordersUpdatedFrom("2026-03-01T10:00:00Z", 4) });
+    fake.fulfilInAdmin(1, [{ line: 0, quantity: 1 }], { number: "794600000001", company: "FedEx" });
+    // An amount-only refund (a goodwill gesture on shipping): no line moves, the order shows PARTIALLY_REFUNDED.
+    fake.refundInAdmin(3, [], "4.00", "Goodwill");
+    const pages = await importLater(connector);
+    expect(progressCalls(fake).sort()).toEqual(["gid://shopify/Order/5000000001", "gid://shopify/Order/5000000003"]);
+    const byN = (n: number) => pages.flatMap((p) => p.orders).find((o) => o.sourceOrderNumber === String(5000000000 + n))!;
+    expect(byN(2)).not.toHaveProperty("shipments");
+    expect(byN(2)).not.toHaveProperty("refunds");
+    expect(byN(2).items.map((i) => [i.quantityShipped, i.quantityCancelled])).toEqual([
+      [undefined, undefined],
+      [undefined, undefined],
+    ]);
+    const one = byN(1);
+    expect(one.items.map((i) => [i.sku, i.quantityShipped, i.quantityCancelled])).toEqual([
+      ["MUG-BLUE", 1, 0],
+      ["TEE-L", 0, 0],
+    ]);
+    expect(one.shipments).toEqual([
+      {
+        sourceShipmentId: "gid://shopify/Fulfillment/900001",
+        trackingNumber: "794600000001",
+        carrier: "FedEx",
+        shippingMethod: null,
+        shippedAt: new Date(START),
+        lines: [{ sourceLineId: "gid://shopify/LineItem/101", quantity: 1 }],
+      },
+    ]);
+    expect(byN(3).refunds).toEqual([
+      { sourceRefundId: "gid://shopify/Refund/8001", createdAt: new Date(START), reason: "Goodwill", lines: [], shippingAmount: 4, currency: "USD" },
+    ]);
+    expect(byN(3).items.map((i) => [i.quantityShipped, i.quantityCancelled])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it("counts a refunded unit against the shipped ones, a removed unshipped unit as cancelled, and no cancelled fulfillment as a package", async () => {
+    const { fake, connector } = setup({
+      orders: [
+        shopifyOrder({
+          n: 1,
+          updatedAt: "2026-03-01T10:00:00Z",
+          lines: [
+            { sku: "MUG-BLUE", name: "Mug - Blue", quantity: 3, price: "10.00", tax: "3.00" },
+            { sku: "TEE-L", name: "T-shirt - L", quantity: 2, price: "20.00" },
+          ],
+        }),
+      ],
+    });
+    fake.fulfilInAdmin(1, [{ line: 0, quantity: 2 }], { number: "1Z0000000000000001", company: "UPS" });
+    const voided = fake.fulfilInAdmin(1, [{ line: 1, quantity: 1 }], { number: "1Z0000000000000002", company: "UPS" });
+    // One shipped mug refunded without restock: the third mug is still to ship, not cancelled.
+    fake.refundInAdmin(1, [{ line: 0, quantity: 1, restockType: "NO_RESTOCK" }]);
+    fake.touch(1, (order) => {
+      // The T-shirt's fulfillment was cancelled, and one T-shirt removed by an order edit (no refund).
+      const f = (order.fulfillments as Json[]).find((x) => x.id === voided)!;
+      f.status = "CANCELLED";
+      const tee = (order.lineItems as Json[])[1]!;
+      tee.currentQuantity = 1;
+    });
+    const order = await importedLater(connector, 1);
+    expect(order.items.map((i) => [i.sku, i.quantity, i.quantityShipped, i.quantityCancelled])).toEqual([
+      ["MUG-BLUE", 3, 2, 0],
+      ["TEE-L", 2, 0, 1],
+    ]);
+    expect(order.shipments!.map((s) => [s.sourceShipmentId, s.lines.map((l) => l.quantity)])).toEqual([["gid://shopify/Fulfillment/900001", [2]]]);
+    expect(order.refunds!.map((r) => [r.lines, r.shippingAmount])).toEqual([[[{ sourceLineId: "gid://shopify/LineItem/101", quantity: 1, amount: 11 }], 0]]);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it("leaves the counts out when one query cannot read every package or refund, and a refund whose lines it cannot all read", async () => {
+    const many: LineSpec[] = Array.from({ length: 11 }, (_, i) => ({ sku: `SKU-${i + 1}`, name: `Item ${i + 1}`, quantity: 1, price: "1.00" }));
+    const { fake, connector } = setup({
+      orders: [
+        shopifyOrder({ n: 1, updatedAt: "2026-03-01T10:00:00Z", lines: [{ sku: "PEG", name: "Peg", quantity: 12, price: "1.00" }] }),
+        shopifyOrder({ n: 2, updatedAt: "2026-03-01T10:01:00Z", lines: many }),
+      ],
+    });
+    for (let i = 0; i < 10; i++) fake.fulfilInAdmin(1, [{ line: 0, quantity: 1 }], { number: `TRACK-${i + 1}`, company: "UPS" });
+    fake.refundInAdmin(
+      2,
+      many.map((_, line) => ({ line, quantity: 1, restockType: "CANCEL" as const })),
+    );
+    const one = await importedLater(connector, 1);
+    // Ten packages read (the query's limit): more may exist, so the count stays the hub's.
+    expect(one.shipments).toHaveLength(10);
+    expect(one.items.map((i) => [i.quantityShipped, i.quantityCancelled])).toEqual([[undefined, undefined]]);
+    const two = await importedLater(connector, 2);
+    expect(two).not.toHaveProperty("refunds");
+    expect(two.items.every((i) => i.quantityCancelled === undefined)).toBe(true);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it("reads nothing by line from a follow-up answer that is nonsense or fails, and retries a page whose follow-up Shopify could not answer", async () => {
+    const { fake, connector } = setup({ orders: ordersUpdatedFrom("2026-03-01T10:00:00Z", 1) });
+    fake.fulfilInAdmin(1, [{ line: 0, quantity: 2 }], { number: "1Z0000000000000001", company: "UPS" });
+    fake.refundInAdmin(1, [{ line: 0, quantity: 1, restockType: "RETURN" }]);
+    fake.failNext({ status: 200, body: { data: { order: { fulfillments: "none", refunds: null } } }, operation: "ShopifyOrderProgress" });
+    const order = await importedLater(connector, 1);
+    expect([order.shipments, order.refunds, order.items.map((i) => [i.quantityShipped, i.quantityCancelled])]).toEqual([
+      undefined,
+      undefined,
+      [
+        [undefined, undefined],
+        [undefined, undefined],
+      ],
+    ]);
+    fake.failNext({ status: 503, body: "<html>Service Unavailable</html>", operation: "ShopifyOrderProgress" });
+    await expect(connector.fetchOrders(LATER, null)).rejects.toMatchObject({ retryable: true });
+    const again = await importedLater(connector, 1);
+    expect(again.items.map((i) => [i.quantityShipped, i.quantityCancelled])).toEqual([
+      [2, 0],
+      [0, 0],
+    ]);
+    expect(again.refunds!.map((r) => r.lines.map((l) => [l.quantity, l.amount]))).toEqual([[[1, 13.5]]]);
   });
 });
