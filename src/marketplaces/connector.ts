@@ -112,6 +112,13 @@ export interface OrderPage {
   setAside: SetAsideOrder[];
   /** Opaque; pass back to fetch the next page. null when this was the last page. */
   nextCursor: string | null;
+  /**
+   * Optional: called by the import once the page is written, never when its write failed. A
+   * connector that remembers what it read for the page so as to read less later (eBay's packages,
+   * Shopify's follow-up query) remembers it here, so that a page whose write failed is read in
+   * full again.
+   */
+  written?: () => void;
 }
 
 /**

@@ -4,7 +4,8 @@
 // arrays) that SQLite's json_each unpacks (D1 binds at most 100 parameters a statement). The upsert on the unique index orders_store_source_number
 // makes a page written twice (a re-run, a cycle cut off and started again) leave each order once.
 // Orders the connector could not map are set aside with the page (src/sources/imported-page.ts) and the
-// rest of the page goes in; `until` becomes the source's cursor once every page is written.
+// rest of the page goes in, and the connector is told the page is written (OrderPage.written);
+// `until` becomes the source's cursor once every page is written.
 import type { Db } from "../db/client";
 import type { Units } from "../lib/invocation-budget";
 import type { Connector, ImportWindow, OrderPage, ReturnPage, ReturnsImport } from "../marketplaces/connector";
@@ -82,6 +83,7 @@ export async function importOrders(db: Db, source: ImportSource, connector: Conn
   return importWindow$(source.cursorAt, now - (connector.settleMs ?? 0), options, async (window, cursor) => {
     const page: OrderPage = await connector.fetchOrders(window, cursor);
     const { imported, linesMoved } = await writePage(db, source, page, now, connector.acceptOnImport?.bind(connector));
+    page.written?.();
     return { fetched: page.orders.length, setAside: page.setAside.length, imported, linesMoved, nextCursor: page.nextCursor };
   });
 }

@@ -229,7 +229,6 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
       const record = kept.find((r) => (r as EbayOrder | null)?.orderId === order.sourceOrderNumber) as EbayOrder | undefined;
       read.push({ orderId: order.sourceOrderNumber, ids: fulfillmentIdsOf(record) });
     }
-    known.read(read, window.until.getTime());
 
     // Offset pages over a fixed [since..until] can only lose members: an order changed after
     // `until` leaves the range, and every order behind it moves one place forward, across the page
@@ -249,7 +248,9 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
       nextOffset = named !== null && named > offset ? named : offset + records.length;
       done = !body.next || records.length === 0;
     }
-    return { ...page, nextCursor: done ? null : `${nextOffset}/${body.total}` };
+    // What was read counts once the page is written: a page whose write fails reads its packages again.
+    const until = window.until.getTime();
+    return { ...page, nextCursor: done ? null : `${nextOffset}/${body.total}`, ...(read.length > 0 ? { written: () => known.read(read, until) } : {}) };
   }
 
   async function ship(delivery: ShipDelivery): Promise<DeliveryOutcome> {

@@ -4,23 +4,22 @@
 // read only when it needs it: some line is FULFILLED or IN_PROGRESS and `fulfillmentHrefs` names
 // a fulfillment the hub may not hold: neither made by this connector (remembered when
 // createShippingFulfillment answers, so an order shipped only through the hub costs nothing) nor
-// read in an earlier window (so the overlap of windows, or a later change of the order that adds
-// no fulfillment, costs nothing either). An order only appears in a window when eBay changed it,
-// so a read follows a change. At most PACKAGE_READS_PER_PAGE reads a getOrders page: the page is
-// cut before the order that would need one more, and the next page starts at that order. Pure
-// choices here (which records need a read, where the page is cut, a fulfillment list as
-// packages) and the known fulfillments, kept in the source's storage; the calls are the
-// connector's.
+// read for a page written in an earlier window (so the overlap of windows, or a later change of
+// the order that adds no fulfillment, costs nothing either). An order only appears in a window
+// when eBay changed it, so a read follows a change. At most PACKAGE_READS_PER_PAGE reads a
+// getOrders page: the page is cut before the order that would need one more, and the next page
+// starts at that order. Pure choices here (which records need a read, where the page is cut, a
+// fulfillment list as packages) and the known fulfillments, kept in the source's storage by the
+// kit's order memory (kit/order-memory.ts: the last 1,024 orders, oldest forgotten first); the
+// calls are the connector's.
 import type { ImportedOrder, ImportedShipment } from "../connector";
+import { orderMemory } from "../kit/order-memory";
 import type { SourceStorage } from "../storage";
 import { fulfillmentIdOf } from "./ebay.mapping";
 import type { EbayOrder, EbayShippingFulfillmentPage } from "./ebay.types";
 
 /** getShippingFulfillments calls one getOrders page may add (a page holds up to 200 orders). */
 export const PACKAGE_READS_PER_PAGE = 50;
-/** Orders whose known fulfillments are remembered; the oldest are forgotten first. */
-export const REMEMBERED_ORDERS = 1_024;
-const BUCKETS = 16;
 const KNOWN_KEY = "ebay.knownFulfillments";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -36,7 +35,7 @@ export function fulfillmentIdsOf(order: EbayOrder | null | undefined): string[] 
 interface KnownEntry {
   made: string[];
   read: string[];
-  /** The `until` of the window whose import read them. */
+  /** The `until` of the window whose page, once written, remembered them. */
   readUntil: number;
 }
 
@@ -44,8 +43,8 @@ interface KnownEntry {
 export interface KnownFulfillments {
   /**
    * Whether every one of `ids` is known to the hub already for a window ending at `until`: made
-   * by the connector, or read in an earlier window (a window moves on only once its pages are
-   * written; a page read again in the same window, after a failed write, reads its packages again).
+   * by the connector, or read for a page written in an earlier window (a page read again in the
+   * same window, or whose write failed, reads its packages again).
    */
   knows(orderId: string, ids: string[], until: number): boolean;
   /**
@@ -54,40 +53,13 @@ export interface KnownFulfillments {
    * made in Seller Hub is never taken for the connector's.
    */
   made(orderId: string, before: string[], made: string): void;
-  /** The fulfillments of these orders were read in the window ending at `until`. */
+  /** The fulfillments of these orders were read for a page of the window ending at `until`, now written. */
   read(orders: { orderId: string; ids: string[] }[], until: number): void;
 }
 
 export function knownFulfillments(storage: SourceStorage | undefined): KnownFulfillments {
-  // Kept in BUCKETS keys by a hash of the order id, each its last REMEMBERED_ORDERS / BUCKETS
-  // orders: a write (one per shipment, one per page read) rewrites a few kilobytes, not the lot.
-  // Read once per connector: only this connector writes them.
-  const cache = new Map<string, [string, KnownEntry][]>();
-  const keyOf = (orderId: string) => {
-    let hash = 0;
-    for (let i = 0; i < orderId.length; i++) hash = (hash * 31 + orderId.charCodeAt(i)) >>> 0;
-    return `${KNOWN_KEY}.${hash % BUCKETS}`;
-  };
-  const bucket = (key: string): [string, KnownEntry][] => {
-    let entries = cache.get(key);
-    if (!entries) {
-      const kept = storage?.get<[string, KnownEntry][]>(key);
-      entries = Array.isArray(kept) ? kept : [];
-      cache.set(key, entries);
-    }
-    return entries;
-  };
-  const entryOf = (orderId: string): KnownEntry => bucket(keyOf(orderId)).find(([id]) => id === orderId)?.[1] ?? { made: [], read: [], readUntil: 0 };
-  const save = (changed: Map<string, KnownEntry>) => {
-    const touched = new Set<string>();
-    for (const [orderId, entry] of changed) {
-      const key = keyOf(orderId);
-      const rest = bucket(key).filter(([id]) => id !== orderId);
-      cache.set(key, [...rest, [orderId, entry] as [string, KnownEntry]].slice(-(REMEMBERED_ORDERS / BUCKETS)));
-      touched.add(key);
-    }
-    for (const key of touched) storage?.put(key, cache.get(key));
-  };
+  const memory = orderMemory<KnownEntry>(storage, KNOWN_KEY);
+  const entryOf = (orderId: string): KnownEntry => memory.get(orderId) ?? { made: [], read: [], readUntil: 0 };
   return {
     knows(orderId, ids, until) {
       const entry = entryOf(orderId);
@@ -98,10 +70,10 @@ export function knownFulfillments(storage: SourceStorage | undefined): KnownFulf
       const entry = entryOf(orderId);
       const known = new Set([...entry.made, ...entry.read]);
       if (!before.every((id) => known.has(id))) return;
-      save(new Map([[orderId, { ...entry, made: [...new Set([...entry.made, made])] }]]));
+      memory.put([[orderId, { ...entry, made: [...new Set([...entry.made, made])] }]]);
     },
     read(orders, until) {
-      save(new Map(orders.map(({ orderId, ids }) => [orderId, { ...entryOf(orderId), read: ids, readUntil: until }])));
+      memory.put(orders.map(({ orderId, ids }) => [orderId, { ...entryOf(orderId), read: ids, readUntil: until }] as const));
     },
   };
 }

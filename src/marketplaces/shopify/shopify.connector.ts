@@ -5,7 +5,7 @@
 // one); a cancellation is orderCancel, a job the delivery waits for; there is no acknowledgement.
 // An order whose lines Shopify's admin fulfilled, refunded or removed is read once more
 // (ShopifyOrderProgress) for its packages, counts and refunds, which are imported and never sent
-// back. Its documents are shopify.graphql.ts's, each call goes through shopify.client.ts. Returns in,
+// back; not again while the page shows it unchanged since that read (shopify.progress.ts). Its documents are shopify.graphql.ts's, each call goes through shopify.client.ts. Returns in,
 // refunds out and the seller's decision on a requested return are shopify.returns.ts's.
 import {
   MarketplaceError,
@@ -26,6 +26,7 @@ import { connectorSettings } from "../kit/settings";
 import type { SourceStorage } from "../storage";
 import { shopifyGraphql } from "./shopify.client";
 import { shopifyListings } from "./shopify.listings";
+import { progressReads, progressSeen, type ProgressSeen } from "./shopify.progress";
 import { shopifyReturns } from "./shopify.returns";
 import {
   FULFILLMENT_CREATE_MUTATION,
@@ -143,20 +144,21 @@ export function createShopifyConnector(ctx: ConnectorContext, storage: SourceSto
   }
 
   /**
-   * Reads the packages and refunds Shopify's admin made on an order whose lines show any (one
-   * ShopifyOrderProgress call, only for such an order) into it, for the mapping; the answer is
-   * read, never trusted.
+   * Reads the packages and refunds Shopify's admin made on an order (one ShopifyOrderProgress
+   * call) into it, for the mapping; the answer is read, never trusted. Whether both lists were read.
    */
-  async function readProgress(order: ShopifyOrder): Promise<void> {
-    if (typeof order.id !== "string" || !needsProgress(order)) return;
-    const data: ShopifyOrderProgressData = await graphql("ShopifyOrderProgress", ORDER_PROGRESS_QUERY, { id: order.id });
+  async function readProgress(id: string, order: ShopifyOrder): Promise<boolean> {
+    const data: ShopifyOrderProgressData = await graphql("ShopifyOrderProgress", ORDER_PROGRESS_QUERY, { id });
     const progress = data.order;
     // An answer without both lists reads as nothing by line: an empty list would say "no refunds"
     // and turn a returned unit into a cancelled one.
-    if (!Array.isArray(progress?.fulfillments) || !Array.isArray(progress.refunds)) return;
+    if (!Array.isArray(progress?.fulfillments) || !Array.isArray(progress.refunds)) return false;
     order.fulfillments = progress.fulfillments;
     order.refunds = progress.refunds;
+    return true;
   }
+
+  const progress = progressReads(storage);
 
   interface FulfillmentState {
     cancelledAt: string | null;
@@ -363,15 +365,23 @@ export function createShopifyConnector(ctx: ConnectorContext, storage: SourceSto
         throw new MarketplaceError("Shopify ShopifyOrders: the answer has no orders", 200, true);
       }
       const nodes: ShopifyOrder[] = connection.nodes;
+      const until = window.until.getTime();
       // An order whose line items cannot all be read is set aside with the reason, like any other.
       const unreadable = new Map<ShopifyOrder, string>();
+      const reads: (ProgressSeen & { readAt: number })[] = [];
       for (const node of nodes) {
         if (typeof node !== "object" || node === null || Array.isArray(node)) {
           throw new MarketplaceError("Shopify ShopifyOrders: the answer lists something that is not an order", 200, true);
         }
         const why = await completeLines(node);
-        if (why) unreadable.set(node, why);
-        else await readProgress(node);
+        if (why) {
+          unreadable.set(node, why);
+          continue;
+        }
+        // The follow-up, for an order Shopify's admin touched that changed since its last read.
+        const seen = needsProgress(node) ? await progressSeen(node) : null;
+        if (seen === null || progress.unchanged(seen, until)) continue;
+        if (await readProgress(seen.orderId, node)) reads.push({ ...seen, readAt: now() });
       }
       const reader: OrderReader = {
         ...shopifyOrderReader,
@@ -382,9 +392,15 @@ export function createShopifyConnector(ctx: ConnectorContext, storage: SourceSto
         },
       };
       const end = connection.pageInfo?.endCursor;
+      const page = splitPage(reader, nodes, "Shopify ShopifyOrders");
+      // Remembered once the page is written, and only for the orders it imports: an order set
+      // aside is read again when it comes back.
+      const imported = new Set(page.orders.map((o) => o.sourceData?.orderId));
+      const remembered = reads.filter((r) => imported.has(r.orderId));
       return {
-        ...splitPage(reader, nodes, "Shopify ShopifyOrders"),
+        ...page,
         nextCursor: connection.pageInfo?.hasNextPage === true && typeof end === "string" && end !== "" ? end : null,
+        ...(remembered.length > 0 ? { written: () => progress.read(remembered, until) } : {}),
       };
     },
 

@@ -27,7 +27,7 @@ export const ORDERS_QUERY = `query ShopifyOrders($query: String!, $after: String
   orders(first: ${ORDERS_PER_PAGE}, after: $after, query: $query, sortKey: UPDATED_AT) {
     pageInfo { hasNextPage endCursor }
     nodes {
-      id legacyResourceId name createdAt cancelledAt email phone
+      id legacyResourceId name createdAt updatedAt cancelledAt email phone
       displayFulfillmentStatus displayFinancialStatus paymentGatewayNames
       subtotalPriceSet { ${MONEY} }
       totalPriceSet { ${MONEY} }
@@ -51,8 +51,9 @@ ${LINE_FIELDS}`;
 /**
  * What Shopify's admin did to one order's lines: its fulfillments (packages, with their line items
  * and tracking) and its refunds (by line item). Asked only for an order of the page whose lines
- * show fulfilled, refunded or removed units, or that Shopify shows refunded (about 580 points
- * requested in the fake's model; what exists is what is spent).
+ * show fulfilled, refunded or removed units, or that Shopify shows refunded, and that changed
+ * since its last read (shopify.progress.ts) (about 580 points requested in the fake's model;
+ * what exists is what is spent).
  */
 export const ORDER_PROGRESS_QUERY = `query ShopifyOrderProgress($id: ID!) {
   order(id: $id) {

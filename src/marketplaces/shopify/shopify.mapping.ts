@@ -185,7 +185,8 @@ const count = (value: unknown): number | null => (typeof value === "number" && N
 /**
  * Whether the order needs ShopifyOrderProgress: a line shows units fulfilled (`unfulfilledQuantity`
  * below `quantity`) or refunded or removed (`currentQuantity` below it), or Shopify shows money
- * refunded (an amount-only refund touches no line). Every line item must be read first.
+ * refunded (an amount-only refund touches no line). Every line item must be read first. Such an
+ * order is read only when it changed since its last read (shopify.progress.ts).
  */
 export function needsProgress(order: ShopifyOrder): boolean {
   const status = text(order.displayFinancialStatus);

@@ -73,6 +73,8 @@ export interface ShopifyOrder {
   legacyResourceId?: string | number | null;
   name?: string | null;
   createdAt?: string | null;
+  /** When anything of the order last changed (whole seconds): what the follow-up's memory compares. */
+  updatedAt?: string | null;
   cancelledAt?: string | null;
   email?: string | null;
   phone?: string | null;
@@ -86,7 +88,8 @@ export interface ShopifyOrder {
   lineItems?: ShopifyConnection<ShopifyLineItem> | null;
   /**
    * Not in the orders page: set from ShopifyOrderProgress (a follow-up of the orders that have
-   * fulfilled, refunded or removed units) before the order is mapped; absent, nothing by line is read.
+   * fulfilled, refunded or removed units and changed since their last read) before the order is
+   * mapped; absent, nothing by line is read (the hub keeps what it knows).
    */
   fulfillments?: ShopifyOrderFulfillment[] | null;
   refunds?: ShopifyRefund[] | null;

@@ -1,5 +1,5 @@
 // What a connector test does around a connector the way the sync engine would: import a window
-// page by page, and build the order a delivery names from an imported order.
+// page by page (each page counted as written), and build the order a delivery names from an imported order.
 import type { Connector, DeliveryOrder, ImportedOrder, ImportWindow, OrderPage } from "../../../src/marketplaces/connector";
 
 /** Every page of `window`, in order; `between` runs after each page; an import past `maxPages` pages fails the test. */
@@ -12,6 +12,8 @@ export async function importAll(
   let cursor: string | null = null;
   do {
     const page: OrderPage = await connector.fetchOrders(window, cursor);
+    // Written, as the engine would write it before asking for the next page.
+    page.written?.();
     pages.push(page);
     cursor = page.nextCursor;
     opts.between?.(pages.length);
