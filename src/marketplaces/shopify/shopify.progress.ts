@@ -90,9 +90,7 @@ export function progressReads(storage: SourceStorage | undefined): ProgressReads
       return last.updatedAt === seen.updatedAt && Number.isFinite(stamped) && last.readAt - stamped >= STAMP_SETTLE_MS;
     },
     read(reads, until) {
-      memory.put(
-        reads.map(({ orderId, updatedAt, figures, readAt }) => [orderId, { updatedAt, figures, readAt, readUntil: until }] as const),
-      );
+      memory.put(reads.map(({ orderId, updatedAt, figures, readAt }) => [orderId, { updatedAt, figures, readAt, readUntil: until }] as const));
     },
   };
 }
