@@ -2,7 +2,7 @@
 // eBay, which checks every getShippingFulfillments call against eBay's Fulfillment API
 // description and makes fulfilments of its own (Seller Hub's): an order's packages are read only
 // when a line is fulfilled or in progress and the order names a fulfillment the connector neither
-// made nor read in an earlier window; the calls each getOrders page adds are counted (at most 50, the page cut before the order
+// made nor read for a page written in an earlier window; the calls each getOrders page adds are counted (at most 50, the page cut before the order
 // that would need one more); a throttled read fails the page, a refused or nonsense one imports
 // the order without packages.
 import { describe, expect, it } from "vitest";
@@ -116,6 +116,20 @@ describe("eBay packages read back", () => {
     const touched = byNumber(await importAll(connector, later(10))).get(orderIdOf(1))!;
     expect(touched.sourceCustomerOrderNumber).toBe("2041");
     expect(touched.shipments).toBeUndefined();
+    expect(reads(fake)).toHaveLength(2);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it("reads the packages again in a later window when the page that read them was not written", async () => {
+    const { fake, connector, later } = setup(1);
+    sellerHub(fake, 1);
+    // The page is read, but its write fails: the import never calls `written`.
+    const unwritten = await connector.fetchOrders(later(10), null);
+    expect(unwritten.orders[0]!.shipments).toHaveLength(1);
+    const again = byNumber(await importAll(connector, later(10))).get(orderIdOf(1))!;
+    expect(again.shipments).toHaveLength(1);
+    expect(reads(fake)).toHaveLength(2);
+    expect(byNumber(await importAll(connector, later(10))).get(orderIdOf(1))!.shipments).toBeUndefined();
     expect(reads(fake)).toHaveLength(2);
     expect(fake.violations).toEqual([]);
   });

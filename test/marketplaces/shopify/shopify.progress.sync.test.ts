@@ -36,7 +36,8 @@ async function read(token: string, id: string): Promise<Order> {
 const counts = (order: Order) => (order.OrderItems as unknown as Item[]).map((i) => [i.Sku, i.QuantityShipped, i.QuantityCancelled]);
 
 /** ShopifyOrderProgress queries the fake received for order n. */
-const followUps = (fake: ShopifyFake, n: number) => fake.calls.filter((c) => c.operationName === "ShopifyOrderProgress" && c.variables.id === orderGid(n)).length;
+const followUps = (fake: ShopifyFake, n: number) =>
+  fake.calls.filter((c) => c.operationName === "ShopifyOrderProgress" && c.variables.id === orderGid(n)).length;
 
 /** ShopifyOrders pages since the `from`-th call whose search window holds order n's updatedAt now: each imported it again. */
 function pagesHolding(fake: ShopifyFake, n: number, from: number): number {
