@@ -58,7 +58,13 @@ describe("a connector's memory of orders", () => {
     for (let n = 0; ids.length < 66; n++) if (memoryKeyOf("test.memory", `order-${n}`) === key) ids.push(`order-${n}`);
     const kept = memoryStorage();
     const writes: string[] = [];
-    const storage: SourceStorage = { ...kept, put: (k, v) => (writes.push(k), kept.put(k, v)) };
+    const storage: SourceStorage = {
+      ...kept,
+      put: (k, v) => {
+        writes.push(k);
+        kept.put(k, v);
+      },
+    };
     const memory = orderMemory<number>(storage, "test.memory");
     memory.put(ids.slice(0, 64).map((id, i) => [id, i] as const));
     expect(writes).toEqual([key]);
