@@ -5,7 +5,8 @@
 // one); a cancellation is orderCancel, a job the delivery waits for; there is no acknowledgement.
 // An order whose lines Shopify's admin fulfilled, refunded or removed is read once more
 // (ShopifyOrderProgress) for its packages, counts and refunds, which are imported and never sent
-// back; not again while the page shows it unchanged since that read (shopify.progress.ts). Its documents are shopify.graphql.ts's, each call goes through shopify.client.ts. Returns in,
+// back; not again while the page shows it unchanged since that read (shopify.progress.ts). Its
+// documents are shopify.graphql.ts's, each call goes through shopify.client.ts. Returns in,
 // refunds out and the seller's decision on a requested return are shopify.returns.ts's.
 import {
   MarketplaceError,
