@@ -151,11 +151,14 @@ export interface DeliveryLine {
   quantityCancelled?: number;
   /**
    * On an acknowledgement the hub queued at import (Connector.acceptOnImport, decisions 14): the
-   * units the line's Sku had for this order, i.e. the product's quantity before this order took
-   * its stock at import (less what earlier orders of the same page took). Null: the Sku's stock
-   * is not tracked. Absent on any other delivery (an integrator's AcknowledgeOrder).
+   * units of stock the line took when the import stored it. The take serves a Sku's lines in
+   * order (the page's earlier orders first, then this order's lines): a line takes its quantity
+   * while the Sku has it and what is left when it has fewer, so a line that took less than its
+   * quantity was short, the lines of its Sku after it in the order took nothing, and together
+   * they took all the Sku had for the order. Null: the Sku was not tracked at import. Absent on
+   * any other delivery (an integrator's AcknowledgeOrder).
    */
-  stock?: number | null;
+  stockTaken?: number | null;
 }
 
 /** A line and a number of its units, as a package or a line cancellation names them. */
@@ -276,7 +279,7 @@ export interface Connector {
   /**
    * Optional (decisions 14): whether an order the import inserts waits for the seller's
    * acceptance and the hub decides it. When true, the import queues an acknowledgement in the
-   * same write, its lines carrying their stock (DeliveryLine.stock), delivered at the next round.
+   * same write, delivered at the next round with each line's take (DeliveryLine.stockTaken).
    */
   acceptOnImport?(order: ImportedOrder): boolean;
   /** A reason when this order cannot take this delivery at all (Amazon: an order Amazon fulfils), else null. */

@@ -431,6 +431,7 @@ export function deliveryReadsOf(db: Db, orderIds: number[]) {
         quantity: orderItems.quantity,
         quantityShipped: orderItems.quantityShipped,
         quantityCancelled: orderItems.quantityCancelled,
+        stockTaken: orderItems.stockTaken,
       })
       .from(orderItems)
       .where(idIn(orderItems.orderId, orderIds))

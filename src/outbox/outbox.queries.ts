@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { idIn } from "../db/sql";
 import { OUTBOX_KINDS, type OUTBOX_STATES, outbox, sources } from "../db/schema";
+import { untrackedLinesSql } from "../products/products.queries";
 
 export const DELIVERY_KINDS = OUTBOX_KINDS;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
@@ -25,8 +26,15 @@ export const outboxPayload = z.discriminatedUnion("kind", [
     /** The number this acknowledgement carried, not whatever the order holds by delivery time. */
     sellerOrderNumber: nullableText,
     /**
-     * Queued at import to decide a marketplace's acceptance (decisions 14): each line's stock as
-     * the import found it, by the marketplace's line id (null: not tracked). Absent otherwise.
+     * Queued at import to decide a marketplace's acceptance (decisions 14): the order's lines
+     * (OrderItemIds) whose Sku was not tracked when the import took its stock; every other line
+     * is decided by what it took (order_items.stock_taken). Absent on any other acknowledgement.
+     */
+    untracked: z.array(z.number().int()).optional(),
+    /**
+     * The same, as rows queued before the lines' take decided it carry it: each line's stock as
+     * the import found it, by the marketplace's line id (null: not tracked). Read for those rows
+     * only (src/sync/delivery.ts); nothing writes it any more.
      */
     stock: z.record(z.string(), z.number().int().nullable()).optional(),
   }),
@@ -398,26 +406,24 @@ export function enqueueAcknowledgementsOf(db: Db, sourceId: string, updatedAt: n
 
 /**
  * The acknowledgements an import queues (decisions 14: a marketplace whose orders wait for the
- * seller's acceptance, Connector.acceptOnImport), in the page's batch after its orders: one for
- * each named order of the source that is New and has no outbox row yet, i.e. inserted by this
- * batch (a page written again queues nothing twice). `rows` carry each order's lines' stock.
+ * seller's acceptance, Connector.acceptOnImport), in the page's batch after its orders and lines:
+ * one for each named order of the source that is New and has no outbox row yet, i.e. inserted by
+ * this batch (a page written again queues nothing twice). The decision is made from what each
+ * line took (order_items.stock_taken, written by the lines' insert just before); the payload
+ * adds what that cannot tell, the lines whose Sku is not tracked (such a line took nothing, as
+ * one whose Sku had no stock did), read in the take's batch, so as the take saw the products.
  */
-export function acceptOnImportStatement(
-  d1: D1Database,
-  source: { storeId: string; id: string },
-  rows: { number: string; stock: Record<string, number | null> }[],
-  at: number,
-): D1PreparedStatement {
+export function acceptOnImportStatement(d1: D1Database, source: { storeId: string; id: string }, numbers: string[], at: number): D1PreparedStatement {
   return d1
     .prepare(
       `insert into outbox (store_id, source_id, order_id, kind, payload, state, attempts, next_attempt_at, created_at)
-      select o.store_id, ?2, o.id, 'acknowledge', json_object('sellerOrderNumber', null, 'stock', json(r.value ->> 1)), 'pending', 0, ?4, ?4
+      select o.store_id, ?2, o.id, 'acknowledge', json_object('sellerOrderNumber', null, 'untracked', json(${untrackedLinesSql("o.store_id", "o.id")})), 'pending', 0, ?4, ?4
       from json_each(?3) as r
         cross join orders as o
       where o.store_id = ?1 and o.source_id = ?2 and o.order_source = (select name from sources where id = ?2)
-        and o.order_source_order_number = r.value ->> 0 and o.status = 'New'
+        and o.order_source_order_number = r.value and o.status = 'New'
         and not exists (select 1 from outbox as b where b.order_id = o.id)
       order by r.key`,
     )
-    .bind(source.storeId, source.id, JSON.stringify(rows.map((r) => [r.number, JSON.stringify(r.stock)])), at);
+    .bind(source.storeId, source.id, JSON.stringify(numbers), at);
 }

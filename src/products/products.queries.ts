@@ -223,6 +223,18 @@ export function lineTakesSql(at: { before: string; units: string; takes: string;
   return `case when ${at.takes} = 1 and ${at.before} is not null then min(${at.units}, max(0, ${at.before} - ${earlier})) else 0 end`;
 }
 
+/**
+ * SQL: a JSON array of the OrderItemIds of order `orderId`'s lines whose Sku is not tracked
+ * (no product, or a product without a quantity): lines that took no stock whatever they ordered,
+ * as lines whose Sku had none did. An acceptance decided by what lines took (decisions 14,
+ * src/outbox/outbox.queries.ts's acceptOnImportStatement) reads it in the take's batch.
+ */
+export function untrackedLinesSql(storeId: string, orderId: string): string {
+  return `(select json_group_array(u.id) from (select i.id from order_items as i
+      left join products as p on p.store_id = ${storeId} and p.sku = i.sku
+      where i.order_id = ${orderId} and p.quantity is null order by i.id) as u)`;
+}
+
 /** An order a client inserted lowers its Skus by what its lines took: run in the insert's batch, after its lines. */
 export function stockTakenStatement(d1: D1Database, storeId: string, order: { orderSource: string; number: string }): D1PreparedStatement {
   const lines = `select i.sku, i.stock_taken from order_items as i where i.order_id =
@@ -329,20 +341,4 @@ export function stockRestockedStatement(
         and exists (select 1 from returns where id = ?3 and date_updated = ?4)`,
     )
     .bind(storeId, JSON.stringify(lines), guard.returnId, guard.dateUpdated);
-}
-
-/**
- * The quantity of each of these Skus (null: not tracked, or no such product), in one read: what
- * an import whose connector decides acceptance by stock snapshots before the page takes its
- * stock (decisions 14, src/sources/imported-page.ts).
- */
-export async function quantitiesOf(d1: D1Database, storeId: string, skus: string[]): Promise<Map<string, number | null>> {
-  const found = new Map<string, number | null>(skus.map((sku) => [sku, null]));
-  if (skus.length === 0) return found;
-  const { results } = await d1
-    .prepare("select sku, quantity from products where store_id = ?1 and sku in (select value from json_each(?2))")
-    .bind(storeId, JSON.stringify([...new Set(skus)]))
-    .all<{ sku: string; quantity: number | null }>();
-  for (const row of results) found.set(row.sku, row.quantity);
-  return found;
 }

@@ -1,9 +1,8 @@
 // A source's imported page as one write: its orders (src/orders/orders.writes.ts), the refunds the
 // marketplace reports with them (decisions 13) and the orders the connector could not map (set
 // aside, src/sources/set-aside.queries.ts) in one D1 batch, with the acknowledgements of new orders
-// the connector decides by stock at import (decisions 14; one read of the page's Skus before the
-// batch), then what the marketplace reports of
-// the orders' lines (decisions 12), applied as moves. The
+// the connector decides by the stock their lines took (decisions 14), then what the marketplace
+// reports of the orders' lines (decisions 12), applied as moves. The
 // sync engine's import writes each page through here, and so does the operator's retry of
 // set-aside orders, which maps the kept records again with the source's connector as it is now.
 import { sql } from "drizzle-orm";
@@ -16,7 +15,6 @@ import { importedRefundStatements, ordersRefundedBy, type ImportedRefundWrite } 
 import { orderRefundedEvents, toD1 } from "../webhooks/webhook-deliveries.queries";
 import type { Connector, ImportedOrder, ImportedRefund, OrderPage, SetAsideOrder } from "../marketplaces/connector";
 import { acceptOnImportStatement } from "../outbox/outbox.queries";
-import { cancelledAtMarketplace, quantitiesOf } from "../products/products.queries";
 import { listSetAside, setAsideStatements } from "./set-aside.queries";
 import { applyMarketplaceLines } from "../orders/order-move.service";
 import type { MarketplaceLines } from "../orders/order-moves";
@@ -59,7 +57,7 @@ export async function writePage(
     // After the orders and their lines: a refund names both.
     ...importedRefundsStatements(db, source, refunded, randomId("rw"), now),
     ...setAsideStatements(db, source, page, now),
-    ...(await acceptanceStatements(db, source, page.orders, acceptOnImport, now)),
+    ...acceptanceStatements(db, source, page.orders, acceptOnImport, now),
   ];
   if (statements.length === 0) return { imported: 0, linesMoved: 0 };
   const [existing] = await db.$client.batch<{ n: number }>(statements);
@@ -75,39 +73,21 @@ export async function writePage(
 }
 
 /**
- * Decisions 14: the acknowledgements queued for the page's orders that wait for the seller's
- * acceptance (the connector's acceptOnImport), each line with the stock its Sku had for it. The
- * stock is read once per page before the page takes it (the take stops at 0, so afterwards a
- * shortfall could not be told from the last units), and the page's earlier orders of a Sku take
- * theirs first, as the import does. Only orders new to the hub get a row (acceptOnImportStatement).
+ * Decisions 14: the acknowledgement queued for each of the page's orders that waits for the
+ * seller's acceptance (the connector's acceptOnImport), last in the page's batch: the lines'
+ * insert before it has recorded what each line took (order_items.stock_taken), which decides
+ * the acceptance when the row is delivered. Only orders new to the hub get a row
+ * (acceptOnImportStatement).
  */
-async function acceptanceStatements(
+function acceptanceStatements(
   db: Db,
   source: ImportSource,
   imported: ImportedOrder[],
   acceptOnImport: Connector["acceptOnImport"],
   now: number,
-): Promise<D1PreparedStatement[]> {
-  const waiting = acceptOnImport ? imported.filter((order) => acceptOnImport(order)) : [];
-  if (waiting.length === 0) return [];
-  const taking = imported.filter((order) => !cancelledAtMarketplace(order.sourceOrderStatus));
-  const left = await quantitiesOf(
-    db.$client,
-    source.storeId,
-    taking.flatMap((order) => order.items.map((item) => item.sku)),
-  );
-  const rows: { number: string; stock: Record<string, number | null> }[] = [];
-  for (const order of taking) {
-    const had = new Map(order.items.map((item) => [item.sku, left.get(item.sku) ?? null]));
-    if (waiting.includes(order)) {
-      rows.push({ number: order.sourceOrderNumber, stock: Object.fromEntries(order.items.map((item) => [item.sourceLineId, had.get(item.sku) ?? null])) });
-    }
-    for (const item of order.items) {
-      const quantity = left.get(item.sku);
-      if (quantity !== null && quantity !== undefined) left.set(item.sku, Math.max(0, quantity - item.quantity));
-    }
-  }
-  return rows.length > 0 ? [acceptOnImportStatement(db.$client, source, rows, now)] : [];
+): D1PreparedStatement[] {
+  const waiting = acceptOnImport ? imported.filter((order) => acceptOnImport(order)).map((order) => order.sourceOrderNumber) : [];
+  return waiting.length > 0 ? [acceptOnImportStatement(db.$client, source, waiting, now)] : [];
 }
 
 /** The refunds the marketplace reports with an order or with one of its returns, as rows to write. */

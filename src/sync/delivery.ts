@@ -13,8 +13,9 @@
 // (or the marketplace's Retry-After, if longer); after the last try, or at once for an answer no
 // retry can change (a 400), the row is failed and the order's SyncUserErrorMessage says why; its
 // order.sync_failed webhook event is recorded in that same write. An acknowledgement queued at
-// import to decide acceptance by stock (decisions 14) carries each line's stock to the connector,
-// and a decision that refused lines puts the connector's warning on the order's SyncUserErrorMessage.
+// import to decide acceptance by stock (decisions 14) hands the connector what each line took from
+// stock at import (order_items.stock_taken), and a decision that refused lines puts the
+// connector's warning on the order's SyncUserErrorMessage.
 //
 // A round stops before a row (or a check) that would not fit in the invocation's share of
 // Cloudflare's limits (src/lib/invocation-budget.ts): each row costs at least its one write, so a
@@ -30,6 +31,7 @@ import {
   type Capabilities,
   type Connector,
   type Delivery,
+  type DeliveryLine,
   type DeliveryOrder,
   type DeliveryOutcome,
   type DeliveryReturn,
@@ -82,6 +84,8 @@ interface Target {
   order: DeliveryOrder;
   /** The order's lines by their OrderItemId (what payloads name). */
   itemLines: Map<number, DeliveryOrder["lines"][number]>;
+  /** Per line of `order.lines`, in the same order: its OrderItemId and the units of stock it took when it arrived. */
+  takes: { itemId: number; stockTaken: number }[];
   earlier: { id: number; delivery: EarlierDelivery }[];
 }
 
@@ -281,7 +285,7 @@ export async function deliverPending(
 function withOutcome(db: Db, entry: OutboxEntry, outcome: RowOutcome, now: number) {
   if (outcome.state === "failed") return [orderSyncFailedEvents(db, entry.orderId, now), markDeliveryFailed(db, entry.orderId, outcome.error, now)];
   // An acceptance decided by stock (decisions 14) that refused lines says so on the order.
-  if (outcome.state === "delivered" && outcome.warning && entry.payload?.kind === "acknowledge" && entry.payload.stock) {
+  if (outcome.state === "delivered" && outcome.warning && entry.payload?.kind === "acknowledge" && decidedByStock(entry.payload)) {
     return [markDeliveryFailed(db, entry.orderId, outcome.warning, now)];
   }
   if (outcome.state === "delivered" && outcome.reference && entry.payload?.kind === "ship" && entry.payload.shipmentId !== null) {
@@ -380,6 +384,36 @@ function coversEveryLine(order: DeliveryOrder, lines: { sourceLineId: string; qu
   return order.lines.every((l) => l.quantityShipped === l.quantity && (l.quantityCancelled ?? 0) === 0);
 }
 
+type AcknowledgePayload = Extract<NonNullable<OutboxEntry["payload"]>, { kind: "acknowledge" }>;
+
+/** An acknowledgement the import queued to decide acceptance by stock (decisions 14), written now or before the lines' take decided it. */
+function decidedByStock(payload: AcknowledgePayload): boolean {
+  return payload.untracked !== undefined || payload.stock !== undefined;
+}
+
+/**
+ * The order's lines with what each took at import (DeliveryLine.stockTaken; null for a Sku not
+ * tracked then). A row queued before the lines' take decided acceptance carries instead each
+ * line's stock as the import found it (what its Sku had for the order, by the marketplace's line
+ * id): its lines are given the take that stock made, served in order as the import serves them,
+ * which the connector decides on exactly as it decided on the stock.
+ */
+function stockTakenLines(target: Target, payload: AcknowledgePayload): DeliveryLine[] {
+  const { stock } = payload;
+  if (stock === undefined) {
+    const untracked = new Set(payload.untracked);
+    return target.order.lines.map((l, i) => ({ ...l, stockTaken: untracked.has(target.takes[i]!.itemId) ? null : target.takes[i]!.stockTaken }));
+  }
+  const left = new Map<string, number>();
+  return target.order.lines.map((l) => {
+    const had = stock[l.sourceLineId] ?? null;
+    if (had === null) return { ...l, stockTaken: null };
+    const have = left.get(l.sku) ?? Math.max(0, had);
+    left.set(l.sku, Math.max(0, have - l.quantity));
+    return { ...l, stockTaken: Math.min(l.quantity, have) };
+  });
+}
+
 /** The refunds and returns a round's rows name (read only when it has such rows). */
 interface ReturnReads {
   refunds: Map<number, RefundForDelivery>;
@@ -416,9 +450,8 @@ function toDelivery(sourceId: string, entry: OutboxEntry, target: Target | undef
   const payload = entry.payload;
   switch (payload.kind) {
     case "acknowledge": {
-      // Queued at import to decide acceptance (decisions 14): each line with the stock the import found.
-      const stock = payload.stock;
-      const order = stock ? { ...target.order, lines: target.order.lines.map((l) => ({ ...l, stock: stock[l.sourceLineId] ?? null })) } : target.order;
+      // Queued at import to decide acceptance (decisions 14): each line with the stock it took.
+      const order = decidedByStock(payload) ? { ...target.order, lines: stockTakenLines(target, payload) } : target.order;
       return { ...base, order, kind: "acknowledge", sellerOrderNumber: payload.sellerOrderNumber ?? target.order.sellerOrderNumber };
     }
     case "ship": {
@@ -515,6 +548,7 @@ async function deliveryTargets(db: Db, orderIds: number[]): Promise<Map<number, 
         lines: [],
       },
       itemLines: new Map(),
+      takes: [],
       earlier: [],
     });
   }
@@ -531,6 +565,8 @@ async function deliveryTargets(db: Db, orderIds: number[]): Promise<Map<number, 
     };
     target.order.lines.push(delivered);
     target.itemLines.set(line.id, delivered);
+    // A line stored before migration 0017 recorded no take: it reads as having taken its quantity.
+    target.takes.push({ itemId: line.id, stockTaken: line.stockTaken ?? line.quantity });
   }
   for (const row of completed) {
     if (row.state !== "delivered" && row.state !== "notApplicable") continue;

@@ -1,6 +1,6 @@
 // Mirakl's seller API (one connector for every marketplace that runs on Mirakl: each its own
 // instance host and shop key). Built from Mirakl's published MMP seller description: orders in
-// through OR11, acceptance through OR21 (in auto mode decided at import by each line's stock), each
+// through OR11, acceptance through OR21 (in auto mode decided by the stock each line took at import), each
 // package through ST01 (a whole order through OR23 + OR24 where the shop refuses ST01), whole
 // cancellation through OR29 and line cancellation through OR30 (or refusal through OR21 while
 // the order waits for acceptance), refunds through OR28 (mirakl.lines.ts), returns in through
@@ -154,17 +154,28 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
 
   /**
    * Acceptance by stock (decisions 14): in `auto` mode, each line whose Sku has its units among
-   * those the hub holds (lines of one Sku served in order), or whose Sku is not tracked, is
-   * accepted; the rest refused. Lines without a stock figure are accepted. Null: accept every line.
+   * those the hub held for the order (lines of one Sku served in order, a refused line leaving
+   * its units to the lines after it), or whose Sku is not tracked, is accepted; the rest refused.
+   * What a Sku held for the order follows from what its lines took at import
+   * (DeliveryLine.stockTaken): when one took less than it ordered, exactly what they took together
+   * (the take stopped there); otherwise enough for every line. Lines without a take are accepted.
+   * Null: accept every line.
    */
   function stockDecision(delivery: AcknowledgeDelivery): { refused: Set<string>; why: string[] } | null {
     if (settings.acceptance !== "auto") return null;
+    const taken = new Map<string, number>();
+    const short = new Set<string>();
+    for (const line of delivery.order.lines) {
+      if (line.stockTaken === undefined || line.stockTaken === null) continue;
+      taken.set(line.sku, (taken.get(line.sku) ?? 0) + Math.max(0, line.stockTaken));
+      if (line.stockTaken < line.quantity) short.add(line.sku);
+    }
     const left = new Map<string, number>();
     const refused = new Set<string>();
     const why: string[] = [];
     for (const line of delivery.order.lines) {
-      if (line.stock === undefined || line.stock === null) continue;
-      const have = left.get(line.sku) ?? Math.max(0, line.stock);
+      if (!short.has(line.sku)) continue;
+      const have = left.get(line.sku) ?? taken.get(line.sku)!;
       if (have >= line.quantity) left.set(line.sku, have - line.quantity);
       else {
         left.set(line.sku, have);

@@ -382,10 +382,20 @@ describe("Mirakl line cancellations (OR30) and refusals (OR21)", () => {
 });
 
 describe("Mirakl acceptance by stock (decisions 14)", () => {
-  const stocked = (o: DeliveryOrder, stock: Record<string, number | null>): DeliveryOrder => ({
-    ...o,
-    lines: o.lines.map((l): DeliveryLine => ({ ...l, stock: stock[l.sku] })),
-  });
+  /** The order as the engine hands it over: each line with what it took when its Sku had `stock` for the order (null: not tracked), its lines served in order. */
+  const stocked = (o: DeliveryOrder, stock: Record<string, number | null>): DeliveryOrder => {
+    const left = new Map<string, number>();
+    return {
+      ...o,
+      lines: o.lines.map((l): DeliveryLine => {
+        const had = stock[l.sku];
+        if (had === null || had === undefined) return { ...l, stockTaken: had };
+        const have = left.get(l.sku) ?? had;
+        left.set(l.sku, Math.max(0, have - l.quantity));
+        return { ...l, stockTaken: Math.min(l.quantity, have) };
+      }),
+    };
+  };
 
   it("accepts the lines whose Sku has the units (or is not tracked) and refuses the rest, saying why", async () => {
     const { fake, connector, imported } = setup({ acceptance: "auto" });
