@@ -153,35 +153,20 @@ export function createMiraklConnector(ctx: ConnectorContext, storage: SourceStor
   }
 
   /**
-   * Acceptance by stock (decisions 14): in `auto` mode, each line whose Sku has its units among
-   * those the hub held for the order (lines of one Sku served in order, a refused line leaving
-   * its units to the lines after it), or whose Sku is not tracked, is accepted; the rest refused.
-   * What a Sku held for the order follows from what its lines took at import
-   * (DeliveryLine.stockTaken): when one took less than it ordered, exactly what they took together
-   * (the take stopped there); otherwise enough for every line. Lines without a take are accepted.
-   * Null: accept every line.
+   * Acceptance by stock (decisions 14): in `auto` mode a line is accepted when it took all its
+   * units from stock at import (DeliveryLine.stockTaken; lines of one Sku are served in order, so
+   * a line after a short one took nothing) or its Sku was not tracked; a line that took fewer is
+   * refused and gives back what it took, so the Sku's count stays exact. Lines without a take are
+   * accepted. Null: accept every line.
    */
   function stockDecision(delivery: AcknowledgeDelivery): { refused: Set<string>; why: string[] } | null {
     if (settings.acceptance !== "auto") return null;
-    const taken = new Map<string, number>();
-    const short = new Set<string>();
-    for (const line of delivery.order.lines) {
-      if (line.stockTaken === undefined || line.stockTaken === null) continue;
-      taken.set(line.sku, (taken.get(line.sku) ?? 0) + Math.max(0, line.stockTaken));
-      if (line.stockTaken < line.quantity) short.add(line.sku);
-    }
-    const left = new Map<string, number>();
     const refused = new Set<string>();
     const why: string[] = [];
     for (const line of delivery.order.lines) {
-      if (!short.has(line.sku)) continue;
-      const have = left.get(line.sku) ?? taken.get(line.sku)!;
-      if (have >= line.quantity) left.set(line.sku, have - line.quantity);
-      else {
-        left.set(line.sku, have);
-        refused.add(line.sourceLineId);
-        why.push(`line ${line.sourceLineId} (Sku ${line.sku}: ${line.quantity} ordered, ${have} in stock)`);
-      }
+      if (line.stockTaken === undefined || line.stockTaken === null || line.stockTaken >= line.quantity) continue;
+      refused.add(line.sourceLineId);
+      why.push(`line ${line.sourceLineId} (Sku ${line.sku}: ${line.quantity} ordered, ${Math.max(0, line.stockTaken)} in stock)`);
     }
     return refused.size > 0 ? { refused, why } : null;
   }

@@ -57,7 +57,7 @@ const line = (sku: string, quantity: number) => ({ sku, quantity, unitPrice: 10 
 const accepted = (fake: ReturnType<typeof createMiraklFake>) => fake.calls("OR21").map((r) => [r.path, r.body]);
 
 describe("Mirakl acceptance decided at import (decisions 14)", () => {
-  it("serves the lines of one Sku in their order: a line short of stock is refused and leaves its units to the lines after it", async () => {
+  it("serves the lines of one Sku in their order: a line short of stock is refused, and so is every later line of that Sku, which took nothing", async () => {
     const { fake, storeId, cycle, order } = await miraklShop(
       [
         { Sku: "SKU-1", Quantity: 3 },
@@ -66,7 +66,7 @@ describe("Mirakl acceptance decided at import (decisions 14)", () => {
       [{ id: "B-1", lines: [line("SKU-1", 2), line("SKU-1", 2), line("SKU-1", 1), line("SKU-2", 5), line("SKU-2", 2)] }],
     );
     expect(await cycle(0)).toMatchObject({ imported: 1, delivered: 1 });
-    // SKU-1 (3): 2 accepted, 2 of the 1 left refused, 1 accepted. SKU-2 (3): 5 refused, 2 accepted.
+    // SKU-1 (3) took 2, 1, 0: 2 accepted, the other two refused. SKU-2 (3) took 3, 0: both refused.
     expect(accepted(fake)).toEqual([
       [
         "/api/orders/B-1/accept",
@@ -74,18 +74,22 @@ describe("Mirakl acceptance decided at import (decisions 14)", () => {
           order_lines: [
             { id: "B-1-1", accepted: true },
             { id: "B-1-2", accepted: false },
-            { id: "B-1-3", accepted: true },
+            { id: "B-1-3", accepted: false },
             { id: "B-1-4", accepted: false },
-            { id: "B-1-5", accepted: true },
+            { id: "B-1-5", accepted: false },
           ],
         },
       ],
     ]);
     expect((await order("B-1")).SyncUserErrorMessage).toBe(
-      "Mirakl order B-1: accepted the lines in stock and refused line B-1-2 (Sku SKU-1: 2 ordered, 1 in stock), line B-1-4 (Sku SKU-2: 5 ordered, 3 in stock)",
+      "Mirakl order B-1: accepted the lines in stock and refused line B-1-2 (Sku SKU-1: 2 ordered, 1 in stock), line B-1-3 (Sku SKU-1: 1 ordered, 0 in stock), " +
+        "line B-1-4 (Sku SKU-2: 5 ordered, 3 in stock), line B-1-5 (Sku SKU-2: 2 ordered, 0 in stock)",
     );
     // The take served the lines in order too (2, 1, 0 and 3, 0): every unit is held until the refusals come back.
     expect(await quantities(storeId, ["SKU-1", "SKU-2"])).toEqual({ "SKU-1": 0, "SKU-2": 0 });
+    // The next import reads the refused lines back and they give back what they took (1 and 3): exactly what is left.
+    expect(await cycle(2)).toMatchObject({ delivered: 0 });
+    expect(await quantities(storeId, ["SKU-1", "SKU-2"])).toEqual({ "SKU-1": 1, "SKU-2": 3 });
     expect(fake.violations).toEqual([]);
   });
 
