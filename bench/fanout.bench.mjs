@@ -9,11 +9,11 @@
 // at once without the queue (what the consumer does), so the queue's share shows on its own.
 //
 //   node bench/fanout.bench.mjs [--sources 1000] [--rounds 2] [--port 8851]
-import { applyMigrations, arg, freshDir, main, median, sleep, startDev, table, writeResult } from "./harness.mjs";
+import { applyMigrations, arg, benchPort, freshDir, main, median, sleep, startDev, table, writeResult } from "./harness.mjs";
 
 const SOURCES = arg("sources", 1_000);
 const ROUNDS = arg("rounds", 2);
-const PORT = arg("port", 8851);
+const PORT = benchPort(8851);
 
 await main(async () => {
   const persist = freshDir("fanout");

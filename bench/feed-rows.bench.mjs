@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { median } from "./harness.mjs";
 
 const PRODUCTS = Number(process.env.FEED_ROWS_BENCH_PRODUCTS ?? 200_000);
 const ROUNDS = Number(process.env.FEED_ROWS_BENCH_ROUNDS ?? 11);
@@ -71,7 +72,6 @@ try {
       last[name] = result;
     }
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const base = median(times.none);
   console.log(`${PRODUCTS.toLocaleString("en")} products, ${ROUNDS} interleaved rounds, median`);
   console.log("| template | ms | µs a product | rows written | MiB | x none |");

@@ -27,14 +27,14 @@
 // reported, and a CPU profile's hottest functions printed.
 // wrangler needs Node 22: it is started with the `node` devDependency whatever runs this script.
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, createWriteStream, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdirSync } from "node:fs";
 import https from "node:https";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, SECRETS } from "./harness.mjs";
+import { applyMigrations, median, rssMiB, SECRETS, sleep, workerdPids } from "./harness.mjs";
 import { hotFunctions, inspect, sampleHeap } from "./inspector.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -182,39 +182,8 @@ function must(res, what) {
   return res.json;
 }
 
-/** The workerd processes under the wrangler we started: what "memory" is measured on. */
-function descendants(rootPid) {
-  const parent = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      parent.set(Number(entry), Number(fields[1]));
-    } catch {}
-  }
-  const out = [];
-  for (const pid of parent.keys()) {
-    for (let p = pid; p && p !== 1; p = parent.get(p) ?? 0) {
-      if (p === rootPid) {
-        out.push(pid);
-        break;
-      }
-    }
-  }
-  return out;
-}
-
-function workerdRssMiB(rootPid) {
-  let kib = 0;
-  for (const pid of descendants(rootPid)) {
-    try {
-      if (!readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("workerd")) continue;
-      kib += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-    } catch {}
-  }
-  return kib / 1024;
-}
+/** The resident memory of the workerd processes under the wrangler we started: what "memory" is measured on. */
+const workerdRssMiB = (rootPid) => rssMiB(workerdPids(rootPid));
 
 const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout) || 100;
 
@@ -225,9 +194,8 @@ const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" 
  */
 function workerdCpuSeconds(rootPid) {
   let ticks = 0;
-  for (const pid of descendants(rootPid)) {
+  for (const pid of workerdPids(rootPid)) {
     try {
-      if (!readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("workerd")) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       ticks += Number(fields[11]) + Number(fields[12]);
@@ -246,7 +214,6 @@ function sampleMemory(rootPid) {
 }
 
 // ---------------------------------------------------------------------------- the run
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const fmt = (n, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main() {
@@ -460,11 +427,6 @@ async function run(devPid, bareDevPid, inspectorPort, beforeDevPid) {
   inspector?.close();
   return results;
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /**
  * One compile through the admin API, timed by the service itself: from the moment the feed was

@@ -1,6 +1,7 @@
-// What the benches that run the Worker under a local `wrangler dev` share: flags, the service's
-// bench secrets, a fresh persist dir with every D1 binding's migrations applied, starting and
-// stopping the server, an HTTPS client for it, timing and percentiles, and printing a table.
+// What the benches that run the Worker under a local `wrangler dev` share: flags and the port, the
+// service's bench secrets, a fresh persist dir with every D1 binding's migrations applied, starting
+// and stopping the server, an HTTPS client for it, its workerd processes' memory, timing and
+// percentiles, and printing a table. (bench/seed.mjs: seeding a local D1's SQLite file directly.)
 // A bench keeps only what it measures. Not a test helper: benches print figures, never pass or fail on them.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -15,6 +16,11 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export function arg(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   return i < 0 ? fallback : Number(process.argv[i + 1]);
+}
+
+/** The first port of a bench's server: `--port N`, else BENCH_PORT, else the bench's own default. */
+export function benchPort(fallback) {
+  return arg("port", Number(process.env.BENCH_PORT) || fallback);
 }
 
 /** The service refuses to serve with any of these under 32 bytes (src/http/secrets.ts). */
@@ -72,9 +78,9 @@ export function d1Bindings(config = path.join(root, "wrangler.toml")) {
   return bindings;
 }
 
-/** Applies its migrations to every D1 binding of the config, locally, in `persist`. */
-export function applyMigrations(persist, config = path.join(root, "wrangler.toml")) {
-  for (const binding of d1Bindings(config)) {
+/** Applies its migrations to every D1 binding of the config (or to those named), locally, in `persist`. */
+export function applyMigrations(persist, config = path.join(root, "wrangler.toml"), bindings = d1Bindings(config)) {
+  for (const binding of bindings) {
     const run = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", binding, "--local", "--persist-to", persist, "--config", config], {
       cwd: root,
       env: toolEnv,
@@ -195,9 +201,13 @@ export async function startDev({ port, persist, entry, config, clientOptions, ti
   const keep = (d) => (log = (log + d).slice(-20_000));
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
+  const exited = new Promise((resolve) => child.once("exit", resolve));
   const dev = {
     ...client(port, clientOptions),
     port,
+    /** wrangler's pid (workerdPids finds its workerd) and a promise of its exit. */
+    pid: child.pid,
+    exited,
     log: () => log.slice(-3000),
     stop() {
       try {
@@ -241,6 +251,44 @@ export async function main(body) {
   } finally {
     stopAll();
   }
+}
+
+/** The workerd processes under a process (a `wrangler dev`): the Worker, its objects and the local D1 and R2 run in them. */
+export function workerdPids(rootPid) {
+  const parent = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone
+    }
+  }
+  const under = (pid) => {
+    for (let p = parent.get(pid); p && p !== 1; p = parent.get(p)) if (p === rootPid) return true;
+    return false;
+  };
+  return [...parent.keys()].filter((pid) => {
+    try {
+      return under(pid) && readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("workerd");
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The resident memory (MiB) of these processes together, at this moment; one gone counts 0. */
+export function rssMiB(pids) {
+  let kib = 0;
+  for (const pid of pids) {
+    try {
+      kib += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return kib / 1024;
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -12,9 +12,9 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
-import { applyMigrations, arg, root, d1SqliteFile, freshDir, interleaved, main, pairedMedian, startDev, table, writeResult } from "./harness.mjs";
+import { applyMigrations, arg, benchPort, d1SqliteFile, freshDir, interleaved, main, pairedMedian, root, startDev, table, writeResult } from "./harness.mjs";
 
-const PORT = arg("port", 8814);
+const PORT = benchPort(8814);
 const SECONDS = arg("seconds", 6);
 const CLIENTS = arg("clients", 4);
 const ORDERS = 100;

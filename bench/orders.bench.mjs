@@ -1,252 +1,60 @@
 #!/usr/bin/env node
 // Orders benchmark (issue 12): every list and count shape on a store of 10,000 orders and on one
 // of 1,000,000, in one run against one `wrangler dev`; a cursor walk's time per page from the
-// first pages to pages 5,000 and beyond; the Worker's memory while it answers the largest page
+// first pages to pages 5,000 and beyond; workerd's memory while it answers the largest page
 // (100 orders of 500 items).
 //
-// Seeding: the migrations are applied to a local D1 (its own --persist-to directory); then, with
-// no server running, the stores, a consumer key and the orders and items are written straight
-// into that D1's SQLite file with node:sqlite, as INSERT ... SELECT over a recursive series. The
-// database's triggers run as for any write, so usage and day counts are kept as in production.
-// Then `wrangler dev` (loopback, ports 8810-8811) serves the Worker against that file.
+// Seeding (bench/seed.mjs, shared with the returns bench): the migrations are applied to a local
+// D1 of its own; then, with no server running, the stores, a consumer key each and the orders and
+// items are written straight into the directory database's SQLite file with node:sqlite, as
+// INSERT ... SELECT over a recursive series, the orders' and items' plain indexes dropped for it
+// and built once afterwards. The database's triggers run as for any write, so usage and day counts
+// are kept as in production. Then `wrangler dev` (loopback, ports 8810-8811, or BENCH_PORT and the
+// next) serves the Worker against that file.
 //
-//   node bench/orders.bench.mjs [--small 10000] [--large 1000000] [--walk 5100] [--port 8810] [--reuse]
+//   npm run bench -- orders      (10,000 and 1,000,000 orders)
+//   npx node bench/orders.bench.mjs [--small 10000] [--large 1000000] [--walk 5100] [--repeats 7] [--port 8810] [--reuse]
 // --reuse keeps the database a previous run seeded (the seed takes minutes at a million).
-import { spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, statSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import https from "node:https";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { DatabaseSync } from "node:sqlite";
+// (npx node: node:sqlite needs the project's Node 22, which npm scripts put first on the PATH.)
+import { existsSync, statSync } from "node:fs";
+import { loadavg } from "node:os";
+import { arg, benchPort, main, median, rssMiB, sleep, startDev, timed, workerdPids, writeResult } from "./harness.mjs";
+import { closeSeeded, DAY, seededOnce, seedOrderStores, seedYear } from "./seed.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : Number(process.argv[i + 1]);
-};
 const SMALL = arg("small", 10_000);
 const LARGE = arg("large", 1_000_000);
 const WALK_PAGES = arg("walk", 5_100);
-const PORT = arg("port", 8810);
+const PORT = benchPort(8810);
 const REPEATS = arg("repeats", 7);
-const PERSIST = path.join(root, ".wrangler", "bench-orders");
-const ADMIN_KEY = "bench-admin-key-0123456789abcdef-0123";
-const VARS = {
-  ADMIN_API_KEY: ADMIN_KEY,
-  TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789",
-  SOURCE_SETTINGS_KEY: "YmVuY2gtc291cmNlLXNldHRpbmdzLWtleS0zMmJ5dGU=",
-};
-const DAY = 86_400_000;
-const END = Math.floor(Date.now() / DAY) * DAY - DAY;
-const START = END - 365 * DAY;
 
 // ---------------------------------------------------------------- seeding
-const REUSE = process.argv.includes("--reuse") && existsSync(path.join(PERSIST, "seeded.json"));
-if (!REUSE) rmSync(PERSIST, { recursive: true, force: true });
-mkdirSync(PERSIST, { recursive: true });
-const migrate = REUSE
-  ? { status: 0 }
-  : spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], {
-      cwd: root,
-      env: { ...process.env, CI: "true" },
-      encoding: "utf8",
-    });
-if (!REUSE && migrate.status !== 0) {
-  console.error(migrate.stdout, migrate.stderr);
-  process.exit(1);
-}
-const d1Dir = path.join(PERSIST, "v3", "d1", "miniflare-D1DatabaseObject");
-const d1File = path.join(
-  d1Dir,
-  readdirSync(d1Dir).find((f) => f.endsWith(".sqlite")),
+const stores = {
+  small: { id: "st_bench_small", orders: SMALL, items: 2 },
+  large: { id: "st_bench_large", orders: LARGE, items: 2 },
+  big: { id: "st_bench_big", orders: 100, items: 500 },
+};
+const year = seedYear();
+const seeded = seededOnce("orders", (file) => {
+  const { db, keys, seconds } = seedOrderStores(file, Object.values(stores), { scopes: ["OrdersRead"], start: year.start });
+  const usage = { ...db.prepare("select * from store_usage where store_id = ?").get(stores.large.id) };
+  closeSeeded(db);
+  return { ...year, keys, seedSeconds: { ...seconds, total: seconds.rows + seconds.indexes }, loadavg: loadavg()[0], usage };
+});
+const { keys, seedSeconds, usage, start: START, end: END } = seeded;
+console.log(
+  `${seeded.reused ? "reusing the database seeded before: " : ""}seeded ${SMALL} + ${LARGE} orders (2 items each) + 100 x 500 in ` +
+    `${seedSeconds.total.toFixed(0)} s (rows ${seedSeconds.rows.toFixed(0)} s, indexes ${seedSeconds.indexes.toFixed(0)} s; load average ` +
+    `${seeded.loadavg.toFixed(1)}); large store usage ${JSON.stringify(usage)}`,
 );
-
-const stores = { small: { id: "st_bench_small", orders: SMALL }, large: { id: "st_bench_large", orders: LARGE }, big: { id: "st_bench_big", orders: 100 } };
-const keys = {};
-let db;
-function seedStore(store, itemsPerOrder) {
-  const secret = `ofh_bench_${store.id}`;
-  db.prepare("insert into stores (id, name, created_at) values (?, ?, ?)").run(store.id, store.id, Date.now());
-  db.prepare(
-    "insert into consumer_keys (id, store_id, name, key_hash, scopes, lifespan, bucket_size, leak_rate_per_second, created_at) values (?, ?, 'bench', ?, " +
-      "?, 'NeverExpires', 100000, 10000, ?)",
-  ).run(`ck_${store.id}`, store.id, createHash("sha256").update(secret).digest("hex"), JSON.stringify(["OrdersRead"]), Date.now());
-  keys[store.id] = secret;
-  const t0 = performance.now();
-  // Created dates are a permutation of the year (ids and dates disagree, as with imports);
-  // statuses a quarter each; totals with ties (50,000 distinct values); updated up to 30 days later.
-  db.prepare(
-    `with recursive r(i) as (select 1 union all select i + 1 from r where i < ?2)
-     insert into orders (store_id, order_source, order_source_order_number, status, source_order_status, buyer_email_address,
-       buyer_phone_number, first_name, last_name, street1, city, state_or_province, postal_code, country, shipping_method,
-       grand_total, sub_total, date_created_in_order_source, date_updated)
-     select ?1, 'Bench', 'B-' || i, case (i * 7) % 4 when 0 then 'New' when 1 then 'Processing' when 2 then 'Shipped' else 'Canceled' end, 'x',
-       'buyer' || i || '@example.com', '555-010-' || (i % 10000), 'Jane', 'Doe', i || ' Main St', 'Springfield', 'IL', '62701', 'US', 'Standard',
-       ((i * 7919) % 50000) / 100.0, ((i * 7919) % 50000) / 100.0, c, c + (i * 31337) % (30 * ${DAY})
-     from (select i, ?3 + ((i * 104729) % ?2) * (365 * ${DAY} / ?2) + (i % 997) as c from r)`,
-  ).run(store.id, store.orders, START);
-  db.prepare(
-    `with recursive k(n) as (select 1 union all select n + 1 from k where n < ?2)
-     insert into order_items (order_id, sku, name, quantity, unit_price, sale_tax_cost, discount)
-     select o.id, 'SKU-' || ((o.id + n) % 5000), 'Item ' || n || ' of order ' || o.id || ' with a name of ordinary length', 1 + n % 3, 9.99, 0.8, '0'
-     from orders o, k where o.store_id = ?1 order by o.id, n`,
-  ).run(store.id, itemsPerOrder);
-  return performance.now() - t0;
-}
-let seedMs = {};
-let usage;
-if (REUSE) {
-  const seeded = JSON.parse(readFileSync(path.join(PERSIST, "seeded.json"), "utf8"));
-  ({ seedMs, usage } = seeded);
-  Object.assign(keys, seeded.keys);
-  console.log(`reusing the database seeded before (${JSON.stringify(usage)})`);
-} else {
-  db = new DatabaseSync(d1File);
-  seedMs.small = seedStore(stores.small, 2);
-  seedMs.large = seedStore(stores.large, 2);
-  seedMs.big = seedStore(stores.big, 500);
-  usage = db.prepare("select * from store_usage where store_id = ?").get(stores.large.id);
-  db.close();
-  writeFileSync(path.join(PERSIST, "seeded.json"), JSON.stringify({ seedMs, usage: { ...usage }, keys }));
-  console.log(
-    `seeded ${SMALL} + ${LARGE} orders (2 items each) + 100 x 500 in ${((seedMs.small + seedMs.large + seedMs.big) / 1000).toFixed(0)} s; large store ` +
-      `usage ${JSON.stringify(usage)}`,
-  );
-}
-const fileMiB = ["", "-wal"].reduce((n, suffix) => n + (existsSync(d1File + suffix) ? statSync(d1File + suffix).size : 0), 0) / 1048576;
+const fileMiB = ["", "-wal"].reduce((n, suffix) => n + (existsSync(seeded.file + suffix) ? statSync(seeded.file + suffix).size : 0), 0) / 1048576;
 console.log(`local D1 file with WAL: ${fileMiB.toFixed(0)} MiB`);
 
-// ---------------------------------------------------------------- server
-const agent = new https.Agent({ keepAlive: true, maxSockets: 4 });
-function request(method, urlPath, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(
-      {
-        host: "127.0.0.1",
-        port: PORT,
-        method,
-        path: urlPath,
-        agent,
-        rejectUnauthorized: false,
-        headers: { authorization: `Bearer ${ADMIN_KEY}`, "cf-connecting-ip": "192.0.2.1", ...(payload ? { "content-type": "application/json" } : {}) },
-      },
-      (res) => {
-        const chunks = [];
-        res.on("data", (chunk) => chunks.push(chunk));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let json;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode, json, text, bytes: text.length });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-async function must(method, urlPath, body) {
-  const res = await request(method, urlPath, body);
-  if (res.status !== 200) throw new Error(`${method} ${urlPath}: ${res.status} ${res.text.slice(0, 300)}`);
-  return res;
-}
-async function timed(fn) {
-  const start = performance.now();
-  const value = await fn();
-  return { value, ms: performance.now() - start };
-}
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
-const devArgs = [
-  "wrangler",
-  "dev",
-  "--ip",
-  "127.0.0.1",
-  "--port",
-  String(PORT),
-  "--inspector-port",
-  String(PORT + 1),
-  "--local-protocol",
-  "https",
-  "--persist-to",
-  PERSIST,
-];
-for (const [name, value] of Object.entries(VARS)) devArgs.push("--var", `${name}:${value}`);
-const dev = spawn("npx", devArgs, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
-let devLog = "";
-dev.stdout.on("data", (d) => (devLog += d));
-dev.stderr.on("data", (d) => (devLog += d));
-const stop = () => {
-  try {
-    process.kill(-dev.pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
-};
-process.on("exit", stop);
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    stop();
-    process.exit(130);
-  });
-}
-
-async function waitForServer() {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}`);
-    try {
-      if ((await request("GET", "/admin/v1/stores")).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error("wrangler dev did not answer within 120 s");
-}
-
-/** The workerd process under this benchmark's wrangler dev, for its resident memory. */
-function workerdPid() {
-  const children = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push({ pid: Number(entry), comm });
-    } catch {
-      // gone
-    }
-  }
-  const stack = [dev.pid];
-  while (stack.length) {
-    for (const child of children.get(stack.pop()) ?? []) {
-      if (child.comm.includes("workerd")) return child.pid;
-      stack.push(child.pid);
-    }
-  }
-  return null;
-}
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
-
 // ---------------------------------------------------------------- measuring
-try {
-  await waitForServer();
+await main(async () => {
+  const dev = await startDev({ port: PORT, persist: seeded.persist, clientOptions: { headers: { "cf-connecting-ip": "192.0.2.1" }, maxSockets: 4 } });
+  const { must } = dev;
   const tokens = {};
-  for (const store of Object.values(stores)) {
-    tokens[store.id] = (await must("PUT", "/v1/Authorization", { ConsumerKey: keys[store.id] })).json.Token;
-  }
+  for (const store of Object.values(stores)) tokens[store.id] = (await must("PUT", "/v1/Authorization", { ConsumerKey: keys[store.id] })).Token;
   const whole = `fromDate=${new Date(START - DAY).toISOString()}&toDate=${new Date(END + 60 * DAY).toISOString()}`;
   const month = `fromDate=${new Date(END - 45 * DAY + 3_600_000).toISOString()}&toDate=${new Date(END - 15 * DAY - 7_200_000).toISOString()}`;
   const hour = `fromDate=${new Date(END - 3_600_000).toISOString()}&toDate=${new Date(END).toISOString()}`;
@@ -292,7 +100,7 @@ try {
     const answered = {};
     for (const size of ["small", "large"]) {
       const res = await must("GET", path(stores[size])); // warm-up
-      answered[size] = shape.kind === "count" ? res.json.Count : res.json.Orders.length;
+      answered[size] = shape.kind === "count" ? res.Count : res.Orders.length;
     }
     for (let i = 0; i < REPEATS; i++) {
       for (const size of ["small", "large"]) times[size].push((await timed(() => must("GET", path(stores[size])))).ms);
@@ -317,9 +125,9 @@ try {
   for (let page = 1; page <= WALK_PAGES; page++) {
     if (page <= 10 || page > WALK_PAGES - 10) kept.set(page, next);
     const { value, ms } = await timed(() => must("GET", walkPath(next)));
-    for (const o of value.json.Orders) seen.add(o.OrderId);
+    for (const o of value.Orders) seen.add(o.OrderId);
     walk.push(ms);
-    next = value.json.Paging.NextCursor;
+    next = value.Paging.NextCursor;
     if (!next) break;
   }
   const early = [];
@@ -339,48 +147,46 @@ try {
   };
   console.log(`cursor walk: ${JSON.stringify(walkStats)}`);
 
-  // The largest page: 100 orders of 500 items. workerd's resident memory is sampled every 2 ms
-  // from before the first request for that page (a warm-up would hide what it allocates).
-  const pid = workerdPid();
+  // The largest page: 100 orders of 500 items. The resident memory of each workerd process under
+  // this wrangler dev (its proxy on PORT, and the one running the Worker with the local D1) is
+  // sampled every 2 ms from before the first request for that page (a warm-up would hide what it
+  // allocates); the memory figures are their sum, and each process's growth beside it.
+  const pids = workerdPids(dev.pid);
   const bigPath = `/v1/${tokens[stores.big.id]}/Orders?${whole}&page=1&pageSize=100`;
-  await new Promise((r) => setTimeout(r, 1000));
-  const before = pid ? rssMiB(pid) : NaN;
-  let peak = before;
-  const sampler = setInterval(() => {
-    if (pid) peak = Math.max(peak, rssMiB(pid));
-  }, 2);
+  await sleep(1000);
+  const before = pids.map((pid) => rssMiB([pid]));
+  const peak = [...before];
+  const sampler = setInterval(() => pids.forEach((pid, k) => (peak[k] = Math.max(peak[k], rssMiB([pid])))), 2);
   const bigTimes = [];
   let bigBytes = 0;
   let bigItems = 0;
-  let firstPeak = NaN;
+  let firstPeak = [];
   for (let i = 0; i < 5; i++) {
-    const { value, ms } = await timed(() => must("GET", bigPath));
-    if (i === 0) firstPeak = peak;
+    const { value, ms } = await timed(() => dev.request("GET", bigPath));
+    if (value.status !== 200) throw new Error(`GET ${bigPath}: ${value.status} ${value.text.slice(0, 300)}`);
+    if (i === 0) firstPeak = [...peak];
     bigTimes.push(ms);
-    bigBytes = value.bytes;
+    bigBytes = value.text.length;
     bigItems = value.json.Orders.reduce((n, o) => n + o.OrderItems.length, 0);
   }
   clearInterval(sampler);
-  const memory = {
+  const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+  const byProcess = pids.map((pid, k) => ({
     pid,
+    rssBeforeMiB: before[k],
+    growthFirstCallMiB: firstPeak[k] - before[k],
+    growthFiveCallsMiB: peak[k] - before[k],
+  }));
+  const memory = {
     answerMiB: bigBytes / 1048576,
     items: bigItems,
     ms: median(bigTimes),
-    rssBeforeMiB: before,
-    growthFirstCallMiB: firstPeak - before,
-    growthFiveCallsMiB: peak - before,
+    rssBeforeMiB: sum(before),
+    growthFirstCallMiB: sum(byProcess.map((p) => p.growthFirstCallMiB)),
+    growthFiveCallsMiB: sum(byProcess.map((p) => p.growthFiveCallsMiB)),
+    byProcess,
   };
   console.log(`largest page: ${JSON.stringify(memory)}`);
 
-  mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  writeFileSync(
-    path.join(root, "bench", "results", "orders.json"),
-    JSON.stringify({ at: new Date().toISOString(), small: SMALL, large: LARGE, seedMs, fileMiB, rows, walk: walkStats, walkTimes: walk, memory }, null, 2),
-  );
-} catch (error) {
-  console.error(error);
-  console.error(devLog.slice(-3000));
-  process.exitCode = 1;
-} finally {
-  stop();
-}
+  writeResult("orders", { small: SMALL, large: LARGE, seedSeconds, fileMiB, rows, walk: walkStats, walkTimes: walk, memory });
+});

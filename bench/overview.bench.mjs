@@ -7,37 +7,25 @@
 // (the same question asked of the SQLite file directly), and what keeping the by-source day counts
 // costs each order written (an in-memory database, with and without their triggers).
 //
-// Seeding as bench/orders.bench.mjs: migrations applied to a local D1 of its own, then rows
-// written straight into its SQLite file with node:sqlite (INSERT ... SELECT over a recursive
-// series; the triggers keep the day counts as in production); then `wrangler dev` serves it.
+// Seeding in the frame of bench/seed.mjs (a local D1 of its own, migrated, `--reuse` keeping it),
+// with rows of its own shape (orders of three sources, no items; sources, outbox, set-aside orders
+// and feeds) written straight into the directory database's SQLite file with node:sqlite
+// (INSERT ... SELECT over a recursive series; the triggers keep the day counts as in production);
+// then `wrangler dev` (ports 8812-8813, or BENCH_PORT and the next) serves it.
 //
 //   npm run bench -- overview    (node bench/overview.bench.mjs [--small 10000] [--large 1000000]
 //                                  [--stores 100] [--repeats 21] [--port 8812] [--reuse] for other sizes)
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import https from "node:https";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { DatabaseSync } from "node:sqlite";
+import { arg, benchPort, main, median, root, sleep, startDev, timed, writeResult } from "./harness.mjs";
+import { DAY, seededOnce } from "./seed.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : Number(process.argv[i + 1]);
-};
 const SMALL = arg("small", 10_000);
 const LARGE = arg("large", 1_000_000);
 const STORES = arg("stores", 100);
 const REPEATS = arg("repeats", 21);
-const PORT = arg("port", 8812);
-const PERSIST = path.join(root, ".wrangler", "bench-overview");
-const ADMIN_KEY = "bench-admin-key";
-const VARS = {
-  ADMIN_API_KEY: ADMIN_KEY,
-  TOKEN_SIGNING_SECRET: "bench-token-signing-secret-0123456789",
-  SOURCE_SETTINGS_KEY: "YmVuY2gtc291cmNlLXNldHRpbmdzLWtleS0zMmJ5dGU=",
-};
-const DAY = 86_400_000;
+const PORT = benchPort(8812);
 const NOW = Date.now();
 const TODAY = Math.floor(NOW / DAY) * DAY;
 const START = TODAY - 364 * DAY;
@@ -76,38 +64,17 @@ function writeCost(orders) {
     runs.without.push(time(false));
     runs.with.push(time(true));
   }
-  const m = (xs) => [...xs].sort((a, b) => a - b)[1];
   return {
     orders,
-    msWithout: +m(runs.without).toFixed(0),
-    msWith: +m(runs.with).toFixed(0),
-    extraPerOrderUs: +(((m(runs.with) - m(runs.without)) / orders) * 1000).toFixed(2),
+    msWithout: +median(runs.without).toFixed(0),
+    msWith: +median(runs.with).toFixed(0),
+    extraPerOrderUs: +(((median(runs.with) - median(runs.without)) / orders) * 1000).toFixed(2),
   };
 }
 const cost = writeCost(arg("write-orders", 100_000));
 console.log(`write cost of the by-source day counts: ${JSON.stringify(cost)}`);
 
 // ---------------------------------------------------------------- seeding
-const REUSE = process.argv.includes("--reuse") && existsSync(path.join(PERSIST, "seeded.json"));
-if (!REUSE) {
-  rmSync(PERSIST, { recursive: true, force: true });
-  mkdirSync(PERSIST, { recursive: true });
-  const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", PERSIST], {
-    cwd: root,
-    env: { ...process.env, CI: "true" },
-    encoding: "utf8",
-  });
-  if (migrate.status !== 0) {
-    console.error(migrate.stdout, migrate.stderr);
-    process.exit(1);
-  }
-}
-const d1Dir = path.join(PERSIST, "v3", "d1", "miniflare-D1DatabaseObject");
-const d1File = path.join(
-  d1Dir,
-  readdirSync(d1Dir).find((f) => f.endsWith(".sqlite")),
-);
-
 const large = "st_bench_large";
 const small = "st_bench_small";
 const others = Array.from({ length: Math.max(0, STORES - 2) }, (_, i) => `st_bench_${String(i + 1).padStart(3, "0")}`);
@@ -188,12 +155,8 @@ function seedStore(db, id, orders) {
   }
 }
 
-let seeded;
-if (REUSE) {
-  seeded = JSON.parse(readFileSync(path.join(PERSIST, "seeded.json"), "utf8"));
-  console.log(`reusing the database seeded before (${JSON.stringify(seeded)})`);
-} else {
-  const db = new DatabaseSync(d1File);
+const seeded = seededOnce("overview", (file) => {
+  const db = new DatabaseSync(file);
   const t0 = performance.now();
   seedStore(db, large, LARGE);
   seedStore(db, small, SMALL);
@@ -205,96 +168,23 @@ if (REUSE) {
     )
     .get();
   db.close();
-  seeded = { ...counts, seedSeconds: Math.round((performance.now() - t0) / 1000) };
-  writeFileSync(path.join(PERSIST, "seeded.json"), JSON.stringify(seeded));
-  console.log(`seeded ${JSON.stringify(seeded)}`);
-}
-
-// ---------------------------------------------------------------- server
-const agent = new https.Agent({ keepAlive: true, maxSockets: 2 });
-function request(urlPath) {
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      { host: "127.0.0.1", port: PORT, method: "GET", path: urlPath, agent, rejectUnauthorized: false, headers: { authorization: `Bearer ${ADMIN_KEY}` } },
-      (res) => {
-        const chunks = [];
-        res.on("data", (chunk) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString("utf8") }));
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
-}
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-async function timed(urlPath) {
-  const start = performance.now();
-  const res = await request(urlPath);
-  const ms = performance.now() - start;
-  if (res.status !== 200) throw new Error(`GET ${urlPath}: ${res.status} ${res.text.slice(0, 300)}`);
-  return { ms, json: JSON.parse(res.text) };
-}
-
-const devArgs = [
-  "wrangler",
-  "dev",
-  "--ip",
-  "127.0.0.1",
-  "--port",
-  String(PORT),
-  "--inspector-port",
-  String(PORT + 1),
-  "--local-protocol",
-  "https",
-  "--persist-to",
-  PERSIST,
-];
-for (const [name, value] of Object.entries(VARS)) devArgs.push("--var", `${name}:${value}`);
-const dev = spawn("npx", devArgs, {
-  cwd: root,
-  stdio: ["ignore", "pipe", "pipe"],
-  detached: true,
-  env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+  return { counts: { ...counts, seedSeconds: Math.round((performance.now() - t0) / 1000) } };
 });
-let devLog = "";
-dev.stdout.on("data", (d) => (devLog = (devLog + d).slice(-20_000)));
-dev.stderr.on("data", (d) => (devLog = (devLog + d).slice(-20_000)));
-const stop = () => {
-  try {
-    process.kill(-dev.pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
-};
-process.on("exit", stop);
-for (const signal of ["SIGINT", "SIGTERM"])
-  process.on(signal, () => {
-    stop();
-    process.exit(130);
-  });
+console.log(`${seeded.reused ? "reusing the database seeded before" : "seeded"} ${JSON.stringify(seeded.counts)}`);
 
-try {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}:\n${devLog}`);
-    const up = await request("/admin/v1/maintenance").catch(() => null);
-    if (up?.status === 200) break;
-    if (Date.now() > deadline) throw new Error(`wrangler dev did not answer within 120 s:\n${devLog}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+await main(async () => {
+  const dev = await startDev({ port: PORT, persist: seeded.persist, clientOptions: { maxSockets: 2 } });
+  const get = (urlPath) => timed(() => dev.must("GET", urlPath));
 
   const paths = { large: `/admin/v1/stores/${large}/overview`, small: `/admin/v1/stores/${small}/overview`, hub: "/admin/v1/overview" };
   // Warm-up (isolate, D1's page cache), then the stores alternately so that drift hits both alike.
-  for (const p of Object.values(paths)) await timed(p);
+  for (const p of Object.values(paths)) await get(p);
   const times = { large: [], small: [], hub: [] };
   for (let i = 0; i < REPEATS; i += 1) {
-    for (const name of i % 2 ? ["small", "large", "hub"] : ["large", "small", "hub"]) times[name].push((await timed(paths[name])).ms);
+    for (const name of i % 2 ? ["small", "large", "hub"] : ["large", "small", "hub"]) times[name].push((await get(paths[name])).ms);
   }
-  const answer = (await timed(paths.large)).json.Overview;
-  const hub = (await timed(paths.hub)).json.Overview;
+  const answer = (await get(paths.large)).value.Overview;
+  const hub = (await get(paths.hub)).value.Overview;
   const chartOrders = answer.OrdersPerDay.Totals.reduce((a, b) => a + b, 0);
   const result = {
     repeats: REPEATS,
@@ -307,12 +197,11 @@ try {
     hubAttentionItems: hub.Attention.length,
   };
   // The server lets go of the SQLite file before it is read directly.
-  const exited = new Promise((resolve) => dev.once("exit", resolve));
-  stop();
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  dev.stop();
+  await Promise.race([dev.exited, sleep(10_000)]);
 
   // For scale: the same 30 days counted from orders (what the day counts spare), on the file itself.
-  const db = new DatabaseSync(d1File, { readOnly: true, timeout: 10_000 });
+  const db = new DatabaseSync(seeded.file, { readOnly: true, timeout: 10_000 });
   const direct = [];
   for (let i = 0; i < 3; i += 1) {
     const t = performance.now();
@@ -327,13 +216,5 @@ try {
   result.sqliteFileMs = { chartFromOrders: +median(direct).toFixed(1), chartFromDayCounts: +(performance.now() - t).toFixed(2) };
   db.close();
   console.log(JSON.stringify(result, null, 2));
-  mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  writeFileSync(
-    path.join(root, "bench", "results", "overview.json"),
-    JSON.stringify({ date: new Date().toISOString(), seeded, writeCost: cost, ...result }, null, 2),
-  );
-} catch (error) {
-  console.error(error);
-  stop();
-  process.exit(1);
-}
+  writeResult("overview", { seeded: seeded.counts, writeCost: cost, ...result });
+});

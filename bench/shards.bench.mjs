@@ -23,7 +23,7 @@
 //     [--write-every 100 (0: no writer)] [--reader list|count] [--port 8870] [--skip-move] [--skip-reads]
 // Ports: sharded run --port and +1, unsharded +2 and +3. Figures go to bench/results/shards.json.
 // Servers, client and percentiles: bench/harness.mjs. Figures and how they were made: docs/sharding.md#measured.
-import { applyMigrations, arg, freshDir, main, percentile as quantile, sleep, startDev, timed, writeResult } from "./harness.mjs";
+import { applyMigrations, arg, benchPort, freshDir, main, percentile as quantile, sleep, startDev, timed, writeResult } from "./harness.mjs";
 
 const flag = (name) => process.argv.includes(`--${name}`);
 const round = (x) => Math.round(x * 10) / 10;
@@ -48,7 +48,7 @@ const BIG = arg("big", 1_000_000);
 const WRITE_EVERY = arg("write-every", 100);
 /** What the reader during the move reads: list pages (default) or `--reader count`. */
 const READER = process.argv.includes("--reader") ? process.argv[process.argv.indexOf("--reader") + 1] : "list";
-const PORT = arg("port", 8870);
+const PORT = benchPort(8870);
 const DAY = 86_400_000;
 const END = Math.floor(Date.now() / DAY) * DAY - DAY;
 const START = END - 365 * DAY;

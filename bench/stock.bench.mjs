@@ -7,10 +7,10 @@
 // persist dir, ports 8831-8832).
 //
 //   node bench/stock.bench.mjs [--skus 100000] [--port 8831]
-import { applyMigrations, arg, freshDir, main, startDev, table, timed, writeResult } from "./harness.mjs";
+import { applyMigrations, arg, benchPort, freshDir, main, startDev, table, timed, writeResult } from "./harness.mjs";
 
 const SKUS = arg("skus", 100_000);
-const PORT = arg("port", 8831);
+const PORT = benchPort(8831);
 
 await main(async () => {
   const persist = freshDir("stock");

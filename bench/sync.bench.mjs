@@ -14,7 +14,7 @@
 //
 //   node bench/sync.bench.mjs [--orders 10000] [--deliveries 800] [--line-orders 5000] [--port 8821]
 import { loadavg } from "node:os";
-import { aliasedConfig, applyMigrations, arg, freshDir, main, startDev, table, timed, writeResult } from "./harness.mjs";
+import { aliasedConfig, applyMigrations, arg, benchPort, freshDir, main, startDev, table, timed, writeResult } from "./harness.mjs";
 
 const ORDERS = arg("orders", 10_000);
 // 800: at about one statement a row, 1,000 rows no longer fit one invocation's share (900 D1
@@ -23,7 +23,7 @@ const DELIVERIES = arg("deliveries", 800);
 // 5,000 by default: a page with line changes costs about 11 statements, so 50 pages fit one
 // invocation's share of D1 queries (900) and the cycle's D1Statements counts all of them.
 const LINE_ORDERS = arg("line-orders", 5_000);
-const PORT = arg("port", 8821);
+const PORT = benchPort(8821);
 
 await main(async () => {
   const persist = freshDir("sync");

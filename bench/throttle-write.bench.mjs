@@ -17,12 +17,12 @@
 // latency with one client (p50/p99) and calls per second with --clients clients.
 //
 //   node bench/throttle-write.bench.mjs [--seconds 8] [--clients 8] [--port 8861]   (ports N..N+3)
-import { aliasedConfig, applyMigrations, arg, interleaved, main, memoryDir, pairedMedian, sampleOrder, startDev, writeResult } from "./harness.mjs";
+import { aliasedConfig, applyMigrations, arg, benchPort, interleaved, main, memoryDir, pairedMedian, sampleOrder, startDev, writeResult } from "./harness.mjs";
 import { loadavg } from "node:os";
 
 const SECONDS = arg("seconds", 8);
 const CLIENTS = arg("clients", 8);
-const PORT = arg("port", 8861);
+const PORT = benchPort(8861);
 const COUNT = "/Orders/count?fromDate=2026-01-01&toDate=2027-01-01";
 
 let written = 0;

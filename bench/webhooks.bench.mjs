@@ -19,11 +19,11 @@ import { randomBytes, createHash, webcrypto } from "node:crypto";
 import http from "node:http";
 import { DatabaseSync } from "node:sqlite";
 import { Webhook } from "standardwebhooks";
-import { applyMigrations, arg, d1SqliteFile, freshDir, main, median, percentile, sampleOrder, SECRETS, sleep, startDev } from "./harness.mjs";
+import { applyMigrations, arg, benchPort, d1SqliteFile, freshDir, main, median, percentile, sampleOrder, SECRETS, sleep, startDev } from "./harness.mjs";
 
 const EVENTS = arg("events", 10_000);
 const INSERTS = arg("inserts", 300);
-const PORT = arg("port", 8830);
+const PORT = benchPort(8830);
 const RECEIVER_PORT = PORT + 2;
 const SETTINGS_KEY = SECRETS.SOURCE_SETTINGS_KEY;
 
