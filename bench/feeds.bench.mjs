@@ -13,11 +13,16 @@
 //   node bench/feeds.bench.mjs                 # both sizes
 //   FEEDS_BENCH_SIZES=20000 node bench/feeds.bench.mjs
 //   FEEDS_BENCH_ROUNDS=5 ...                   # rounds per size (3)
-//   BENCH_PORT=8840 node bench/feeds.bench.mjs   # listen on 8840-8843 only (see ports())
+//   BENCH_PORT=8840 node bench/feeds.bench.mjs   # listen on 8840-8847 only (see ports())
 //   FEEDS_BENCH_PROFILE=1 ...                    # also the compile's isolate through wrangler's inspector
 //   FEEDS_BENCH_PROFILE=heap ...                 # its heap only, no CPU profile
 //   FEEDS_BENCH_BASE=<commit> ...                # also the compile of the code at <commit>, in turn
 //   FEEDS_BENCH_STATE=<dir> ...                  # copy this migrated --persist-to dir instead of migrating
+//   FEEDS_BENCH_SINK=1 ...                       # also the compile with its parts sent to no R2
+//
+// With FEEDS_BENCH_SINK another `wrangler dev` serves bench/feeds-sink-worker.ts on the same
+// --persist-to: the service whose compiles keep only their parts' sizes, which compiles its own
+// feed of the same store in the same rounds: the compile's work without the local R2's.
 //
 // With FEEDS_BENCH_BASE a third `wrangler dev` serves the service from the tree at that commit
 // (`git archive` into a temporary directory borrowing this tree's node_modules), on the same
@@ -129,20 +134,39 @@ async function freePort(from = 8811) {
 }
 
 /**
- * The service's and the baseline Worker's ports and their inspector ports. BENCH_PORT=N pins all
- * four to N..N+3 (for a machine where each user has a port range); otherwise the first free ports
- * from 8811, with the inspectors 1000 above.
+ * The ports of the service, the baseline Worker, the code before and the compile without R2, and
+ * their inspectors'. BENCH_PORT=N pins all eight to N..N+7 (for a machine where each user has a
+ * port range); otherwise the first free ports from 8811, with the inspectors 1000 above.
  */
 async function ports() {
   const pinned = Number(process.env.BENCH_PORT);
   if (pinned) {
-    for (let p = pinned; p < pinned + 4; p++) if (!(await isFree(p))) throw new Error(`BENCH_PORT: port ${p} is taken`);
-    return { service: pinned, bare: pinned + 1, serviceInspector: pinned + 2, bareInspector: pinned + 3, before: pinned + 4, beforeInspector: pinned + 5 };
+    for (let p = pinned; p < pinned + 8; p++) if (!(await isFree(p))) throw new Error(`BENCH_PORT: port ${p} is taken`);
+    return {
+      service: pinned,
+      bare: pinned + 1,
+      serviceInspector: pinned + 2,
+      bareInspector: pinned + 3,
+      before: pinned + 4,
+      beforeInspector: pinned + 5,
+      sink: pinned + 6,
+      sinkInspector: pinned + 7,
+    };
   }
   const service = await freePort();
   const bare = await freePort(service + 1);
   const before = await freePort(bare + 1);
-  return { service, bare, serviceInspector: service + 1000, bareInspector: bare + 1000, before, beforeInspector: before + 1000 };
+  const sink = await freePort(before + 1);
+  return {
+    service,
+    bare,
+    serviceInspector: service + 1000,
+    bareInspector: bare + 1000,
+    before,
+    beforeInspector: before + 1000,
+    sink,
+    sinkInspector: sink + 1000,
+  };
 }
 
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
@@ -263,7 +287,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const fmt = (n, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main() {
-  const { service: port, bare, serviceInspector, bareInspector, before, beforeInspector } = await ports();
+  const { service: port, bare, serviceInspector, bareInspector, before, beforeInspector, sink, sinkInspector } = await ports();
   base = `https://127.0.0.1:${port}`;
   const env = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
   // Every database of wrangler.toml: the directory and the shards the stores live in.
@@ -274,12 +298,14 @@ async function main() {
   const varArgs = Object.entries(VARS).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const dev = startDev(["--port", String(port), "--local-protocol", "https", ...varArgs], serviceInspector, env);
   const bareDev = startDev(["-c", "bench/feeds-baseline/wrangler.toml", "--port", String(bare)], bareInspector, env);
+  const sinkDev = SINK ? startDev(["bench/feeds-sink-worker.ts", "--port", String(sink), "--local-protocol", "https", ...varArgs], sinkInspector, env) : null;
+  if (sinkDev) sinkBase = `https://127.0.0.1:${sink}`;
   const beforeTree = BEFORE ? checkout(BEFORE) : null;
   const beforeDev = beforeTree ? startDev(["--port", String(before), "--local-protocol", "https", ...varArgs], beforeInspector, env, beforeTree) : null;
   if (beforeDev) beforeBase = `https://127.0.0.1:${before}`;
   bareBase = `http://127.0.0.1:${bare}`;
   const stop = () => {
-    for (const child of [dev, bareDev, beforeDev].filter(Boolean)) {
+    for (const child of [dev, bareDev, beforeDev, sinkDev].filter(Boolean)) {
       try {
         process.kill(child.pid, "SIGTERM");
       } catch {}
@@ -291,18 +317,20 @@ async function main() {
       if (dev.exitCode !== null) throw new Error(`wrangler dev exited:\n${dev.log()}`);
       if (bareDev.exitCode !== null) throw new Error(`wrangler dev (baseline Worker) exited:\n${bareDev.log()}`);
       if (beforeDev && beforeDev.exitCode !== null) throw new Error(`wrangler dev (the code before) exited:\n${beforeDev.log()}`);
+      if (sinkDev && sinkDev.exitCode !== null) throw new Error(`wrangler dev (the compile without R2) exited:\n${sinkDev.log()}`);
       try {
         if (
           (await adminCall("GET", "/stores")).status === 200 &&
           (await fetch(`${bareBase}/?store=none`)).ok &&
-          (!beforeDev || (await adminCall("GET", "/stores", undefined, {}, beforeBase)).status === 200)
+          (!beforeDev || (await adminCall("GET", "/stores", undefined, {}, beforeBase)).status === 200) &&
+          (!sinkDev || (await adminCall("GET", "/stores", undefined, {}, sinkBase)).status === 200)
         )
           break;
       } catch {}
       if (i > 240) throw new Error(`wrangler dev did not answer within 120 s:\n${dev.log()}\n${bareDev.log()}`);
       await sleep(500);
     }
-    const results = await run(dev.pid, bareDev.pid, serviceInspector, beforeDev?.pid);
+    const results = await run(dev.pid, bareDev.pid, serviceInspector, beforeDev?.pid, sinkDev?.pid);
     report(results, port);
     if (process.env.FEEDS_BENCH_HOLD) {
       // Keeps the servers up for manual probing (curl -k the download URL printed above).
@@ -319,6 +347,8 @@ async function main() {
 let bareBase = "";
 let beforeBase = "";
 const BEFORE = process.env.FEEDS_BENCH_BASE;
+let sinkBase = "";
+const SINK = process.env.FEEDS_BENCH_SINK === "1";
 
 /** The tree at `ref` in a temporary directory, with this tree's node_modules and vendored assets. */
 function checkout(ref) {
@@ -345,7 +375,7 @@ function startDev(args, inspectorPort, env, cwd = ROOT) {
   return child;
 }
 
-async function run(devPid, bareDevPid, inspectorPort, beforeDevPid) {
+async function run(devPid, bareDevPid, inspectorPort, beforeDevPid, sinkDevPid) {
   const created = must(await adminCall("POST", "/stores", { Name: "Bench store" }), "store").Store;
   const store = created.StoreId;
   // The isolate's heap and profile through wrangler's inspector, when asked (FEEDS_BENCH_PROFILE):
@@ -366,6 +396,10 @@ async function run(devPid, bareDevPid, inspectorPort, beforeDevPid) {
   // The code before compiles its own feed of the same store (its Durable Object lives in its own server).
   const beforeFeedId = beforeDevPid
     ? must(await adminCall("POST", `/stores/${store}/feeds`, { Name: "Bench Google, code before", Format: "csv" }), "feed").Feed.FeedId
+    : null;
+  // The compile without R2 compiles its own feed of the same store, in its own server.
+  const sinkFeedId = sinkDevPid
+    ? must(await adminCall("POST", `/stores/${store}/feeds`, { Name: "Bench Google, no R2", Format: "csv" }), "feed").Feed.FeedId
     : null;
 
   const results = [];
@@ -392,6 +426,7 @@ async function run(devPid, bareDevPid, inspectorPort, beforeDevPid) {
       const runs = {
         compile: () => compileOnce(devPid, inspector && r === 0 ? inspector : null, feedId, size),
         ...(beforeFeedId ? { before: () => compileOnce(beforeDevPid, null, beforeFeedId, size, beforeBase) } : {}),
+        ...(sinkFeedId ? { sink: () => compileOnce(sinkDevPid, null, sinkFeedId, size, sinkBase) } : {}),
         bare: () => bareOnce(bareDevPid, store, created.Shard, size, ""),
         bareR2: () => bareOnce(bareDevPid, store, created.Shard, size, "&r2=1"),
         bareGz: () => bareOnce(bareDevPid, store, created.Shard, size, "&r2=1&gz=1"),
@@ -431,6 +466,8 @@ async function run(devPid, bareDevPid, inspectorPort, beforeDevPid) {
       size,
       rounds: rounds.map((r) => ({
         before: r.before?.seconds,
+        sink: r.sink?.seconds,
+        sinkCpu: r.sink?.cpuSeconds,
         beforeCpu: r.before?.cpuSeconds,
         compile: r.compile.seconds,
         compileClient: r.compile.clientSeconds,
@@ -471,6 +508,9 @@ async function run(devPid, bareDevPid, inspectorPort, beforeDevPid) {
       beforeRatioToR2: BEFORE ? med((r) => r.bareR2.seconds / r.before.seconds) : NaN,
       speedup: BEFORE ? med((r) => r.before.seconds / r.compile.seconds) : NaN,
       beforeCpuSeconds: BEFORE ? med((r) => r.before.cpuSeconds) : NaN,
+      sinkRowsPerSecond: SINK ? size / med((r) => r.sink.seconds) : NaN,
+      sinkRatio: SINK ? med((r) => r.bare.seconds / r.sink.seconds) : NaN,
+      sinkCpuSeconds: SINK ? med((r) => r.sink.cpuSeconds) : NaN,
       ratioToR2: med((r) => r.bareR2.seconds / r.compile.seconds),
       r2Ratio: med((r) => r.bare.seconds / r.bareR2.seconds),
       cpuRatio: med((r) => r.bare.cpuSeconds / r.compile.cpuSeconds),
@@ -569,6 +609,13 @@ function report(results, port) {
     ["bare Worker + the bytes to R2 as 5 MiB parts, rows/s", ...results.map((r) => fmt(r.bareR2RowsPerSecond))],
     ["compile / bare Worker (median of rounds)", ...results.map((r) => pct(r.ratio))],
     ["compile / bare Worker + R2", ...results.map((r) => pct(r.ratioToR2))],
+    ...(SINK
+      ? [
+          ["compile, its parts to no R2 (FEEDS_BENCH_SINK), rows/s", ...results.map((r) => fmt(r.sinkRowsPerSecond))],
+          ["compile to no R2 / bare Worker", ...results.map((r) => pct(r.sinkRatio))],
+          ["workerd CPU s: compile to no R2", ...results.map((r) => fmt(r.sinkCpuSeconds, 1))],
+        ]
+      : []),
     ...(BEFORE
       ? [
           [`code before (${BEFORE}) / bare Worker`, ...results.map((r) => pct(r.beforeRatio))],
