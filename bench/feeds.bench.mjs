@@ -30,8 +30,8 @@
 //
 // With FEEDS_BENCH_PROFILE the compile's isolate (the Worker and its Durable Objects) is watched
 // through wrangler's inspector (bench/inspector.mjs) during the first round: its live heap after a
-// forced collection (a heap snapshot) before and after the compile, its used JS heap and its
-// ArrayBuffers sampled every 100 ms and their peaks reported, and (unless =heap) a CPU profile's
+// forced collection (a heap snapshot) before, every 5 s during and after the compile, its used JS
+// heap and its ArrayBuffers sampled every 100 ms and their peaks reported, and (unless =heap) a CPU profile's
 // hottest functions printed.
 // wrangler needs Node 22: it is started with the `node` devDependency whatever runs this script.
 import { spawn, spawnSync } from "node:child_process";
@@ -496,6 +496,7 @@ async function run(devPid, bareDevPid, inspectorPort, beforeDevPid, sinkDevPid) 
       heapPeakBytes: first.heapPeakBytes,
       heapPeakWithBuffers: first.heapPeakWithBuffers,
       heapAfter: first.heapAfter,
+      liveDuring: first.liveDuring,
       baselineRowsPerSecond: serial.rowsPerSecond,
       baselineBytes: serial.bytes,
       bareRowsPerSecond: size / med((r) => r.bare.seconds),
@@ -548,10 +549,17 @@ async function compileOnce(devPid, inspector, feedId, size, origin = base) {
   const start = performance.now();
   must(await adminCall("POST", `/feeds/${feedId}/compile`, undefined, {}, origin), "compile");
   let progress;
-  for (;;) {
+  // With the inspector, what the compile holds live mid-way: a collection every 5th poll (each
+  // pauses the isolate for seconds: round 1's time is longer, the medians keep the others').
+  let liveDuring = 0;
+  for (let poll = 1; ; poll++) {
     progress = must(await adminCall("GET", `/feeds/${feedId}/compile`, undefined, {}, origin), "progress").Compile;
     if (!progress.Running) break;
     process.stderr.write(`\r  compiling ${fmt(size)}: after ${progress.AfterSku}, ${progress.Slices} slices, ${progress.Parts} parts   `);
+    if (inspector && poll % 5 === 0) {
+      const live = await liveHeap(inspector);
+      liveDuring = Math.max(liveDuring, live.usedSize + (live.backingStorageSize ?? 0));
+    }
     await sleep(1000);
   }
   const clientSeconds = (performance.now() - start) / 1000;
@@ -582,6 +590,7 @@ async function compileOnce(devPid, inspector, feedId, size, origin = base) {
     heapPeakBytes,
     heapPeakWithBuffers,
     heapAfter,
+    liveDuring,
   };
 }
 
@@ -645,6 +654,7 @@ function report(results, port) {
           `${fmt(r.heapBefore / 1048576, 1)} -> ${fmt(r.heapPeakBytes / 1048576, 1)} (${fmt(r.heapPeakWithBuffers / 1048576, 1)}) -> ${fmt(r.heapAfter / 1048576, 1)}`,
       ),
     ],
+    ["isolate live during the compile, JS heap + ArrayBuffers after a collection, peak MiB", ...results.map((r) => fmt(r.liveDuring / 1048576, 1))],
     ["download, MiB/s", ...results.map((r) => fmt(r.downloadMiBps))],
     ["same file read from disk, MiB/s", ...results.map((r) => fmt(r.diskMiBps))],
   ];
