@@ -30,7 +30,7 @@
 //
 // With FEEDS_BENCH_PROFILE the compile's isolate (the Worker and its Durable Objects) is watched
 // through wrangler's inspector (bench/inspector.mjs) during the first round: its live heap after a
-// forced collection (a heap snapshot) before, every 5 s during and after the compile, its used JS
+// forced collection (a heap snapshot) before, every 2 s during and after the compile, its used JS
 // heap and its ArrayBuffers sampled every 100 ms and their peaks reported, and (unless =heap) a CPU profile's
 // hottest functions printed.
 // wrangler needs Node 22: it is started with the `node` devDependency whatever runs this script.
@@ -549,19 +549,26 @@ async function compileOnce(devPid, inspector, feedId, size, origin = base) {
   const start = performance.now();
   must(await adminCall("POST", `/feeds/${feedId}/compile`, undefined, {}, origin), "compile");
   let progress;
-  // With the inspector, what the compile holds live mid-way: a collection every 5th poll (each
-  // pauses the isolate for seconds: round 1's time is longer, the medians keep the others').
+  // With the inspector, what the compile holds live mid-way: a collection every 2 s while it runs
+  // (each pauses the isolate for seconds: round 1's time is longer, the medians keep the others').
   let liveDuring = 0;
-  for (let poll = 1; ; poll++) {
-    progress = must(await adminCall("GET", `/feeds/${feedId}/compile`, undefined, {}, origin), "progress").Compile;
-    if (!progress.Running) break;
-    process.stderr.write(`\r  compiling ${fmt(size)}: after ${progress.AfterSku}, ${progress.Slices} slices, ${progress.Parts} parts   `);
-    if (inspector && poll % 5 === 0) {
+  let compiling = true;
+  const liveLoop = (async () => {
+    while (inspector && compiling) {
+      await sleep(2000);
+      if (!compiling) break;
       const live = await liveHeap(inspector);
       liveDuring = Math.max(liveDuring, live.usedSize + (live.backingStorageSize ?? 0));
     }
+  })();
+  for (;;) {
+    progress = must(await adminCall("GET", `/feeds/${feedId}/compile`, undefined, {}, origin), "progress").Compile;
+    if (!progress.Running) break;
+    process.stderr.write(`\r  compiling ${fmt(size)}: after ${progress.AfterSku}, ${progress.Slices} slices, ${progress.Parts} parts   `);
     await sleep(1000);
   }
+  compiling = false;
+  await liveLoop;
   const clientSeconds = (performance.now() - start) / 1000;
   const cpuSeconds = workerdCpuSeconds(devPid) - cpuBefore;
   const rssPeak = peak();
