@@ -47,15 +47,31 @@ export async function inspect(port) {
   };
 }
 
-/** Samples Runtime.getHeapUsage every `everyMs`; stop() resolves to the peak used heap in bytes. */
+/**
+ * The isolate's live heap: a heap snapshot makes V8 collect everything unreachable first (workerd's
+ * inspector leaves HeapProfiler.collectGarbage unanswered, the snapshot it serves), then
+ * Runtime.getHeapUsage. Resolves to { usedSize, backingStorageSize } in bytes: the JS heap, and the
+ * ArrayBuffers' memory outside it.
+ */
+export async function liveHeap(inspector) {
+  await inspector.send("HeapProfiler.takeHeapSnapshot", { reportProgress: false }, 120_000);
+  return inspector.send("Runtime.getHeapUsage");
+}
+
+/**
+ * Samples Runtime.getHeapUsage every `everyMs`; stop() resolves to the peaks in bytes: `used`, the
+ * JS heap (garbage not yet collected included, so an upper bound of what is live), and `withBuffers`,
+ * that heap plus the ArrayBuffers' backing stores at the same sample.
+ */
 export function sampleHeap(inspector, everyMs = 100) {
-  let peak = 0;
+  const peak = { used: 0, withBuffers: 0 };
   let running = true;
   const loop = (async () => {
     while (running) {
       try {
-        const { usedSize } = await inspector.send("Runtime.getHeapUsage");
-        peak = Math.max(peak, usedSize);
+        const { usedSize, backingStorageSize = 0 } = await inspector.send("Runtime.getHeapUsage");
+        peak.used = Math.max(peak.used, usedSize);
+        peak.withBuffers = Math.max(peak.withBuffers, usedSize + backingStorageSize);
       } catch {
         // a sample lost to a busy isolate: the next one counts
       }
