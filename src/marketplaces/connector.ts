@@ -116,9 +116,11 @@ export interface OrderPage {
    * Optional: called by the import once the page is written, never when its write failed. A
    * connector that remembers what it read for the page so as to read less later (eBay's packages,
    * Shopify's follow-up query) remembers it here, so that a page whose write failed is read in
-   * full again.
+   * full again. `unapplied`: the page's orders (source order numbers) whose line report the hub
+   * could not apply, other requests changing them meanwhile: not to be remembered, so that they
+   * are read again.
    */
-  written?: () => void;
+  written?: (unapplied: ReadonlySet<string>) => void;
 }
 
 /**

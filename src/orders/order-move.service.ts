@@ -88,14 +88,16 @@ export async function moveOrder(db: Db, storeId: string, orderId: string, reques
  * What an import met of its orders' lines (decisions 12): the marketplace's shipped and cancelled
  * units and its packages, applied to the orders the source holds, in one read and one batch for
  * the lot (again for those another request changed meanwhile), never queued back. Orders the
- * source does not hold are passed over. Answers how many orders moved and the webhook endpoints to wake.
+ * source does not hold are passed over. Answers how many orders moved, the webhook endpoints to
+ * wake, and the order numbers whose report is still not applied after the last attempt (other
+ * requests kept changing them): the connector must not remember those as read.
  */
 export async function applyMarketplaceLines(
   db: Db,
   source: { storeId: string; id: string },
   reports: Map<string, MarketplaceLines>,
   now: number,
-): Promise<{ moved: number; webhooks: string[] }> {
+): Promise<{ moved: number; webhooks: string[]; unapplied: string[] }> {
   const webhooks = new Set<string>();
   let moved = 0;
   let pending = [...reports.keys()];
@@ -103,7 +105,10 @@ export async function applyMarketplaceLines(
     const states = await moveStatesOfNumbers(db, source.storeId, source.id, pending);
     const moves = [...states].map(([number, order]) => ({ number, order, move: marketplaceLines(order, reports.get(number)!, now) }));
     const changing = moves.filter((m) => m.move.kind === "change");
-    if (changing.length === 0) break;
+    if (changing.length === 0) {
+      pending = [];
+      break;
+    }
     let applied: Set<number>;
     try {
       const done = await applyMoves(db, source.storeId, changing, now);
@@ -116,5 +121,5 @@ export async function applyMarketplaceLines(
     }
     pending = changing.filter((m) => !applied.has(m.order.id)).map((m) => m.number);
   }
-  return { moved, webhooks: [...webhooks] };
+  return { moved, webhooks: [...webhooks], unapplied: pending };
 }

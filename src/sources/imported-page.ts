@@ -30,6 +30,8 @@ export interface ImportSource {
 export interface PageWritten {
   imported: number;
   linesMoved: number;
+  /** Orders (source order numbers) whose line report is still not applied: other requests kept changing them. */
+  unapplied: string[];
 }
 
 /**
@@ -59,7 +61,7 @@ export async function writePage(
     ...setAsideStatements(db, source, page, now),
     ...acceptanceStatements(db, source, page.orders, acceptOnImport, now),
   ];
-  if (statements.length === 0) return { imported: 0, linesMoved: 0 };
+  if (statements.length === 0) return { imported: 0, linesMoved: 0, unapplied: [] };
   const [existing] = await db.$client.batch<{ n: number }>(statements);
   const imported = page.orders.length > 0 ? page.orders.length - (existing?.results[0]?.n ?? 0) : 0;
   const reports = new Map(
@@ -68,8 +70,8 @@ export async function writePage(
       return report ? [[order.sourceOrderNumber, report] as const] : [];
     }),
   );
-  const linesMoved = reports.size > 0 ? (await applyMarketplaceLines(db, source, reports, now)).moved : 0;
-  return { imported, linesMoved };
+  const lines = reports.size > 0 ? await applyMarketplaceLines(db, source, reports, now) : { moved: 0, unapplied: [] };
+  return { imported, linesMoved: lines.moved, unapplied: lines.unapplied };
 }
 
 /**

@@ -396,7 +396,8 @@ function decidedByStock(payload: AcknowledgePayload): boolean {
  * tracked then). A row queued before the lines' take decided acceptance carries instead each
  * line's stock as the import found it (what its Sku had for the order, by the marketplace's line
  * id): its lines are given the take that stock made, served in order as the import serves them,
- * which the connector decides on exactly as it decided on the stock.
+ * and the connector decides on that take by today's rule (a line after a short one of its Sku is
+ * refused, where the stock map alone accepted it when the units it freed were enough).
  */
 function stockTakenLines(target: Target, payload: AcknowledgePayload): DeliveryLine[] {
   const { stock } = payload;

@@ -82,8 +82,8 @@ export interface ImportOptions {
 export async function importOrders(db: Db, source: ImportSource, connector: Connector, now: number, options: ImportOptions = {}): Promise<ImportResult> {
   return importWindow$(source.cursorAt, now - (connector.settleMs ?? 0), options, async (window, cursor) => {
     const page: OrderPage = await connector.fetchOrders(window, cursor);
-    const { imported, linesMoved } = await writePage(db, source, page, now, connector.acceptOnImport?.bind(connector));
-    page.written?.();
+    const { imported, linesMoved, unapplied } = await writePage(db, source, page, now, connector.acceptOnImport?.bind(connector));
+    page.written?.(new Set(unapplied));
     return { fetched: page.orders.length, setAside: page.setAside.length, imported, linesMoved, nextCursor: page.nextCursor };
   });
 }

@@ -248,9 +248,15 @@ export function createEbayConnector(ctx: ConnectorContext, storage?: SourceStora
       nextOffset = named !== null && named > offset ? named : offset + records.length;
       done = !body.next || records.length === 0;
     }
-    // What was read counts once the page is written: a page whose write fails reads its packages again.
+    // What was read counts once the page is written, for the orders whose packages the hub applied:
+    // a page whose write fails, or an order it could not apply, reads its packages again.
     const until = window.until.getTime();
-    return { ...page, nextCursor: done ? null : `${nextOffset}/${body.total}`, ...(read.length > 0 ? { written: () => known.read(read, until) } : {}) };
+    const written = (unapplied: ReadonlySet<string>) =>
+      known.read(
+        read.filter((r) => !unapplied.has(r.orderId)),
+        until,
+      );
+    return { ...page, nextCursor: done ? null : `${nextOffset}/${body.total}`, ...(read.length > 0 ? { written } : {}) };
   }
 
   async function ship(delivery: ShipDelivery): Promise<DeliveryOutcome> {

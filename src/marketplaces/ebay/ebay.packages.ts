@@ -31,7 +31,7 @@ export function fulfillmentIdsOf(order: EbayOrder | null | undefined): string[] 
   return hrefs.map((h) => (typeof h === "string" ? fulfillmentIdOf(h) : null)).filter((id): id is string => id !== null && id !== "");
 }
 
-/** What the connector knows of an order's fulfillments: those it made, those it read in an earlier window. */
+/** What the connector knows of an order's fulfillments: those it made, those it read for a page written in an earlier window. */
 interface KnownEntry {
   made: string[];
   read: string[];

@@ -3,7 +3,8 @@
 // itself), so that it reads an order again only when the order shows something new. Bounded:
 // REMEMBERED_ORDERS orders in MEMORY_KEYS keys chosen by a hash of the order id, each key the
 // last REMEMBERED_ORDERS / MEMORY_KEYS orders written to it, the oldest forgotten first. A write
-// (one a page written, one a delivery) rewrites one key of a few kilobytes, not the lot. Whatever
+// (one a page written, one a delivery) rewrites only the keys its orders fall in, each a few
+// kilobytes, not the lot. Whatever
 // a connector keeps here must be safe to forget: an order forgotten costs one read more, never
 // what that read brings. Each key is read once per connector (one cycle): only that connector
 // writes its keys.

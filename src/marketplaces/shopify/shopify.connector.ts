@@ -382,7 +382,9 @@ export function createShopifyConnector(ctx: ConnectorContext, storage: SourceSto
         // The follow-up, for an order Shopify's admin touched that changed since its last read.
         const seen = needsProgress(node) ? await progressSeen(node) : null;
         if (seen === null || progress.unchanged(seen, until)) continue;
-        if (await readProgress(seen.orderId, node)) reads.push({ ...seen, readAt: now() });
+        // The read's time is taken before it: what it saw is at least that recent.
+        const readAt = now();
+        if (await readProgress(seen.orderId, node)) reads.push({ ...seen, readAt });
       }
       const reader: OrderReader = {
         ...shopifyOrderReader,
@@ -394,14 +396,22 @@ export function createShopifyConnector(ctx: ConnectorContext, storage: SourceSto
       };
       const end = connection.pageInfo?.endCursor;
       const page = splitPage(reader, nodes, "Shopify ShopifyOrders");
-      // Remembered once the page is written, and only for the orders it imports: an order set
-      // aside is read again when it comes back.
-      const imported = new Set(page.orders.map((o) => o.sourceData?.orderId));
-      const remembered = reads.filter((r) => imported.has(r.orderId));
+      // Remembered once the page is written, and only for the orders it imports and whose lines the
+      // hub applied: an order set aside, or one it could not apply, is read again when it comes back.
+      const numbers = new Map(page.orders.map((o) => [o.sourceData?.orderId, o.sourceOrderNumber]));
+      const remembered = reads.filter((r) => numbers.has(r.orderId));
       return {
         ...page,
         nextCursor: connection.pageInfo?.hasNextPage === true && typeof end === "string" && end !== "" ? end : null,
-        ...(remembered.length > 0 ? { written: () => progress.read(remembered, until) } : {}),
+        ...(remembered.length > 0
+          ? {
+              written: (unapplied: ReadonlySet<string>) =>
+                progress.read(
+                  remembered.filter((r) => !unapplied.has(numbers.get(r.orderId)!)),
+                  until,
+                ),
+            }
+          : {}),
       };
     },
 

@@ -134,6 +134,20 @@ describe("eBay packages read back", () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it("reads the packages again when the page was written but the order's packages could not be applied", async () => {
+    const { fake, connector, later } = setup(1);
+    sellerHub(fake, 1);
+    // The page is written, but the order's line report lost its races: the engine names it unapplied.
+    const page = await connector.fetchOrders(later(10), null);
+    expect(page.orders[0]!.shipments).toHaveLength(1);
+    page.written?.(new Set([orderIdOf(1)]));
+    expect(byNumber(await importAll(connector, later(10))).get(orderIdOf(1))!.shipments).toHaveLength(1);
+    expect(reads(fake)).toHaveLength(2);
+    expect(byNumber(await importAll(connector, later(10))).get(orderIdOf(1))!.shipments).toBeUndefined();
+    expect(reads(fake)).toHaveLength(2);
+    expect(fake.violations).toEqual([]);
+  });
+
   it("reads nothing for an order only the connector shipped, and both packages once Seller Hub adds one", async () => {
     const { fake, connector, later } = setup(1);
     const [first] = (await importAll(connector, later(10)))[0]!.orders;

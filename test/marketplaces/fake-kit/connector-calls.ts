@@ -12,8 +12,8 @@ export async function importAll(
   let cursor: string | null = null;
   do {
     const page: OrderPage = await connector.fetchOrders(window, cursor);
-    // Written, as the engine would write it before asking for the next page.
-    page.written?.();
+    // Written, as the engine would write it before asking for the next page, every report applied.
+    page.written?.(new Set());
     pages.push(page);
     cursor = page.nextCursor;
     opts.between?.(pages.length);

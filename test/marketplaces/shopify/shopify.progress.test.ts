@@ -1,7 +1,7 @@
 // When the Shopify connector reads an order's follow-up (ShopifyOrderProgress) again, called
 // directly against the fake Shopify with one clock for both (no sync core): a read is remembered
 // only once its page is written (a page whose write failed is read in full again in a later
-// window) and only for an order the page imports (one set aside is read each time it comes back);
+// window), only for an order whose lines the write applied, and only for an order the page imports (one set aside is read each time it comes back);
 // for an order Shopify shows refunded, its `updatedAt` dates what the read saw only when the read
 // came a minute or more after it, so a refund of money stamped in the same second as the read is
 // still read and imported.
@@ -51,6 +51,23 @@ describe("when Shopify's follow-up query is read again", () => {
     clock.ms += MINUTE;
     const later = await importAll(connector, window());
     expect(order(later, 1)).not.toHaveProperty("shipments");
+    expect(followUps(fake, 1)).toBe(2);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it("reads again an order the page's write could not apply (other requests kept changing it), and not once it applied", async () => {
+    const { fake, connector, clock, window } = setup([shopifyOrder({ n: 1, updatedAt: "2026-03-01T11:00:00Z" })]);
+    fake.fulfilInAdmin(1, [{ line: 0, quantity: 2 }], { number: "1Z0000000000000001", company: "UPS" });
+    clock.ms += 5 * MINUTE;
+    // The page is written, but the order's line report lost its races: the engine names it unapplied.
+    const page = await connector.fetchOrders(window(), null);
+    expect(page.orders[0]!.shipments).toHaveLength(1);
+    page.written?.(new Set([page.orders[0]!.sourceOrderNumber]));
+    clock.ms += MINUTE;
+    expect(order(await importAll(connector, window()), 1)!.shipments!.map((s) => s.trackingNumber)).toEqual(["1Z0000000000000001"]);
+    expect(followUps(fake, 1)).toBe(2);
+    clock.ms += MINUTE;
+    expect(order(await importAll(connector, window()), 1)).not.toHaveProperty("shipments");
     expect(followUps(fake, 1)).toBe(2);
     expect(fake.violations).toEqual([]);
   });
